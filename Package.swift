@@ -1,0 +1,54 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "siwa-server",
+    products: [
+        .executable(name: "siwa", targets: ["siwa"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.0.0"),
+    ],
+    targets: [
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+
+        .target(name: "CryptoCore", dependencies: ["COpenSSL"]),
+        .target(name: "HTTPCore", dependencies: [
+            "CryptoCore",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .target(name: "Web", dependencies: [
+            "HTTPCore", "CryptoCore",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Mustache", package: "swift-mustache"),
+        ]),
+        .target(name: "JOSE", dependencies: ["CryptoCore"]),
+        .target(name: "AppleID", dependencies: [
+            "JOSE", "HTTPCore", "CryptoCore",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .target(name: "Storage", dependencies: [
+            "CSQLite",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .target(name: "App", dependencies: [
+            "Web", "AppleID", "Storage", "JOSE", "CryptoCore", "HTTPCore",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .executableTarget(name: "siwa", dependencies: [
+            "App",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
+
+        .testTarget(name: "CryptoCoreTests", dependencies: ["CryptoCore"]),
+        .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore", "CryptoCore"]),
+        .testTarget(name: "WebTests", dependencies: ["Web", "HTTPCore"]),
+        .testTarget(name: "JOSETests", dependencies: ["JOSE", "CryptoCore"]),
+        .testTarget(name: "AppleIDTests", dependencies: ["AppleID", "JOSE", "HTTPCore", "CryptoCore"]),
+        .testTarget(name: "StorageTests", dependencies: ["Storage"]),
+        .testTarget(name: "AppTests", dependencies: ["App", "Web", "AppleID", "Storage", "JOSE", "HTTPCore", "CryptoCore"]),
+    ]
+)

@@ -1,0 +1,1 @@
+// The App module; see ../../README.md for the architecture.

@@ -1,0 +1,1 @@
+// The AppleID module; see ../../README.md for the architecture.

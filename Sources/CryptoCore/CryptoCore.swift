@@ -1,0 +1,1 @@
+// The CryptoCore module; see ../../README.md for the architecture.

@@ -1,0 +1,27 @@
+/// What the server knows about the connection a request arrived on.
+public struct ConnectionInfo: Sendable {
+    /// The peer address as text, e.g. `127.0.0.1:53122` or `[::1]:53122`.
+    public var remoteAddress: String
+    /// Whether the connection is TLS terminated by this server.
+    public var isSecure: Bool
+
+    public init(remoteAddress: String, isSecure: Bool) {
+        self.remoteAddress = remoteAddress
+        self.isSecure = isSecure
+    }
+}
+
+/// Turns a request into a response. The server calls it off its event-loop threads, so it may block briefly
+/// or await; it must not throw: errors become responses (the application layer's job).
+public protocol HTTPResponder: Sendable {
+    func respond(to request: HTTPRequest, connection: ConnectionInfo) async -> HTTPResponse
+}
+
+/// An `HTTPResponder` made from a closure.
+public struct ClosureResponder: HTTPResponder {
+    let body: @Sendable (HTTPRequest, ConnectionInfo) async -> HTTPResponse
+    public init(_ body: @escaping @Sendable (HTTPRequest, ConnectionInfo) async -> HTTPResponse) { self.body = body }
+    public func respond(to request: HTTPRequest, connection: ConnectionInfo) async -> HTTPResponse {
+        await body(request, connection)
+    }
+}

@@ -1,0 +1,1 @@
+// The JOSE module; see ../../README.md for the architecture.

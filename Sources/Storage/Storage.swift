@@ -1,0 +1,1 @@
+// The Storage module; see ../../README.md for the architecture.

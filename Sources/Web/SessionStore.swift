@@ -1,0 +1,23 @@
+import Foundation
+
+/// The data kept for one session: string keys and values, plus when it stops being valid.
+public struct SessionRecord: Sendable, Equatable {
+    public var data: [String: String]
+    public var expiresAt: Date
+
+    public init(data: [String: String], expiresAt: Date) {
+        self.data = data
+        self.expiresAt = expiresAt
+    }
+}
+
+/// Where sessions live between requests. Ids are opaque random strings chosen by the session middleware.
+/// Implementations: an in-memory store (tests, development) in `Web`, and the SQLite store in `App`.
+public protocol SessionStore: Sendable {
+    /// The session with `id`, or nil when unknown or expired.
+    func load(id: String) async throws -> SessionRecord?
+    /// Creates or replaces the session with `id`.
+    func save(id: String, record: SessionRecord) async throws
+    /// Removes the session with `id`; unknown ids are ignored.
+    func delete(id: String) async throws
+}
