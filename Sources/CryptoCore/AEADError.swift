@@ -1,0 +1,23 @@
+/// Why an ``AES256GCM`` operation was refused.
+public struct AEADError: Error, Equatable, Sendable, CustomStringConvertible {
+    public enum Reason: Equatable, Sendable {
+        /// The key is not exactly ``AES256GCM/keySize`` bytes.
+        case invalidKeySize
+        /// The sealed box is shorter than nonce plus tag.
+        case truncated
+        /// The tag did not verify: wrong key, wrong associated data, or tampered bytes.
+        case authenticationFailed
+    }
+
+    public var reason: Reason
+
+    public init(_ reason: Reason) { self.reason = reason }
+
+    public var description: String {
+        switch reason {
+        case .invalidKeySize: "AES-256-GCM key must be 32 bytes"
+        case .truncated: "sealed box too short"
+        case .authenticationFailed: "sealed box failed authentication"
+        }
+    }
+}

@@ -1,0 +1,18 @@
+import COpenSSL
+
+/// Compares two byte strings in time that depends only on their lengths (CRYPTO_memcmp(3)).
+///
+/// Different lengths return `false` at once: lengths are not secret here (tokens, digests
+/// and nonces have public sizes), contents are.
+public func constantTimeEquals(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
+    guard lhs.count == rhs.count else { return false }
+    if lhs.isEmpty { return true }
+    return lhs.withUnsafeBytes { a in
+        rhs.withUnsafeBytes { b in CRYPTO_memcmp(a.baseAddress, b.baseAddress, a.count) == 0 }
+    }
+}
+
+/// Compares the UTF-8 bytes of two strings in constant time; see ``constantTimeEquals(_:_:)-(([UInt8],[UInt8]))``.
+public func constantTimeEquals(_ lhs: String, _ rhs: String) -> Bool {
+    constantTimeEquals(Array(lhs.utf8), Array(rhs.utf8))
+}

@@ -1,1 +1,0 @@
-// The CryptoCore module; see ../../README.md for the architecture.

@@ -1,0 +1,53 @@
+import COpenSSL
+
+/// A failed OpenSSL call, with the library's error queue drained into `errors`.
+///
+/// The queue is per thread; draining it right after the failing call keeps stale entries from
+/// being blamed on a later, unrelated operation. Messages name the library and reason only;
+/// they never contain key material.
+public struct OpenSSLError: Error, Equatable, CustomStringConvertible {
+    /// The OpenSSL function (or step) that failed.
+    public var operation: String
+    /// The packed error codes and their reason strings, oldest first.
+    public var errors: [Entry]
+
+    /// One entry of OpenSSL's error queue.
+    public struct Entry: Equatable, Sendable {
+        public var code: UInt
+        public var message: String
+    }
+
+    /// Creates an error for `operation` and drains the calling thread's OpenSSL error queue.
+    public init(_ operation: String) {
+        self.operation = operation
+        self.errors = OpenSSLError.drainQueue()
+    }
+
+    public var description: String {
+        if errors.isEmpty { return "OpenSSL: \(operation) failed" }
+        return "OpenSSL: \(operation) failed: " + errors.map(\.message).joined(separator: "; ")
+    }
+
+    /// Empties the calling thread's error queue, returning what was in it.
+    @discardableResult
+    static func drainQueue() -> [Entry] {
+        var entries: [Entry] = []
+        while true {
+            let code = ERR_get_error()
+            if code == 0 { break }
+            var buffer = [CChar](repeating: 0, count: 256)
+            ERR_error_string_n(code, &buffer, buffer.count)
+            let message = buffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+            entries.append(Entry(code: code, message: message))
+        }
+        return entries
+    }
+}
+
+extension OpenSSLError: Sendable {}
+
+/// Throws an ``OpenSSLError`` for `operation` unless `result` is 1 (OpenSSL's success value).
+@inline(__always)
+func check(_ result: Int32, _ operation: @autoclosure () -> String) throws {
+    guard result == 1 else { throw OpenSSLError(operation()) }
+}

@@ -1,0 +1,39 @@
+import COpenSSL
+
+/// SHA-256 (FIPS 180-4) through OpenSSL's EVP interface.
+public enum SHA256 {
+    /// The 32-byte digest of `bytes`.
+    public static func hash(_ bytes: [UInt8]) -> [UInt8] {
+        var digest = [UInt8](repeating: 0, count: 32)
+        var length: UInt32 = 0
+        let result = bytes.withUnsafeBufferPointer { input in
+            MessageDigest.sha256.withUnsafePointer { md in
+                EVP_Digest(input.baseAddress, input.count, &digest, &length, md, nil)
+            }
+        }
+        // EVP_Digest fails only on allocation failure or a broken provider; hashing has no recovery.
+        precondition(result == 1 && length == 32, "\(OpenSSLError("EVP_Digest"))")
+        return digest
+    }
+
+    /// The digest of the UTF-8 bytes of `string`.
+    public static func hash(_ string: String) -> [UInt8] { hash(Array(string.utf8)) }
+
+    /// The digest of `bytes` as 64 lowercase hexadecimal characters.
+    public static func hexHash(_ bytes: [UInt8]) -> String { hex(hash(bytes)) }
+
+    /// The digest of the UTF-8 bytes of `string` as lowercase hexadecimal.
+    public static func hexHash(_ string: String) -> String { hex(hash(Array(string.utf8))) }
+
+    /// Lowercase hexadecimal of `bytes`.
+    public static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out = [UInt8]()
+        out.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

@@ -1,0 +1,86 @@
+/// Base64url without padding, as JWS requires (RFC 7515 §2, RFC 4648 §5).
+///
+/// Decoding is strict, so that each byte string has exactly one accepted text form: no `=`
+/// padding, no `+` or `/`, no whitespace, no length ≡ 1 (mod 4), and unused trailing bits
+/// must be zero (RFC 4648 §3.5, "canonical encoding").
+public enum Base64URL {
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+    private static let decodeTable: [UInt8] = {
+        var table = [UInt8](repeating: 0xff, count: 256)
+        for (index, char) in alphabet.enumerated() { table[Int(char)] = UInt8(index) }
+        return table
+    }()
+
+    /// Encodes `bytes` as unpadded base64url text.
+    public static func encode(_ bytes: some Collection<UInt8>) -> String {
+        String(decoding: encodeToBytes(bytes), as: UTF8.self)
+    }
+
+    /// Encodes `bytes` as unpadded base64url ASCII bytes.
+    public static func encodeToBytes(_ bytes: some Collection<UInt8>) -> [UInt8] {
+        let input = Array(bytes)
+        var out = [UInt8]()
+        out.reserveCapacity((input.count * 4 + 2) / 3)
+        var i = 0
+        while i + 3 <= input.count {
+            let v = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8 | UInt32(input[i + 2])
+            out += [alphabet[Int(v >> 18)], alphabet[Int(v >> 12 & 63)], alphabet[Int(v >> 6 & 63)], alphabet[Int(v & 63)]]
+            i += 3
+        }
+        switch input.count - i {
+        case 1:
+            let v = UInt32(input[i]) << 16
+            out += [alphabet[Int(v >> 18)], alphabet[Int(v >> 12 & 63)]]
+        case 2:
+            let v = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8
+            out += [alphabet[Int(v >> 18)], alphabet[Int(v >> 12 & 63)], alphabet[Int(v >> 6 & 63)]]
+        default:
+            break
+        }
+        return out
+    }
+
+    /// Decodes strict unpadded base64url text, or returns nil.
+    public static func decode(_ text: String) -> [UInt8]? {
+        var text = text
+        return text.withUTF8 { decode(buffer: $0) }
+    }
+
+    /// Decodes strict unpadded base64url ASCII bytes, or returns nil.
+    public static func decode(_ input: some Collection<UInt8>) -> [UInt8]? {
+        if let result = input.withContiguousStorageIfAvailable({ decode(buffer: $0) }) {
+            return result
+        }
+        return Array(input).withUnsafeBufferPointer { decode(buffer: $0) }
+    }
+
+    static func decode(buffer input: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        let remainder = input.count % 4
+        guard remainder != 1 else { return nil }
+        var out = [UInt8]()
+        out.reserveCapacity(input.count / 4 * 3 + 2)
+        var i = 0
+        while i + 4 <= input.count {
+            let a = decodeTable[Int(input[i])], b = decodeTable[Int(input[i + 1])]
+            let c = decodeTable[Int(input[i + 2])], d = decodeTable[Int(input[i + 3])]
+            guard (a | b | c | d) & 0xc0 == 0 else { return nil }
+            let v = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+            out += [UInt8(v >> 16), UInt8(v >> 8 & 0xff), UInt8(v & 0xff)]
+            i += 4
+        }
+        switch remainder {
+        case 2:
+            let a = decodeTable[Int(input[i])], b = decodeTable[Int(input[i + 1])]
+            guard (a | b) & 0xc0 == 0, b & 0x0f == 0 else { return nil }
+            out.append(a << 2 | b >> 4)
+        case 3:
+            let a = decodeTable[Int(input[i])], b = decodeTable[Int(input[i + 1])], c = decodeTable[Int(input[i + 2])]
+            guard (a | b | c) & 0xc0 == 0, c & 0x03 == 0 else { return nil }
+            out += [a << 2 | b >> 4, (b & 0x0f) << 4 | c >> 2]
+        default:
+            break
+        }
+        return out
+    }
+}

@@ -1,1 +1,0 @@
-// The JOSE module; see ../../README.md for the architecture.

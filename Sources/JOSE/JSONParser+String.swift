@@ -1,0 +1,74 @@
+extension JSONParser {
+    /// RFC 8259 §7 strings; the bytes between escapes must be valid UTF-8 (§8.1).
+    mutating func parseString() throws -> String {
+        index += 1  // opening quote
+        var out = [UInt8]()
+        var runStart = index
+        while true {
+            guard index < bytes.count else { throw Failure() }
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+                index += 1
+                break
+            }
+            guard byte >= 0x20 else { throw Failure() }
+            if byte == UInt8(ascii: "\\") {
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+                index += 1
+                try parseEscape(into: &out)
+                runStart = index
+                continue
+            }
+            index += 1
+        }
+        guard let string = String(validating: out, as: UTF8.self) else { throw Failure() }
+        return string
+    }
+
+    private mutating func parseEscape(into out: inout [UInt8]) throws {
+        guard index < bytes.count else { throw Failure() }
+        let byte = bytes[index]
+        index += 1
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(byte)
+        case UInt8(ascii: "b"): out.append(0x08)
+        case UInt8(ascii: "f"): out.append(0x0c)
+        case UInt8(ascii: "n"): out.append(0x0a)
+        case UInt8(ascii: "r"): out.append(0x0d)
+        case UInt8(ascii: "t"): out.append(0x09)
+        case UInt8(ascii: "u"):
+            var scalar = try parseHex4()
+            if (0xd800..<0xdc00).contains(scalar) {
+                guard index + 1 < bytes.count, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u")
+                else { throw Failure() }
+                index += 2
+                let low = try parseHex4()
+                guard (0xdc00..<0xe000).contains(low) else { throw Failure() }
+                scalar = 0x10000 + ((scalar - 0xd800) << 10) + (low - 0xdc00)
+            }
+            guard let unicode = Unicode.Scalar(scalar) else { throw Failure() }
+            out.append(contentsOf: Array(String(Character(unicode)).utf8))
+        default:
+            throw Failure()
+        }
+    }
+
+    private mutating func parseHex4() throws -> UInt32 {
+        guard index + 4 <= bytes.count else { throw Failure() }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = bytes[index]
+            let digit: UInt8
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+            default: throw Failure()
+            }
+            value = value << 4 | UInt32(digit)
+            index += 1
+        }
+        return value
+    }
+}

@@ -1,0 +1,131 @@
+/// A strict RFC 8259 JSON parser for small, untrusted documents (JOSE headers, JWT claims, JWKS).
+///
+/// Refuses duplicate member names, nesting deeper than ``maximumDepth``, invalid UTF-8,
+/// unescaped control characters, lone surrogates, and trailing bytes after the value.
+struct JSONParser {
+    /// Deepest nesting of arrays and objects accepted.
+    static let maximumDepth = 32
+
+    struct Failure: Error, Equatable {}
+
+    let bytes: UnsafeBufferPointer<UInt8>
+    var index = 0
+    private var depth = 0
+
+    private init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+    /// Parses exactly one JSON value filling all of `input` (surrounding whitespace allowed).
+    static func parse(_ input: [UInt8]) throws -> JSONValue {
+        try input.withUnsafeBufferPointer { buffer in
+            var parser = JSONParser(buffer)
+            parser.skipWhitespace()
+            let value = try parser.parseValue()
+            parser.skipWhitespace()
+            guard parser.index == buffer.count else { throw Failure() }
+            return value
+        }
+    }
+
+    private mutating func skipWhitespace() {
+        while index < bytes.count, [0x20, 0x09, 0x0a, 0x0d].contains(bytes[index]) { index += 1 }
+    }
+
+    private mutating func parseValue() throws -> JSONValue {
+        guard index < bytes.count else { throw Failure() }
+        switch bytes[index] {
+        case UInt8(ascii: "{"): return try parseObject()
+        case UInt8(ascii: "["): return try parseArray()
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"): try expect("true"); return .bool(true)
+        case UInt8(ascii: "f"): try expect("false"); return .bool(false)
+        case UInt8(ascii: "n"): try expect("null"); return .null
+        default: return .number(try parseNumber())
+        }
+    }
+
+    private mutating func expect(_ literal: StaticString) throws {
+        let count = literal.utf8CodeUnitCount
+        guard index + count <= bytes.count else { throw Failure() }
+        for offset in 0..<count where bytes[index + offset] != literal.utf8Start[offset] { throw Failure() }
+        index += count
+    }
+
+    private mutating func enter() throws {
+        depth += 1
+        guard depth <= Self.maximumDepth else { throw Failure() }
+        index += 1
+        skipWhitespace()
+    }
+
+    private mutating func parseObject() throws -> JSONValue {
+        try enter()
+        var members: [String: JSONValue] = [:]
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+            index += 1; depth -= 1
+            return .object(members)
+        }
+        while true {
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw Failure() }
+            let name = try parseString()
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw Failure() }
+            index += 1
+            skipWhitespace()
+            let value = try parseValue()
+            guard members.updateValue(value, forKey: name) == nil else { throw Failure() }
+            skipWhitespace()
+            guard index < bytes.count else { throw Failure() }
+            if bytes[index] == UInt8(ascii: ",") { index += 1; skipWhitespace(); continue }
+            guard bytes[index] == UInt8(ascii: "}") else { throw Failure() }
+            index += 1; depth -= 1
+            return .object(members)
+        }
+    }
+
+    private mutating func parseArray() throws -> JSONValue {
+        try enter()
+        var elements: [JSONValue] = []
+        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+            index += 1; depth -= 1
+            return .array(elements)
+        }
+        while true {
+            elements.append(try parseValue())
+            skipWhitespace()
+            guard index < bytes.count else { throw Failure() }
+            if bytes[index] == UInt8(ascii: ",") { index += 1; skipWhitespace(); continue }
+            guard bytes[index] == UInt8(ascii: "]") else { throw Failure() }
+            index += 1; depth -= 1
+            return .array(elements)
+        }
+    }
+
+    /// RFC 8259 §6: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
+    private mutating func parseNumber() throws -> Double {
+        let start = index
+        func digits() -> Int {
+            let from = index
+            while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") { index += 1 }
+            return index - from
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "-") { index += 1 }
+        guard index < bytes.count else { throw Failure() }
+        if bytes[index] == UInt8(ascii: "0") {
+            index += 1
+        } else {
+            guard digits() > 0 else { throw Failure() }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            guard digits() > 0 else { throw Failure() }
+        }
+        if index < bytes.count, bytes[index] | 0x20 == UInt8(ascii: "e") {
+            index += 1
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            guard digits() > 0 else { throw Failure() }
+        }
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+        guard let value = Double(text), value.isFinite else { throw Failure() }
+        return value
+    }
+}

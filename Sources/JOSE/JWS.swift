@@ -1,0 +1,63 @@
+/// A JWS in compact serialisation (RFC 7515 §7.1), split and decoded but not yet verified.
+public struct JWS: Sendable {
+    /// The decoded protected header.
+    public let header: JOSEHeader
+    /// The decoded payload.
+    public let payload: [UInt8]
+    /// The decoded signature.
+    public let signature: [UInt8]
+    /// `BASE64URL(header) || '.' || BASE64URL(payload)` exactly as received (RFC 7515 §5.2 step 8).
+    public let signingInput: [UInt8]
+
+    /// Splits and decodes a compact JWS.
+    /// - Parameters:
+    ///   - compact: `header.payload.signature`, each part strict base64url.
+    ///   - limits: size limits checked before decoding.
+    /// - Throws: ``JWTError`` `.malformed` unless there are exactly three parts, each strict
+    ///   base64url, within `limits`, with a JSON-object header.
+    public init(compact: String, limits: JWSLimits = .default) throws {
+        var compact = compact
+        let parts = try compact.withUTF8 { try Self.split($0, limits: limits) }
+        header = parts.header
+        payload = parts.payload
+        signature = parts.signature
+        signingInput = parts.signingInput
+    }
+
+    private static func split(
+        _ bytes: UnsafeBufferPointer<UInt8>, limits: JWSLimits
+    ) throws -> (header: JOSEHeader, payload: [UInt8], signature: [UInt8], signingInput: [UInt8]) {
+        guard bytes.count <= limits.maximumTokenBytes else { throw JWTError(.malformed, detail: "token too long") }
+        guard let first = bytes.firstIndex(of: UInt8(ascii: ".")),
+              let second = bytes[(first + 1)...].firstIndex(of: UInt8(ascii: ".")),
+              !bytes[(second + 1)...].contains(UInt8(ascii: "."))
+        else { throw JWTError(.malformed, detail: "not three parts") }
+        let headerPart = UnsafeBufferPointer(rebasing: bytes[..<first])
+        let payloadPart = UnsafeBufferPointer(rebasing: bytes[(first + 1)..<second])
+        let signaturePart = UnsafeBufferPointer(rebasing: bytes[(second + 1)...])
+        guard !headerPart.isEmpty, !signaturePart.isEmpty else {
+            throw JWTError(.malformed, detail: "empty header or signature")
+        }
+        guard headerPart.count <= (limits.maximumHeaderBytes * 4 + 2) / 3,
+              signaturePart.count <= (limits.maximumSignatureBytes * 4 + 2) / 3
+        else { throw JWTError(.malformed, detail: "header or signature too long") }
+        guard let headerBytes = Base64URL.decode(buffer: headerPart),
+              let payload = Base64URL.decode(buffer: payloadPart),
+              let signature = Base64URL.decode(buffer: signaturePart)
+        else { throw JWTError(.malformed, detail: "invalid base64url") }
+        let header = try JOSEHeader(json: headerBytes)
+        return (header, payload, signature, Array(UnsafeBufferPointer(rebasing: bytes[..<second])))
+    }
+
+    /// Checks `key` fits the header's algorithm and verifies the signature (RFC 7515 §5.2).
+    /// Call ``JOSEHeader/checkPolicy(allowing:)`` first; this refuses a key of another algorithm.
+    /// - Throws: ``JWTError`` `.keyMismatch` or `.badSignature`.
+    public func verify(with key: some JWSVerifyingKey) throws {
+        guard header.algorithm == key.jwsAlgorithm.rawValue else {
+            throw JWTError(.keyMismatch, detail: "key is for \(key.jwsAlgorithm.rawValue)")
+        }
+        guard key.isValidSignature(signature, for: signingInput) else {
+            throw JWTError(.badSignature, detail: "signature does not verify")
+        }
+    }
+}

@@ -1,0 +1,35 @@
+/// Why a JWS or JWT was refused at the JOSE layer. `reason` goes to the log; a client sees only 401.
+public struct JWTError: Error, Equatable, Sendable, CustomStringConvertible {
+    public enum Reason: Equatable, Sendable {
+        /// Not three base64url parts, bad base64url, bad JSON, a limit exceeded, or a missing member.
+        case malformed
+        /// `alg` is not in the allow-list for this use (`none`, HMAC, PS*, unknown...).
+        case unsupportedAlgorithm
+        /// `crit` names an extension we do not understand (RFC 7515 §4.1.11).
+        case criticalHeader
+        /// The header carries `jku`, `x5u`, `jwk` or `x5c`: key references we never follow.
+        case forbiddenHeader
+        /// The key does not fit the algorithm (type, curve, `use`, `key_ops` or `alg`).
+        case keyMismatch
+        /// No key with the header's `kid`, or the `kid` is ambiguous.
+        case unknownKeyID
+        /// The signature does not verify.
+        case badSignature
+    }
+
+    public var reason: Reason
+    /// Detail for the log; never contains token, key or claim values.
+    public var detail: String
+
+    public init(_ reason: Reason, detail: String = "") {
+        self.reason = reason
+        self.detail = detail
+    }
+
+    public init(reason: Reason) { self.init(reason) }
+
+    /// Errors compare by reason only: the detail is for humans.
+    public static func == (lhs: JWTError, rhs: JWTError) -> Bool { lhs.reason == rhs.reason }
+
+    public var description: String { detail.isEmpty ? "JWT \(reason)" : "JWT \(reason): \(detail)" }
+}
