@@ -5,6 +5,8 @@ public struct CryptoKeyError: Error, Equatable, Sendable, CustomStringConvertibl
         case modulusTooSmall
         /// RSA modulus above ``RSAPublicKey/maximumModulusBits`` (a denial-of-service guard).
         case modulusTooLarge
+        /// RSA modulus from a known-weak generator (ROCA, CVE-2017-15361).
+        case weakModulus
         /// RSA exponent even, below 3, or absurdly long.
         case invalidExponent
         /// The key is not of the expected type (RSA, EC) or curve (P-256).

@@ -14,8 +14,8 @@ public struct RSAPublicKey: Sendable {
     let key: EVPKey
 
     /// Builds a key from its modulus and public exponent as unsigned big-endian bytes.
-    /// - Throws: ``CryptoKeyError`` when the modulus is under 2048 or over 8192 bits, or the
-    ///   exponent is even, below 3, or longer than 32 bytes.
+    /// - Throws: ``CryptoKeyError`` when the modulus is under 2048 or over 8192 bits, even, or
+    ///   carries the ROCA fingerprint, or the exponent is even, below 3, or longer than 32 bytes.
     public init(modulus: [UInt8], exponent: [UInt8]) throws {
         let n = Array(modulus.drop(while: { $0 == 0 }))
         let e = Array(exponent.drop(while: { $0 == 0 }))
@@ -23,6 +23,7 @@ public struct RSAPublicKey: Sendable {
         guard bits >= Self.minimumModulusBits else { throw CryptoKeyError(.modulusTooSmall) }
         guard bits <= Self.maximumModulusBits else { throw CryptoKeyError(.modulusTooLarge) }
         guard n[n.count - 1] & 1 == 1 else { throw CryptoKeyError(.invalidEncoding) }
+        guard !Self.hasROCAFingerprint(modulus: n) else { throw CryptoKeyError(.weakModulus) }
         guard let last = e.last, last & 1 == 1, e.count <= Self.maximumExponentBytes, e.count > 1 || e[0] >= 3
         else { throw CryptoKeyError(.invalidExponent) }
         key = try EVPKey.fromData(algorithm: "RSA", selection: copenssl_selection_public_key()) { builder in

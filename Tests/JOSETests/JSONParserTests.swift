@@ -1,0 +1,41 @@
+import Testing
+@testable import JOSE
+
+struct JSONParserTests {
+    private func parse(_ text: String) throws -> JSONValue { try JSONValue(parsing: Array(text.utf8)) }
+
+    @Test func parsesAllValueKinds() throws {
+        let value = try parse(#" {"a": [1, -2.5e1, true, false, null], "b": "x\"\\\/\u00e9\ud83d\ude00\n"} "#)
+        #expect(value["a"] == [1, -25, true, false, nil])
+        #expect(value["b"] == .string("x\"\\/é😀\n"))
+    }
+
+    @Test(arguments: [
+        #"{"a":1,"a":2}"#, #"{"a":1,}"#, #"[1,]"#, #"{a:1}"#, #"{"a":01}"#, #"{"a":1.}"#, #"{"a":.5}"#,
+        #"{"a":+1}"#, #"{"a":"\x"}"#, #"{"a":"\ud800"}"#, #"{"a":"\udc00x"}"#, "{\"a\":\"\u{1}\"}", #"{"a":1} x"#,
+        #"{"a":1}{}"#, "", " ", #"{"a":NaN}"#, #"{"a":1e999}"#, #"'a'"#, #"{"a":tru}"#, #"{"a""#,
+    ])
+    func rejectsInvalidJSON(_ text: String) {
+        #expect(throws: JWTError(.malformed)) { try parse(text) }
+    }
+
+    @Test func rejectsInvalidUTF8() {
+        #expect(throws: JWTError(.malformed)) { try JSONValue(parsing: [0x22, 0xff, 0x22]) }
+        #expect(throws: JWTError(.malformed)) { try JSONValue(parsing: [0x22, 0xc0, 0xaf, 0x22]) }
+    }
+
+    @Test func depthLimitBoundary() throws {
+        let limit = JSONParser.maximumDepth
+        _ = try parse(String(repeating: "[", count: limit) + String(repeating: "]", count: limit))
+        #expect(throws: JWTError(.malformed)) {
+            try parse(String(repeating: "[", count: limit + 1) + String(repeating: "]", count: limit + 1))
+        }
+    }
+
+    @Test func serialisesSortedAndCompact() throws {
+        let value: JSONValue = ["b": 1, "a": ["x\"\n\u{1}", 1.5, true, nil]]
+        #expect(String(decoding: value.serialized(), as: UTF8.self) == #"{"a":["x\"\n\u0001",1.5,true,null],"b":1}"#)
+        #expect(try JSONValue(parsing: value.serialized()) == value)
+        #expect(String(decoding: JSONValue.number(1_700_000_000).serialized(), as: UTF8.self) == "1700000000")
+    }
+}
