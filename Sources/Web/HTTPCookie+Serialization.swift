@@ -17,10 +17,10 @@ extension HTTPCookie {
             }
             line += "; Domain=" + domain
         }
-        if sameSite == HTTPCookie.SameSite.none, !secure { throw .sameSiteNoneRequiresSecure(cookie: name) }
+        if sameSite == .none, !secure { throw .sameSiteNoneRequiresSecure(cookie: name) }
         if secure { line += "; Secure" }
         if httpOnly { line += "; HttpOnly" }
-        if let sameSite { line += "; SameSite=" + sameSite.rawValue }
+        if sameSite != .unset { line += "; SameSite=" + sameSite.rawValue }
         return line
     }
 

@@ -14,10 +14,14 @@ public struct HTTPCookie: Sendable, Equatable {
     public var secure: Bool
     /// Hidden from scripts (§5.2.6).
     public var httpOnly: Bool
-    public var sameSite: SameSite?
+    /// `.unset` sends no attribute (browsers then treat the cookie as `Lax`).
+    public var sameSite: SameSite
 
     /// When the cookie is sent with cross-site requests (RFC 6265bis §5.4.7).
+    /// Not optional on purpose: `sameSite: .none` on an optional would silently mean nil.
     public enum SameSite: String, Sendable {
+        /// No `SameSite` attribute.
+        case unset = ""
         case strict = "Strict"
         case lax = "Lax"
         /// Sent cross-site too; browsers require `Secure` with it, so `serialized()` does as well.
@@ -25,7 +29,7 @@ public struct HTTPCookie: Sendable, Equatable {
     }
 
     public init(name: String, value: String, maxAge: Int? = nil, expires: Date? = nil, path: String? = "/",
-                domain: String? = nil, secure: Bool = false, httpOnly: Bool = false, sameSite: SameSite? = nil) {
+                domain: String? = nil, secure: Bool = false, httpOnly: Bool = false, sameSite: SameSite = .unset) {
         self.name = name
         self.value = value
         self.maxAge = maxAge
