@@ -14,10 +14,11 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CLinux"),
 
         .target(name: "CryptoCore", dependencies: ["COpenSSL"]),
         .target(name: "HTTPCore", dependencies: [
-            "CryptoCore",
+            "CryptoCore", "CLinux",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "Web", dependencies: [

@@ -1,0 +1,49 @@
+import COpenSSL
+
+/// A server `SSL_CTX` (TLS 1.2 minimum) with a certificate chain and private key from PEM files,
+/// owned by this object and freed exactly once.
+package final class TLSServerContext {
+    private let pointer: OpaquePointer  // SSL_CTX *
+
+    /// - Parameters:
+    ///   - certificateChainPath: PEM file, leaf certificate first, then intermediates.
+    ///   - privateKeyPath: PEM file with the leaf's private key.
+    package init(certificateChainPath: String, privateKeyPath: String) throws {
+        ERR_clear_error()
+        guard let context = SSL_CTX_new(TLS_server_method()) else { throw TLSError("SSL_CTX_new") }
+        guard copenssl_ctx_set_min_proto_version(context, TLS1_2_VERSION) == 1 else {
+            SSL_CTX_free(context)
+            throw TLSError("SSL_CTX_set_min_proto_version")
+        }
+        _ = copenssl_ctx_set_mode(context, Int(SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER
+                                               | SSL_MODE_RELEASE_BUFFERS))
+        guard SSL_CTX_use_certificate_chain_file(context, certificateChainPath) == 1 else {
+            SSL_CTX_free(context)
+            throw TLSError("loading certificate chain \(certificateChainPath)")
+        }
+        guard SSL_CTX_use_PrivateKey_file(context, privateKeyPath, SSL_FILETYPE_PEM) == 1 else {
+            SSL_CTX_free(context)
+            throw TLSError("loading private key \(privateKeyPath)")
+        }
+        guard SSL_CTX_check_private_key(context) == 1 else {
+            SSL_CTX_free(context)
+            throw TLSError("private key does not match certificate")
+        }
+        pointer = context
+    }
+
+    deinit { SSL_CTX_free(pointer) }
+
+    /// A new server-side `SSL` on the non-blocking socket `fd`.
+    package func makeConnection(fd: Int32) throws -> TLSConnection {
+        ERR_clear_error()
+        guard let ssl = SSL_new(pointer) else { throw TLSError("SSL_new") }
+        let connection = TLSConnection(takingOwnershipOf: ssl)
+        guard SSL_set_fd(ssl, fd) == 1 else { throw TLSError("SSL_set_fd") }
+        SSL_set_accept_state(ssl)
+        return connection
+    }
+}
+
+/// Never mutated after `init`; `SSL_CTX` is safe to share for `SSL_new` across threads (openssl-threads(7)).
+extension TLSServerContext: @unchecked Sendable {}

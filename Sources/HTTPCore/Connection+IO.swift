@@ -1,0 +1,113 @@
+import CryptoCore
+import CLinux
+import Glibc
+
+extension Connection {
+    enum ReceiveResult {
+        case bytes(Int)
+        case wouldBlock
+        case closed
+    }
+
+    /// One non-blocking read (plain or TLS).
+    func receive(into buffer: UnsafeMutableRawBufferPointer) -> ReceiveResult {
+        if let tls {
+            switch tls.read(into: buffer) {
+            case .done(let count): return count > 0 ? .bytes(count) : .wouldBlock
+            case .wantRead: tlsWantsWrite = false; return .wouldBlock
+            case .wantWrite: tlsWantsWrite = true; return .wouldBlock
+            case .closed, .failed: return .closed
+            }
+        }
+        while true {
+            let count = read(fd, buffer.baseAddress, buffer.count)
+            if count > 0 { return .bytes(count) }
+            if count == 0 { return .closed }
+            switch errno {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK: return .wouldBlock
+            default: return .closed
+            }
+        }
+    }
+
+    enum SendResult {
+        case sent(Int)
+        case wouldBlock
+        case failed
+    }
+
+    /// One non-blocking write (plain or TLS).
+    func transmit(_ bytes: UnsafeRawBufferPointer) -> SendResult {
+        if let tls {
+            switch tls.write(bytes) {
+            case .done(let count): return .sent(count)
+            case .wantRead: tlsWantsWrite = false; return .wouldBlock
+            case .wantWrite: tlsWantsWrite = true; return .wouldBlock
+            case .closed, .failed: return .failed
+            }
+        }
+        while true {
+            let count = Glibc.send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
+            if count >= 0 { return .sent(count) }
+            switch errno {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK: return .wouldBlock
+            default: return .failed
+            }
+        }
+    }
+
+    /// The epoll events to wait for: TLS may need the opposite direction of the operation (RFC 8446 key updates).
+    func waitEvents(forWrite: Bool) -> UInt32 {
+        if tls != nil { return tlsWantsWrite ? EPOLLOUT.rawValue : EPOLLIN.rawValue }
+        return forWrite ? EPOLLOUT.rawValue : EPOLLIN.rawValue
+    }
+
+    /// Writes all of `output`, parking while the peer does not read; false if the connection is gone or stalled
+    /// past `writeTimeout`.
+    func flush() async -> Bool {
+        guard open else { return false }
+        var offset = 0
+        defer { output.removeAll(keepingCapacity: output.capacity <= acceptor.limits.writeBufferHighWater * 2) }
+        while offset < output.count {
+            let result = output.withUnsafeBytes { transmit(UnsafeRawBufferPointer(rebasing: $0[offset...])) }
+            switch result {
+            case .sent(let count):
+                offset += count
+            case .failed:
+                open = false
+                return false
+            case .wouldBlock:
+                let deadline = MonotonicClock.now() + acceptor.limits.writeTimeout.nanoseconds
+                let readiness = await loop.wait(for: fd, events: waitEvents(forWrite: true), deadline: deadline,
+                                                idle: false, registered: &registered)
+                guard readiness == .ready else {
+                    open = false
+                    return false
+                }
+            }
+        }
+        return true
+    }
+
+    /// Completes the TLS handshake within `headerTimeout`.
+    func handshake() async -> Bool {
+        guard let tls else { return true }
+        let deadline = MonotonicClock.now() + acceptor.limits.headerTimeout.nanoseconds
+        while true {
+            switch tls.handshake() {
+            case .done: return true
+            case .wantRead: tlsWantsWrite = false
+            case .wantWrite: tlsWantsWrite = true
+            case .closed: return false
+            case .failed(let error):
+                acceptor.logger.debug("TLS handshake failed", metadata: ["error": "\(error)"])
+                return false
+            }
+            let readiness = await loop.wait(for: fd, events: waitEvents(forWrite: false), deadline: deadline,
+                                            idle: false, registered: &registered)
+            guard readiness == .ready else { return false }
+        }
+    }
+}

@@ -1,0 +1,153 @@
+import CryptoCore
+import Glibc
+import Logging
+
+/// One accepted socket and the task that serves it: reads, parses, calls the responder, writes, in order.
+///
+/// The connection is confined to its own task; it parks on its `EventLoop` only while the socket would block.
+/// Requests are handled one at a time, so pipelined requests are answered in order and a client that sends
+/// faster than it is served is held back by TCP flow control.
+final class Connection {
+    enum NextRequest {
+        case request(HTTPRequestHead)
+        case failed(HTTPParseError)
+        case close
+    }
+
+    let fd: Int32
+    let loop: EventLoop
+    let acceptor: ConnectionAcceptor
+    let info: ConnectionInfo
+    var tls: TLSConnection?
+    var registered = false
+    var tlsWantsWrite = false
+    var open = true
+    let input = ReadBuffer(capacity: Connection.initialReadCapacity)
+    var output: [UInt8] = []
+    var parser: HTTPRequestParser
+    /// When the first byte of the request being read arrived (monotonic ns); for `headerTimeout`.
+    var requestStarted: UInt64 = 0
+
+    static let initialReadCapacity = 4096
+    static let minimumRead = 2048
+
+    init(fd: Int32, loop: EventLoop, acceptor: ConnectionAcceptor, peer: String) {
+        self.fd = fd
+        self.loop = loop
+        self.acceptor = acceptor
+        info = ConnectionInfo(remoteAddress: peer, isSecure: acceptor.tls != nil)
+        parser = HTTPRequestParser(limits: acceptor.limits)
+        output.reserveCapacity(1024)
+    }
+
+    /// Serves requests until the peer closes, an error, a timeout, or shutdown; then closes the socket.
+    func run() async {
+        defer {
+            tls?.shutdown()
+            close(fd)
+            acceptor.connectionClosed()
+        }
+        if let context = acceptor.tls {
+            do {
+                tls = try context.makeConnection(fd: fd)
+            } catch {
+                acceptor.logger.debug("TLS setup failed", metadata: ["error": "\(error)"])
+                return
+            }
+            guard await handshake() else { return }
+        }
+        var waitFirst = false
+        while true {
+            switch await nextRequest(waitFirst: waitFirst) {
+            case .close:
+                _ = await flush()
+                return
+            case .failed(let error):
+                writeError(error.status, reason: error.reason.rawValue, version: .http1_1)
+                _ = await flush()
+                return
+            case .request(let head):
+                let started = MonotonicClock.now()
+                let response = await acceptor.responder.respond(to: head.request, connection: info)
+                let keepAlive = head.keepAlive && !acceptor.isShuttingDown
+                guard let kept = await send(response, for: head, keepAlive: keepAlive) else { return }
+                logAccess(head.request, status: response.status, started: started)
+                guard kept else {
+                    _ = await flush()
+                    return
+                }
+                input.shrinkIfIdle(to: Self.initialReadCapacity)
+                waitFirst = input.readableCount == 0 && tls == nil
+            }
+        }
+    }
+
+    /// Reads until the parser yields a complete request. `waitFirst` skips a read that would only say EAGAIN.
+    func nextRequest(waitFirst: Bool) async -> NextRequest {
+        var skipRead = waitFirst
+        while true {
+            if !skipRead {
+                do {
+                    switch try parser.next(input) {
+                    case .request(let head):
+                        requestStarted = 0
+                        return .request(head)
+                    case .head(let head):
+                        if head.expectsContinue, input.readableCount == 0 {
+                            output.append(contentsOf: Self.continueLine)
+                        }
+                        continue
+                    case .needMore:
+                        break
+                    }
+                } catch {
+                    return .failed(error)
+                }
+                if !output.isEmpty, !(await flush()) { return .close }
+                if requestStarted == 0, !parser.isBetweenRequests || input.readableCount > 0 {
+                    requestStarted = MonotonicClock.now()
+                }
+            }
+            let idle = parser.isBetweenRequests && input.readableCount == 0
+            if !skipRead {
+                input.reserveTail(minimum: Self.minimumRead)
+                switch receive(into: input.writableTail) {
+                case .bytes(let count):
+                    input.didWrite(count)
+                    if requestStarted == 0 { requestStarted = MonotonicClock.now() }
+                    continue
+                case .closed:
+                    return .close
+                case .wouldBlock:
+                    break
+                }
+            }
+            skipRead = false
+            let deadline: UInt64
+            let limits = acceptor.limits
+            if idle {
+                deadline = MonotonicClock.now() + limits.idleTimeout.nanoseconds
+            } else if parser.isReadingBody {
+                deadline = MonotonicClock.now() + limits.bodyReadTimeout.nanoseconds
+            } else {
+                deadline = requestStarted + limits.headerTimeout.nanoseconds
+            }
+            switch await loop.wait(for: fd, events: waitEvents(forWrite: false), deadline: deadline,
+                                   idle: idle, registered: &registered) {
+            case .ready: continue
+            case .shutdown: return .close
+            case .timedOut: return idle ? .close : .failed(HTTPParseError(.timeout))
+            }
+        }
+    }
+
+    static let continueLine = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
+
+    func logAccess(_ request: HTTPRequest, status: HTTPStatus, started: UInt64) {
+        let logger = acceptor.logger
+        guard logger.logLevel <= .info else { return }
+        let micros = (MonotonicClock.now() - started) / 1000
+        let ms = "\(micros / 1000).\(String(micros % 1000 / 100))"
+        logger.info("\(request.method.rawValue) \(request.path) \(status.code) \(ms)ms")
+    }
+}

@@ -1,0 +1,99 @@
+import CryptoCore
+import CLinux
+import Glibc
+import Logging
+import Synchronization
+
+/// What every connection of one server shares: limits, responder, TLS context, counters. Accepts on the loops.
+final class ConnectionAcceptor: Sendable {
+    let limits: HTTPLimits
+    let responder: any HTTPResponder
+    let logger: Logger
+    let tls: TLSServerContext?
+    let dateCache = DateCache()
+    let loops: [EventLoop]
+    private let listener: Listener
+    private let active = Atomic<Int>(0)
+    private let shuttingDown = Atomic<Bool>(false)
+    private let drained = Mutex<[CheckedContinuation<Void, Never>]>([])
+
+    /// Pause accepting for this long after `EMFILE`/`ENFILE` when no connection of ours closes first.
+    static let descriptorRetryDelay: UInt64 = 100_000_000
+
+    init(limits: HTTPLimits, responder: any HTTPResponder, logger: Logger, tls: TLSServerContext?,
+         loops: [EventLoop], listener: Listener) {
+        self.limits = limits
+        self.responder = responder
+        self.logger = logger
+        self.tls = tls
+        self.loops = loops
+        self.listener = listener
+    }
+
+    var activeConnections: Int { active.load(ordering: .relaxed) }
+    var hasCapacity: Bool { active.load(ordering: .relaxed) < limits.maxConnections }
+    var isShuttingDown: Bool { shuttingDown.load(ordering: .sequentiallyConsistent) }
+
+    /// Accepts until the backlog is empty, the limit is reached, or descriptors run out (then pauses the listener).
+    func acceptConnections(from listener: Listener, on loop: EventLoop) {
+        while true {
+            guard hasCapacity else {
+                loop.pauseListener(listener, retryAfter: nil)
+                if hasCapacity { loop.resumeListener(listener) }
+                return
+            }
+            var address = sockaddr_storage()
+            var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+            let fd = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    accept4(listener.fd, $0, &length, Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue))
+                }
+            }
+            if fd < 0 {
+                switch errno {
+                case EINTR, ECONNABORTED, EPROTO, EPERM: continue
+                case EMFILE, ENFILE, ENOBUFS, ENOMEM:
+                    logger.warning("accept: out of descriptors or memory; pausing", metadata: ["errno": "\(errno)"])
+                    loop.pauseListener(listener, retryAfter: Self.descriptorRetryDelay)
+                    return
+                default: return
+                }
+            }
+            active.add(1, ordering: .relaxed)
+            var one: Int32 = 1
+            setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+            let peer = SocketAddress(address).description
+            let connection = Connection(fd: fd, loop: loop, acceptor: self, peer: peer)
+            Task { await connection.run() }
+        }
+    }
+
+    /// Called by a connection after it closed its descriptor.
+    func connectionClosed() {
+        let remaining = active.subtract(1, ordering: .sequentiallyConsistent).newValue
+        if remaining == 0, shuttingDown.load(ordering: .sequentiallyConsistent) {
+            let waiting = drained.withLock { waiting in
+                defer { waiting.removeAll() }
+                return waiting
+            }
+            for continuation in waiting { continuation.resume() }
+        }
+        if remaining < limits.maxConnections, !shuttingDown.load(ordering: .sequentiallyConsistent) {
+            for loop in loops where loop.isListenerPaused { loop.resumeListener(listener) }
+        }
+    }
+
+    /// Stops accepting, closes idle connections, and returns once every connection has closed.
+    func shutdown() async {
+        shuttingDown.store(true, ordering: .sequentiallyConsistent)
+        for loop in loops { loop.beginShutdown(listener) }
+        await withCheckedContinuation { continuation in
+            let done = drained.withLock { waiting -> Bool in
+                if active.load(ordering: .sequentiallyConsistent) == 0 { return true }
+                waiting.append(continuation)
+                return false
+            }
+            if done { continuation.resume() }
+        }
+    }
+}

@@ -1,0 +1,134 @@
+extension HTTPHeadParser {
+    /// The framing and connection fields seen while reading a header section.
+    struct FieldSummary {
+        var hostCount = 0
+        var hostValid = true
+        var contentLength: Int?
+        var contentLengthInvalid = false
+        var contentLengthConflict = false
+        var transferEncoding: TransferCoding?
+        var connectionClose = false
+        var connectionKeepAlive = false
+        var expectation: Expectation = .none
+
+        enum TransferCoding { case chunked, unsupported, invalid }
+        enum Expectation { case none, `continue`, unsupported }
+
+        mutating func note(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) throws(HTTPParseError) {
+            switch name.count {
+            case 4 where HTTPGrammar.equalsLowercase(name, "host"):
+                hostCount += 1
+                if !Self.isValidHost(value) { hostValid = false }
+            case 14 where HTTPGrammar.equalsLowercase(name, "content-length"):
+                noteContentLength(value)
+            case 17 where HTTPGrammar.equalsLowercase(name, "transfer-encoding"):
+                noteTransferEncoding(value)
+            case 10 where HTTPGrammar.equalsLowercase(name, "connection"):
+                Self.forEachListElement(value) { token in
+                    if HTTPGrammar.equalsLowercase(token, "close") { connectionClose = true }
+                    if HTTPGrammar.equalsLowercase(token, "keep-alive") { connectionKeepAlive = true }
+                }
+            case 6 where HTTPGrammar.equalsLowercase(name, "expect"):
+                expectation = HTTPGrammar.equalsLowercase(value, "100-continue") && expectation != .unsupported
+                    ? .`continue` : .unsupported
+            default:
+                break
+            }
+        }
+
+        /// `Content-Length = 1*DIGIT`; a list of identical values counts as one (RFC 9110 §8.6, RFC 9112 §6.3).
+        mutating func noteContentLength(_ value: UnsafeRawBufferPointer) {
+            var sawElement = false
+            Self.forEachListElement(value, keepEmpty: true) { element in
+                sawElement = true
+                guard element.count > 0, element.count <= 18, element.allSatisfy({ (0x30...0x39).contains($0) }) else {
+                    contentLengthInvalid = true
+                    return
+                }
+                let number = element.reduce(0) { $0 * 10 + Int($1 - 0x30) }
+                if let existing = contentLength, existing != number { contentLengthConflict = true }
+                contentLength = number
+            }
+            if !sawElement { contentLengthInvalid = true }
+        }
+
+        /// Only `chunked`, once and last, is understood (RFC 9112 §6.1, §7); anything else is 501.
+        mutating func noteTransferEncoding(_ value: UnsafeRawBufferPointer) {
+            var codings: [Bool] = []
+            var invalid = false
+            Self.forEachListElement(value, keepEmpty: true) { element in
+                guard element.count > 0, element.allSatisfy(HTTPGrammar.isTokenChar) else {
+                    invalid = true
+                    return
+                }
+                codings.append(HTTPGrammar.equalsLowercase(element, "chunked"))
+            }
+            if invalid || codings.isEmpty {
+                transferEncoding = .invalid
+            } else if transferEncoding != nil {
+                transferEncoding = .invalid
+            } else if codings == [true] {
+                transferEncoding = .chunked
+            } else if codings.filter({ $0 }).count > 1 || (codings.contains(true) && codings.last != true) {
+                transferEncoding = .invalid
+            } else {
+                transferEncoding = .unsupported
+            }
+        }
+
+        /// Decides framing, persistence and expectations; refuses ambiguous framing (RFC 9112 §6.3, §3.2).
+        func apply(to head: inout HTTPRequestHead, limits: HTTPLimits) throws(HTTPParseError) {
+            let version = head.request.version
+            if version.minor >= 1 {
+                if hostCount == 0 { throw HTTPParseError(.missingHost) }
+            }
+            if hostCount > 1 { throw HTTPParseError(.duplicateHost) }
+            if !hostValid { throw HTTPParseError(.invalidHost) }
+            if let coding = transferEncoding {
+                if contentLength != nil || contentLengthInvalid { throw HTTPParseError(.contentLengthWithTransferEncoding) }
+                if version.minor == 0 { throw HTTPParseError(.invalidTransferEncoding) }
+                switch coding {
+                case .chunked: head.framing = .chunked
+                case .unsupported: throw HTTPParseError(.unsupportedTransferEncoding)
+                case .invalid: throw HTTPParseError(.invalidTransferEncoding)
+                }
+            } else if contentLengthInvalid {
+                throw HTTPParseError(.invalidContentLength)
+            } else if contentLengthConflict {
+                throw HTTPParseError(.conflictingContentLength)
+            } else if let length = contentLength {
+                guard length <= limits.maxBodySize else { throw HTTPParseError(.bodyTooLarge) }
+                head.framing = length > 0 ? .length(length) : .none
+            }
+            head.keepAlive = version.minor >= 1 ? !connectionClose : (connectionKeepAlive && !connectionClose)
+            switch expectation {
+            case .none: break
+            case .`continue`: head.expectsContinue = version.minor >= 1
+            case .unsupported: throw HTTPParseError(.unsupportedExpectation)
+            }
+        }
+
+        /// `uri-host [ ":" port ]` (RFC 9110 §7.2): reg-name, IPv4 or IP-literal characters only.
+        static func isValidHost(_ value: UnsafeRawBufferPointer) -> Bool {
+            value.allSatisfy { byte in
+                switch byte {
+                case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: true
+                case 0x2D, 0x2E, 0x5F, 0x7E, 0x21, 0x24, 0x26, 0x27, 0x28, 0x29, 0x2A, 0x2B, 0x2C, 0x3B, 0x3D,
+                     0x25, 0x3A, 0x5B, 0x5D: true
+                default: false
+                }
+            }
+        }
+
+        /// Calls `body` with each comma-separated element, OWS trimmed (RFC 9110 §5.6.1).
+        static func forEachListElement(_ value: UnsafeRawBufferPointer, keepEmpty: Bool = false,
+                                       _ body: (UnsafeRawBufferPointer) -> Void) {
+            var start = 0
+            for i in 0...value.count where i == value.count || value[i] == 0x2C {
+                let element = HTTPGrammar.trimmed(UnsafeRawBufferPointer(rebasing: value[start..<i]))
+                if element.count > 0 || keepEmpty { body(element) }
+                start = i + 1
+            }
+        }
+    }
+}

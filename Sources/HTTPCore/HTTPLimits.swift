@@ -1,0 +1,65 @@
+/// Sizes, counts and timeouts the server enforces on every connection. Each has a named default.
+public struct HTTPLimits: Sendable, Equatable {
+    /// Longest request line (RFC 9112 §3) in bytes, CRLF excluded; longer is 414.
+    public var maxRequestLineLength: Int
+    /// Largest header section (request line and fields, CRLFs included); larger is 431.
+    public var maxHeaderSectionSize: Int
+    /// Most header fields in one request; more is 431.
+    public var maxHeaderCount: Int
+    /// Largest request body after de-chunking; larger is 413.
+    public var maxBodySize: Int
+    /// Total time a client has to send a complete header section once it has started (slowloris guard).
+    public var headerTimeout: Duration
+    /// How long a keep-alive connection may sit with no request before it is closed.
+    public var idleTimeout: Duration
+    /// Longest pause between two reads of a request body before the request is cut off (408).
+    public var bodyReadTimeout: Duration
+    /// Longest pause while the client does not read our response before the connection is closed.
+    public var writeTimeout: Duration
+    /// Most simultaneous connections; at the limit the server stops accepting until one closes.
+    public var maxConnections: Int
+    /// Pipelined responses are gathered up to this many bytes before one write; stream writes wait above it.
+    public var writeBufferHighWater: Int
+
+    public static let defaultMaxRequestLineLength = 8 * 1024
+    public static let defaultMaxHeaderSectionSize = 64 * 1024
+    public static let defaultMaxHeaderCount = 100
+    public static let defaultMaxBodySize = 1_048_576
+    public static let defaultHeaderTimeout = Duration.seconds(10)
+    public static let defaultIdleTimeout = Duration.seconds(60)
+    public static let defaultBodyReadTimeout = Duration.seconds(30)
+    public static let defaultWriteTimeout = Duration.seconds(30)
+    public static let defaultMaxConnections = 10_000
+    public static let defaultWriteBufferHighWater = 64 * 1024
+
+    public init(maxRequestLineLength: Int = defaultMaxRequestLineLength,
+                maxHeaderSectionSize: Int = defaultMaxHeaderSectionSize,
+                maxHeaderCount: Int = defaultMaxHeaderCount,
+                maxBodySize: Int = defaultMaxBodySize,
+                headerTimeout: Duration = defaultHeaderTimeout,
+                idleTimeout: Duration = defaultIdleTimeout,
+                bodyReadTimeout: Duration = defaultBodyReadTimeout,
+                writeTimeout: Duration = defaultWriteTimeout,
+                maxConnections: Int = defaultMaxConnections,
+                writeBufferHighWater: Int = defaultWriteBufferHighWater) {
+        self.maxRequestLineLength = maxRequestLineLength
+        self.maxHeaderSectionSize = maxHeaderSectionSize
+        self.maxHeaderCount = maxHeaderCount
+        self.maxBodySize = maxBodySize
+        self.headerTimeout = headerTimeout
+        self.idleTimeout = idleTimeout
+        self.bodyReadTimeout = bodyReadTimeout
+        self.writeTimeout = writeTimeout
+        self.maxConnections = maxConnections
+        self.writeBufferHighWater = writeBufferHighWater
+    }
+}
+
+extension Duration {
+    /// Whole nanoseconds, clamped at zero, for deadlines on the monotonic clock.
+    var nanoseconds: UInt64 {
+        let (seconds, attoseconds) = components
+        guard seconds >= 0 else { return 0 }
+        return UInt64(seconds) * 1_000_000_000 + UInt64(max(0, attoseconds) / 1_000_000_000)
+    }
+}

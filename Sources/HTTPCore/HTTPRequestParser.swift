@@ -1,0 +1,127 @@
+import Glibc
+
+/// An incremental HTTP/1.1 request parser (RFC 9112): feed it bytes split anywhere, take requests out in order.
+///
+/// The header section is scanned in place in the connection's `ReadBuffer` and parsed once complete; body bytes
+/// are copied straight into the request (de-chunked), so the input buffer never holds more than one head.
+struct HTTPRequestParser {
+    enum Event {
+        /// More bytes are needed.
+        case needMore
+        /// A head announcing a body has been parsed; its body follows (used for `Expect: 100-continue`).
+        case head(HTTPRequestHead)
+        /// A complete request.
+        case request(HTTPRequestHead)
+    }
+
+    private enum State {
+        case head
+        case fixedBody(remaining: Int)
+        case chunkedBody(ChunkedDecoder)
+    }
+
+    let limits: HTTPLimits
+    private var state = State.head
+    private var scanned = 0
+    private var lineStart = 0
+    private var inRequestLine = true
+    private var current: HTTPRequestHead?
+
+    init(limits: HTTPLimits) { self.limits = limits }
+
+    /// True between requests: no byte of a next request has been consumed or scanned.
+    var isBetweenRequests: Bool {
+        if case .head = state { return scanned == 0 }
+        return false
+    }
+
+    var isReadingBody: Bool {
+        if case .head = state { return false }
+        return true
+    }
+
+    /// Parses what `buffer` holds, consuming the bytes it uses.
+    mutating func next(_ buffer: ReadBuffer) throws(HTTPParseError) -> Event {
+        switch state {
+        case .head:
+            guard let head = try parseHead(buffer) else { return .needMore }
+            switch head.framing {
+            case .none:
+                return .request(head)
+            case .length(let length):
+                current = head
+                current?.request.body.reserveCapacity(length)
+                state = .fixedBody(remaining: length)
+                return .head(head)
+            case .chunked:
+                current = head
+                state = .chunkedBody(ChunkedDecoder(limits: limits))
+                return .head(head)
+            }
+        case .fixedBody(let remaining):
+            let available = buffer.readableCount
+            guard available > 0 else { return .needMore }
+            let take = min(available, remaining)
+            current?.request.body.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer.readable[0..<take]))
+            buffer.consume(take)
+            if take == remaining { return finish() }
+            state = .fixedBody(remaining: remaining - take)
+            return .needMore
+        case .chunkedBody(var decoder):
+            guard var head = current else { return .needMore }
+            current = nil
+            let done = try decoder.decode(buffer, into: &head.request)
+            current = head
+            state = .chunkedBody(decoder)
+            return done ? finish() : .needMore
+        }
+    }
+
+    private mutating func finish() -> Event {
+        state = .head
+        guard let head = current else { return .needMore }
+        current = nil
+        return .request(head)
+    }
+
+    /// Finds the empty line ending the header section, refusing bare CR/LF and enforcing the size limits.
+    /// Scanning resumes where the previous call stopped, so a trickled head costs linear time.
+    private mutating func parseHead(_ buffer: ReadBuffer) throws(HTTPParseError) -> HTTPRequestHead? {
+        var bytes = buffer.readable
+        if scanned == 0 {
+            var skip = 0
+            while skip + 1 < bytes.count, bytes[skip] == HTTPGrammar.cr, bytes[skip + 1] == HTTPGrammar.lf { skip += 2 }
+            if skip > 0 {
+                buffer.consume(skip)
+                bytes = buffer.readable
+            }
+            lineStart = 0
+            inRequestLine = true
+            if bytes.count == 1, bytes[0] == HTTPGrammar.cr { return nil }
+        }
+        guard let base = bytes.baseAddress else { return nil }
+        var position = scanned
+        while position < bytes.count,
+              let found = memchr(base + position, Int32(HTTPGrammar.lf), bytes.count - position) {
+            let lf = base.distance(to: UnsafeRawPointer(found))
+            guard lf > 0, bytes[lf - 1] == HTTPGrammar.cr else { throw HTTPParseError(.bareLineFeed) }
+            if lf + 1 > limits.maxHeaderSectionSize { throw HTTPParseError(.headerSectionTooLarge) }
+            if inRequestLine {
+                if lf - 1 > limits.maxRequestLineLength { throw HTTPParseError(.requestLineTooLong) }
+                inRequestLine = false
+            } else if lf - 1 == lineStart {
+                let head = try HTTPHeadParser.parse(UnsafeRawBufferPointer(rebasing: bytes[0..<lineStart]),
+                                                    limits: limits)
+                buffer.consume(lf + 1)
+                scanned = 0
+                return head
+            }
+            lineStart = lf + 1
+            position = lf + 1
+        }
+        if inRequestLine, bytes.count > limits.maxRequestLineLength + 1 { throw HTTPParseError(.requestLineTooLong) }
+        if bytes.count >= limits.maxHeaderSectionSize { throw HTTPParseError(.headerSectionTooLarge) }
+        scanned = bytes.count
+        return nil
+    }
+}

@@ -1,0 +1,101 @@
+import CryptoCore
+import Glibc
+import Logging
+import Synchronization
+
+/// An HTTP/1.1 server (RFC 9112) on non-blocking sockets and one epoll loop thread per usable core.
+///
+/// ```swift
+/// let server = HTTPServer(configuration: .init(port: 0), responder: app, logger: logger)
+/// try server.start()
+/// print(server.localPort)
+/// try await server.run()   // returns after `shutdown()`
+/// ```
+public final class HTTPServer: Sendable {
+    public let configuration: HTTPServerConfiguration
+    private let responder: any HTTPResponder
+    let logger: Logger
+    private let state = Mutex(State())
+
+    private struct State {
+        var acceptor: ConnectionAcceptor?
+        var threads: [LoopThread] = []
+        var port = 0
+        var finished = false
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    /// - Parameters:
+    ///   - configuration: address, loops, limits, TLS.
+    ///   - responder: called once per request, off the loop threads.
+    ///   - logger: gets one access line per request at `info`, and warnings.
+    public init(configuration: HTTPServerConfiguration, responder: any HTTPResponder, logger: Logger) {
+        self.configuration = configuration
+        self.responder = responder
+        self.logger = logger
+    }
+
+    /// Binds, listens and starts the loop threads; returns at once. Calling it again does nothing.
+    public func start() throws {
+        try state.withLock { state in
+            guard state.acceptor == nil, !state.finished else { return }
+            var tls: TLSServerContext?
+            if let files = configuration.tls {
+                tls = try TLSServerContext(certificateChainPath: files.certificatePath,
+                                           privateKeyPath: files.privateKeyPath)
+            }
+            let listener = try Listener(host: configuration.hostname, port: configuration.port)
+            let count = max(1, configuration.loopCount ?? CPUCount.usable)
+            let loops = try (0..<count).map { try EventLoop(index: $0) }
+            let acceptor = ConnectionAcceptor(limits: configuration.limits, responder: responder, logger: logger,
+                                              tls: tls, loops: loops, listener: listener)
+            state.threads = loops.map { loop in
+                LoopThread { loop.run(listener: listener, acceptor: acceptor) }
+            }
+            state.acceptor = acceptor
+            state.port = listener.port
+            logger.notice("HTTP server listening", metadata: [
+                "address": "\(configuration.hostname)", "port": "\(listener.port)", "loops": "\(count)",
+                "tls": "\(tls != nil)",
+            ])
+        }
+    }
+
+    /// The bound port (the one chosen by the system when configured with 0); 0 before `start()`.
+    public var localPort: Int { state.withLock { $0.port } }
+
+    /// Starts if needed, then waits until the server has shut down.
+    public func run() async throws {
+        try start()
+        await withCheckedContinuation { continuation in
+            let done = state.withLock { state -> Bool in
+                if state.finished { return true }
+                state.waiters.append(continuation)
+                return false
+            }
+            if done { continuation.resume() }
+        }
+    }
+
+    /// Graceful shutdown: stops accepting, lets in-flight requests finish and be answered, closes idle
+    /// keep-alive connections, stops the loop threads, then returns. Safe to call more than once.
+    public func shutdown() async {
+        let acceptor = state.withLock { $0.acceptor }
+        if let acceptor {
+            await acceptor.shutdown()
+            for loop in acceptor.loops { loop.stop() }
+        }
+        let (threads, waiters) = state.withLock { state in
+            state.finished = true
+            state.acceptor = nil
+            defer {
+                state.threads = []
+                state.waiters = []
+            }
+            return (state.threads, state.waiters)
+        }
+        for thread in threads { thread.join() }
+        for waiter in waiters { waiter.resume() }
+        logger.notice("HTTP server stopped")
+    }
+}

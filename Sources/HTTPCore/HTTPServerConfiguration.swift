@@ -1,0 +1,32 @@
+/// Where and how an `HTTPServer` listens.
+public struct HTTPServerConfiguration: Sendable {
+    /// A numeric IPv4 or IPv6 address (`127.0.0.1`, `::1`, `0.0.0.0`, `::`) or `localhost`.
+    public var hostname: String
+    /// The TCP port; 0 picks a free one (read it back from `HTTPServer.localPort`).
+    public var port: Int
+    /// Event-loop threads; `nil` means one per CPU this process may run on (`sched_getaffinity`).
+    public var loopCount: Int?
+    public var limits: HTTPLimits
+    /// Terminate TLS in the server when set.
+    public var tls: TLSServerConfiguration?
+
+    public init(hostname: String = "127.0.0.1", port: Int = 8080, loopCount: Int? = nil,
+                limits: HTTPLimits = .init(), tls: TLSServerConfiguration? = nil) {
+        self.hostname = hostname
+        self.port = port
+        self.loopCount = loopCount
+        self.limits = limits
+        self.tls = tls
+    }
+}
+
+/// PEM files for TLS termination: the certificate chain (leaf first) and its private key.
+public struct TLSServerConfiguration: Sendable {
+    public var certificatePath: String
+    public var privateKeyPath: String
+
+    public init(certificatePath: String, privateKeyPath: String) {
+        self.certificatePath = certificatePath
+        self.privateKeyPath = privateKeyPath
+    }
+}

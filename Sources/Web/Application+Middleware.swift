@@ -1,0 +1,34 @@
+extension Application {
+    /// The middleware every request goes through, before routing: `app.middleware.use(CORSMiddleware(...))`.
+    public var middleware: MiddlewareConfiguration { MiddlewareConfiguration(application: self) }
+}
+
+/// Adds global middleware to an application. It starts with `ErrorMiddleware`, outermost.
+public struct MiddlewareConfiguration: Sendable {
+    let application: Application
+
+    /// Where to insert a middleware: `.beginning` runs before the others (and outside `ErrorMiddleware`, so
+    /// it also sees error responses, as CORS and security headers should); `.end` runs just before routing.
+    public enum Position: Sendable {
+        case beginning
+        case end
+    }
+
+    public func use(_ middleware: any Middleware, at position: Position = .end) {
+        application.configure { state in
+            switch position {
+            case .beginning: state.middleware.insert(middleware, at: 0)
+            case .end: state.middleware.append(middleware)
+            }
+        }
+    }
+
+    /// The global middleware in order, outermost first.
+    public var all: [any Middleware] { application.configuredMiddleware }
+}
+
+extension Application {
+    var configuredMiddleware: [any Middleware] {
+        state.withLock { $0.middleware }
+    }
+}

@@ -1,0 +1,84 @@
+import HTTPCore
+import Logging
+
+/// Turns any error thrown further in into a response: `{"error": true, "reason": "..."}` with the error's status,
+/// or an HTML page when the client prefers HTML (see `ErrorRenderer`). Installed first by `Application`.
+public struct ErrorMiddleware: Middleware {
+    public init() {}
+
+    public func respond(to request: Request, chainingTo next: any Responder) async throws -> Response {
+        do {
+            return try await next.respond(to: request)
+        } catch {
+            return ErrorRenderer.response(for: error, request: request)
+        }
+    }
+}
+
+/// Renders errors; the one place that decides what a client and the log see of a failure.
+enum ErrorRenderer {
+    struct Body: Codable { let error: Bool; let reason: String }
+
+    /// The response for `error`. `AbortError` and `DecodingError` show their reason; anything else is a 500 with a
+    /// generic reason, and only its type and description are logged (never request data such as tokens or cookies).
+    static func response(for error: any Error, request: Request) -> Response {
+        let status: HTTPStatus, reason: String, headers: HTTPHeaders
+        switch error {
+        case let abort as any AbortError:
+            (status, reason, headers) = (abort.status, abort.reason, abort.headers)
+            let level: Logger.Level = status.code >= 500 ? .error : .debug
+            request.logger.log(level: level, "\(request.method) \(request.path) -> \(status.code): \(reason)")
+        case let decoding as DecodingError:
+            (status, reason, headers) = (.badRequest, DecodingErrorReason.describe(decoding), [:])
+            request.logger.debug("\(request.method) \(request.path) -> 400: \(reason)")
+        default:
+            (status, reason, headers) = (.internalServerError, "Something went wrong.", [:])
+            request.logger.error("\(request.method) \(request.path) -> 500: \(type(of: error)): \(String(describing: error))")
+        }
+        var response = wantsHTML(request) ? html(status: status, reason: reason, request: request)
+                                          : json(status: status, reason: reason)
+        for field in headers { response.headers.replaceOrAdd(name: field.name, value: field.value) }
+        response.headers.replaceOrAdd(name: "Cache-Control", value: "no-store")
+        return response
+    }
+
+    static func wantsHTML(_ request: Request) -> Bool {
+        request.prefersHTMLErrors || MediaType.prefersHTML(accept: request.headers["Accept"])
+    }
+
+    static func json(status: HTTPStatus, reason: String) -> Response {
+        let bytes = (try? JSONCoding.encoder().encode(Body(error: true, reason: reason))).map(Array.init)
+            ?? Array(#"{"error":true,"reason":"Something went wrong."}"#.utf8)
+        return Response(status: status, headers: ["Content-Type": MediaType.json], body: .bytes(bytes))
+    }
+
+    /// The `error` template when the application has one, else a built-in page; the reason is HTML-escaped.
+    static func html(status: HTTPStatus, reason: String, request: Request) -> Response {
+        let page = ErrorPage(status: status.code, title: status.reasonPhrase, reason: reason)
+        if let views = request.context.views, views.hasTemplate(named: "error"),
+           let view = try? views.render("error", page) {
+            return Response(status: status, headers: ["Content-Type": MediaType.html], body: .bytes(Array(view.html.utf8)))
+        }
+        let text = "<!doctype html>\n<html><head><meta charset=\"utf-8\"><title>\(status.code) \(HTMLEscaping.escape(page.title))"
+            + "</title></head>\n<body><h1>\(status.code) \(HTMLEscaping.escape(page.title))</h1>\n<p>"
+            + HTMLEscaping.escape(reason) + "</p></body></html>\n"
+        return Response(status: status, headers: ["Content-Type": MediaType.html], body: .bytes(Array(text.utf8)))
+    }
+}
+
+/// The context of the `error` template: `{{status}}`, `{{title}}`, `{{reason}}`.
+struct ErrorPage: Codable, Sendable {
+    let status: Int
+    let title: String
+    let reason: String
+}
+
+/// Marks a group of routes as HTML pages: their errors render as HTML whatever the `Accept` header says.
+public struct HTMLErrorPagesMiddleware: Middleware {
+    public init() {}
+
+    public func respond(to request: Request, chainingTo next: any Responder) async throws -> Response {
+        request.prefersHTMLErrors = true
+        return try await next.respond(to: request)
+    }
+}

@@ -1,0 +1,57 @@
+/// Media types: parsing `Content-Type` and `Accept`, and the type of a file by its extension.
+enum MediaType {
+    static let json = "application/json; charset=utf-8"
+    static let html = "text/html; charset=utf-8"
+    static let plainText = "text/plain; charset=utf-8"
+
+    /// The type/subtype of a header value, lowercased, parameters dropped (RFC 9110 §8.3.1).
+    static func essence(of value: String?) -> String? {
+        guard let value else { return nil }
+        let essence = value.split(separator: ";", maxSplits: 1).first.map { $0.trimmingSpaces().lowercased() } ?? ""
+        return essence.isEmpty ? nil : essence
+    }
+
+    /// Whether an `Accept` header asks for HTML rather than JSON: it lists `text/html` and no JSON type.
+    static func prefersHTML(accept: String?) -> Bool {
+        guard let accept else { return false }
+        let types = accept.split(separator: ",").compactMap { essence(of: String($0)) }
+        return types.contains("text/html") && !types.contains { $0 == "application/json" || $0.hasSuffix("+json") }
+    }
+
+    /// The `Content-Type` for a file extension, `application/octet-stream` when unknown.
+    static func forFileExtension(_ fileExtension: String) -> String {
+        switch fileExtension.lowercased() {
+        case "html", "htm": html
+        case "css": "text/css; charset=utf-8"
+        case "js", "mjs": "text/javascript; charset=utf-8"
+        case "json": json
+        case "txt": plainText
+        case "xml": "application/xml; charset=utf-8"
+        case "svg": "image/svg+xml"
+        case "png": "image/png"
+        case "jpg", "jpeg": "image/jpeg"
+        case "gif": "image/gif"
+        case "webp": "image/webp"
+        case "avif": "image/avif"
+        case "ico": "image/x-icon"
+        case "woff": "font/woff"
+        case "woff2": "font/woff2"
+        case "ttf": "font/ttf"
+        case "otf": "font/otf"
+        case "pdf": "application/pdf"
+        case "wasm": "application/wasm"
+        case "webmanifest": "application/manifest+json"
+        case "map": json
+        default: "application/octet-stream"
+        }
+    }
+}
+
+extension Substring {
+    func trimmingSpaces() -> Substring {
+        var text = self
+        while let first = text.first, first == " " || first == "\t" { text = text.dropFirst() }
+        while let last = text.last, last == " " || last == "\t" { text = text.dropLast() }
+        return text
+    }
+}

@@ -1,0 +1,70 @@
+import HTTPCore
+import Logging
+
+/// A request being handled. Confined to the task that handles it: not `Sendable`, no locks; middleware and the
+/// handler see the same object, so what one stores (`auth`, `storage`, `session`) the next can read.
+public final class Request {
+    /// The request as the server received it.
+    public let head: HTTPRequest
+    public let method: HTTPMethod
+    /// The path part of the target, still percent-encoded: `/api/users/42`.
+    public let path: String
+    /// The percent-decoded path segments used for routing; nil when the path is malformed.
+    public let pathSegments: [String]?
+    public var headers: HTTPHeaders
+    /// The body bytes, already limited in size by the server.
+    public var body: [UInt8]
+    public let connection: ConnectionInfo
+    /// The decoded query string.
+    public let query: QueryContainer
+    /// Values of the matched route's `:name` components.
+    public internal(set) var parameters = Parameters()
+    /// The route that matched, once routing has happened.
+    public internal(set) var route: Route?
+    /// A random id, also in the logger's metadata (`request-id`) and the `X-Request-Id` response header.
+    public let id: String
+    /// The application's logger with this request's id.
+    public var logger: Logger
+    /// Arbitrary per-request values keyed by type.
+    public var storage = RequestStorage()
+    /// When true, errors are rendered as an HTML page whatever `Accept` says (`HTMLErrorPagesMiddleware`).
+    public var prefersHTMLErrors = false
+
+    let context: RequestContext
+    var installedSession: Session?
+    private var parsedCookies: [String: String]?
+
+    init(head: HTTPRequest, connection: ConnectionInfo, context: RequestContext, id: String) {
+        self.head = head
+        method = head.method
+        path = String(head.path)
+        pathSegments = RequestPath.segments(ofTarget: head.target)
+        headers = head.headers
+        body = head.body
+        self.connection = connection
+        query = QueryContainer(rawQuery: head.query)
+        self.context = context
+        self.id = id
+        var logger = context.logger
+        logger[metadataKey: "request-id"] = .string(id)
+        self.logger = logger
+    }
+
+    /// Cookies sent by the client (RFC 6265 §5.4), name to value; the first of duplicate names wins.
+    public var cookies: [String: String] {
+        if let parsedCookies { return parsedCookies }
+        let parsed = CookieParser.parse(headers.values(for: "Cookie"))
+        parsedCookies = parsed
+        return parsed
+    }
+
+    /// The body as UTF-8 text (invalid sequences replaced).
+    public var bodyString: String { String(decoding: body, as: UTF8.self) }
+}
+
+/// What every request of an application shares: frozen configuration and services.
+struct RequestContext: Sendable {
+    let logger: Logger
+    let trustProxy: Bool
+    let views: ViewRenderer?
+}

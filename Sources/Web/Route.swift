@@ -1,0 +1,17 @@
+import HTTPCore
+
+/// A registered route: a method, a path pattern and the responder (handler plus its group's middleware).
+public struct Route: Sendable, CustomStringConvertible {
+    public let method: HTTPMethod
+    public let path: [PathComponent]
+    let responder: any Responder
+
+    init(method: HTTPMethod, path: [PathComponent], responder: any Responder) {
+        self.method = method
+        self.path = path
+        self.responder = responder
+    }
+
+    /// `GET /api/users/:id`
+    public var description: String { "\(method) \(path.string)" }
+}

@@ -1,0 +1,55 @@
+import HTTPCore
+
+extension RoutesBuilder {
+    /// Registers `handler` for `method` at `path`.
+    /// - Parameters:
+    ///   - method: The request method; HEAD requests are also answered by GET routes.
+    ///   - path: Constants, `:parameter`, `*` (one segment) or `**` (the rest, last only).
+    ///   - handler: Returns anything `ResponseEncodable`: `String`, `HTTPStatus`, `Response`, `View`, any `Content`.
+    @discardableResult
+    public func on<R: ResponseEncodable>(_ method: HTTPMethod, _ path: [PathComponent],
+                                         use handler: @escaping @Sendable (Request) async throws -> R) -> Route {
+        let responder = ClosureRequestResponder { request in
+            try await handler(request).encodeResponse(for: request)
+        }
+        let route = Route(method: method, path: PathComponent.expand(path), responder: responder)
+        add(route)
+        return route
+    }
+
+    @discardableResult
+    public func get<R: ResponseEncodable>(_ path: PathComponent...,
+                                          use handler: @escaping @Sendable (Request) async throws -> R) -> Route {
+        on(.GET, path, use: handler)
+    }
+
+    @discardableResult
+    public func post<R: ResponseEncodable>(_ path: PathComponent...,
+                                           use handler: @escaping @Sendable (Request) async throws -> R) -> Route {
+        on(.POST, path, use: handler)
+    }
+
+    @discardableResult
+    public func put<R: ResponseEncodable>(_ path: PathComponent...,
+                                          use handler: @escaping @Sendable (Request) async throws -> R) -> Route {
+        on(.PUT, path, use: handler)
+    }
+
+    @discardableResult
+    public func patch<R: ResponseEncodable>(_ path: PathComponent...,
+                                            use handler: @escaping @Sendable (Request) async throws -> R) -> Route {
+        on(.PATCH, path, use: handler)
+    }
+
+    @discardableResult
+    public func delete<R: ResponseEncodable>(_ path: PathComponent...,
+                                             use handler: @escaping @Sendable (Request) async throws -> R) -> Route {
+        on(.DELETE, path, use: handler)
+    }
+
+    @discardableResult
+    public func options<R: ResponseEncodable>(_ path: PathComponent...,
+                                              use handler: @escaping @Sendable (Request) async throws -> R) -> Route {
+        on(.OPTIONS, path, use: handler)
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+
+/// Loads the session named by the session cookie before the route runs, and saves it after, only when changed.
+///
+/// Ids are 32 random bytes in base64url; the cookie is `HttpOnly; SameSite=Lax; Path=/`, plus `Secure` when the
+/// request came over HTTPS. A cookie that is malformed or names no live session is ignored (and expired).
+public struct SessionsMiddleware: Middleware {
+    /// The default session lifetime, 7 days.
+    public static let defaultExpiry: TimeInterval = 7 * 24 * 60 * 60
+    /// Bytes of randomness in a session id.
+    static let idByteCount = 32
+
+    let store: any SessionStore
+    let cookieName: String
+    let expiry: TimeInterval
+    let now: @Sendable () -> Date
+
+    /// - Parameters:
+    ///   - store: Where sessions live between requests.
+    ///   - cookieName: The cookie carrying the session id.
+    ///   - expiry: How long a session lives after its last change.
+    ///   - now: The clock, injected for tests.
+    public init(store: any SessionStore, cookieName: String = "session", expiry: TimeInterval = defaultExpiry,
+                now: @escaping @Sendable () -> Date = { Date() }) {
+        self.store = store
+        self.cookieName = cookieName
+        self.expiry = expiry
+        self.now = now
+    }
+
+    public func respond(to request: Request, chainingTo next: any Responder) async throws -> Response {
+        let sentID = request.cookies[cookieName].flatMap {
+            Base64URL.isEncoding($0, ofByteCount: Self.idByteCount) ? $0 : nil
+        }
+        var record: SessionRecord?
+        if let sentID, let loaded = try await store.load(id: sentID), loaded.expiresAt > now() {
+            record = loaded
+        }
+        let session = Session(id: record == nil ? nil : sentID, data: record?.data ?? [:])
+        request.installedSession = session
+        var response = try await next.respond(to: request)
+        try await save(session, cookieSent: request.cookies[cookieName] != nil, request: request, response: &response)
+        return response
+    }
+
+    private func save(_ session: Session, cookieSent: Bool, request: Request, response: inout Response) async throws {
+        if session.isDestroyed {
+            if let id = session.id { try await store.delete(id: id) }
+            if cookieSent { response.cookies.expire(cookieName, path: "/") }
+            return
+        }
+        guard session.hasChanges, !(session.id == nil && session.data.isEmpty) else {
+            if cookieSent, session.id == nil { response.cookies.expire(cookieName, path: "/") }
+            return
+        }
+        let id: String
+        if let current = session.id, !session.rotationRequested {
+            id = current
+        } else {
+            if let old = session.id { try await store.delete(id: old) }
+            id = try SystemRandom.base64URL(Self.idByteCount)
+        }
+        try await store.save(id: id, record: SessionRecord(data: session.data, expiresAt: now() + expiry))
+        session.id = id
+        try response.cookies.set(HTTPCookie(name: cookieName, value: id, maxAge: Int(expiry), path: "/",
+                                            secure: request.isSecure, httpOnly: true, sameSite: .lax))
+    }
+}

@@ -1,0 +1,59 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Bytes from the kernel's CSPRNG via `getentropy(3)` (getrandom(2) underneath), for session ids and request ids.
+enum SystemRandom {
+    struct Failure: Error { let errno: Int32 }
+
+    static func bytes(_ count: Int) throws -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        var filled = 0
+        while filled < count {
+            let result = bytes.withUnsafeMutableBytes { buffer in
+                getentropy(buffer.baseAddress! + filled, min(count - filled, 256))
+            }
+            if result != 0 {
+                let code = errno
+                if code == EINTR { continue }
+                throw Failure(errno: code)
+            }
+            filled += min(count - filled, 256)
+        }
+        return bytes
+    }
+
+    /// `count` random bytes as unpadded base64url (RFC 4648 §5).
+    static func base64URL(_ count: Int) throws -> String {
+        Base64URL.encode(try bytes(count))
+    }
+}
+
+enum Base64URL {
+    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+
+    static func encode(_ bytes: [UInt8]) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity((bytes.count * 4 + 2) / 3)
+        var index = 0
+        while index + 3 <= bytes.count {
+            let n = UInt32(bytes[index]) << 16 | UInt32(bytes[index + 1]) << 8 | UInt32(bytes[index + 2])
+            for shift in [18, 12, 6, 0] { out.append(alphabet[Int(n >> UInt32(shift) & 63)]) }
+            index += 3
+        }
+        let rest = bytes.count - index
+        if rest > 0 {
+            var n = UInt32(bytes[index]) << 16
+            if rest == 2 { n |= UInt32(bytes[index + 1]) << 8 }
+            out.append(alphabet[Int(n >> 18 & 63)])
+            out.append(alphabet[Int(n >> 12 & 63)])
+            if rest == 2 { out.append(alphabet[Int(n >> 6 & 63)]) }
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Whether `text` is exactly what `encode` produces for `byteCount` bytes.
+    static func isEncoding(_ text: String, ofByteCount byteCount: Int) -> Bool {
+        text.utf8.count == (byteCount * 4 + 2) / 3 && text.utf8.allSatisfy { alphabet.contains($0) }
+    }
+}

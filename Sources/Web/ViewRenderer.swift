@@ -1,0 +1,75 @@
+import Foundation
+import Mustache
+
+/// Mustache templates loaded once from a directory and rendered many times (swift-mustache).
+///
+/// Every `*.mustache` file under the directory is a template named by its path without the extension
+/// (`login`, `partials/head`); templates use each other as partials (`{{> head}}`) or parents
+/// (`{{< layout}}{{$ body}}...{{/ body}}{{/ layout}}`). Values are HTML-escaped unless written `{{{triple}}}`.
+public struct ViewRenderer: Sendable {
+    private let library: MustacheLibrary
+    /// The names of the loaded templates, sorted.
+    public let templateNames: [String]
+
+    /// Loads every `.mustache` file under `directory`; throws when it is missing or a template does not parse.
+    public init(directory: String) throws {
+        let root = URL(fileURLWithPath: directory, isDirectory: true).standardizedFileURL.path
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory), isDirectory.boolValue,
+              let enumerator = FileManager.default.enumerator(atPath: root) else {
+            throw ViewError.directoryNotFound(directory)
+        }
+        var sources: [String: String] = [:]
+        for case let relative as String in enumerator where relative.hasSuffix(".mustache") {
+            let url = URL(fileURLWithPath: root).appendingPathComponent(relative)
+            guard let data = FileManager.default.contents(atPath: url.path) else { continue }
+            sources[String(relative.dropLast(".mustache".count))] = String(decoding: data, as: UTF8.self)
+        }
+        try self.init(templates: sources)
+    }
+
+    /// Parses templates given as text, name to source.
+    public init(templates: [String: String]) throws {
+        var library = MustacheLibrary()
+        for (name, source) in templates {
+            do {
+                try library.register(source, named: name)
+            } catch {
+                throw ViewError.invalidTemplate(name: name, message: String(describing: error))
+            }
+        }
+        self.library = library
+        templateNames = templates.keys.sorted()
+    }
+
+    public func hasTemplate(named name: String) -> Bool { library.getTemplate(named: name) != nil }
+
+    /// Renders template `name` with `context`, whose stored properties (or dictionary keys) the template reads.
+    /// - Throws: `ViewError.templateNotFound` naming the template when there is none by that name.
+    public func render(_ name: String, _ context: some Sendable) throws -> View {
+        guard let html = library.render(context, withTemplate: name) else { throw ViewError.templateNotFound(name) }
+        return View(html: html)
+    }
+
+    /// Renders template `name` with an empty context.
+    public func render(_ name: String) throws -> View {
+        try render(name, [String: String]())
+    }
+}
+
+/// Why a page could not be rendered.
+public enum ViewError: Error, Equatable, CustomStringConvertible {
+    case templateNotFound(String)
+    case directoryNotFound(String)
+    case invalidTemplate(name: String, message: String)
+    case noRenderer
+
+    public var description: String {
+        switch self {
+        case .templateNotFound(let name): "No template named '\(name)'"
+        case .directoryNotFound(let path): "Template directory '\(path)' not found"
+        case .invalidTemplate(let name, let message): "Template '\(name)' does not parse: \(message)"
+        case .noRenderer: "No views configured: set Application.views"
+        }
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+import HTTPCore
+import Testing
+@testable import Web
+
+struct ContentTests {
+    struct SignIn: Content, Equatable {
+        let token: String
+        let name: String?
+        let age: Int?
+        let remember: Bool?
+    }
+
+    struct Nested: Content, Equatable {
+        struct Inner: Codable, Equatable { let first: String; let count: Int }
+        let inner: Inner
+        let tag: String?
+    }
+
+    static func app() -> Application {
+        let app = Application.fixture()
+        app.post("signin") { req in try req.content.decode(SignIn.self) }
+        app.post("nested") { req in try req.content.decode(Nested.self) }
+        return app
+    }
+
+    @Test func decodesJSONAndEchoesJSON() async throws {
+        let response = try await Self.app().testing.send(.POST, "/signin", json: SignIn(token: "t", name: "Jane", age: 3, remember: nil))
+        #expect(response.status == .ok)
+        #expect(response.headers["Content-Type"] == "application/json; charset=utf-8")
+        #expect(try response.decode(SignIn.self) == SignIn(token: "t", name: "Jane", age: 3, remember: nil))
+    }
+
+    @Test func decodesFormsWithPlusPercentAndNesting() async throws {
+        let app = Self.app()
+        let body = "token=a%2Bb+c&name=Jos%C3%A9&age=41&remember=on"
+        let response = try await app.testing.send(.POST, "/signin", headers: ["Content-Type": "application/x-www-form-urlencoded; charset=UTF-8"],
+                                                  body: Array(body.utf8))
+        #expect(try response.decode(SignIn.self) == SignIn(token: "a+b c", name: "José", age: 41, remember: true))
+        let nested = try await app.testing.send(.POST, "/nested", form: [("inner[first]", "x"), ("inner[count]", "2")])
+        #expect(try nested.decode(Nested.self) == Nested(inner: .init(first: "x", count: 2), tag: nil))
+    }
+
+    @Test(arguments: [
+        (#"{"name":"x"}"#, "Missing field 'token'"),
+        (#"{"token":5}"#, "Field 'token' must be a string"),
+        (#"{"token":"t","age":"old"}"#, "Field 'age' must be an integer"),
+        (#"{"token":null}"#, "Field 'token' must not be null"),
+        (#"{"token":"#, "Malformed request body"),
+        (#"[1]"#, "Request body must be an object"),
+        ("", "Request body is empty"),
+    ])
+    func badJSONIs400NamingTheField(body: String, reason: String) async throws {
+        let response = try await Self.app().testing.send(.POST, "/signin", headers: ["Content-Type": "application/json"],
+                                                         body: Array(body.utf8))
+        #expect(response.status == .badRequest)
+        #expect(try response.decode(ErrorBody.self) == ErrorBody(error: true, reason: reason))
+    }
+
+    @Test func nestedJSONFieldPathsAreNamed() async throws {
+        let response = try await Self.app().testing.send(.POST, "/nested", headers: ["Content-Type": "application/json"],
+                                                         body: Array(#"{"inner":{"first":"a","count":true}}"#.utf8))
+        #expect(try response.decode(ErrorBody.self).reason == "Field 'inner.count' must be an integer")
+    }
+
+    @Test(arguments: [
+        ("token=%zz", "Malformed form body"),
+        ("token=%C3", "Malformed form body"),
+        ("name=x", "Missing field 'token'"),
+        ("token=t&age=1.5", "Field 'age' must be an integer"),
+        ("token=t&remember=maybe", "Field 'remember' must be a boolean"),
+    ])
+    func badFormsAre400(body: String, reason: String) async throws {
+        let response = try await Self.app().testing.send(.POST, "/signin", headers: ["Content-Type": "application/x-www-form-urlencoded"],
+                                                         body: Array(body.utf8))
+        #expect(response.status == .badRequest)
+        #expect(try response.decode(ErrorBody.self).reason == reason)
+    }
+
+    @Test(arguments: [nil, "text/plain", "multipart/form-data; boundary=x"])
+    func otherContentTypesAre415(contentType: String?) async throws {
+        var headers: HTTPHeaders = [:]
+        if let contentType { headers.add(name: "Content-Type", value: contentType) }
+        let response = try await Self.app().testing.send(.POST, "/signin", headers: headers, body: Array("token=x".utf8))
+        #expect(response.status == .unsupportedMediaType)
+        #expect(try response.decode(ErrorBody.self).error)
+    }
+
+    @Test func plusJSONMediaTypesAreJSON() async throws {
+        let response = try await Self.app().testing.send(.POST, "/signin", headers: ["Content-Type": "application/vnd.api+json"],
+                                                         body: Array(#"{"token":"x"}"#.utf8))
+        #expect(try response.decode(SignIn.self).token == "x")
+    }
+
+    @Test func arraysOfContentEncodeAsJSON() async throws {
+        let app = Application.fixture()
+        app.get("list") { _ in [SignIn(token: "a", name: nil, age: nil, remember: nil)] }
+        #expect(try await app.testing.send(.GET, "/list").text == #"[{"token":"a"}]"#)
+    }
+
+    @Test func formDecoderDirectly() throws {
+        enum Color: String, Decodable { case red, blue }
+        struct Pick: Decodable { let color: Color; let ratio: Double }
+        let pick = try FormDecoder().decode(Pick.self, from: ["color": "blue", "ratio": "0.5"])
+        #expect(pick.color == .blue)
+        #expect(pick.ratio == 0.5)
+        #expect(throws: DecodingError.self) { try FormDecoder().decode(Pick.self, from: ["color": "green", "ratio": "1"]) }
+    }
+}

@@ -1,0 +1,106 @@
+import HTTPCore
+import Logging
+import Synchronization
+import Testing
+@testable import Web
+
+struct ErrorMiddlewareTests {
+    struct Leaky: Error, CustomStringConvertible { var description: String { "database unreachable" } }
+
+    @Test func abortShowsItsReasonStatusAndHeaders() async throws {
+        let app = Application.fixture()
+        app.get("a") { _ -> String in
+            throw Abort(.unauthorized, reason: "Invalid token", headers: ["WWW-Authenticate": "Bearer"])
+        }
+        let response = try await app.testing.send(.GET, "/a")
+        #expect(response.status == .unauthorized)
+        #expect(response.headers["WWW-Authenticate"] == "Bearer")
+        #expect(response.headers["Cache-Control"] == "no-store")
+        #expect(response.text == #"{"error":true,"reason":"Invalid token"}"#)
+    }
+
+    @Test func unknownErrorsAre500WithAGenericReasonAndAreLogged() async throws {
+        let lines = LogCapture()
+        let app = Application(logger: Logger(label: "t") { _ in lines })
+        app.get("boom") { _ -> String in throw Leaky() }
+        let response = try await app.testing.send(.GET, "/boom", headers: ["Cookie": "session=SECRETVALUE"])
+        #expect(response.status == .internalServerError)
+        #expect(try response.decode(ErrorBody.self) == ErrorBody(error: true, reason: "Something went wrong."))
+        #expect(!response.text.contains("database"))
+        let logged = lines.messages.joined(separator: "\n")
+        #expect(logged.contains("Leaky: database unreachable"))
+        #expect(!logged.contains("SECRETVALUE"))
+    }
+
+    @Test func customAbortErrorsAreHonoured() async throws {
+        struct Teapot: AbortError { var status: HTTPStatus { 418 }; var reason: String { "short and stout" } }
+        let app = Application.fixture()
+        app.get("tea") { _ -> String in throw Teapot() }
+        let response = try await app.testing.send(.GET, "/tea")
+        #expect(response.status.code == 418)
+        #expect(try response.decode(ErrorBody.self).reason == "short and stout")
+    }
+
+    @Test func htmlWhenTheClientPrefersIt() async throws {
+        let app = Application.fixture()
+        app.get("x") { _ -> String in throw Abort(.forbidden, reason: "<nope & never>") }
+        let browser = try await app.testing.send(.GET, "/x", headers: ["Accept": "text/html,application/xhtml+xml,*/*;q=0.8"])
+        #expect(browser.status == .forbidden)
+        #expect(browser.headers["Content-Type"] == "text/html; charset=utf-8")
+        #expect(browser.text.contains("&lt;nope &amp; never&gt;"))
+        let both = try await app.testing.send(.GET, "/x", headers: ["Accept": "text/html, application/json"])
+        #expect(both.headers["Content-Type"] == "application/json; charset=utf-8")
+        let notFound = try await app.testing.send(.GET, "/missing", headers: ["Accept": "text/html"])
+        #expect(notFound.status == .notFound)
+        #expect(notFound.text.contains("<h1>404 Not Found</h1>"))
+    }
+
+    @Test func htmlRoutesRenderErrorPagesWithTheErrorTemplate() async throws {
+        let app = Application.fixture()
+        app.views = try ViewRenderer(templates: ["error": "<p>{{status}} {{title}}: {{reason}}</p>"])
+        app.grouped(HTMLErrorPagesMiddleware()).get("login") { _ -> View in throw Abort(.badRequest, reason: "a<b") }
+        let response = try await app.testing.send(.GET, "/login")
+        #expect(response.text == "<p>400 Bad Request: a&lt;b</p>")
+    }
+
+    @Test func decodingErrorsThrownByHandlersAre400() async throws {
+        struct Thing: Decodable { let id: Int }
+        let app = Application.fixture()
+        app.get("d") { _ -> String in
+            _ = try JSONCoding.decoder().decode(Thing.self, from: .init("{}".utf8))
+            return ""
+        }
+        let response = try await app.testing.send(.GET, "/d")
+        #expect(response.status == .badRequest)
+        #expect(try response.decode(ErrorBody.self).reason == "Missing field 'id'")
+    }
+
+    @Test func bootFailureIsA500NotACrash() async throws {
+        let app = Application.fixture()
+        app.get("a") { _ in "1" }
+        app.get("a") { _ in "2" }
+        let response = try await app.testing.send(.GET, "/a")
+        #expect(response.status == .internalServerError)
+    }
+}
+
+/// A log handler that keeps the messages it receives.
+final class LogCapture: LogHandler, Sendable {
+    private let stored = Mutex<[String]>([])
+    var messages: [String] { stored.withLock { $0 } }
+    var metadata: Logger.Metadata {
+        get { [:] }
+        set {}
+    }
+    var logLevel: Logger.Level {
+        get { .trace }
+        set {}
+    }
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { nil }
+        set {}
+    }
+    func log(event: LogEvent) {
+        stored.withLock { $0.append(event.message.description) }
+    }
+}

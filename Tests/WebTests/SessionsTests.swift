@@ -1,0 +1,143 @@
+import Foundation
+import HTTPCore
+import Synchronization
+import Testing
+@testable import Web
+
+struct SessionsTests {
+    /// A clock tests move by hand.
+    final class TestClock: Sendable {
+        private let current = Mutex(Date(timeIntervalSince1970: 1_700_000_000))
+        var now: Date { current.withLock { $0 } }
+        func advance(_ seconds: TimeInterval) { current.withLock { $0 += seconds } }
+    }
+
+    /// Counts writes to check that unchanged sessions are not saved.
+    actor CountingStore: SessionStore {
+        let inner: MemorySessionStore
+        var saves = 0
+        var deletes = 0
+        init(inner: MemorySessionStore) { self.inner = inner }
+        func load(id: String) async throws -> SessionRecord? { await inner.load(id: id) }
+        func save(id: String, record: SessionRecord) async throws { saves += 1; await inner.save(id: id, record: record) }
+        func delete(id: String) async throws { deletes += 1; await inner.delete(id: id) }
+    }
+
+    static func app(store: any SessionStore, clock: TestClock) -> Application {
+        let app = Application.fixture()
+        let sessions = app.grouped(SessionsMiddleware(store: store, now: { clock.now }))
+        sessions.post("login", ":user") { req in
+            req.session.authenticate(try req.parameters.require("user"))
+            return HTTPStatus.noContent
+        }
+        sessions.get("me") { req in req.session.authenticatedID() ?? "anonymous" }
+        sessions.post("note", ":text") { req in
+            req.session.data["note"] = req.parameters.get("text")
+            return HTTPStatus.noContent
+        }
+        sessions.post("logout") { req in
+            req.session.destroy()
+            return Response.redirect(to: "/")
+        }
+        return app
+    }
+
+    @Test func loginSetsASecureishCookieAndTheSessionIsRemembered() async throws {
+        let clock = TestClock()
+        let store = MemorySessionStore(now: { clock.now })
+        let app = Self.app(store: store, clock: clock)
+        let login = try await app.testing.send(.POST, "/login/u1")
+        let line = try #require(login.setCookies.first)
+        let id = try #require(login.cookies["session"])
+        #expect(Base64URL.isEncoding(id, ofByteCount: 32))
+        #expect(line == "session=\(id); Max-Age=604800; Path=/; HttpOnly; SameSite=Lax")
+        let me = try await app.testing.send(.GET, "/me", headers: ["Cookie": "session=\(id)"])
+        #expect(me.text == "u1")
+        #expect(me.setCookies.isEmpty)
+        let anonymous = try await app.testing.send(.GET, "/me")
+        #expect(anonymous.text == "anonymous")
+        #expect(anonymous.setCookies.isEmpty)
+    }
+
+    @Test func cookieIsSecureOverHTTPS() async throws {
+        let clock = TestClock()
+        let app = Self.app(store: MemorySessionStore(now: { clock.now }), clock: clock)
+        let login = try await app.testing.send(.POST, "/login/u1",
+                                               connection: ConnectionInfo(remoteAddress: "1.2.3.4:5", isSecure: true))
+        #expect(login.setCookies.first?.contains("; Secure; HttpOnly; SameSite=Lax") == true)
+    }
+
+    @Test func loginRotatesTheIdAndDeletesTheOldRecord() async throws {
+        let clock = TestClock()
+        let memory = MemorySessionStore(now: { clock.now })
+        let app = Self.app(store: memory, clock: clock)
+        let first = try await app.testing.send(.POST, "/note/hello")
+        let planted = try #require(first.cookies["session"])
+        let login = try await app.testing.send(.POST, "/login/u2", headers: ["Cookie": "session=\(planted)"])
+        let fresh = try #require(login.cookies["session"])
+        #expect(fresh != planted)
+        #expect(await memory.load(id: planted) == nil)
+        #expect(await memory.load(id: fresh)?.data == ["note": "hello", "userID": "u2"])
+        #expect(try await app.testing.send(.GET, "/me", headers: ["Cookie": "session=\(planted)"]).text == "anonymous")
+    }
+
+    @Test func unchangedSessionsAreNotWritten() async throws {
+        let clock = TestClock()
+        let store = CountingStore(inner: MemorySessionStore(now: { clock.now }))
+        let app = Self.app(store: store, clock: clock)
+        let id = try #require(try await app.testing.send(.POST, "/login/u1").cookies["session"])
+        for _ in 0..<3 { _ = try await app.testing.send(.GET, "/me", headers: ["Cookie": "session=\(id)"]) }
+        _ = try await app.testing.send(.GET, "/me")
+        #expect(await store.saves == 1)
+        _ = try await app.testing.send(.POST, "/note/x", headers: ["Cookie": "session=\(id)"])
+        #expect(await store.saves == 2)
+        #expect(await store.deletes == 0)
+    }
+
+    @Test func destroyDeletesTheRecordAndExpiresTheCookie() async throws {
+        let clock = TestClock()
+        let memory = MemorySessionStore(now: { clock.now })
+        let app = Self.app(store: memory, clock: clock)
+        let id = try #require(try await app.testing.send(.POST, "/login/u1").cookies["session"])
+        let logout = try await app.testing.send(.POST, "/logout", headers: ["Cookie": "session=\(id)"])
+        #expect(logout.status == .seeOther)
+        #expect(logout.setCookies == ["session=; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Path=/; HttpOnly"])
+        #expect(await memory.load(id: id) == nil)
+        #expect(await memory.count == 0)
+    }
+
+    @Test func sessionsExpire() async throws {
+        let clock = TestClock()
+        let app = Self.app(store: MemorySessionStore(now: { clock.now }), clock: clock)
+        let id = try #require(try await app.testing.send(.POST, "/login/u1").cookies["session"])
+        clock.advance(SessionsMiddleware.defaultExpiry - 1)
+        #expect(try await app.testing.send(.GET, "/me", headers: ["Cookie": "session=\(id)"]).text == "u1")
+        clock.advance(1)
+        let expired = try await app.testing.send(.GET, "/me", headers: ["Cookie": "session=\(id)"])
+        #expect(expired.text == "anonymous")
+        #expect(expired.setCookies.first?.hasPrefix("session=; Max-Age=0") == true)
+    }
+
+    @Test(arguments: ["short", String(repeating: "A", count: 44), String(repeating: "A", count: 42) + "!"])
+    func malformedSessionCookiesAreIgnored(value: String) async throws {
+        let clock = TestClock()
+        let store = CountingStore(inner: MemorySessionStore(now: { clock.now }))
+        let app = Self.app(store: store, clock: clock)
+        let response = try await app.testing.send(.GET, "/me", headers: ["Cookie": "session=\(value)"])
+        #expect(response.text == "anonymous")
+        #expect(await store.saves == 0)
+    }
+
+    @Test func randomIdsDiffer() throws {
+        let ids = try (0..<100).map { _ in try SystemRandom.base64URL(32) }
+        #expect(Set(ids).count == 100)
+        #expect(ids.allSatisfy { $0.count == 43 })
+    }
+
+    @Test func base64URLMatchesRFC4648Vectors() {
+        #expect(Base64URL.encode(Array("f".utf8)) == "Zg")
+        #expect(Base64URL.encode(Array("fo".utf8)) == "Zm8")
+        #expect(Base64URL.encode(Array("foo".utf8)) == "Zm9v")
+        #expect(Base64URL.encode([0xFB, 0xFF]) == "-_8")
+    }
+}
