@@ -36,10 +36,10 @@ struct ChunkedDecoder {
                 if let value = HTTPGrammar.hexValue(byte) {
                     guard digits < 15 else { throw HTTPParseError(.invalidChunk) }
                     size = size << 4 | Int(value)
-                    guard request.body.count + size <= limits.maxBodySize else { throw HTTPParseError(.bodyTooLarge) }
                     state = .size(digits: digits + 1)
                 } else {
                     guard digits > 0 else { throw HTTPParseError(.invalidChunk) }
+                    guard request.body.count + size <= limits.maxBodySize else { throw HTTPParseError(.bodyTooLarge) }
                     try afterSize(byte)
                 }
                 i += 1

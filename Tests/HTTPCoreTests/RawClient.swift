@@ -20,11 +20,11 @@ final class RawClient: @unchecked Sendable {
         var description: String
     }
 
-    init(port: Int, host: String = "127.0.0.1", timeoutSeconds: Int = 5) throws {
+    init(port: Int, host: String = "127.0.0.1", timeoutMilliseconds: Int = 5000) throws {
         let isV6 = host.contains(":")
         fd = socket(isV6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw ClientError(description: "socket") }
-        var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
+        var timeout = timeval(tv_sec: timeoutMilliseconds / 1000, tv_usec: (timeoutMilliseconds % 1000) * 1000)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var result: Int32
         if isV6 {
@@ -64,6 +64,15 @@ final class RawClient: @unchecked Sendable {
             let n = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             guard n > 0 else { throw ClientError(description: "send failed errno \(errno)") }
             offset += n
+        }
+    }
+
+    /// Whether anything (bytes or EOF) arrives within `milliseconds`.
+    func hasInput(within milliseconds: Int32) async -> Bool {
+        let fd = fd
+        return await blocking {
+            var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            return poll(&entry, 1, milliseconds) > 0
         }
     }
 

@@ -1,0 +1,72 @@
+import CryptoCore
+import Foundation
+import JOSE
+
+extension IdentityTokenVerifier {
+    /// Verifies any Apple-signed JWT: header policy (RS256 only), key, signature, `iss`, `aud`,
+    /// `iat` (required, not in the future, within ``maximumTokenAge`` when set) and `exp`.
+    /// - Parameters:
+    ///   - token: the compact JWT.
+    ///   - requireExpiration: whether `exp` must be present (identity tokens: yes).
+    /// - Returns: the raw claims with the matched audience and times.
+    public func verifyJWT(_ token: String, requireExpiration: Bool = true) async throws -> VerifiedJWT {
+        let jws: JWS
+        do {
+            jws = try JWS(compact: token, limits: limits)
+            _ = try jws.header.checkPolicy(allowing: [.rs256])
+        } catch let error as JWTError {
+            throw AppleIDError(error)
+        }
+        guard let kid = jws.header.keyID, !kid.isEmpty else { throw AppleIDError(.malformed, detail: "header lacks kid") }
+        let key: RSAPublicKey
+        do {
+            key = try await keys.rsaKey(for: kid)
+        } catch let error as AppleIDError {
+            throw error
+        } catch {
+            throw AppleIDError(.keysUnavailable, detail: "key provider failed: \(type(of: error))")
+        }
+        do {
+            try jws.verify(with: key)
+        } catch let error as JWTError {
+            throw AppleIDError(error)
+        }
+        let members: [String: JSONValue]
+        do {
+            guard case .object(let object) = try JSONValue(parsing: jws.payload) else {
+                throw AppleIDError(.malformed, detail: "claims are not a JSON object")
+            }
+            members = object
+        } catch is JWTError {
+            throw AppleIDError(.malformed, detail: "claims are not JSON")
+        }
+        return try checkClaims(header: jws.header, members: members, requireExpiration: requireExpiration)
+    }
+
+    private func checkClaims(
+        header: JOSEHeader, members: [String: JSONValue], requireExpiration: Bool
+    ) throws -> VerifiedJWT {
+        let claims = Claims(members: members)
+        guard case .string(let iss)? = members["iss"], iss == issuer else {
+            throw AppleIDError(.wrongIssuer, detail: "iss is not \(issuer)")
+        }
+        guard let audience = try claims.audiences().first(where: clientIDs.contains) else {
+            throw AppleIDError(.wrongAudience, detail: "aud matches no configured client id")
+        }
+        let now = clock()
+        let expiresAt = try claims.date("exp")
+        if let expiresAt {
+            guard now.timeIntervalSince(expiresAt) <= leeway else { throw AppleIDError(.expired, detail: "exp passed") }
+        } else if requireExpiration {
+            throw AppleIDError(.expired, detail: "exp missing")
+        }
+        guard let issuedAt = try claims.date("iat") else { throw AppleIDError(.malformed, detail: "iat missing") }
+        guard issuedAt.timeIntervalSince(now) <= leeway else {
+            throw AppleIDError(.issuedInFuture, detail: "iat is in the future")
+        }
+        if let maximumTokenAge, now.timeIntervalSince(issuedAt) > maximumTokenAge + leeway {
+            throw AppleIDError(.tooOld, detail: "iat older than \(Int(maximumTokenAge)) s")
+        }
+        return VerifiedJWT(header: header, claims: members, audience: audience, issuedAt: issuedAt, expiresAt: expiresAt)
+    }
+}

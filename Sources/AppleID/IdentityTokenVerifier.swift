@@ -1,0 +1,101 @@
+import CryptoCore
+import Foundation
+import JOSE
+
+/// Verifies Sign in with Apple identity tokens, and the core of any Apple-signed JWT.
+///
+/// A token is accepted only if all hold (DESIGN.md, "Identity token verification"): three
+/// strict base64url parts within ``JWSLimits``; `alg` exactly RS256 (RFC 8725 §3.1), no `crit`,
+/// no `jku`/`x5u`/`jwk`/`x5c` — all checked before any key is looked up; `kid` names one of
+/// Apple's keys; the RSASSA-PKCS1-v1_5 SHA-256 signature verifies; `iss` is exactly
+/// ``issuer``; `aud` (string or array) contains one of ``clientIDs``; `exp` not past and `iat`
+/// not future, each with ``leeway`` (RFC 7519 §4.1.4, §4.1.6); `sub` present and non-empty; and
+/// when the request carries a nonce, the token's `nonce` equals it or its SHA-256 hex.
+///
+/// The same verifier, with other client ids and a ``maximumTokenAge``, checks Apple's
+/// server-to-server notifications through ``verifyJWT(_:requireExpiration:)``.
+public struct IdentityTokenVerifier: Sendable {
+    /// The only issuer Apple uses, whatever `APPLE_BASE_URL` says.
+    public static let appleIssuer = "https://appleid.apple.com"
+    /// Clock skew tolerated on `exp` and `iat`, in seconds.
+    public static let defaultLeeway: TimeInterval = 60
+
+    public let keys: any SigningKeyProvider
+    public let clientIDs: Set<String>
+    public let issuer: String
+    public let leeway: TimeInterval
+    /// When set, tokens whose `iat` is older than this (plus leeway) are refused as `.tooOld`.
+    public let maximumTokenAge: TimeInterval?
+    public let limits: JWSLimits
+    let clock: @Sendable () -> Date
+
+    /// - Parameters:
+    ///   - keys: where Apple's RS256 keys come from (the JWKS cache).
+    ///   - clientIDs: accepted audiences: bundle ids for the app, the Services ID for the web.
+    ///   - issuer: the exact `iss`; Apple's unless a test says otherwise.
+    ///   - leeway: clock skew allowed on `exp` and `iat`.
+    ///   - maximumTokenAge: freshness window on `iat` (server notifications); nil for none.
+    ///   - limits: size limits on the compact token.
+    ///   - clock: the current time; injected so tests control it.
+    public init(
+        keys: any SigningKeyProvider,
+        clientIDs: Set<String>,
+        issuer: String = IdentityTokenVerifier.appleIssuer,
+        leeway: TimeInterval = IdentityTokenVerifier.defaultLeeway,
+        maximumTokenAge: TimeInterval? = nil,
+        limits: JWSLimits = .default,
+        clock: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.keys = keys
+        self.clientIDs = clientIDs
+        self.issuer = issuer
+        self.leeway = leeway
+        self.maximumTokenAge = maximumTokenAge
+        self.limits = limits
+        self.clock = clock
+    }
+
+    /// Verifies an identity token.
+    /// - Parameters:
+    ///   - token: the compact JWT from `ASAuthorizationAppleIDCredential.identityToken` or `id_token`.
+    ///   - nonce: the raw nonce the request carries, if any; a token nonce is then required.
+    /// - Throws: ``AppleIDError``; show its `clientMessage`, log its `description`.
+    public func verify(_ token: String, nonce: String? = nil) async throws -> AppleIdentityToken {
+        let jwt = try await verifyJWT(token, requireExpiration: true)
+        let claims = Claims(members: jwt.claims)
+        guard case .string(let sub)? = jwt.claims["sub"], !sub.isEmpty else {
+            throw AppleIDError(.missingSubject, detail: "sub missing, empty or not a string")
+        }
+        let tokenNonce = try claims.string("nonce")
+        if let nonce {
+            guard let tokenNonce, Self.nonce(tokenNonce, matches: nonce) else {
+                throw AppleIDError(.nonceMismatch, detail: tokenNonce == nil ? "token has no nonce" : "nonce differs")
+            }
+        }
+        guard let expiresAt = jwt.expiresAt else { throw AppleIDError(.expired, detail: "exp missing") }
+        return AppleIdentityToken(
+            sub: sub,
+            email: try claims.string("email"),
+            emailVerified: try claims.flexibleBool("email_verified"),
+            isPrivateEmail: try claims.flexibleBool("is_private_email"),
+            audience: jwt.audience,
+            issuedAt: jwt.issuedAt,
+            expiresAt: expiresAt,
+            nonce: tokenNonce,
+            nonceSupported: try claims.flexibleBool("nonce_supported"),
+            realUserStatus: try claims.integer("real_user_status"),
+            authTime: try claims.date("auth_time"),
+            atHash: try claims.string("at_hash"),
+            cHash: try claims.string("c_hash"),
+            claims: jwt.claims)
+    }
+
+    /// Whether the token's nonce is the request's raw nonce or its SHA-256 in hexadecimal
+    /// (Apple's recommended flow hashes it on the device). Both comparisons always run, in
+    /// constant time; hex is compared case-insensitively.
+    static func nonce(_ tokenNonce: String, matches requestNonce: String) -> Bool {
+        let raw = constantTimeEquals(tokenNonce, requestNonce)
+        let hashed = constantTimeEquals(tokenNonce.lowercased(), SHA256.hexHash(requestNonce))
+        return raw || hashed
+    }
+}

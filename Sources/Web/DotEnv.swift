@@ -1,0 +1,79 @@
+import Foundation
+
+/// A `.env` file: `KEY=VALUE` lines, `#` comments, optional `export ` prefix, single quotes (literal) or double
+/// quotes (with `\n`, `\t`, `\"`, `\\` escapes); an unquoted value ends at ` #`, and is trimmed.
+public enum DotEnv {
+    /// The assignments in `text`, in order; later ones win when read into a dictionary.
+    /// - Throws: `ConfigurationError.malformedDotEnv` naming the line.
+    public static func parse(_ text: String) throws -> [(key: String, value: String)] {
+        var result: [(key: String, value: String)] = []
+        for (index, rawLine) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
+            let number = index + 1
+            var line = rawLine.trimmingCharacters(in: .whitespaces)[...]
+            if line.isEmpty || line.hasPrefix("#") { continue }
+            if line.hasPrefix("export ") { line = line.dropFirst("export ".count).drop { $0 == " " } }
+            guard let equals = line.firstIndex(of: "=") else {
+                throw ConfigurationError.malformedDotEnv(line: number, message: "expected KEY=VALUE")
+            }
+            let key = line[..<equals].trimmingCharacters(in: .whitespaces)
+            guard isValidKey(key) else {
+                throw ConfigurationError.malformedDotEnv(line: number, message: "invalid variable name")
+            }
+            let value = try parseValue(line[line.index(after: equals)...].drop { $0 == " " || $0 == "\t" }, line: number)
+            result.append((key, value))
+        }
+        return result
+    }
+
+    /// The variables of the file at `path` (later assignments win); empty when the file does not exist.
+    public static func load(path: String = ".env") throws -> [String: String] {
+        guard FileManager.default.fileExists(atPath: path) else { return [:] }
+        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
+            throw ConfigurationError.malformedDotEnv(line: 0, message: "cannot read '\(path)' as UTF-8")
+        }
+        var values: [String: String] = [:]
+        for (key, value) in try parse(text) { values[key] = value }
+        return values
+    }
+
+    static func isValidKey(_ key: String) -> Bool {
+        guard let first = key.unicodeScalars.first, first == "_" || (first.isASCII && first.properties.isAlphabetic) else {
+            return false
+        }
+        return key.unicodeScalars.allSatisfy { $0.isASCII && ($0 == "_" || $0 == "." || $0.properties.isAlphabetic
+            || ("0"..."9").contains($0)) }
+    }
+
+    private static func parseValue(_ text: Substring, line: Int) throws -> String {
+        guard let quote = text.first, quote == "\"" || quote == "'" else {
+            var value = text
+            if let comment = value.range(of: " #") ?? value.range(of: "\t#") { value = value[..<comment.lowerBound] }
+            return value.trimmingCharacters(in: .whitespaces)
+        }
+        var value = ""
+        var index = text.index(after: text.startIndex)
+        while index < text.endIndex {
+            let character = text[index]
+            if character == quote {
+                let rest = text[text.index(after: index)...].trimmingCharacters(in: .whitespaces)
+                guard rest.isEmpty || rest.hasPrefix("#") else {
+                    throw ConfigurationError.malformedDotEnv(line: line, message: "unexpected text after the closing quote")
+                }
+                return value
+            }
+            if quote == "\"", character == "\\", text.index(after: index) < text.endIndex {
+                index = text.index(after: index)
+                switch text[index] {
+                case "n": value.append("\n")
+                case "t": value.append("\t")
+                case "r": value.append("\r")
+                default: value.append(text[index])
+                }
+            } else {
+                value.append(character)
+            }
+            index = text.index(after: index)
+        }
+        throw ConfigurationError.malformedDotEnv(line: line, message: "unterminated quote")
+    }
+}

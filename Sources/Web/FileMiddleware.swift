@@ -1,0 +1,115 @@
+import Foundation
+import HTTPCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Serves the regular files under a public directory for GET and HEAD, before routing; other requests and
+/// paths without a file go on to the next responder.
+///
+/// The path can never leave the directory: dot segments were already resolved by routing and percent-encoded
+/// ones are resolved too; segments with `/`, `\`, NUL or a leading `.` (hidden files, `.env`) are refused;
+/// the final path is resolved with `realpath(3)` and must still be inside the directory (symlinks out are refused).
+/// Responses carry `ETag` and `Last-Modified`; `If-None-Match` / `If-Modified-Since` give 304 (RFC 9110 §13.1).
+/// Files larger than `streamThreshold` are streamed in chunks rather than read into memory.
+public struct FileMiddleware: Middleware {
+    /// Files up to this size are sent from memory; larger ones are streamed.
+    public static let defaultStreamThreshold = 1 << 20
+    /// Chunk size when streaming.
+    public static let streamChunkSize = 64 * 1024
+
+    let root: String
+    let streamThreshold: Int
+
+    /// - Parameters:
+    ///   - publicDirectory: The folder to serve, e.g. `Resources/Public`; must exist.
+    ///   - streamThreshold: Files larger than this many bytes are streamed.
+    public init(publicDirectory: String, streamThreshold: Int = defaultStreamThreshold) throws {
+        guard let root = Self.realPath(publicDirectory), Self.fileType(root) == S_IFDIR else {
+            throw FileMiddlewareError.directoryNotFound(publicDirectory)
+        }
+        self.root = root
+        self.streamThreshold = streamThreshold
+    }
+
+    public func respond(to request: Request, chainingTo next: any Responder) async throws -> Response {
+        guard request.method == .GET || request.method == .HEAD, let file = resolve(request.pathSegments) else {
+            return try await next.respond(to: request)
+        }
+        var info = stat()
+        guard stat(file, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return try await next.respond(to: request) }
+        let size = Int(info.st_size)
+        let modified = Date(timeIntervalSince1970: TimeInterval(info.st_mtim.tv_sec))
+        let etag = "\"\(String(size, radix: 16))-\(String(info.st_mtim.tv_sec, radix: 16))\(String(info.st_mtim.tv_nsec, radix: 16))\""
+        var headers: HTTPHeaders = [
+            "ETag": etag,
+            "Last-Modified": HTTPDate.format(modified),
+            "Content-Type": MediaType.forFileExtension((file as NSString).pathExtension),
+        ]
+        if Self.isNotModified(request.headers, etag: etag, modified: modified) {
+            headers.remove(name: "Content-Type")
+            return Response(status: .notModified, headers: headers)
+        }
+        if size > streamThreshold {
+            return Response(status: .ok, headers: headers, body: .stream { writer in
+                guard let handle = FileHandle(forReadingAtPath: file) else { throw Abort(.notFound) }
+                defer { try? handle.close() }
+                while let chunk = try handle.read(upToCount: Self.streamChunkSize), !chunk.isEmpty {
+                    try await writer.write(Array(chunk))
+                }
+            })
+        }
+        guard let data = FileManager.default.contents(atPath: file) else { return try await next.respond(to: request) }
+        return Response(status: .ok, headers: headers, body: .bytes(Array(data)))
+    }
+
+    /// The real path of the file for `segments`, or nil when it is not safely inside the directory.
+    func resolve(_ segments: [String]?) -> String? {
+        guard let segments, !segments.isEmpty else { return nil }
+        for segment in segments {
+            guard !segment.hasPrefix("."), !segment.contains("/"), !segment.contains("\\"),
+                  !segment.utf8.contains(0) else { return nil }
+        }
+        guard let real = Self.realPath(root + "/" + segments.joined(separator: "/")),
+              real.hasPrefix(root + "/") else { return nil }
+        return real
+    }
+
+    /// `If-None-Match` wins over `If-Modified-Since` (RFC 9110 §13.2.2); ETags compare weakly (§8.8.3.2).
+    static func isNotModified(_ headers: HTTPHeaders, etag: String, modified: Date) -> Bool {
+        if let match = headers["If-None-Match"] {
+            let tags = match.split(separator: ",").map { tag -> Substring in
+                let trimmed = tag.trimmingSpaces()
+                return trimmed.hasPrefix("W/") ? trimmed.dropFirst(2) : trimmed
+            }
+            return tags.contains("*") || tags.contains(etag[...])
+        }
+        if let since = headers["If-Modified-Since"].flatMap(HTTPDate.parse) {
+            return modified <= since
+        }
+        return false
+    }
+
+    static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    static func fileType(_ path: String) -> mode_t? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return info.st_mode & S_IFMT
+    }
+}
+
+/// Why a `FileMiddleware` cannot be created.
+public enum FileMiddlewareError: Error, Equatable, CustomStringConvertible {
+    case directoryNotFound(String)
+
+    public var description: String {
+        switch self {
+        case .directoryNotFound(let path): "Public directory '\(path)' not found"
+        }
+    }
+}

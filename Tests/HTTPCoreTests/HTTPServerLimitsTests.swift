@@ -1,0 +1,144 @@
+import Glibc
+import Logging
+import Synchronization
+import Testing
+@testable import HTTPCore
+
+@Suite(.timeLimit(.minutes(1)))
+struct HTTPServerLimitsTests {
+    static let short = HTTPLimits(headerTimeout: .milliseconds(200), idleTimeout: .milliseconds(200),
+                                  bodyReadTimeout: .milliseconds(200), writeTimeout: .milliseconds(300))
+
+    @Test func slowlorisIsCutOffAfterHeaderTimeoutInTotal() async throws {
+        try await withServer(limits: Self.short) { _, port in
+            let client = try RawClient(port: port)
+            let start = ContinuousClock.now
+            try client.send("GET / HTTP/1.1\r\n")
+            var cut = false
+            for i in 0..<40 {
+                try? await Task.sleep(for: .milliseconds(50))
+                if (try? client.send("X-\(i): y\r\n")) == nil { cut = true; break }
+                if await client.hasInput(within: 0) { cut = true; break }
+            }
+            #expect(cut)
+            #expect(ContinuousClock.now - start < .milliseconds(1000))
+            let response = try await client.readResponse()
+            #expect(response.status == 408)
+        }
+    }
+
+    @Test func idleKeepAliveConnectionIsClosed() async throws {
+        try await withServer(limits: Self.short) { _, port in
+            let client = try RawClient(port: port)
+            try client.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+            #expect(try await client.readResponse().status == 200)
+            let start = ContinuousClock.now
+            #expect(await client.isClosedByPeer())
+            #expect(ContinuousClock.now - start < .milliseconds(800))
+            let silent = try RawClient(port: port)
+            #expect(await silent.isClosedByPeer())
+        }
+    }
+
+    @Test func stalledBodyGets408() async throws {
+        try await withServer(limits: Self.short) { _, port in
+            let client = try RawClient(port: port)
+            try client.send("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 10\r\n\r\nab")
+            #expect(try await client.readResponse().status == 408)
+            #expect(await client.isClosedByPeer())
+        }
+    }
+
+    @Test func connectionLimitAppliesBackPressure() async throws {
+        try await withServer(limits: HTTPLimits(maxConnections: 2)) { server, port in
+            let first = try RawClient(port: port)
+            let second = try RawClient(port: port)
+            for client in [first, second] {
+                try client.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+                #expect(try await client.readResponse().status == 200)
+            }
+            let third = try RawClient(port: port)
+            try third.send("GET /third HTTP/1.1\r\nHost: a\r\n\r\n")
+            #expect(await !third.hasInput(within: 300))
+            try first.send("GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+            #expect(try await first.readResponse().status == 200)
+            #expect(try await third.readResponse().text == "GET /third 0\n")
+        }
+    }
+
+    @Test func limitsAtNAndNPlusOneOverTheWire() async throws {
+        let limits = HTTPLimits(maxRequestLineLength: 100, maxHeaderSectionSize: 300, maxHeaderCount: 4,
+                                maxBodySize: 8)
+        try await withServer(limits: limits) { (_, port) async throws -> Void in
+            let status = { (text: String) async throws -> Int in try await Self.status(of: text, port: port) }
+            let line = { (n: Int) in "GET /" + String(repeating: "a", count: n - 14) + " HTTP/1.1\r\nHost: a\r\n\r\n" }
+            #expect(try await status(line(100)) == 200)
+            #expect(try await status(line(101)) == 414)
+            let fields = { (n: Int) in "GET / HTTP/1.1\r\nHost: a\r\n" + (1..<n).map { "X\($0): v\r\n" }.joined() + "\r\n" }
+            #expect(try await status(fields(4)) == 200)
+            #expect(try await status(fields(5)) == 431)
+            let big = "GET / HTTP/1.1\r\nHost: a\r\nX: " + String(repeating: "v", count: 300) + "\r\n\r\n"
+            #expect(try await status(big) == 431)
+            #expect(try await status("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 8\r\n\r\n12345678") == 200)
+            #expect(try await status("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 9\r\n\r\n123456789") == 413)
+        }
+    }
+
+    static func status(of text: String, port: Int) async throws -> Int {
+        let client = try RawClient(port: port)
+        try client.send(text)
+        return try await client.readResponse().status
+    }
+
+    @Test func gracefulShutdownFinishesInFlightRequest() async throws {
+        var logger = Logger(label: "test")
+        logger.logLevel = .warning
+        let server = HTTPServer(configuration: .init(port: 0, loopCount: 1), responder: EchoResponder(),
+                                logger: logger)
+        try server.start()
+        let port = server.localPort
+        let idle = try RawClient(port: port)
+        try idle.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+        #expect(try await idle.readResponse().status == 200)
+        let slow = try RawClient(port: port)
+        try slow.send("GET /slow HTTP/1.1\r\nHost: a\r\n\r\n")
+        try await Task.sleep(for: .milliseconds(50))
+        async let stopped: Void = server.shutdown()
+        let response = try await slow.readResponse()
+        #expect(response.text == "slow done")
+        #expect(response.headers["connection"] == "close")
+        #expect(await idle.isClosedByPeer())
+        await stopped
+        #expect((try? RawClient(port: port)) == nil)
+        try await server.run()
+    }
+
+    @Test func slowReaderBoundsStreamedOutput() async throws {
+        let produced = Counter()
+        let responder = ClosureResponder { _, _ in
+            HTTPResponse(body: .stream { writer in
+                let chunk = [UInt8](repeating: 0x62, count: 16 * 1024)
+                while true {
+                    try await writer.write(chunk)
+                    produced.add()
+                }
+            })
+        }
+        try await withServer(limits: Self.short, responder: responder) { _, port in
+            let client = try RawClient(port: port)
+            try client.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+            try await Task.sleep(for: .milliseconds(150))
+            let early = produced.value
+            try await Task.sleep(for: .milliseconds(100))
+            #expect(produced.value == early)
+            #expect(early < 1024)
+            #expect(await client.hasInput(within: 0))
+        }
+    }
+}
+
+final class Counter: Sendable {
+    private let count = Atomic<Int>(0)
+    func add() { count.add(1, ordering: .relaxed) }
+    var value: Int { count.load(ordering: .relaxed) }
+}

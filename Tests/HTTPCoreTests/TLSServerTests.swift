@@ -1,0 +1,85 @@
+import Dispatch
+import Foundation
+import Testing
+@testable import HTTPCore
+
+@Suite(.timeLimit(.minutes(1)))
+struct TLSServerTests {
+    /// Runs a command off the cooperative pool, feeding `input`, returning exit status and stdout.
+    static func run(_ arguments: [String], input: String = "") async throws -> (Int32, String) {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue(label: "process").async {
+                do {
+                    let process = Process()
+                    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+                    process.arguments = arguments
+                    let stdin = Pipe(), stdout = Pipe()
+                    process.standardInput = stdin
+                    process.standardOutput = stdout
+                    process.standardError = FileHandle.nullDevice
+                    try process.run()
+                    stdin.fileHandleForWriting.write(Data(input.utf8))
+                    try stdin.fileHandleForWriting.close()
+                    let output = stdout.fileHandleForReading.readDataToEndOfFile()
+                    process.waitUntilExit()
+                    continuation.resume(returning: (process.terminationStatus, String(decoding: output, as: UTF8.self)))
+                } catch {
+                    continuation.resume(throwing: error)
+                }
+            }
+        }
+    }
+
+    /// A fresh self-signed P-256 certificate for `localhost` in a temporary directory.
+    static func makeCertificate() async throws -> TLSServerConfiguration {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let cert = directory.appendingPathComponent("cert.pem").path
+        let key = directory.appendingPathComponent("key.pem").path
+        let (status, _) = try await run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
+                                         "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key, "-out", cert,
+                                         "-days", "1", "-subj", "/CN=localhost"])
+        try #require(status == 0)
+        return TLSServerConfiguration(certificatePath: cert, privateKeyPath: key)
+    }
+
+    @Test(arguments: ["-tls1_2", "-tls1_3"])
+    func servesOverTLS(_ version: String) async throws {
+        let tls = try await Self.makeCertificate()
+        try await withServer(tls: tls) { _, port in
+            let request = "GET /secure HTTP/1.1\r\nHost: localhost\r\n\r\n"
+                + "POST /echo HTTP/1.1\r\nHost: localhost\r\nContent-Length: 5\r\nConnection: close\r\n\r\nhello"
+            let (_, output) = try await Self.run(["openssl", "s_client", "-connect", "127.0.0.1:\(port)", "-quiet",
+                                                  "-ign_eof", version], input: request)
+            #expect(output.hasPrefix("HTTP/1.1 200 OK"))
+            #expect(output.contains("\r\n\r\nsecure"))
+            #expect(output.hasSuffix("POST /echo 5\nhello"))
+        }
+    }
+
+    @Test func refusesTLS11() async throws {
+        let tls = try await Self.makeCertificate()
+        try await withServer(tls: tls) { _, port in
+            let (_, output) = try await Self.run(["openssl", "s_client", "-connect", "127.0.0.1:\(port)", "-quiet",
+                                                  "-tls1_1", "-cipher", "DEFAULT@SECLEVEL=0"],
+                                                 input: "GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+            #expect(!output.contains("HTTP/1.1"))
+        }
+    }
+
+    @Test func plainTextOnTLSPortIsDropped() async throws {
+        let tls = try await Self.makeCertificate()
+        try await withServer(tls: tls) { _, port in
+            let client = try RawClient(port: port)
+            try client.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+            #expect(await client.isClosedByPeer())
+        }
+    }
+
+    @Test func missingCertificateFailsStart() {
+        let server = HTTPServer(configuration: .init(port: 0, tls: .init(certificatePath: "/nonexistent/c.pem",
+                                                                         privateKeyPath: "/nonexistent/k.pem")),
+                                responder: EchoResponder(), logger: .init(label: "test"))
+        #expect(throws: (any Error).self) { try server.start() }
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+@testable import Web
+
+struct EnvironmentTests {
+    @Test func dotEnvParsesCommentsQuotesAndExport() throws {
+        let text = """
+            # comment
+            HOSTNAME=0.0.0.0
+            export PORT = 9000
+            EMPTY=
+            NAME="Jane \\"J\\" Doe" # trailing comment
+            RAW='no $escapes\\n here'
+            MULTI="line1\\nline2"
+            INLINE=value # comment
+            HASH=a#b
+            WINDOWS=crlf\r
+
+            """
+        let pairs = try DotEnv.parse(text)
+        let values = Dictionary(pairs.map { ($0.key, $0.value) }, uniquingKeysWith: { $1 })
+        #expect(values == [
+            "HOSTNAME": "0.0.0.0", "PORT": "9000", "EMPTY": "", "NAME": "Jane \"J\" Doe",
+            "RAW": "no $escapes\\n here", "MULTI": "line1\nline2", "INLINE": "value", "HASH": "a#b", "WINDOWS": "crlf",
+        ])
+    }
+
+    @Test(arguments: [
+        ("JUSTTEXT", ConfigurationError.malformedDotEnv(line: 1, message: "expected KEY=VALUE")),
+        ("1BAD=x", ConfigurationError.malformedDotEnv(line: 1, message: "invalid variable name")),
+        ("A=1\nB=\"open", ConfigurationError.malformedDotEnv(line: 2, message: "unterminated quote")),
+        ("A='x' y", ConfigurationError.malformedDotEnv(line: 1, message: "unexpected text after the closing quote")),
+    ])
+    func malformedDotEnvNamesTheLine(text: String, error: ConfigurationError) {
+        #expect(throws: error) { try DotEnv.parse(text) }
+    }
+
+    @Test func processEnvironmentWinsOverDotEnv() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("env-\(UUID().uuidString)").path
+        try "PORT=9000\nDATABASE_PATH=file.sqlite\n".write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let env = try Environment.load(dotEnvPath: path, processEnvironment: ["PORT": "7000"])
+        #expect(try env.get("PORT", as: Int.self) == 7000)
+        #expect(env.get("DATABASE_PATH") == "file.sqlite")
+        let noFile = try Environment.load(dotEnvPath: path + ".missing", processEnvironment: [:])
+        #expect(noFile.values.isEmpty)
+    }
+
+    @Test func typedAccessNamesMissingAndMalformedVariables() throws {
+        let env = Environment(["PORT": "80a", "TRUST_PROXY": "yes", "IDS": "com.a, com.b,,", "BLANK": "", "RATE": "0.5"])
+        #expect(throws: ConfigurationError.malformed(name: "PORT", expected: "an integer")) { try env.get("PORT", as: Int.self) }
+        #expect(try env.get("TRUST_PROXY", as: Bool.self) == true)
+        #expect(try env.require("IDS", as: [String].self) == ["com.a", "com.b"])
+        #expect(try env.get("RATE", as: Double.self) == 0.5)
+        #expect(try env.get("BLANK", as: Int.self) == nil)
+        #expect(throws: ConfigurationError.missing("WEBSITE_APPLICATION_IDENTIFIER")) {
+            try env.require("WEBSITE_APPLICATION_IDENTIFIER")
+        }
+        #expect(ConfigurationError.missing("X").description == "Missing required environment variable X")
+        #expect(ConfigurationError.malformed(name: "PORT", expected: "an integer").description == "Environment variable PORT must be an integer")
+    }
+
+    @Test func staticAccessReadsTheProcessEnvironment() throws {
+        #expect(Environment.get("PATH") != nil)
+        #expect(try Environment.get("SIWA_SURELY_UNSET_VARIABLE", as: Int.self) == nil)
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import HTTPCore
+import Testing
+@testable import Web
+
+struct ViewRendererTests {
+    struct LoginContext: Codable, Sendable {
+        let title: String
+        let clientID: String
+        let user: User?
+        struct User: Codable, Sendable { let name: String }
+    }
+
+    static let templates = [
+        "layout": "<html><title>{{title}}</title><body>{{$content}}default{{/content}}</body></html>",
+        "login": "{{<layout}}{{$content}}<p data-client=\"{{clientID}}\">{{#user}}Hi {{name}}{{/user}}{{^user}}Sign in{{/user}}</p>{{> footer}}{{/content}}{{/layout}}",
+        "footer": "<footer>{{{title}}}</footer>",
+    ]
+
+    @Test func rendersWithLayoutPartialsAndEscaping() throws {
+        let views = try ViewRenderer(templates: Self.templates)
+        let context = LoginContext(title: "A&B", clientID: "\"><script>", user: .init(name: "<Jane>"))
+        let html = try views.render("login", context).html
+        #expect(html == "<html><title>A&amp;B</title><body><p data-client=\"&quot;&gt;&lt;script&gt;\">Hi &lt;Jane&gt;</p>"
+            + "<footer>A&B</footer></body></html>")
+        let anonymous = try views.render("login", LoginContext(title: "t", clientID: "c", user: nil)).html
+        #expect(anonymous.contains(">Sign in</p>"))
+    }
+
+    @Test func missingTemplateIsNamed() throws {
+        let views = try ViewRenderer(templates: Self.templates)
+        #expect(throws: ViewError.templateNotFound("register")) { try views.render("register") }
+        #expect(ViewError.templateNotFound("register").description == "No template named 'register'")
+    }
+
+    @Test func brokenTemplateIsNamedAtLoad() {
+        #expect(throws: ViewError.self) { try ViewRenderer(templates: ["bad": "{{#open}}never closed"]) }
+    }
+
+    @Test func loadsEveryTemplateInADirectoryOnce() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("views-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("partials"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try "<h1>{{title}}</h1>{{> partials/nav}}".write(to: directory.appendingPathComponent("index.mustache"), atomically: true, encoding: .utf8)
+        try "<nav></nav>".write(to: directory.appendingPathComponent("partials/nav.mustache"), atomically: true, encoding: .utf8)
+        try "ignored".write(to: directory.appendingPathComponent("notes.txt"), atomically: true, encoding: .utf8)
+        let views = try ViewRenderer(directory: directory.path)
+        #expect(views.templateNames == ["index", "partials/nav"])
+        try FileManager.default.removeItem(at: directory.appendingPathComponent("index.mustache"))
+        #expect(try views.render("index", ["title": "Home"]).html == "<h1>Home</h1><nav></nav>")
+        #expect(throws: ViewError.directoryNotFound("/nonexistent/views")) { try ViewRenderer(directory: "/nonexistent/views") }
+    }
+
+    @Test func requestViewRendersHTMLResponses() async throws {
+        let app = Application.fixture()
+        app.views = try ViewRenderer(templates: Self.templates)
+        app.get("login") { req in try req.view.render("login", LoginContext(title: "Log in", clientID: "id", user: nil)) }
+        let response = try await app.testing.send(.GET, "/login")
+        #expect(response.headers["Content-Type"] == "text/html; charset=utf-8")
+        #expect(response.text.hasPrefix("<html><title>Log in</title>"))
+    }
+
+    @Test func projectErrorTemplateRenders() throws {
+        let views = try ViewRenderer(directory: Self.packageRoot + "/Resources/Views")
+        let html = try views.render("error", ErrorPage(status: 404, title: "Not Found", reason: "<x>")).html
+        #expect(html.contains("<h1>404 Not Found</h1>"))
+        #expect(html.contains("<p>&lt;x&gt;</p>"))
+    }
+
+    static var packageRoot: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    }
+}
