@@ -49,7 +49,11 @@ struct ChunkedDecoder {
                 }
                 i += 1
             case .sizeWhitespace:
-                if byte != HTTPGrammar.space && byte != HTTPGrammar.tab { try afterSize(byte) }
+                if byte == 0x3B {
+                    state = .extensions(.beforeName)
+                } else if byte != HTTPGrammar.space && byte != HTTPGrammar.tab {
+                    throw HTTPParseError(.invalidChunk)
+                }
                 i += 1
             case .extensions(let phase):
                 lineLength += 1
@@ -91,7 +95,7 @@ struct ChunkedDecoder {
         return false
     }
 
-    /// After `chunk-size`: BWS, `;` extensions, or CRLF.
+    /// After `chunk-size`: BWS then `;` extensions, or CRLF; whitespace before CRLF is refused.
     private mutating func afterSize(_ byte: UInt8) throws(HTTPParseError) {
         switch byte {
         case HTTPGrammar.cr: state = .sizeLF

@@ -3,6 +3,7 @@ extension HTTPHeadParser {
     struct FieldSummary {
         var hostCount = 0
         var hostValid = true
+        var hostEmpty = false
         var contentLength: Int?
         var contentLengthInvalid = false
         var contentLengthConflict = false
@@ -20,6 +21,7 @@ extension HTTPHeadParser {
             case 4 where HTTPGrammar.equalsLowercase(name, "host"):
                 hostCount += 1
                 if !Self.isValidHost(value) { hostValid = false }
+                if value.isEmpty { hostEmpty = true }
             case 14 where HTTPGrammar.equalsLowercase(name, "content-length"):
                 noteContentLength(value)
             case 17 where HTTPGrammar.equalsLowercase(name, "transfer-encoding"):
@@ -83,6 +85,9 @@ extension HTTPHeadParser {
             }
             if hostCount > 1 { throw HTTPParseError(.duplicateHost) }
             if !hostValid { throw HTTPParseError(.invalidHost) }
+            if hostEmpty, version.minor >= 1, head.request.target.hasPrefix("/") {
+                throw HTTPParseError(.invalidHost)
+            }
             if let coding = transferEncoding {
                 if contentLength != nil || contentLengthInvalid { throw HTTPParseError(.contentLengthWithTransferEncoding) }
                 if version.minor == 0 { throw HTTPParseError(.invalidTransferEncoding) }

@@ -8,7 +8,8 @@ import Testing
 /// - A 1.1 request without `Host` is refused (RFC 9112 §3.2 MUST 400); llhttp does not check `Host`, so such
 ///   accepted cases are checked with a `Host` field added.
 /// - Any token is a method (RFC 9110 §9.1); llhttp knows a fixed list (and RTSP/ICE), so it rejects unknown ones.
-/// - HTTP/0.9 request lines, RTSP/ICE versions, and `*` targets for methods other than OPTIONS are refused.
+/// - HTTP/0.9 request lines, RTSP/ICE versions, `*` targets for methods other than OPTIONS, and targets with
+///   `#` (a fragment is never sent, RFC 9112 §3.2.1) or `\` (not a URI character) are refused.
 /// - CONNECT / Upgrade / PRI make llhttp pause (code 22/23); we parse the head like any other request.
 /// - `Data after Connection: close` (code 5): the parser reads the next request; the server itself stops
 ///   reading after answering a `Connection: close` request, which is the same outcome on the wire.
@@ -82,7 +83,7 @@ struct LLHTTPVectorTests {
         let line = String(decoding: input.prefix { $0 != 13 && $0 != 10 }, as: UTF8.self)
         let parts = line.split(separator: " ")
         guard parts.count == 3, parts[2].hasPrefix("HTTP/1.") else { return true }
-        return parts[1] == "*" && parts[0] != "OPTIONS"
+        return (parts[1] == "*" && parts[0] != "OPTIONS") || parts[1].contains("#") || parts[1].contains("\\")
     }
 
     /// Inserts `Host: x` after every request line of a 1.1 message that lacks one.
