@@ -3,9 +3,9 @@
 /* Linux-only system interfaces that Swift's Glibc module does not export: epoll(7), eventfd(2), accept4(2). */
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
-#include <sys/socket.h>
 
-/* accept4(2) is declared by glibc only under _GNU_SOURCE. */
-extern int accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
+/* accept4(2) is declared by glibc only under _GNU_SOURCE; `address` is a struct sockaddr *, `length` a socklen_t *.
+   Declared here without <sys/socket.h> so this module does not take over the socket constants from Glibc. */
+extern int accept4(int fd, void *address, unsigned int *length, int flags);
 
 #endif

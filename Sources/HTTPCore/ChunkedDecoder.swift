@@ -7,12 +7,17 @@ struct ChunkedDecoder {
     private enum State {
         case size(digits: Int)
         case sizeWhitespace
-        case extensions(inQuote: Bool, escaped: Bool)
+        case extensions(ExtensionPhase)
         case sizeLF
         case data(remaining: Int)
         case dataCR
         case dataLF
         case trailers
+    }
+
+    /// Position inside `*( BWS ";" BWS ext-name [ BWS "=" BWS ext-val ] )` (RFC 9112 §7.1.1).
+    private enum ExtensionPhase {
+        case beforeName, name, beforeValue, token, quoted(escaped: Bool), afterItem
     }
 
     let limits: HTTPLimits
@@ -44,24 +49,16 @@ struct ChunkedDecoder {
                 }
                 i += 1
             case .sizeWhitespace:
-                if byte != HTTPGrammar.space && byte != HTTPGrammar.tab { try afterSize(byte) }
+                if byte == 0x3B {
+                    state = .extensions(.beforeName)
+                } else if byte != HTTPGrammar.space && byte != HTTPGrammar.tab {
+                    throw HTTPParseError(.invalidChunk)
+                }
                 i += 1
-            case .extensions(let inQuote, let escaped):
+            case .extensions(let phase):
                 lineLength += 1
                 guard lineLength <= limits.maxHeaderSectionSize else { throw HTTPParseError(.invalidChunk) }
-                if inQuote {
-                    guard HTTPGrammar.isFieldValueChar(byte) else { throw HTTPParseError(.invalidChunk) }
-                    state = .extensions(inQuote: escaped || byte != 0x22, escaped: !escaped && byte == 0x5C)
-                } else if byte == HTTPGrammar.cr {
-                    state = .sizeLF
-                } else if byte == 0x22 {
-                    state = .extensions(inQuote: true, escaped: false)
-                } else {
-                    guard HTTPGrammar.isTokenChar(byte) || byte == 0x3B || byte == 0x3D
-                            || byte == HTTPGrammar.space || byte == HTTPGrammar.tab else {
-                        throw HTTPParseError(.invalidChunk)
-                    }
-                }
+                state = try Self.extensionStep(phase, byte)
                 i += 1
             case .sizeLF:
                 guard byte == HTTPGrammar.lf else { throw HTTPParseError(.invalidChunk) }
@@ -98,14 +95,44 @@ struct ChunkedDecoder {
         return false
     }
 
-    /// After `chunk-size`: BWS, `;` extensions, or CRLF.
+    /// After `chunk-size`: BWS then `;` extensions, or CRLF; whitespace before CRLF is refused.
     private mutating func afterSize(_ byte: UInt8) throws(HTTPParseError) {
         switch byte {
         case HTTPGrammar.cr: state = .sizeLF
-        case 0x3B: state = .extensions(inQuote: false, escaped: false)
+        case 0x3B: state = .extensions(.beforeName)
         case HTTPGrammar.space, HTTPGrammar.tab: state = .sizeWhitespace
         default: throw HTTPParseError(.invalidChunk)
         }
+    }
+
+    /// One byte of the chunk-extension grammar; CR ends the chunk line.
+    private static func extensionStep(_ phase: ExtensionPhase, _ byte: UInt8) throws(HTTPParseError) -> State {
+        let blank = byte == HTTPGrammar.space || byte == HTTPGrammar.tab
+        switch phase {
+        case .beforeName:
+            if blank { return .extensions(.beforeName) }
+            if HTTPGrammar.isTokenChar(byte) { return .extensions(.name) }
+        case .name, .token:
+            if HTTPGrammar.isTokenChar(byte) { return .extensions(phase) }
+            if byte == 0x3D, case .name = phase { return .extensions(.beforeValue) }
+            if byte == 0x3B { return .extensions(.beforeName) }
+            if blank { return .extensions(.afterItem) }
+            if byte == HTTPGrammar.cr { return .sizeLF }
+        case .beforeValue:
+            if blank { return .extensions(.beforeValue) }
+            if byte == 0x22 { return .extensions(.quoted(escaped: false)) }
+            if HTTPGrammar.isTokenChar(byte) { return .extensions(.token) }
+        case .quoted(let escaped):
+            guard HTTPGrammar.isFieldValueChar(byte) else { break }
+            if escaped { return .extensions(.quoted(escaped: false)) }
+            if byte == 0x5C { return .extensions(.quoted(escaped: true)) }
+            return .extensions(byte == 0x22 ? .afterItem : .quoted(escaped: false))
+        case .afterItem:
+            if blank { return .extensions(.afterItem) }
+            if byte == 0x3B { return .extensions(.beforeName) }
+            if byte == HTTPGrammar.cr { return .sizeLF }
+        }
+        throw HTTPParseError(.invalidChunk)
     }
 
     /// Checks the line just ended by LF; on the empty line, parses the trailer section.

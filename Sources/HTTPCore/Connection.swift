@@ -66,6 +66,10 @@ final class Connection {
                 writeError(error.status, reason: error.reason.rawValue, version: .http1_1)
                 _ = await flush()
                 return
+            case .request(let head) where head.request.method == .CONNECT:
+                writeError(.notImplemented, reason: "CONNECT is not supported", version: head.request.version)
+                _ = await flush()
+                return
             case .request(let head):
                 let started = MonotonicClock.now()
                 let response = await acceptor.responder.respond(to: head.request, connection: info)

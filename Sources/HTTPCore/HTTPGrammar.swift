@@ -22,10 +22,11 @@ enum HTTPGrammar {
         byte == tab || (byte >= 0x20 && byte != 0x7F)
     }
 
-    /// Characters allowed in a request target: visible ASCII only (RFC 3986 with lenient reserved chars).
+    /// Characters allowed in a request target: visible ASCII except `#` (a fragment is never sent,
+    /// RFC 9112 §3.2.1) and `\\` (not a URI character, RFC 3986 §2); `"<>{}|^` and backtick are tolerated.
     @inline(__always)
     static func isTargetChar(_ byte: UInt8) -> Bool {
-        byte > 0x20 && byte < 0x7F
+        byte > 0x20 && byte < 0x7F && byte != 0x23 && byte != 0x5C
     }
 
     @inline(__always)

@@ -3,10 +3,12 @@ extension HTTPHeadParser {
     struct FieldSummary {
         var hostCount = 0
         var hostValid = true
+        var hostEmpty = false
         var contentLength: Int?
         var contentLengthInvalid = false
         var contentLengthConflict = false
-        var transferEncoding: TransferCoding?
+        var transferCodings: [Bool]?
+        var transferCodingsInvalid = false
         var connectionClose = false
         var connectionKeepAlive = false
         var expectation: Expectation = .none
@@ -19,6 +21,7 @@ extension HTTPHeadParser {
             case 4 where HTTPGrammar.equalsLowercase(name, "host"):
                 hostCount += 1
                 if !Self.isValidHost(value) { hostValid = false }
+                if value.isEmpty { hostEmpty = true }
             case 14 where HTTPGrammar.equalsLowercase(name, "content-length"):
                 noteContentLength(value)
             case 17 where HTTPGrammar.equalsLowercase(name, "transfer-encoding"):
@@ -52,28 +55,26 @@ extension HTTPHeadParser {
             if !sawElement { contentLengthInvalid = true }
         }
 
-        /// Only `chunked`, once and last, is understood (RFC 9112 §6.1, §7); anything else is 501.
+        /// Only `chunked`, once and last, is understood (RFC 9112 §6.1, §7); anything else is 501. Several
+        /// field lines form one list (RFC 9110 §5.3).
         mutating func noteTransferEncoding(_ value: UnsafeRawBufferPointer) {
-            var codings: [Bool] = []
-            var invalid = false
+            var codings = transferCodings ?? []
             Self.forEachListElement(value, keepEmpty: true) { element in
                 guard element.count > 0, element.allSatisfy(HTTPGrammar.isTokenChar) else {
-                    invalid = true
+                    transferCodingsInvalid = true
                     return
                 }
                 codings.append(HTTPGrammar.equalsLowercase(element, "chunked"))
             }
-            if invalid || codings.isEmpty {
-                transferEncoding = .invalid
-            } else if transferEncoding != nil {
-                transferEncoding = .invalid
-            } else if codings == [true] {
-                transferEncoding = .chunked
-            } else if codings.filter({ $0 }).count > 1 || (codings.contains(true) && codings.last != true) {
-                transferEncoding = .invalid
-            } else {
-                transferEncoding = .unsupported
-            }
+            transferCodings = codings
+        }
+
+        var transferEncoding: TransferCoding? {
+            guard let codings = transferCodings else { return nil }
+            if transferCodingsInvalid || codings.isEmpty { return .invalid }
+            if codings == [true] { return .chunked }
+            if codings.filter({ $0 }).count > 1 || (codings.contains(true) && codings.last != true) { return .invalid }
+            return .unsupported
         }
 
         /// Decides framing, persistence and expectations; refuses ambiguous framing (RFC 9112 §6.3, §3.2).
@@ -84,6 +85,9 @@ extension HTTPHeadParser {
             }
             if hostCount > 1 { throw HTTPParseError(.duplicateHost) }
             if !hostValid { throw HTTPParseError(.invalidHost) }
+            if hostEmpty, version.minor >= 1, head.request.target.hasPrefix("/") {
+                throw HTTPParseError(.invalidHost)
+            }
             if let coding = transferEncoding {
                 if contentLength != nil || contentLengthInvalid { throw HTTPParseError(.contentLengthWithTransferEncoding) }
                 if version.minor == 0 { throw HTTPParseError(.invalidTransferEncoding) }

@@ -84,6 +84,11 @@ struct HTTPRequestParser {
         return .request(head)
     }
 
+    /// 414 for a long target; 400 when not even the method ends within the limit (no SP: not a request line).
+    private static func overlongLine(_ bytes: UnsafeRawBufferPointer) -> HTTPParseError {
+        bytes.contains(HTTPGrammar.space) ? HTTPParseError(.requestLineTooLong) : HTTPParseError(.invalidMethod)
+    }
+
     /// Finds the empty line ending the header section, refusing bare CR/LF and enforcing the size limits.
     /// Scanning resumes where the previous call stopped, so a trickled head costs linear time.
     private mutating func parseHead(_ buffer: ReadBuffer) throws(HTTPParseError) -> HTTPRequestHead? {
@@ -107,7 +112,7 @@ struct HTTPRequestParser {
             guard lf > 0, bytes[lf - 1] == HTTPGrammar.cr else { throw HTTPParseError(.bareLineFeed) }
             if lf + 1 > limits.maxHeaderSectionSize { throw HTTPParseError(.headerSectionTooLarge) }
             if inRequestLine {
-                if lf - 1 > limits.maxRequestLineLength { throw HTTPParseError(.requestLineTooLong) }
+                if lf - 1 > limits.maxRequestLineLength { throw Self.overlongLine(bytes) }
                 inRequestLine = false
             } else if lf - 1 == lineStart {
                 let head = try HTTPHeadParser.parse(UnsafeRawBufferPointer(rebasing: bytes[0..<lineStart]),
@@ -119,7 +124,7 @@ struct HTTPRequestParser {
             lineStart = lf + 1
             position = lf + 1
         }
-        if inRequestLine, bytes.count > limits.maxRequestLineLength + 1 { throw HTTPParseError(.requestLineTooLong) }
+        if inRequestLine, bytes.count > limits.maxRequestLineLength + 1 { throw Self.overlongLine(bytes) }
         if bytes.count >= limits.maxHeaderSectionSize { throw HTTPParseError(.headerSectionTooLarge) }
         scanned = bytes.count
         return nil

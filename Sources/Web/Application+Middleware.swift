@@ -14,6 +14,7 @@ public struct MiddlewareConfiguration: Sendable {
         case end
     }
 
+    /// Adds `middleware` to every request, at `position`.
     public func use(_ middleware: any Middleware, at position: Position = .end) {
         application.configure { state in
             switch position {

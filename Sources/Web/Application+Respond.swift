@@ -1,9 +1,11 @@
 import HTTPCore
 
 extension Application {
-    /// Handles one request: builds the `Request`, runs the global middleware, the router and the route.
+    /// Handles one request: builds the `Request`, runs the global middleware, the router and the route,
+    /// and logs one access line at `info`.
     /// Never throws: errors become responses, the same way in tests and behind the server.
     public func respond(to request: HTTPRequest, connection: ConnectionInfo) async -> HTTPResponse {
+        let start = ContinuousClock.now
         let id = Self.makeRequestID()
         let frozen: Frozen
         do {
@@ -23,7 +25,16 @@ extension Application {
         }
         var http = response.httpResponse
         http.headers.replaceOrAdd(name: "X-Request-Id", value: id)
+        let elapsed = (ContinuousClock.now - start).components
+        let milliseconds = Double(elapsed.seconds) * 1000 + Double(elapsed.attoseconds) / 1e15
+        // Method and path only: the query may carry codes or state.
+        req.logger.info("\(request.method) \(req.path) \(http.status.code) \(Self.format(milliseconds)) ms")
         return http
+    }
+
+    /// Milliseconds with one decimal, for the access log.
+    static func format(_ milliseconds: Double) -> String {
+        String(Double(Int(milliseconds * 10)) / 10)
     }
 
     /// 16 hex digits from the system generator.

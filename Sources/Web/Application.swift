@@ -50,21 +50,25 @@ public final class Application: HTTPResponder, RoutesBuilder, Sendable {
         state = Mutex(State(hostname: hostname, port: port, trustProxy: trustProxy, maxBodySize: maxBodySize))
     }
 
+    /// The address the server listens on (`HOSTNAME`).
     public var hostname: String {
         get { state.withLock { $0.hostname } }
         set { configure { $0.hostname = newValue } }
     }
 
+    /// The port the server listens on (`PORT`); 0 lets the system pick one.
     public var port: Int {
         get { state.withLock { $0.port } }
         set { configure { $0.port = newValue } }
     }
 
+    /// Whether `X-Forwarded-*` headers are believed (`TRUST_PROXY`).
     public var trustProxy: Bool {
         get { state.withLock { $0.trustProxy } }
         set { configure { $0.trustProxy = newValue } }
     }
 
+    /// The largest request body the server reads (`MAX_BODY_SIZE`); larger is 413.
     public var maxBodySize: Int {
         get { state.withLock { $0.maxBodySize } }
         set { configure { $0.maxBodySize = newValue } }
@@ -84,6 +88,7 @@ public final class Application: HTTPResponder, RoutesBuilder, Sendable {
         }
     }
 
+    /// Registers `route` as is; `get`/`post`/... call this.
     public func add(_ route: Route) {
         configure { $0.routes.append(route) }
     }

@@ -4,6 +4,7 @@ import HTTPCore
 /// `Access-Control-*` headers to responses for allowed origins, error responses included.
 /// Install it with `app.middleware.use(cors, at: .beginning)` so it also sees 404s and preflights to any path.
 public struct CORSMiddleware: Middleware {
+    /// What the middleware allows.
     public struct Configuration: Sendable {
         /// Which origins may read responses.
         public enum AllowOrigin: Sendable, Equatable {

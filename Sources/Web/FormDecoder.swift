@@ -1,8 +1,8 @@
 /// Decodes `Decodable` values from form fields (`application/x-www-form-urlencoded`, query strings).
 ///
 /// Nested structs use bracket keys: `user[name]=Jane` fills `user.name`. Supports strings, integers,
-/// floating-point numbers, booleans (`true/false`, `on/off`, `1/0`, `yes/no`), optionals and
-/// `RawRepresentable` enums; arrays are not supported.
+/// floating-point numbers, booleans (`true/false`, `on/off`, `1/0`, `yes/no`), optionals (an empty field is nil)
+/// and `RawRepresentable` enums; arrays are not supported. The first value of a repeated name wins.
 public struct FormDecoder: Sendable {
     public init() {}
 
@@ -61,7 +61,10 @@ struct FormKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return decoder.fields[name] != nil || decoder.fields.keys.contains { $0.hasPrefix(name + "[") }
     }
 
-    func decodeNil(forKey key: Key) throws -> Bool { !contains(key) }
+    /// Absent and empty fields are nil for optionals: browsers send empty text inputs as `name=`.
+    func decodeNil(forKey key: Key) throws -> Bool {
+        !contains(key) || decoder.fields[decoder.fieldName(key)] == ""
+    }
 
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
         guard contains(key) else {

@@ -1,5 +1,5 @@
 /// One component of a route's path: `"users"`, `":id"`, `"*"` (any one segment) or `"**"` (the rest).
-public enum PathComponent: Sendable, Hashable, ExpressibleByStringLiteral, CustomStringConvertible {
+public enum PathComponent: Sendable, Hashable, ExpressibleByStringInterpolation, CustomStringConvertible {
     /// A segment that must equal this text exactly (after percent-decoding of the request path).
     case constant(String)
     /// Any one segment, captured under this name: `req.parameters.get("id")`.

@@ -1,5 +1,8 @@
 import Foundation
 
+/// With `trustProxy`, the `X-Forwarded-*` values are read from their last list element: the one added by the
+/// proxy directly in front of us (one trusted hop, as with ngrok or nginx's `$proxy_add_x_forwarded_for`);
+/// earlier elements come from the client and could be forged.
 extension Request {
     /// Whether the client reached us over HTTPS: the connection's TLS, or `X-Forwarded-Proto: https` when
     /// the application trusts its proxy (`TRUST_PROXY`).
@@ -7,7 +10,7 @@ extension Request {
 
     /// `https` or `http`, as the client sees it.
     public var scheme: String {
-        if context.trustProxy, let proto = Self.firstListValue(headers["X-Forwarded-Proto"]) {
+        if context.trustProxy, let proto = lastForwarded("X-Forwarded-Proto") {
             return proto.lowercased() == "https" ? "https" : "http"
         }
         return connection.isSecure ? "https" : "http"
@@ -15,20 +18,21 @@ extension Request {
 
     /// The host the client asked for: `X-Forwarded-Host` when trusted, else `Host` (RFC 9110 §7.2).
     public var host: String? {
-        if context.trustProxy, let host = Self.firstListValue(headers["X-Forwarded-Host"]) { return host }
+        if context.trustProxy, let host = lastForwarded("X-Forwarded-Host") { return host }
         return headers["Host"]
     }
 
-    /// The client's address: the first `X-Forwarded-For` entry when trusted, else the peer's address.
+    /// The client's address: the last `X-Forwarded-For` entry when trusted, else the peer's address.
     public var remoteAddress: String {
-        if context.trustProxy, let forwarded = Self.firstListValue(headers["X-Forwarded-For"]) { return forwarded }
+        if context.trustProxy, let forwarded = lastForwarded("X-Forwarded-For") { return forwarded }
         return connection.remoteAddress
     }
 
-    /// The first element of a comma-separated header value, trimmed; nil when empty.
-    static func firstListValue(_ value: String?) -> String? {
-        guard let value, let first = value.split(separator: ",").first else { return nil }
-        let trimmed = first.trimmingCharacters(in: .whitespaces)
+    /// The last element of the list formed by every field named `name`, in order (RFC 9110 §5.3), trimmed;
+    /// nil when absent or empty.
+    func lastForwarded(_ name: String) -> String? {
+        guard let last = headers.values(for: name).joined(separator: ",").split(separator: ",").last else { return nil }
+        let trimmed = last.trimmingCharacters(in: .whitespaces)
         return trimmed.isEmpty ? nil : trimmed
     }
 }

@@ -9,6 +9,7 @@ public struct RequestStorage {
 
     public init() {}
 
+    /// The value stored under `key`, nil when none.
     public subscript<Key: RequestStorageKey>(key: Key.Type) -> Key.Value? {
         get { values[ObjectIdentifier(key)] as? Key.Value }
         set { values[ObjectIdentifier(key)] = newValue }

@@ -15,6 +15,12 @@ extension Content {
     }
 }
 
+extension String: Content {}
+extension Int: Content {}
+extension Double: Content {}
+extension Bool: Content {}
+extension UUID: Content {}
+extension Date: Content {}
 extension Array: ResponseEncodable where Element: Content {}
 extension Array: Content where Element: Content {}
 extension Dictionary: ResponseEncodable where Key == String, Value: Content {}

@@ -10,6 +10,7 @@ import HTTPCore
 ///   the login pages); the CSP has no `script-src`, so Apple's JS button keeps working.
 /// - `Strict-Transport-Security` only when the request is secure (RFC 6797 §7.2: never over plain HTTP).
 public struct SecurityHeadersMiddleware: Middleware {
+    /// The header values; nil leaves a header out.
     public struct Configuration: Sendable {
         public var referrerPolicy: String?
         public var contentSecurityPolicy: String?

@@ -42,6 +42,7 @@ public struct ViewRenderer: Sendable {
         templateNames = templates.keys.sorted()
     }
 
+    /// Whether a template is registered under `name`.
     public func hasTemplate(named name: String) -> Bool { library.getTemplate(named: name) != nil }
 
     /// Renders template `name` with `context`, whose stored properties (or dictionary keys) the template reads.

@@ -98,6 +98,11 @@ struct ContentTests {
         #expect(try await app.testing.send(.GET, "/list").text == #"[{"token":"a"}]"#)
     }
 
+    @Test func emptyFormFieldsAreNilForOptionals() throws {
+        let decoded = try FormDecoder().decode(SignIn.self, from: ["token": "", "name": "", "age": "", "remember": ""])
+        #expect(decoded == SignIn(token: "", name: nil, age: nil, remember: nil))
+    }
+
     @Test func formDecoderDirectly() throws {
         enum Color: String, Decodable { case red, blue }
         struct Pick: Decodable { let color: Color; let ratio: Double }

@@ -32,6 +32,16 @@ struct ErrorMiddlewareTests {
         #expect(!logged.contains("SECRETVALUE"))
     }
 
+    @Test func accessLogHasPathAndStatusButNoQuery() async throws {
+        let lines = LogCapture()
+        let app = Application(logger: Logger(label: "t") { _ in lines })
+        app.get("callback") { _ in "ok" }
+        _ = try await app.testing.send(.GET, "/callback?code=SECRETCODE&state=s")
+        let line = try #require(lines.messages.last)
+        #expect(line.hasPrefix("GET /callback 200 "))
+        #expect(!line.contains("SECRETCODE"))
+    }
+
     @Test func customAbortErrorsAreHonoured() async throws {
         struct Teapot: AbortError { var status: HTTPStatus { 418 }; var reason: String { "short and stout" } }
         let app = Application.fixture()

@@ -72,7 +72,7 @@ struct RequestTests {
     @Test func forwardedHeadersOnlyWhenProxyTrusted() async throws {
         let forwarded: HTTPHeaders = [
             "Host": "internal:8080", "X-Forwarded-Proto": "https", "X-Forwarded-Host": "example.com",
-            "X-Forwarded-For": "203.0.113.7, 10.0.0.1",
+            "X-Forwarded-For": "198.51.100.66, 203.0.113.7",
         ]
         for trust in [false, true] {
             let app = Application.fixture(trustProxy: trust)
@@ -80,6 +80,10 @@ struct RequestTests {
             let text = try await app.testing.send(.GET, "/who", headers: forwarded).text
             #expect(text == (trust ? "https|true|example.com|203.0.113.7" : "http|false|internal:8080|127.0.0.1:50000"))
         }
+        let twoFields = Application.fixture(trustProxy: true)
+        twoFields.get("who") { req in req.remoteAddress }
+        let spoofed: HTTPHeaders = HTTPHeaders([("X-Forwarded-For", "198.51.100.66"), ("X-Forwarded-For", "203.0.113.7")])
+        #expect(try await twoFields.testing.send(.GET, "/who", headers: spoofed).text == "203.0.113.7")
         let tls = Application.fixture()
         tls.get("who") { req in "\(req.isSecure)" }
         let secure = ConnectionInfo(remoteAddress: "[::1]:1", isSecure: true)

@@ -20,6 +20,18 @@ struct ResponseTests {
         #expect(view.text == "<b>hi</b>")
     }
 
+    @Test func primitivesAndCollectionsAreContent() async throws {
+        let app = Application.fixture()
+        app.get("dict") { _ in ["status": "ok"] }
+        app.get("int") { _ in 42 }
+        app.get("strings") { _ in ["a", "b"] }
+        for index in 0..<3 { app.get("n", "r\(index)") { _ in String(index) } }
+        #expect(try await app.testing.send(.GET, "/dict").text == #"{"status":"ok"}"#)
+        #expect(try await app.testing.send(.GET, "/int").text == "42")
+        #expect(try await app.testing.send(.GET, "/strings").text == #"["a","b"]"#)
+        #expect(try await app.testing.send(.GET, "/n/r2").text == "2")
+    }
+
     @Test func redirectsDefaultToSeeOtherAndCannotSplitHeaders() {
         #expect(Response.redirect(to: "/").status == .seeOther)
         #expect(Response.redirect(to: "/a", type: .temporary).status == .temporaryRedirect)

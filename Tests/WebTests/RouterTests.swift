@@ -132,6 +132,16 @@ struct RouterTests {
             """)
     }
 
+    @Test func rootRoutes() async throws {
+        let app = Application.fixture()
+        app.get { _ in "home" }
+        app.post("") { _ in "posted" }
+        #expect(try await app.testing.send(.GET, "/").text == "home")
+        #expect(try await app.testing.send(.GET, "/?x=1").text == "home")
+        #expect(try await app.testing.send(.POST, "/").text == "posted")
+        #expect(try app.routesDescription() == "GET /\nPOST /")
+    }
+
     @Test func absoluteFormTargetRoutesByPath() async throws {
         let app = Application.fixture()
         app.get("x") { _ in "x" }

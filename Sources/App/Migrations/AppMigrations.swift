@@ -1,0 +1,27 @@
+import Storage
+
+/// The schema of siwa-server, as ordered migrations. Dates are INTEGER milliseconds since 1970, UUIDs lowercase
+/// TEXT, hashes and encrypted tokens BLOBs (see `DatabaseValueConvertible`).
+public enum AppMigrations {
+    /// Every migration this build knows, in order.
+    public static var migrator: Migrator {
+        var migrator = Migrator()
+        migrator.register(version: 1, name: "create users and tokens", CreateUsersAndTokens.migrate)
+        migrator.register(version: 2, name: "create sessions", CreateSessions.migrate)
+        migrator.register(version: 3, name: "create apple tokens", CreateAppleTokens.migrate)
+        migrator.register(version: 4, name: "create sign-in support tables", CreateSignInSupport.migrate)
+        return migrator
+    }
+
+    /// Opens the database at `path` and applies the migrations it lacks.
+    ///
+    /// - Throws: `MigrationError` (`.databaseIsNewer`) when the file was migrated by a newer build;
+    ///   `SQLiteError` when it cannot be opened.
+    public static func openAndMigrate(
+        path: String, configuration: DatabaseConfiguration = DatabaseConfiguration()
+    ) async throws -> DatabasePool {
+        let pool = try DatabasePool(path: path, configuration: configuration)
+        try await migrator.migrate(pool)
+        return pool
+    }
+}

@@ -1,0 +1,26 @@
+import Foundation
+
+/// A refresh token Apple issued for a user, kept to revoke it when the user deletes their account.
+public struct AppleToken: Sendable, Equatable {
+    public var id: UUID
+    public var userID: UUID
+    /// The Services ID or bundle id the token was issued to.
+    public var clientID: String
+    /// The refresh token, encrypted by the caller; stored as a BLOB.
+    public var encryptedRefreshToken: [UInt8]
+    public var createdAt: Date
+    /// When the token was revoked at Apple, if it was.
+    public var revokedAt: Date?
+
+    public init(
+        id: UUID = UUID(), userID: UUID, clientID: String, encryptedRefreshToken: [UInt8], createdAt: Date,
+        revokedAt: Date? = nil
+    ) {
+        self.id = id
+        self.userID = userID
+        self.clientID = clientID
+        self.encryptedRefreshToken = encryptedRefreshToken
+        self.createdAt = createdAt
+        self.revokedAt = revokedAt
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+
+/// An Apple token whose revocation failed after its user was deleted, kept to retry it.
+public struct PendingRevocation: Sendable, Equatable {
+    public var id: UUID
+    public var clientID: String
+    /// The refresh token, encrypted by the caller.
+    public var encryptedToken: [UInt8]
+    /// Failed attempts so far.
+    public var attempts: Int
+    /// Why the last attempt failed (no token material).
+    public var lastError: String?
+    public var createdAt: Date
+
+    public init(
+        id: UUID = UUID(), clientID: String, encryptedToken: [UInt8], attempts: Int = 0, lastError: String? = nil,
+        createdAt: Date
+    ) {
+        self.id = id
+        self.clientID = clientID
+        self.encryptedToken = encryptedToken
+        self.attempts = attempts
+        self.lastError = lastError
+        self.createdAt = createdAt
+    }
+}
+
+extension PendingRevocation {
+    /// The retry entry for `token`, whose user is being deleted.
+    public init(retrying token: AppleToken, createdAt: Date, lastError: String?) {
+        self.init(clientID: token.clientID, encryptedToken: token.encryptedRefreshToken, attempts: 1,
+                  lastError: lastError, createdAt: createdAt)
+    }
+}

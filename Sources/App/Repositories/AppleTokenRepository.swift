@@ -1,0 +1,59 @@
+import Foundation
+import Storage
+
+/// Apple refresh tokens per user (encrypted by the caller), for revocation at account deletion.
+public struct AppleTokenRepository: Sendable {
+    static let columns = "id, user_id, client_id, refresh_token, created_at, revoked_at"
+
+    let pool: DatabasePool
+
+    public init(pool: DatabasePool) {
+        self.pool = pool
+    }
+
+    /// The tokens of `userID`, oldest first.
+    public func list(userID: UUID) async throws -> [AppleToken] {
+        try await pool.read { db in
+            try db.fetchAll(
+                sql: "SELECT \(Self.columns) FROM apple_tokens WHERE user_id = ? ORDER BY created_at, id",
+                arguments: [userID]
+            ) { row in
+                AppleToken(
+                    id: try row[0], userID: try row[1], clientID: try row[2], encryptedRefreshToken: try row[3],
+                    createdAt: try row[4], revokedAt: try row[5])
+            }
+        }
+    }
+
+    /// Stores `token`.
+    ///
+    /// - Throws: `SQLiteError` `.foreignKeyConstraint` when its user does not exist.
+    public func add(_ token: AppleToken) async throws {
+        try await pool.write { db in
+            try db.execute(
+                sql: "INSERT INTO apple_tokens (\(Self.columns)) VALUES (?, ?, ?, ?, ?, ?)",
+                arguments: [
+                    token.id, token.userID, token.clientID, token.encryptedRefreshToken, token.createdAt,
+                    token.revokedAt,
+                ])
+        }
+    }
+
+    /// Records that the token was revoked at Apple at `date`; false when there is no such token.
+    @discardableResult
+    public func markRevoked(id: UUID, at date: Date) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE apple_tokens SET revoked_at = ? WHERE id = ?", arguments: [date, id])
+            return db.changes == 1
+        }
+    }
+
+    /// Deletes the token; false when there was none.
+    @discardableResult
+    public func delete(id: UUID) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM apple_tokens WHERE id = ?", arguments: [id])
+            return db.changes == 1
+        }
+    }
+}

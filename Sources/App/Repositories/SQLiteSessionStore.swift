@@ -1,0 +1,80 @@
+import Foundation
+import Storage
+import Web
+
+/// `SessionStore` on SQLite: session data as a JSON object, expired sessions invisible and swept.
+///
+/// The user id found under `userIDKey` in a session's data is copied to the `user_id` column, so deleting a user
+/// deletes their sessions (`UserRepository.delete`, `deleteAll(userID:)`).
+public struct SQLiteSessionStore: SessionStore {
+    /// The data key the session middleware stores the signed-in user's id under.
+    public static let defaultUserIDKey = "userID"
+
+    let pool: DatabasePool
+    let userIDKey: String
+    let now: @Sendable () -> Date
+
+    /// - Parameters:
+    ///   - pool: the migrated database.
+    ///   - userIDKey: the data key holding the user id (a UUID string).
+    ///   - now: the clock that decides expiry.
+    public init(
+        pool: DatabasePool, userIDKey: String = defaultUserIDKey, now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.pool = pool
+        self.userIDKey = userIDKey
+        self.now = now
+    }
+
+    public func load(id: String) async throws -> SessionRecord? {
+        let now = now()
+        let stored = try await pool.read { db in
+            try db.fetchOne(
+                sql: "SELECT data, expires_at FROM sessions WHERE id = ? AND expires_at > ?", arguments: [id, now]
+            ) { (try $0[0] as String, try $0[1] as Date) }
+        }
+        guard let (json, expiresAt) = stored,
+              let data = try? JSONDecoder().decode([String: String].self, from: Data(json.utf8))
+        else { return nil }
+        return SessionRecord(data: data, expiresAt: expiresAt)
+    }
+
+    public func save(id: String, record: SessionRecord) async throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        let json = String(decoding: try encoder.encode(record.data), as: UTF8.self)
+        let userID = record.data[userIDKey].flatMap(UUID.init(uuidString:))
+        try await pool.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO sessions (id, data, user_id, expires_at) VALUES (?, ?, ?, ?)
+                    ON CONFLICT (id) DO UPDATE SET
+                        data = excluded.data, user_id = excluded.user_id, expires_at = excluded.expires_at
+                    """,
+                arguments: [id, json, userID, record.expiresAt])
+        }
+    }
+
+    public func delete(id: String) async throws {
+        try await pool.write { db in try db.execute(sql: "DELETE FROM sessions WHERE id = ?", arguments: [id]) }
+    }
+
+    /// Deletes every session of `userID`; returns how many.
+    @discardableResult
+    public func deleteAll(userID: UUID) async throws -> Int {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM sessions WHERE user_id = ?", arguments: [userID])
+            return db.changes
+        }
+    }
+
+    /// Deletes expired sessions; returns how many.
+    @discardableResult
+    public func sweepExpired() async throws -> Int {
+        let now = now()
+        return try await pool.write { db in
+            try db.execute(sql: "DELETE FROM sessions WHERE expires_at <= ?", arguments: [now])
+            return db.changes
+        }
+    }
+}

@@ -1,0 +1,56 @@
+/// How a transaction takes its locks (https://sqlite.org/lang_transaction.html).
+public enum TransactionKind: Sendable {
+    /// Locks are taken at the first read or write; for read-only snapshots.
+    case deferred
+    /// The write lock is taken at `BEGIN`, so the transaction never fails with `SQLITE_BUSY` half-way; for writes.
+    case immediate
+}
+
+extension Database {
+    /// Runs `body` in a transaction: commits when it returns, rolls back when it throws (then rethrows).
+    ///
+    /// Inside an open transaction this becomes a savepoint, so transactions nest.
+    /// - Parameters:
+    ///   - kind: `.immediate` (the default) for writes, `.deferred` for read snapshots.
+    ///   - body: the work; it must not commit or roll back itself.
+    public func transaction<T>(_ kind: TransactionKind = .immediate, _ body: () throws -> T) throws -> T {
+        if isInsideTransaction { return try savepoint(body) }
+        switch kind {
+        case .deferred: try execute(sql: "BEGIN DEFERRED TRANSACTION")
+        case .immediate: try execute(sql: "BEGIN IMMEDIATE TRANSACTION")
+        }
+        let value: T
+        do {
+            value = try body()
+            try execute(sql: "COMMIT TRANSACTION")
+        } catch {
+            rollback()
+            throw error
+        }
+        return value
+    }
+
+    /// Runs `body` inside a savepoint: released when it returns, rolled back to when it throws (then rethrows).
+    ///
+    /// Changes made by `body` become permanent only when the enclosing transaction commits.
+    public func savepoint<T>(_ body: () throws -> T) throws -> T {
+        try execute(sql: "SAVEPOINT siwa")
+        let value: T
+        do {
+            value = try body()
+        } catch {
+            if isInsideTransaction {
+                try? execute(sql: "ROLLBACK TO SAVEPOINT siwa")
+                try? execute(sql: "RELEASE SAVEPOINT siwa")
+            }
+            throw error
+        }
+        try execute(sql: "RELEASE SAVEPOINT siwa")
+        return value
+    }
+
+    /// Rolls back the open transaction, if any; SQLite may already have rolled it back after some errors.
+    func rollback() {
+        if isInsideTransaction { try? execute(sql: "ROLLBACK TRANSACTION") }
+    }
+}

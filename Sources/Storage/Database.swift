@@ -1,0 +1,117 @@
+import CSQLite
+
+/// One SQLite connection: owns the `sqlite3 *` and closes it in `deinit`.
+///
+/// A `Database` is not thread-safe; use it from one thread at a time. `DatabasePool` gives each connection
+/// its own serial queue and hands it to closures. The connection is opened with extended result codes,
+/// WAL journaling, foreign keys on, a busy timeout, the configured `synchronous` level and cache size.
+public final class Database {
+    let handle: OpaquePointer  // sqlite3 *
+    /// The file this connection is open on.
+    public let path: String
+    private var statementCache: [String: Statement] = [:]
+
+    /// Opens (creating when needed, unless `readOnly`) the database at `path`.
+    ///
+    /// - Parameters:
+    ///   - path: a file path, or `":memory:"` for a private in-memory database (no WAL).
+    ///   - configuration: connection settings.
+    ///   - readOnly: open with `query_only`, for reader connections.
+    public init(path: String, configuration: DatabaseConfiguration = DatabaseConfiguration(), readOnly: Bool = false) throws {
+        var connection: OpaquePointer?
+        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
+        let code = sqlite3_open_v2(path, &connection, flags, nil)
+        guard let connection else {
+            throw SQLiteError(extendedCode: code, message: "cannot allocate a connection")
+        }
+        guard code == SQLITE_OK else {
+            let error = SQLiteError(code: code, connection: connection, sql: nil)
+            sqlite3_close_v2(connection)  // open allocates the handle even when it fails
+            throw error
+        }
+        self.handle = connection
+        self.path = path
+        try configure(configuration, readOnly: readOnly)
+    }
+
+    deinit {
+        statementCache.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    private func configure(_ configuration: DatabaseConfiguration, readOnly: Bool) throws {
+        sqlite3_extended_result_codes(handle, 1)
+        sqlite3_busy_timeout(handle, Int32(clamping: configuration.busyTimeoutMilliseconds))
+        try executeScript("PRAGMA foreign_keys = ON")
+        if !readOnly {
+            let mode = try fetchOne(sql: "PRAGMA journal_mode = WAL") { row -> String in try row[0] }
+            guard mode?.lowercased() == "wal" || path == ":memory:" else {
+                throw SQLiteError.misuse("cannot switch \(path) to WAL mode (got \(mode ?? "nothing"))")
+            }
+        }
+        switch configuration.synchronous {
+        case .normal: try executeScript("PRAGMA synchronous = NORMAL")
+        case .full: try executeScript("PRAGMA synchronous = FULL")
+        }
+        try execute(sql: "PRAGMA cache_size = \(-max(configuration.cacheSizeKiB, 0))")
+        if readOnly { try executeScript("PRAGMA query_only = ON") }
+    }
+
+    /// The statement for `sql`, prepared once per connection and reused (SQLite's own plan cache is per statement).
+    ///
+    /// The statement is reset before it is handed back; do not use the same SQL while iterating its rows.
+    public func cachedStatement(sql: String) throws -> Statement {
+        if let statement = statementCache[sql] {
+            statement.reset()
+            return statement
+        }
+        let statement = try Statement(connection: handle, sql: sql, persistent: true)
+        statementCache[sql] = statement
+        return statement
+    }
+
+    /// A new statement for `sql`, not cached; for statements run once.
+    public func makeStatement(sql: String) throws -> Statement {
+        try Statement(connection: handle, sql: sql, persistent: false)
+    }
+
+    /// Runs one statement with `arguments` bound to its `?` parameters.
+    public func execute(sql: String, arguments: [any DatabaseValueConvertible] = []) throws {
+        try cachedStatement(sql: sql).execute(arguments)
+    }
+
+    /// Runs every statement in `sql`, which takes no arguments (schema changes, pragmas).
+    public func executeScript(_ sql: String) throws {
+        var message: UnsafeMutablePointer<CChar>?
+        let code = sqlite3_exec(handle, sql, nil, nil, &message)
+        defer { sqlite3_free(message) }
+        guard code == SQLITE_OK else {
+            var error = SQLiteError(code: code, connection: handle, sql: sql)
+            if let message { error.message = String(cString: message) }
+            throw error
+        }
+    }
+
+    /// Every row of `sql`, mapped with `transform`.
+    public func fetchAll<T>(
+        sql: String, arguments: [any DatabaseValueConvertible] = [], _ transform: (Row) throws -> T
+    ) throws -> [T] {
+        try cachedStatement(sql: sql).fetchAll(arguments, transform)
+    }
+
+    /// The first row of `sql` mapped with `transform`, or nil when there is none.
+    public func fetchOne<T>(
+        sql: String, arguments: [any DatabaseValueConvertible] = [], _ transform: (Row) throws -> T
+    ) throws -> T? {
+        try cachedStatement(sql: sql).fetchOne(arguments, transform)
+    }
+
+    /// The number of rows changed by the last INSERT, UPDATE or DELETE.
+    public var changes: Int { Int(sqlite3_changes64(handle)) }
+
+    /// The rowid of the last successful INSERT.
+    public var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// Whether a transaction is open on this connection.
+    public var isInsideTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+}

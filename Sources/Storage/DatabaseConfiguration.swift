@@ -1,0 +1,47 @@
+/// How connections are set up and how the pool schedules work.
+public struct DatabaseConfiguration: Sendable {
+    /// `PRAGMA synchronous` in WAL mode (https://sqlite.org/pragma.html#pragma_synchronous).
+    public enum Synchronous: Sendable {
+        /// The WAL is synced at checkpoints only. A commit is in the operating system's hands when `COMMIT`
+        /// returns, so a crash of the *process* never loses it; a power loss or kernel panic may lose the
+        /// last commits (never corrupts). The default: the fastest setting that survives a process crash.
+        case normal
+        /// The WAL is synced at every commit: committed writes also survive power loss, at the cost of an
+        /// `fsync` per transaction (amortised by the pool's group commit).
+        case full
+    }
+
+    /// The default `busyTimeout`.
+    public static let defaultBusyTimeoutMilliseconds = 5_000
+    /// The default `cacheSizeKiB` (8 MiB per connection).
+    public static let defaultCacheSizeKiB = 8_192
+    /// The default `readerCount`.
+    public static let defaultReaderCount = 4
+    /// The default `maxWriteBatch`.
+    public static let defaultMaxWriteBatch = 64
+
+    /// Durability of commits; see `Synchronous`.
+    public var synchronous: Synchronous
+    /// How long a connection waits for a lock held by another process before failing with `.busy`.
+    public var busyTimeoutMilliseconds: Int
+    /// The page cache of each connection (`PRAGMA cache_size = -N`).
+    public var cacheSizeKiB: Int
+    /// The number of read-only connections in a `DatabasePool` (at least 1).
+    public var readerCount: Int
+    /// The most write closures a `DatabasePool` commits in one transaction (at least 1; 1 turns group commit off).
+    public var maxWriteBatch: Int
+
+    public init(
+        synchronous: Synchronous = .normal,
+        busyTimeoutMilliseconds: Int = defaultBusyTimeoutMilliseconds,
+        cacheSizeKiB: Int = defaultCacheSizeKiB,
+        readerCount: Int = defaultReaderCount,
+        maxWriteBatch: Int = defaultMaxWriteBatch
+    ) {
+        self.synchronous = synchronous
+        self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
+        self.cacheSizeKiB = cacheSizeKiB
+        self.readerCount = readerCount
+        self.maxWriteBatch = maxWriteBatch
+    }
+}

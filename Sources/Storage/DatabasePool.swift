@@ -1,0 +1,135 @@
+import Dispatch
+import Synchronization
+
+/// SQLite connections arranged the way SQLite can use them: one writer, several readers.
+///
+/// Writes go to a single connection on its own serial queue, so they never contend for the write lock.
+/// Queued write closures are committed together ("group commit"): up to `maxWriteBatch` closures share one
+/// `BEGIN IMMEDIATE … COMMIT`, each inside its own savepoint, so one closure that throws is rolled back alone
+/// and the others still commit. Every caller is resumed only after the `COMMIT` that made its changes durable
+/// (or with the error that prevented it). Reads use a small set of read-only connections, each reading one
+/// consistent WAL snapshot per closure. Callers suspend on continuations: no event-loop thread and no thread of
+/// Swift's cooperative pool ever blocks on SQLite.
+public final class DatabasePool: Sendable {
+    /// The database file.
+    public let path: String
+    private let writer: SerialConnection
+    private let readers: ReaderSet
+    private let writeQueue: Mutex<WriteQueue>
+    private let maxWriteBatch: Int
+
+    /// Opens the writer (switching the file to WAL), then `configuration.readerCount` readers.
+    ///
+    /// - Parameters:
+    ///   - path: the database file; created when missing. In-memory databases cannot be shared, use `Database`.
+    ///   - configuration: connection settings and pool sizes.
+    public init(path: String, configuration: DatabaseConfiguration = DatabaseConfiguration()) throws {
+        self.path = path
+        self.writer = SerialConnection(
+            database: try Database(path: path, configuration: configuration), label: "siwa.storage.writer")
+        var connections: [SerialConnection] = []
+        for index in 0..<max(configuration.readerCount, 1) {
+            let database = try Database(path: path, configuration: configuration, readOnly: true)
+            connections.append(SerialConnection(database: database, label: "siwa.storage.reader.\(index)"))
+        }
+        self.readers = ReaderSet(connections: connections)
+        self.writeQueue = Mutex(WriteQueue())
+        self.maxWriteBatch = max(configuration.maxWriteBatch, 1)
+    }
+
+    /// Runs `body` in a write transaction and returns its result once the transaction has committed.
+    ///
+    /// `body` may share its transaction with other queued writes (each in its own savepoint). If `body` throws,
+    /// its changes are rolled back and the error is rethrown here; the other writes are not affected.
+    /// `body` must not begin, commit or roll back transactions itself (`Database.transaction` nests as a savepoint).
+    public func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            enqueue(WriteJob(body: body, continuation: continuation, exclusive: false))
+        }
+    }
+
+    /// Runs `body` alone on the writer connection, outside any transaction; for migrations and maintenance.
+    ///
+    /// `body` manages its own transactions.
+    public func writeWithoutTransaction<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            enqueue(WriteJob(body: body, continuation: continuation, exclusive: true))
+        }
+    }
+
+    /// Runs `body` on a reader connection inside a read transaction: it sees one committed snapshot,
+    /// including every write whose `write` call has returned.
+    public func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            readers.submit { database in
+                continuation.resume(with: Result { try database.transaction(.deferred) { try body(database) } })
+            }
+        }
+    }
+
+    /// Counts of committed write transactions and of the write closures they carried.
+    public var writeStatistics: WriteStatistics { writeQueue.withLock { $0.statistics } }
+
+    /// Writes queued and not yet started (tests use it to line writes up behind a blocked one).
+    var pendingWriteCount: Int { writeQueue.withLock { $0.pending.count } }
+
+    private func enqueue(_ job: WriteJob) {
+        let startDrain = writeQueue.withLock { queue -> Bool in
+            queue.pending.append(job)
+            if queue.isDraining { return false }
+            queue.isDraining = true
+            return true
+        }
+        if startDrain { writer.async { [self] database in drain(database) } }
+    }
+
+    /// Runs queued writes batch by batch until the queue is empty; only ever running on the writer's queue.
+    private func drain(_ database: Database) {
+        while let batch = nextBatch() {
+            let committed: Int
+            if batch.count == 1, batch[0].exclusive {
+                batch[0].runAlone(database)
+                committed = 0
+            } else {
+                committed = WriteBatch(jobs: batch).commit(on: database)
+            }
+            writeQueue.withLock { queue in
+                if committed > 0 {
+                    queue.statistics.transactions += 1
+                    queue.statistics.writes += committed
+                }
+            }
+        }
+    }
+
+    private func nextBatch() -> [WriteJob]? {
+        writeQueue.withLock { queue -> [WriteJob]? in
+            guard let first = queue.pending.first else {
+                queue.isDraining = false
+                return nil
+            }
+            if first.exclusive {
+                queue.pending.removeFirst()
+                return [first]
+            }
+            let count = queue.pending.prefix(maxWriteBatch).prefix { !$0.exclusive }.count
+            let batch = Array(queue.pending.prefix(count))
+            queue.pending.removeFirst(count)
+            return batch
+        }
+    }
+}
+
+/// What the pool has committed so far.
+public struct WriteStatistics: Sendable, Equatable {
+    /// Write transactions committed.
+    public var transactions = 0
+    /// Write closures committed by those transactions; `writes / transactions` is the mean group-commit size.
+    public var writes = 0
+}
+
+struct WriteQueue: ~Copyable {
+    var pending: [WriteJob] = []
+    var isDraining = false
+    var statistics = WriteStatistics()
+}

@@ -1,0 +1,78 @@
+import Foundation
+
+/// Applies versioned migrations in order, each in its own transaction, recording them in `schema_migrations`
+/// (version, name, applied_at as INTEGER milliseconds).
+///
+/// Refuses a database that records a version it does not know (`MigrationError.Reason.databaseIsNewer`),
+/// so an older build never runs against a schema it does not understand.
+public struct Migrator: Sendable {
+    /// The registered migrations, in version order.
+    public private(set) var migrations: [Migration] = []
+
+    public init() {}
+
+    /// Adds a migration; `version` must be greater than every version registered before it.
+    public mutating func register(version: Int, name: String, _ body: @escaping @Sendable (Database) throws -> Void) {
+        precondition(migrations.last.map { $0.version < version } ?? true, "migration versions must increase")
+        migrations.append(Migration(version: version, name: name, body: body))
+    }
+
+    /// The migrations recorded in `database`, oldest first (none for a new database).
+    public func appliedMigrations(_ database: Database) throws -> [AppliedMigration] {
+        try createTable(database)
+        return try database.fetchAll(sql: "SELECT version, name, applied_at FROM schema_migrations ORDER BY version") {
+            AppliedMigration(version: try $0[0], name: try $0[1], appliedAt: try $0[2])
+        }
+    }
+
+    /// Applies every known migration not yet applied, up to `target` when given.
+    ///
+    /// Each migration runs in its own `BEGIN IMMEDIATE` transaction and re-checks that it is still needed inside
+    /// it, so two processes migrating at once apply each migration once.
+    /// - Returns: the versions applied by this call.
+    @discardableResult
+    public func migrate(_ database: Database, upTo target: Int? = nil, now: Date = Date()) throws -> [Int] {
+        try checkKnown(database)
+        var applied: [Int] = []
+        for migration in migrations where target.map({ migration.version <= $0 }) ?? true {
+            let didApply = try database.transaction(.immediate) { () throws -> Bool in
+                let exists = try database.fetchOne(
+                    sql: "SELECT 1 FROM schema_migrations WHERE version = ?", arguments: [migration.version]
+                ) { _ in true } ?? false
+                if exists { return false }
+                try migration.body(database)
+                try database.execute(
+                    sql: "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)",
+                    arguments: [migration.version, migration.name, now])
+                return true
+            }
+            if didApply { applied.append(migration.version) }
+        }
+        return applied
+    }
+
+    /// `migrate(_:upTo:now:)` on the pool's writer connection.
+    @discardableResult
+    public func migrate(_ pool: DatabasePool, upTo target: Int? = nil, now: Date = Date()) async throws -> [Int] {
+        try await pool.writeWithoutTransaction { database in try self.migrate(database, upTo: target, now: now) }
+    }
+
+    /// Throws `databaseIsNewer` when `database` records versions this migrator does not know.
+    public func checkKnown(_ database: Database) throws {
+        let known = Set(migrations.map(\.version))
+        let unknown = try appliedMigrations(database).map(\.version).filter { !known.contains($0) }
+        guard unknown.isEmpty else {
+            throw MigrationError(reason: .databaseIsNewer(unknown: unknown), path: database.path)
+        }
+    }
+
+    private func createTable(_ database: Database) throws {
+        try database.executeScript("""
+            CREATE TABLE IF NOT EXISTS schema_migrations (
+                version INTEGER PRIMARY KEY NOT NULL,
+                name TEXT NOT NULL,
+                applied_at INTEGER NOT NULL
+            )
+            """)
+    }
+}

@@ -1,0 +1,67 @@
+import CSQLite
+
+/// An error reported by SQLite.
+///
+/// Carries the extended result code, SQLite's message and the SQL text of the statement that failed.
+/// Bound values are never recorded, so the error is safe to log even when a statement carried a token hash.
+public struct SQLiteError: Error, Equatable, CustomStringConvertible {
+    /// The failures callers handle differently from the rest.
+    public enum Reason: Equatable, Sendable {
+        /// A `UNIQUE` or `PRIMARY KEY` constraint was violated (`SQLITE_CONSTRAINT_UNIQUE`, `_PRIMARYKEY`).
+        case uniqueConstraint
+        /// A `FOREIGN KEY` constraint was violated (`SQLITE_CONSTRAINT_FOREIGNKEY`).
+        case foreignKeyConstraint
+        /// Another connection held a conflicting lock past the busy timeout (`SQLITE_BUSY`, `SQLITE_LOCKED`).
+        case busy
+        /// Anything else; see `extendedCode`.
+        case other
+    }
+
+    /// The extended result code, e.g. 2067 for `SQLITE_CONSTRAINT_UNIQUE`.
+    public var extendedCode: Int32
+    /// SQLite's message, or this module's for errors it raises itself.
+    public var message: String
+    /// The SQL of the statement that failed, when there was one.
+    public var sql: String?
+
+    public init(extendedCode: Int32, message: String, sql: String? = nil) {
+        self.extendedCode = extendedCode
+        self.message = message
+        self.sql = sql
+    }
+
+    /// The primary result code (the low byte of the extended code), e.g. `SQLITE_CONSTRAINT`.
+    public var primaryCode: Int32 { extendedCode & 0xFF }
+
+    /// The category of this error.
+    public var reason: Reason {
+        switch extendedCode {
+        case CSQLITE_CONSTRAINT_UNIQUE, CSQLITE_CONSTRAINT_PRIMARYKEY: .uniqueConstraint
+        case CSQLITE_CONSTRAINT_FOREIGNKEY: .foreignKeyConstraint
+        default: primaryCode == SQLITE_BUSY || primaryCode == SQLITE_LOCKED ? .busy : .other
+        }
+    }
+
+    public var description: String {
+        var text = "SQLite error \(extendedCode): \(message)"
+        if let sql { text += " (while executing `\(sql)`)" }
+        return text
+    }
+}
+
+extension SQLiteError {
+    /// The error for `code` on `connection`, reading SQLite's message right away, before another call replaces it.
+    init(code: Int32, connection: OpaquePointer?, sql: String?) {
+        let extended = connection.map { sqlite3_extended_errcode($0) } ?? code
+        let message = connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
+            ?? String(cString: sqlite3_errstr(code))
+        // The connection's error code can be stale for codes raised outside a statement; trust `code` then.
+        let useExtended = extended & 0xFF == code & 0xFF
+        self.init(extendedCode: useExtended ? extended : code, message: message, sql: sql)
+    }
+
+    /// An error raised by this module rather than SQLite (misuse, type mismatch), with `SQLITE_MISUSE` or `code`.
+    static func misuse(_ message: String, sql: String? = nil, code: Int32 = SQLITE_MISUSE) -> SQLiteError {
+        SQLiteError(extendedCode: code, message: message, sql: sql)
+    }
+}

@@ -1,0 +1,20 @@
+import Dispatch
+
+/// A `Database` confined to its own serial dispatch queue: the only way the pool reaches a connection.
+///
+/// `@unchecked Sendable` because `database` is touched only from `queue` (GRDB.swift's `SerializedDatabase`
+/// pattern); the queue's threads are Dispatch's, never Swift's cooperative pool or an event loop.
+final class SerialConnection: @unchecked Sendable {
+    private let database: Database
+    private let queue: DispatchQueue
+
+    init(database: Database, label: String) {
+        self.database = database
+        self.queue = DispatchQueue(label: label, qos: .userInitiated)
+    }
+
+    /// Runs `work` on the connection's queue, later; `work` must not escape the database.
+    func async(_ work: @escaping @Sendable (Database) -> Void) {
+        queue.async { [self] in work(self.database) }
+    }
+}

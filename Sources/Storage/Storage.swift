@@ -1,1 +1,0 @@
-// The Storage module; see ../../README.md for the architecture.

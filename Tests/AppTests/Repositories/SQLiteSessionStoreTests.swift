@@ -1,0 +1,63 @@
+import Foundation
+import Storage
+import Testing
+import Web
+@testable import App
+
+struct SQLiteSessionStoreTests {
+    let clock = TestClock()
+
+    @Test func savesLoadsReplacesAndDeletes() async throws {
+        let db = try await TemporaryDatabase()
+        let store = SQLiteSessionStore(pool: db.pool, now: clock.closure)
+        let record = SessionRecord(data: ["userID": UUID().uuidString, "note": "é \"quoted\""],
+                                   expiresAt: clock.now.addingTimeInterval(60))
+        try await store.save(id: "abc", record: record)
+        #expect(try await store.load(id: "abc") == record)
+        let replaced = SessionRecord(data: ["a": "b"], expiresAt: clock.now.addingTimeInterval(120))
+        try await store.save(id: "abc", record: replaced)
+        #expect(try await store.load(id: "abc") == replaced)
+        try await store.delete(id: "abc")
+        #expect(try await store.load(id: "abc") == nil)
+        try await store.delete(id: "unknown")
+    }
+
+    @Test func expiredSessionsAreInvisibleThenSwept() async throws {
+        let db = try await TemporaryDatabase()
+        let store = SQLiteSessionStore(pool: db.pool, now: clock.closure)
+        try await store.save(id: "short", record: SessionRecord(data: [:], expiresAt: clock.now.addingTimeInterval(10)))
+        try await store.save(id: "long", record: SessionRecord(data: [:], expiresAt: clock.now.addingTimeInterval(100)))
+        clock.advance(by: 10)
+        #expect(try await store.load(id: "short") == nil)
+        #expect(try await store.load(id: "long") != nil)
+        #expect(try await store.sweepExpired() == 1)
+        #expect(try await store.sweepExpired() == 0)
+    }
+
+    @Test func keepsTheUserIDColumnForDeletionByUser() async throws {
+        let db = try await TemporaryDatabase()
+        let store = SQLiteSessionStore(pool: db.pool, now: clock.closure)
+        let userID = UUID()
+        let expires = clock.now.addingTimeInterval(60)
+        try await store.save(id: "1", record: SessionRecord(data: ["userID": userID.uuidString], expiresAt: expires))
+        try await store.save(id: "2", record: SessionRecord(data: ["userID": userID.uuidString], expiresAt: expires))
+        try await store.save(id: "3", record: SessionRecord(data: ["userID": "not a uuid"], expiresAt: expires))
+        let column = try await db.pool.read {
+            try $0.fetchOne(sql: "SELECT user_id FROM sessions WHERE id = ?", arguments: ["1"]) { try $0[0] as String? }
+        }
+        #expect(column == userID.uuidString.lowercased())
+        #expect(try await store.deleteAll(userID: userID) == 2)
+        #expect(try await store.load(id: "3") != nil)
+    }
+
+    @Test func unreadableDataLoadsAsNoSession() async throws {
+        let db = try await TemporaryDatabase()
+        let store = SQLiteSessionStore(pool: db.pool, now: clock.closure)
+        let expires = clock.now.addingTimeInterval(60)
+        try await db.pool.write {
+            try $0.execute(sql: "INSERT INTO sessions (id, data, expires_at) VALUES (?, ?, ?)",
+                           arguments: ["bad", "[1, 2", expires])
+        }
+        #expect(try await store.load(id: "bad") == nil)
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import Storage
+import Testing
+import Web
+@testable import App
+
+struct UserRepositoryTests {
+    let clock = TestClock()
+
+    @Test func createsAndFindsByIDAndIdentifier() async throws {
+        let db = try await TemporaryDatabase()
+        let users = UserRepository(pool: db.pool, now: clock.closure)
+        let user = User.fixture(at: clock.now)
+        try await users.create(user)
+        #expect(try await users.find(id: user.id) == user)
+        #expect(try await users.find(siwaIdentifier: "001234.abcdef") == user)
+        #expect(try await users.find(id: UUID()) == nil)
+        #expect(try await users.find(siwaIdentifier: "unknown") == nil)
+    }
+
+    @Test func duplicateIdentifierIsAUniqueViolation() async throws {
+        let db = try await TemporaryDatabase()
+        let users = UserRepository(pool: db.pool)
+        try await users.create(.fixture(at: clock.now))
+        let error = try await #require(throws: SQLiteError.self) { try await users.create(.fixture(at: clock.now)) }
+        #expect(error.reason == .uniqueConstraint)
+    }
+
+    @Test func updatesEmailNameAndPrivateFlag() async throws {
+        let db = try await TemporaryDatabase()
+        let users = UserRepository(pool: db.pool, now: clock.closure)
+        let user = User.fixture(at: clock.now)
+        try await users.create(user)
+        clock.advance(by: 60)
+        #expect(try await users.updateEmail(id: user.id, email: "x@privaterelay.appleid.com", isPrivateEmail: true))
+        #expect(try await users.updateName(id: user.id, name: "J. Doe"))
+        var stored = try #require(try await users.find(id: user.id))
+        #expect(stored.email == "x@privaterelay.appleid.com" && stored.isPrivateEmail && stored.name == "J. Doe")
+        #expect(stored.updatedAt == clock.now && stored.createdAt == user.createdAt)
+        #expect(try await users.updatePrivateEmail(id: user.id, isPrivateEmail: false))
+        stored = try #require(try await users.find(id: user.id))
+        #expect(!stored.isPrivateEmail)
+        #expect(try await users.updateName(id: UUID(), name: "nobody") == false)
+        #expect(try await users.updateEmail(id: UUID(), email: "a@b", isPrivateEmail: false) == false)
+    }
+
+    @Test func createUserAndTokenIsAllOrNothing() async throws {
+        let db = try await TemporaryDatabase()
+        let users = UserRepository(pool: db.pool)
+        let tokens = TokenRepository(pool: db.pool, now: clock.closure)
+        let user = User.fixture(at: clock.now)
+        try await users.createUserAndToken(user, token: .fixture(userID: user.id, at: clock.now))
+        #expect(try await tokens.findUser(valueHash: [UInt8](repeating: 1, count: 32)) == user)
+        // Second user with a clashing token hash: the user insert must be rolled back too.
+        let other = User.fixture(sub: "other", at: clock.now)
+        await #expect(throws: SQLiteError.self) {
+            try await users.createUserAndToken(other, token: .fixture(userID: other.id, at: clock.now))
+        }
+        #expect(try await users.find(id: other.id) == nil)
+    }
+
+    @Test func signInCreatesOnceThenReusesTheUser() async throws {
+        let db = try await TemporaryDatabase()
+        let users = UserRepository(pool: db.pool)
+        let tokens = TokenRepository(pool: db.pool, now: clock.closure)
+        let first = try await users.signIn(.fixture(at: clock.now), token: .fixture(userID: UUID(), hash: 1, at: clock.now))
+        #expect(first.created && first.token.userID == first.user.id)
+        let second = try await users.signIn(.fixture(at: clock.now), token: .fixture(userID: UUID(), hash: 2, at: clock.now))
+        #expect(!second.created && second.user == first.user)
+        #expect(try await tokens.findUser(valueHash: [UInt8](repeating: 2, count: 32)) == first.user)
+    }
+
+    @Test func concurrentFirstSignInsShareOneUser() async throws {
+        let db = try await TemporaryDatabase()
+        let users = UserRepository(pool: db.pool)
+        let now = clock.now
+        let results = try await withThrowingTaskGroup(of: UserRepository.SignIn.self) { group in
+            for index in 0..<20 {
+                group.addTask {
+                    try await users.signIn(.fixture(at: now), token: .fixture(userID: UUID(), hash: UInt8(index), at: now))
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(Set(results.map(\.user.id)).count == 1)
+        #expect(results.filter(\.created).count == 1)
+    }
+
+    @Test func deleteRemovesTokensSessionsAndAppleTokensAndQueuesRevocations() async throws {
+        let db = try await TemporaryDatabase()
+        let users = UserRepository(pool: db.pool)
+        let tokens = TokenRepository(pool: db.pool, now: clock.closure)
+        let sessions = SQLiteSessionStore(pool: db.pool, now: clock.closure)
+        let appleTokens = AppleTokenRepository(pool: db.pool)
+        let pending = PendingRevocationRepository(pool: db.pool)
+        let user = User.fixture(at: clock.now)
+        let keep = User.fixture(sub: "keep", email: "k@example.com", at: clock.now)
+        try await users.createUserAndToken(user, token: .fixture(userID: user.id, hash: 1, at: clock.now))
+        try await users.createUserAndToken(keep, token: .fixture(userID: keep.id, hash: 2, at: clock.now))
+        let expires = clock.now.addingTimeInterval(3600)
+        try await sessions.save(id: "s1", record: SessionRecord(data: ["userID": user.id.uuidString], expiresAt: expires))
+        try await sessions.save(id: "s2", record: SessionRecord(data: ["userID": keep.id.uuidString], expiresAt: expires))
+        let appleToken = AppleToken(userID: user.id, clientID: "com.example", encryptedRefreshToken: [1, 2], createdAt: clock.now)
+        try await appleTokens.add(appleToken)
+        let revocation = PendingRevocation(retrying: appleToken, createdAt: clock.now, lastError: "timeout")
+
+        #expect(try await users.delete(id: user.id, queueing: [revocation]))
+
+        #expect(try await users.find(id: user.id) == nil)
+        #expect(try await tokens.findUser(valueHash: [UInt8](repeating: 1, count: 32)) == nil)
+        #expect(try await sessions.load(id: "s1") == nil)
+        #expect(try await appleTokens.list(userID: user.id).isEmpty)
+        #expect(try await pending.list(limit: 10) == [revocation])
+        #expect(try await tokens.findUser(valueHash: [UInt8](repeating: 2, count: 32)) == keep)
+        #expect(try await sessions.load(id: "s2") != nil)
+        #expect(try await users.delete(id: user.id) == false)
+    }
+}

@@ -1,0 +1,73 @@
+import Glibc
+import Logging
+import Synchronization
+import Testing
+@testable import HTTPCore
+
+/// Collects log messages for assertions.
+final class CapturingLogHandler: LogHandler, @unchecked Sendable {
+    let lines = Mutex<[String]>([])
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .info
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        lines.withLock { $0.append("\(event.level) \(event.message)") }
+    }
+}
+
+@Suite(.timeLimit(.minutes(1)))
+struct HTTPServerLoggingTests {
+    @Test func accessLogHasMethodPathStatusAndNoSecrets() async throws {
+        let handler = CapturingLogHandler()
+        let logger = Logger(label: "access") { _ in handler }
+        let server = HTTPServer(configuration: .init(port: 0, loopCount: 1), responder: EchoResponder(), logger: logger)
+        try server.start()
+        let client = try RawClient(port: server.localPort)
+        try client.send("GET /login?token=secret HTTP/1.1\r\nHost: a\r\nCookie: session=hidden\r\n"
+                        + "Authorization: Bearer abc\r\n\r\n")
+        #expect(try await client.readResponse().status == 200)
+        await server.shutdown()
+        let lines = handler.lines.withLock { $0 }
+        let access = lines.filter { $0.hasPrefix("info GET /login ") }
+        #expect(access.count == 1)
+        #expect(access.first?.contains(" 200 ") == true)
+        #expect(access.first?.hasSuffix("ms") == true)
+        #expect(!lines.joined().contains("secret"))
+        #expect(!lines.joined().contains("hidden"))
+        #expect(!lines.joined().contains("abc"))
+    }
+
+    @Test func dateIsIMFFixdate() {
+        #expect(DateCache.format(784_111_777) == Array("Date: Sun, 06 Nov 1994 08:49:37 GMT\r\n".utf8))
+    }
+
+    @Test func severalLoopsServeConcurrentClients() async throws {
+        try await withServer(loops: 2) { _, port in
+            let clients = try (0..<8).map { _ in try RawClient(port: port) }
+            for (index, client) in clients.enumerated() { try client.send("GET /c\(index) HTTP/1.1\r\nHost: a\r\n\r\n") }
+            for (index, client) in clients.enumerated() {
+                #expect(try await client.readResponse().text == "GET /c\(index) 0\n")
+            }
+        }
+    }
+
+    @Test func sigtermShutsDownGracefully() async throws {
+        var logger = Logger(label: "test")
+        logger.logLevel = .warning
+        let server = HTTPServer(configuration: .init(port: 0, loopCount: 1), responder: EchoResponder(), logger: logger)
+        try server.start()
+        let sources = server.installSignalHandlers([SIGUSR2])
+        let client = try RawClient(port: server.localPort)
+        try client.send("GET /slow HTTP/1.1\r\nHost: a\r\n\r\n")
+        try await Task.sleep(for: .milliseconds(50))
+        kill(getpid(), SIGUSR2)
+        #expect(try await client.readResponse().text == "slow done")
+        try await server.run()
+        for source in sources { source.cancel() }
+    }
+}

@@ -1,0 +1,148 @@
+import Dispatch
+import Foundation
+import Testing
+@testable import Storage
+
+struct DatabasePoolTests {
+    struct Failure: Error {}
+
+    let directory: TemporaryDirectory
+
+    init() throws { directory = try TemporaryDirectory() }
+
+    private func makePool(_ configuration: DatabaseConfiguration = DatabaseConfiguration()) async throws -> DatabasePool {
+        let pool = try DatabasePool(path: directory.path(), configuration: configuration)
+        try await pool.write { try $0.executeScript("CREATE TABLE t (a INTEGER PRIMARY KEY)") }
+        return pool
+    }
+
+    private func count(_ pool: DatabasePool) async throws -> Int {
+        try await pool.read { try $0.fetchOne(sql: "SELECT count(*) FROM t") { try $0[0] as Int } ?? 0 }
+    }
+
+    private func waitForPending(_ pool: DatabasePool, _ count: Int) async throws {
+        while pool.pendingWriteCount < count { try await Task.sleep(for: .milliseconds(2)) }
+    }
+
+    @Test func readSeesEveryReturnedWrite() async throws {
+        let pool = try await makePool()
+        for value in 1...5 {
+            try await pool.write { try $0.execute(sql: "INSERT INTO t VALUES (?)", arguments: [value]) }
+            #expect(try await count(pool) == value)
+        }
+    }
+
+    @Test func writeReturnsTheBodysValueAndRethrowsItsError() async throws {
+        let pool = try await makePool()
+        let value = try await pool.write { db -> Int64 in
+            try db.execute(sql: "INSERT INTO t VALUES (?)", arguments: [9])
+            return db.lastInsertedRowID
+        }
+        #expect(value == 9)
+        await #expect(throws: Failure.self) {
+            try await pool.write { db in
+                try db.execute(sql: "INSERT INTO t VALUES (?)", arguments: [10])
+                throw Failure()
+            }
+        }
+        #expect(try await count(pool) == 1)
+    }
+
+    @Test func failingWriteInABatchDoesNotTakeTheOthersDown() async throws {
+        let pool = try await makePool()
+        try await pool.write { try $0.execute(sql: "INSERT INTO t VALUES (?)", arguments: [1_000]) }
+        let block = try await WriterBlock(pool)
+        let results = try await withThrowingTaskGroup(of: (Int, Bool).self) { group in
+            for index in 0..<10 {
+                group.addTask {
+                    let value = index.isMultiple(of: 2) ? index : 1_000  // odd ones hit the primary key
+                    do {
+                        try await pool.write { try $0.execute(sql: "INSERT INTO t VALUES (?)", arguments: [value]) }
+                        return (index, true)
+                    } catch let error as SQLiteError {
+                        #expect(error.reason == .uniqueConstraint)
+                        return (index, false)
+                    }
+                }
+            }
+            try await waitForPending(pool, 10)
+            try await block.finish()
+            return try await group.reduce(into: [:]) { $0[$1.0] = $1.1 }
+        }
+        #expect(results.count == 10)
+        for (index, committed) in results { #expect(committed == index.isMultiple(of: 2)) }
+        #expect(try await count(pool) == 6)
+        let statistics = pool.writeStatistics
+        #expect(statistics.transactions == 4)  // create table, the first insert, the blocker, the batch of ten
+        #expect(statistics.writes == 8)
+    }
+
+    @Test func batchesHoldAtMostMaxWriteBatchWrites() async throws {
+        let pool = try await makePool(DatabaseConfiguration(maxWriteBatch: 3))
+        let block = try await WriterBlock(pool)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for value in 0..<7 {
+                group.addTask { try await pool.write { try $0.execute(sql: "INSERT INTO t VALUES (?)", arguments: [value]) } }
+            }
+            try await waitForPending(pool, 7)
+            try await block.finish()
+            try await group.waitForAll()
+        }
+        #expect(pool.writeStatistics == WriteStatistics(transactions: 1 + 1 + 3, writes: 1 + 1 + 7))  // 3 + 3 + 1
+        #expect(try await count(pool) == 7)
+    }
+
+    @Test func manyConcurrentWritesAndReadsAllSucceed() async throws {
+        let pool = try await makePool(DatabaseConfiguration(readerCount: 3))
+        let writes = 300
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for value in 0..<writes {
+                group.addTask { try await pool.write { try $0.execute(sql: "INSERT INTO t VALUES (?)", arguments: [value]) } }
+                group.addTask {
+                    let seen = try await count(pool)
+                    #expect(seen >= 0 && seen <= writes)
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try await count(pool) == writes)
+        #expect(pool.writeStatistics.writes == writes + 1)
+    }
+
+    @Test func readsRunWhileTheWriterIsBusy() async throws {
+        let pool = try await makePool()
+        try await pool.write { try $0.execute(sql: "INSERT INTO t VALUES (?)", arguments: [1]) }
+        let release = DispatchSemaphore(value: 0)
+        let blocker = Task {
+            try await pool.write { db in
+                try db.execute(sql: "INSERT INTO t VALUES (?)", arguments: [2])
+                release.wait()
+            }
+        }
+        try await Task.sleep(for: .milliseconds(20))
+        #expect(try await count(pool) == 1)  // the uncommitted insert is invisible, and the read did not wait
+        release.signal()
+        try await blocker.value
+        #expect(try await count(pool) == 2)
+    }
+
+    @Test func readersCannotWrite() async throws {
+        let pool = try await makePool()
+        await #expect(throws: SQLiteError.self) {
+            try await pool.read { try $0.execute(sql: "INSERT INTO t VALUES (?)", arguments: [1]) }
+        }
+    }
+
+    @Test func writeWithoutTransactionManagesItsOwn() async throws {
+        let pool = try await makePool()
+        try await pool.writeWithoutTransaction { db in
+            #expect(!db.isInsideTransaction)
+            try db.transaction { try db.execute(sql: "INSERT INTO t VALUES (?)", arguments: [1]) }
+        }
+        await #expect(throws: SQLiteError.self) {
+            try await pool.writeWithoutTransaction { try $0.execute(sql: "BEGIN IMMEDIATE TRANSACTION") }
+        }
+        try await pool.write { try $0.execute(sql: "INSERT INTO t VALUES (?)", arguments: [2]) }
+        #expect(try await count(pool) == 2)
+    }
+}

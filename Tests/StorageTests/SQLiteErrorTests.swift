@@ -1,0 +1,65 @@
+import Foundation
+import Testing
+@testable import Storage
+
+struct SQLiteErrorTests {
+    let directory: TemporaryDirectory
+    let database: Database
+
+    init() throws {
+        directory = try TemporaryDirectory()
+        database = try Database(path: directory.path())
+        try database.executeScript("""
+            CREATE TABLE parent (id INTEGER PRIMARY KEY, email TEXT UNIQUE);
+            CREATE TABLE child (parent_id INTEGER NOT NULL REFERENCES parent(id) ON DELETE CASCADE);
+            """)
+    }
+
+    @Test func uniqueViolationIsTypedAndNeverShowsTheValue() throws {
+        let secret = "secret-value@example.com"
+        try database.execute(sql: "INSERT INTO parent (email) VALUES (?)", arguments: [secret])
+        let error = try #require(throws: SQLiteError.self) {
+            try database.execute(sql: "INSERT INTO parent (email) VALUES (?)", arguments: [secret])
+        }
+        #expect(error.reason == .uniqueConstraint)
+        #expect(error.extendedCode == 2067)
+        #expect(error.sql == "INSERT INTO parent (email) VALUES (?)")
+        #expect(error.message.contains("UNIQUE"))
+        #expect(!error.description.contains(secret))
+    }
+
+    @Test func primaryKeyViolationIsUnique() throws {
+        try database.execute(sql: "INSERT INTO parent (id) VALUES (?)", arguments: [1])
+        let error = try #require(throws: SQLiteError.self) {
+            try database.execute(sql: "INSERT INTO parent (id) VALUES (?)", arguments: [1])
+        }
+        #expect(error.reason == .uniqueConstraint && error.extendedCode == 1555)
+    }
+
+    @Test func foreignKeyViolationIsTyped() throws {
+        let error = try #require(throws: SQLiteError.self) {
+            try database.execute(sql: "INSERT INTO child (parent_id) VALUES (?)", arguments: [42])
+        }
+        #expect(error.reason == .foreignKeyConstraint && error.extendedCode == 787)
+    }
+
+    @Test func lockHeldPastTheTimeoutIsBusy() throws {
+        let other = try Database(path: directory.path(), configuration: .init(busyTimeoutMilliseconds: 0))
+        try database.execute(sql: "BEGIN IMMEDIATE TRANSACTION")
+        defer { database.rollback() }
+        let error = try #require(throws: SQLiteError.self) { try other.execute(sql: "BEGIN IMMEDIATE TRANSACTION") }
+        #expect(error.reason == .busy && error.primaryCode == 5)
+    }
+
+    @Test func syntaxErrorIsOtherWithTheSQL() throws {
+        let error = try #require(throws: SQLiteError.self) { try database.execute(sql: "SELEC 1") }
+        #expect(error.reason == .other && error.primaryCode == 1 && error.sql == "SELEC 1")
+    }
+
+    @Test func cannotOpenAMissingDirectory() throws {
+        let error = try #require(throws: SQLiteError.self) {
+            try Database(path: directory.path("missing/dir/x.sqlite"))
+        }
+        #expect(error.primaryCode == 14)
+    }
+}
