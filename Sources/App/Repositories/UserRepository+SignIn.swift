@@ -4,30 +4,63 @@ import Storage
 extension UserRepository {
     /// The result of `signIn(_:token:)`.
     public struct SignIn: Sendable, Equatable {
-        /// The stored user: the existing one, or `candidate` when it was created.
+        /// The stored user: the existing one (with a newer email applied), or `candidate` when it was created.
         public var user: User
-        /// The stored token, issued to `user`.
-        public var token: BearerToken
+        /// The stored token, issued to `user`, when one was asked for.
+        public var token: BearerToken?
         /// Whether `user` was created by this call.
         public var created: Bool
     }
 
-    /// The sign-in hot path in one write transaction: finds the user by `candidate.siwaIdentifier`, creating
-    /// `candidate` when there is none, and stores `token` for that user (its `userID` is replaced).
+    /// Why a sign-in wrote nothing.
+    public enum SignInError: Error, Equatable {
+        /// A new user needs an email and the identity token had none.
+        case missingEmail
+    }
+
+    /// The sign-in hot path in one write transaction: finds the user by `candidate.siwaIdentifier` (never by
+    /// email), creating `candidate` when there is none, and stores `token` for that user (its `userID` is
+    /// replaced). For a returning user, a different non-empty email in `candidate` replaces the stored one, and a
+    /// name fills a stored empty name (Apple sends the name only once).
     ///
     /// Two concurrent first sign-ins of the same Apple account both succeed with the same user, since writes
     /// run one after another on the writer connection.
-    public func signIn(_ candidate: User, token: BearerToken) async throws -> SignIn {
+    /// - Throws: `SignInError.missingEmail` (nothing written) for a new user without an email.
+    public func signIn(_ candidate: User, token: BearerToken?) async throws -> SignIn {
         try await pool.write { db in
-            var token = token
             let existing = try db.fetchOne(
                 sql: "SELECT \(Self.columns) FROM users WHERE siwa_identifier = ?",
                 arguments: [candidate.siwaIdentifier], User.init(row:))
-            if existing == nil { try Self.insert(candidate, into: db) }
-            let user = existing ?? candidate
-            token.userID = user.id
-            try TokenRepository.insert(token, into: db)
-            return SignIn(user: user, token: token, created: existing == nil)
+            var user: User
+            if var existing {
+                if !candidate.email.isEmpty,
+                   candidate.email != existing.email || candidate.isPrivateEmail != existing.isPrivateEmail {
+                    existing.email = candidate.email
+                    existing.isPrivateEmail = candidate.isPrivateEmail
+                    existing.updatedAt = candidate.updatedAt
+                    try db.execute(
+                        sql: "UPDATE users SET email = ?, is_private_email = ?, updated_at = ? WHERE id = ?",
+                        arguments: [existing.email, existing.isPrivateEmail, existing.updatedAt, existing.id])
+                }
+                if existing.name.isEmpty, !candidate.name.isEmpty {
+                    existing.name = candidate.name
+                    existing.updatedAt = candidate.updatedAt
+                    try db.execute(sql: "UPDATE users SET name = ?, updated_at = ? WHERE id = ?",
+                                   arguments: [existing.name, existing.updatedAt, existing.id])
+                }
+                user = existing
+            } else {
+                guard !candidate.email.isEmpty else { throw SignInError.missingEmail }
+                try Self.insert(candidate, into: db)
+                user = candidate
+            }
+            var stored = token
+            if var token {
+                token.userID = user.id
+                try TokenRepository.insert(token, into: db)
+                stored = token
+            }
+            return SignIn(user: user, token: stored, created: existing == nil)
         }
     }
 }

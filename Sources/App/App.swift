@@ -1,1 +1,0 @@
-// The App module; see ../../README.md for the architecture.

@@ -1,0 +1,131 @@
+import Foundation
+import Logging
+import Web
+
+extension Configuration {
+    /// Reads the process environment, then `dotEnvPath` (the environment wins), and checks every value.
+    /// - Throws: `ConfigurationError` naming the first missing or malformed variable.
+    public static func load(dotEnvPath: String = ".env",
+                            environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Configuration {
+        var configuration = try Configuration(Environment.load(dotEnvPath: dotEnvPath, processEnvironment: environment))
+        configuration.resourcesPath = locateResources(configuration.resourcesPath)
+        return configuration
+    }
+
+    /// Reads the configuration from `env`, checking every value.
+    public init(_ env: Environment) throws {
+        self.init()
+        hostname = env.get("HOSTNAME") ?? hostname
+        port = try Self.integer(env, "PORT", in: 0...65535) ?? port
+        databasePath = env.get("DATABASE_PATH") ?? databasePath
+        iosClientIDs = try env.get("IOS_APPLICATION_IDENTIFIER", as: [String].self) ?? []
+        websiteClientID = env.get("WEBSITE_APPLICATION_IDENTIFIER")
+        if let url = env.get("SIWA_REDIRECT_URL") {
+            guard let parsed = URLComponents(string: url), ["http", "https"].contains(parsed.scheme?.lowercased()),
+                  parsed.host?.isEmpty == false
+            else { throw ConfigurationError.malformed(name: "SIWA_REDIRECT_URL", expected: "an absolute http(s) URL") }
+            redirectURL = url
+        }
+        if let base = env.get("APPLE_BASE_URL") {
+            appleBaseURL = try Self.checkedAppleBaseURL(base)
+        }
+        appleKey = try Self.appleKey(env)
+        if let key = env.get("SIWA_ENCRYPTION_KEY") {
+            guard let bytes = Self.decodeKey(key), bytes.count == 32 else {
+                throw ConfigurationError.malformed(name: "SIWA_ENCRYPTION_KEY", expected: "32 bytes in base64 or hex")
+            }
+            encryptionKey = bytes
+        }
+        switch (env.get("TLS_CERT_PATH"), env.get("TLS_KEY_PATH")) {
+        case let (cert?, key?): tls = TLSFiles(certificatePath: cert, privateKeyPath: key)
+        case (nil, nil): tls = nil
+        case (nil, _?): throw ConfigurationError.missing("TLS_CERT_PATH")
+        case (_?, nil): throw ConfigurationError.missing("TLS_KEY_PATH")
+        }
+        trustProxy = try env.get("TRUST_PROXY", as: Bool.self) ?? false
+        maxBodySize = try Self.integer(env, "MAX_BODY_SIZE", in: 1...(1 << 30)) ?? maxBodySize
+        if let level = env.get("LOG_LEVEL") {
+            guard let parsed = Logger.Level(rawValue: level.lowercased()) else {
+                throw ConfigurationError.malformed(name: "LOG_LEVEL", expected: "one of trace, debug, info, notice, warning, error")
+            }
+            logLevel = parsed
+        }
+        resourcesPath = env.get("RESOURCES_PATH") ?? resourcesPath
+        extraCAFile = env.get("SIWA_EXTRA_CA_FILE")
+    }
+
+    private static func integer(_ env: Environment, _ name: String, in range: ClosedRange<Int>) throws -> Int? {
+        guard let value = try env.get(name, as: Int.self) else { return nil }
+        guard range.contains(value) else {
+            throw ConfigurationError.malformed(name: name, expected: "an integer in \(range.lowerBound)...\(range.upperBound)")
+        }
+        return value
+    }
+
+    /// `APPLE_BASE_URL` without a trailing slash; `http://` only for a loopback host (DESIGN.md).
+    static func checkedAppleBaseURL(_ value: String) throws -> String {
+        let trimmed = value.hasSuffix("/") ? String(value.dropLast()) : value
+        guard let url = URLComponents(string: trimmed), let scheme = url.scheme?.lowercased(),
+              let host = url.host, !host.isEmpty, url.query == nil
+        else {
+            throw ConfigurationError.malformed(name: "APPLE_BASE_URL", expected: "an absolute URL such as https://appleid.apple.com")
+        }
+        switch scheme {
+        case "https": return trimmed
+        case "http" where LoopbackHost.isLoopback(host): return trimmed
+        case "http":
+            throw ConfigurationError.malformed(name: "APPLE_BASE_URL", expected: "https:// (http:// only for a loopback host)")
+        default: throw ConfigurationError.malformed(name: "APPLE_BASE_URL", expected: "an http(s) URL")
+        }
+    }
+
+    private static func appleKey(_ env: Environment) throws -> AppleKeyConfiguration? {
+        let names = ["APPLE_TEAM_ID", "APPLE_KEY_ID", "APPLE_PRIVATE_KEY_PATH"]
+        let values = names.map { env.get($0) }
+        if values.allSatisfy({ $0 == nil }) { return nil }
+        for (name, value) in zip(names, values) where value == nil { throw ConfigurationError.missing(name) }
+        return AppleKeyConfiguration(teamID: values[0] ?? "", keyID: values[1] ?? "", privateKeyPath: values[2] ?? "")
+    }
+
+    /// A 32-byte key given as base64 (standard or URL alphabet) or 64 hex digits.
+    static func decodeKey(_ text: String) -> [UInt8]? {
+        if text.count == 64, text.allSatisfy(\.isHexDigit) {
+            var bytes: [UInt8] = []
+            var index = text.startIndex
+            while index < text.endIndex {
+                let next = text.index(index, offsetBy: 2)
+                guard let byte = UInt8(text[index..<next], radix: 16) else { return nil }
+                bytes.append(byte)
+                index = next
+            }
+            return bytes
+        }
+        var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+        while base64.count % 4 != 0 { base64 += "=" }
+        return Data(base64Encoded: base64).map { [UInt8]($0) }
+    }
+
+    /// `path` if it holds `Views/`, else the `Resources` folder beside the executable's build folder or the
+    /// source tree, so `siwa` works when started from another directory.
+    static func locateResources(_ path: String) -> String {
+        let candidates = [
+            path,
+            URL(fileURLWithPath: CommandLine.arguments.first ?? ".").resolvingSymlinksInPath()
+                .deletingLastPathComponent().appendingPathComponent("../../../Resources").standardized.path,
+            URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+                .appendingPathComponent("../../Resources").standardized.path,
+        ]
+        return candidates.first { FileManager.default.fileExists(atPath: $0 + "/Views/layout.mustache") } ?? path
+    }
+}
+
+/// Loopback host names: 127.0.0.0/8, ::1 and localhost.
+enum LoopbackHost {
+    static func isLoopback(_ host: String) -> Bool {
+        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        if bare.lowercased() == "localhost" || bare == "::1" { return true }
+        let parts = bare.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 4, parts.allSatisfy({ UInt8($0) != nil }) else { return false }
+        return parts[0] == "127"
+    }
+}

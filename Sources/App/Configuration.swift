@@ -1,0 +1,83 @@
+import Foundation
+import Logging
+
+/// Everything the server reads from the environment (DESIGN.md "Configuration"), validated once at start.
+///
+/// Variables come from the process environment, then `.env` in the working directory (environment wins).
+/// Optional features (the web flow, the API route, code exchange) are off when their variables are missing;
+/// `problems` names what is missing so start-up can say so and the routes can answer "not configured".
+public struct Configuration: Sendable {
+    public var hostname = "127.0.0.1"
+    public var port = 8080
+    public var databasePath = "siwa.sqlite"
+    /// Audiences accepted by `POST /api/users/siwa` (bundle ids).
+    public var iosClientIDs: [String] = []
+    /// The Services ID: audience of web identity tokens and `clientId` of Apple's button.
+    public var websiteClientID: String?
+    /// The return URL registered at Apple for the Services ID.
+    public var redirectURL: String?
+    /// Where `/auth/keys`, `/auth/token`, `/auth/revoke` and `/auth/authorize` live.
+    public var appleBaseURL = Configuration.appleProductionURL
+    /// The Sign in with Apple key for code exchange and revocation.
+    public var appleKey: AppleKeyConfiguration?
+    /// AES-256-GCM key for Apple refresh tokens at rest.
+    public var encryptionKey: [UInt8]?
+    public var tls: TLSFiles?
+    public var trustProxy = false
+    public var maxBodySize = 1_048_576
+    public var logLevel: Logger.Level = .info
+    /// Folder with `Views/` and `Public/`.
+    public var resourcesPath = "Resources"
+    /// A CA file trusted for outgoing HTTPS in addition to the system store (tests).
+    public var extraCAFile: String?
+
+    public static let appleProductionURL = "https://appleid.apple.com"
+    /// The `iss` of every Apple identity token, whatever `APPLE_BASE_URL` says.
+    public static let appleIssuer = "https://appleid.apple.com"
+
+    public struct AppleKeyConfiguration: Sendable, Equatable {
+        public var teamID: String
+        public var keyID: String
+        public var privateKeyPath: String
+        public init(teamID: String, keyID: String, privateKeyPath: String) {
+            self.teamID = teamID
+            self.keyID = keyID
+            self.privateKeyPath = privateKeyPath
+        }
+    }
+
+    public struct TLSFiles: Sendable, Equatable {
+        public var certificatePath: String
+        public var privateKeyPath: String
+        public init(certificatePath: String, privateKeyPath: String) {
+            self.certificatePath = certificatePath
+            self.privateKeyPath = privateKeyPath
+        }
+    }
+
+    public init() {}
+
+    /// Whether the web flow's variables are set.
+    public var isWebFlowConfigured: Bool { websiteClientID != nil && redirectURL != nil }
+
+    /// What is off and why, for the start-up log.
+    public var problems: [String] {
+        var problems: [String] = []
+        if iosClientIDs.isEmpty {
+            problems.append("IOS_APPLICATION_IDENTIFIER is not set: POST /api/users/siwa answers 503 until it is.")
+        }
+        if websiteClientID == nil {
+            problems.append("WEBSITE_APPLICATION_IDENTIFIER is not set: the web sign-in routes answer 503 until it is.")
+        }
+        if redirectURL == nil {
+            problems.append("SIWA_REDIRECT_URL is not set: the web sign-in routes answer 503 until it is.")
+        }
+        if appleKey == nil {
+            problems.append(
+                "APPLE_TEAM_ID, APPLE_KEY_ID and APPLE_PRIVATE_KEY_PATH are not set: "
+                    + "authorization-code exchange and token revocation are off."
+            )
+        }
+        return problems
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import Web
+
+/// `GET /`: who is signed in, or the way to sign in. `GET /health` for load balancers.
+struct HomeController: RouteCollection {
+    let services: Services
+
+    func boot(routes: any RoutesBuilder) throws {
+        routes.get(use: index)
+    }
+
+    struct IndexContext: Sendable {
+        var currentUser: CurrentUserContext?
+    }
+
+    @Sendable func index(_ req: Request) async throws -> View {
+        let user = try await services.currentUser(req)
+        return try req.view.render("index", IndexContext(currentUser: user.map { CurrentUserContext($0) }))
+    }
+}
+
+/// `GET /health` → `{"status":"ok"}`.
+struct HealthController: RouteCollection {
+    struct Health: Content { var status: String }
+
+    func boot(routes: any RoutesBuilder) throws {
+        routes.get("health") { _ in Health(status: "ok") }
+    }
+}
+
+/// The signed-in user as the templates see them.
+struct CurrentUserContext: Sendable {
+    var id: String
+    var displayName: String
+    var email: String
+    var isPrivateEmail: Bool
+    var memberSince: String
+    var canDelete: Bool
+    var csrfToken: String
+
+    init(_ user: User, csrfToken: String = "") {
+        id = user.id.uuidString
+        displayName = user.name.isEmpty ? (user.email.isEmpty ? "Apple user" : user.email) : user.name
+        email = user.email
+        isPrivateEmail = user.isPrivateEmail
+        memberSince = user.createdAt.formatted(Self.dateFormat)
+        canDelete = !csrfToken.isEmpty
+        self.csrfToken = csrfToken
+    }
+
+    private static let dateFormat = Date.FormatStyle(
+        date: .long, time: .omitted, locale: Locale(identifier: "en_US"), timeZone: TimeZone(identifier: "UTC") ?? .current
+    )
+}
+
+/// A person's name as Apple gives it (first and last) and as the API takes it (one string).
+struct PersonName: Sendable, Equatable {
+    var fullName: String
+
+    init(fullName: String) {
+        self.fullName = fullName.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    init(firstName: String, lastName: String) {
+        self.init(fullName: [firstName, lastName].map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty }.joined(separator: " "))
+    }
+
+    /// Longest name stored, in characters; longer input is cut, not refused.
+    static let maximumLength = 200
+
+    var stored: String { String(fullName.prefix(Self.maximumLength)) }
+}

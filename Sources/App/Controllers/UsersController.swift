@@ -1,0 +1,76 @@
+import AppleID
+import Foundation
+import HTTPCore
+import Web
+
+/// The iOS API (DESIGN.md "HTTP API"): sign in with an identity token, read and end the bearer session,
+/// delete the account.
+struct UsersController: RouteCollection {
+    let services: Services
+
+    func boot(routes: any RoutesBuilder) throws {
+        let users = routes.grouped("api", "users")
+        users.post("siwa", use: signIn)
+        let authenticated = users.grouped(BearerAuthenticator(tokens: services.tokens))
+        authenticated.get("me", use: me)
+        authenticated.post("logout", use: logout)
+        authenticated.delete("me", use: deleteAccount)
+    }
+
+    /// The body the TIL iOS app posts.
+    struct SignInRequest: Decodable, Sendable {
+        var token: String
+        var name: String?
+        var nonce: String?
+        var authorizationCode: String?
+    }
+
+    /// The answer the TIL iOS app decodes as its `Token`.
+    struct SignInResponse: Content {
+        struct UserID: Content { var id: UUID }
+        var id: UUID
+        var value: String
+        var user: UserID
+    }
+
+    @Sendable func signIn(_ req: Request) async throws -> SignInResponse {
+        guard let verifier = services.iosVerifier else {
+            throw Abort(.serviceUnavailable, reason: "Sign in with Apple for apps is not configured (IOS_APPLICATION_IDENTIFIER).")
+        }
+        let body = try req.content.decode(SignInRequest.self)
+        guard !body.token.isEmpty else { throw Abort(.badRequest, reason: "Field 'token' must not be empty") }
+        let identity = try await services.verify(body.token, nonce: body.nonce, with: verifier, logger: req.logger)
+        let result = try await services.signIn(
+            identity: identity, name: body.name.map(PersonName.init(fullName:)), issueToken: true, logger: req.logger
+        )
+        guard let issued = result.token else { throw Abort(.internalServerError) }
+        return SignInResponse(id: issued.token.id, value: issued.value, user: .init(id: issued.user.id))
+    }
+
+    /// `GET /api/users/me`.
+    struct MeResponse: Content {
+        var id: UUID
+        var name: String
+        var username: String
+        var email: String
+        var isPrivateEmail: Bool
+    }
+
+    @Sendable func me(_ req: Request) async throws -> MeResponse {
+        let user = try req.auth.require(User.self)
+        return MeResponse(id: user.id, name: user.name, username: user.username, email: user.email,
+                          isPrivateEmail: user.isPrivateEmail)
+    }
+
+    @Sendable func logout(_ req: Request) async throws -> HTTPStatus {
+        let bearer = try req.auth.require(BearerCredential.self)
+        try await services.tokens.delete(valueHash: bearer.valueHash)
+        return .noContent
+    }
+
+    @Sendable func deleteAccount(_ req: Request) async throws -> HTTPStatus {
+        let user = try req.auth.require(User.self)
+        try await services.deleteAccount(user, logger: req.logger)
+        return .noContent
+    }
+}

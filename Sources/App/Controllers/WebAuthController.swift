@@ -1,0 +1,173 @@
+import AppleID
+import CryptoCore
+import Foundation
+import HTTPCore
+import JOSE
+import Web
+
+/// The web redirect flow (DESIGN.md "Web flow"): Apple's button with a state cookie, Apple's `form_post`
+/// callback, the auto-submitting hand-off page, and the session that ends it.
+struct WebAuthController: RouteCollection {
+    let services: Services
+
+    /// Name of the cookie that carries the state across Apple's redirect.
+    static let stateCookieName = "SIWA_STATE"
+    /// How long a state is good for, in seconds: the cookie's Max-Age and the server-side record's life.
+    static let stateLifetime = 300
+    /// Where Apple's button script lives.
+    static let appleScriptURL = "https://appleid.cdn-apple.com/appleauth/static/jsapi/appleid/1/en_US/appleid.auth.js"
+
+    func boot(routes: any RoutesBuilder) throws {
+        routes.get("login") { req in try await signInPage(req, template: "login", buttonType: "sign-in") }
+        routes.get("register") { req in try await signInPage(req, template: "register", buttonType: "sign-up") }
+        routes.post("login", "siwa", "callback", use: callback)
+        routes.post("login", "siwa", "handle", use: handle)
+        routes.post("logout", use: logout)
+    }
+
+    /// What `login` and `register` render.
+    struct SignInPageContext: Sendable {
+        var clientId: String
+        var redirectURI: String
+        var state: String
+        var appleScriptURL: String
+        var authorizeURL: String
+        var buttonType: String
+        var currentUser: CurrentUserContext?
+    }
+
+    func signInPage(_ req: Request, template: String, buttonType: String) async throws -> Response {
+        let (clientID, redirectURL) = try webFlowSettings()
+        let state = Base64URL.encode(try SecureRandom.bytes(count: 32))
+        try await services.states.insert(stateHash: SHA256.hash(state))
+        let context = SignInPageContext(
+            clientId: clientID, redirectURI: redirectURL, state: state,
+            appleScriptURL: appleScriptURL, authorizeURL: authorizeURL(clientID: clientID, redirectURL: redirectURL, state: state),
+            buttonType: buttonType, currentUser: try await services.currentUser(req).map { CurrentUserContext($0) }
+        )
+        var response = try req.view.render(template, context).encodeResponse(for: req)
+        try response.cookies.set(HTTPCookie(
+            name: Self.stateCookieName, value: state, maxAge: Self.stateLifetime, path: "/",
+            secure: true, httpOnly: true, sameSite: HTTPCookie.SameSite.none
+        ))
+        response.headers.replaceOrAdd(name: "Cache-Control", value: "no-store")
+        return response
+    }
+
+    /// Apple's `form_post` to the redirect URI.
+    struct CallbackForm: Decodable, Sendable {
+        var state: String?
+        var code: String?
+        var id_token: String?
+        var user: String?
+        var error: String?
+    }
+
+    /// The `user` JSON Apple posts on a first sign-in.
+    struct AppleUser: Decodable, Sendable {
+        struct Name: Decodable, Sendable {
+            var firstName: String?
+            var lastName: String?
+        }
+        var name: Name?
+        var email: String?
+    }
+
+    /// What `siwaHandler` renders into hidden fields (HTML-escaped by the template).
+    struct HandlerContext: Sendable {
+        var token: String
+        var email: String
+        var firstName: String
+        var lastName: String
+        var currentUser: CurrentUserContext?
+    }
+
+    @Sendable func callback(_ req: Request) async throws -> Response {
+        _ = try webFlowSettings()
+        let form = try req.content.decode(CallbackForm.self)
+        let cookieState = req.cookies[Self.stateCookieName] ?? ""
+        guard let state = form.state, !state.isEmpty, !cookieState.isEmpty, constantTimeEquals(state, cookieState) else {
+            throw Abort(.unauthorized, reason: "The sign-in state does not match this browser. Start again from the login page.")
+        }
+        guard try await services.states.consume(stateHash: SHA256.hash(state)) else {
+            throw Abort(.unauthorized, reason: "This sign-in link was already used or has expired. Start again from the login page.")
+        }
+        if let error = form.error {
+            req.logger.info("Apple sign-in ended without a token", metadata: ["apple_error": "\(error.prefix(64))"])
+            return clearingState(Response.redirect(to: "/login"))
+        }
+        guard let token = form.id_token, !token.isEmpty else { throw Abort(.badRequest, reason: "Missing field 'id_token'") }
+        var user = AppleUser()
+        if let json = form.user, !json.isEmpty {
+            guard let decoded = try? JSONDecoder().decode(AppleUser.self, from: Data(json.utf8)) else {
+                throw Abort(.badRequest, reason: "Field 'user' is not the JSON Apple sends")
+            }
+            user = decoded
+        }
+        let context = HandlerContext(token: token, email: user.email ?? "", firstName: user.name?.firstName ?? "",
+                                     lastName: user.name?.lastName ?? "", currentUser: nil)
+        var response = try req.view.render("siwaHandler", context).encodeResponse(for: req)
+        response.headers.replaceOrAdd(name: "Cache-Control", value: "no-store")
+        return clearingState(response)
+    }
+
+    /// What the hand-off page posts.
+    struct HandleForm: Decodable, Sendable {
+        var token: String
+        var email: String?
+        var firstName: String?
+        var lastName: String?
+    }
+
+    @Sendable func handle(_ req: Request) async throws -> Response {
+        guard let verifier = services.webVerifier else { _ = try webFlowSettings(); throw Abort(.serviceUnavailable) }
+        let form = try req.content.decode(HandleForm.self)
+        let identity = try await services.verify(form.token, nonce: nil, with: verifier, logger: req.logger)
+        let name = PersonName(firstName: form.firstName ?? "", lastName: form.lastName ?? "")
+        let user = try await services.signIn(identity: identity, name: name, issueToken: false, logger: req.logger).user
+        req.session.authenticate(user.id.uuidString)
+        return .redirect(to: "/")
+    }
+
+    @Sendable func logout(_ req: Request) async throws -> Response {
+        req.session.destroy()
+        return .redirect(to: "/")
+    }
+
+    private func clearingState(_ response: Response) -> Response {
+        var response = response
+        try? response.cookies.set(HTTPCookie(
+            name: Self.stateCookieName, value: "", maxAge: 0, expires: Date(timeIntervalSince1970: 0), path: "/",
+            secure: true, httpOnly: true, sameSite: HTTPCookie.SameSite.none
+        ))
+        return response
+    }
+
+    private func webFlowSettings() throws -> (clientID: String, redirectURL: String) {
+        guard let clientID = services.configuration.websiteClientID, let redirectURL = services.configuration.redirectURL
+        else {
+            throw Abort(.serviceUnavailable,
+                        reason: "Sign in with Apple on the web is not configured (WEBSITE_APPLICATION_IDENTIFIER, SIWA_REDIRECT_URL).")
+        }
+        return (clientID, redirectURL)
+    }
+
+    private var appleScriptURL: String {
+        services.configuration.appleBaseURL == Configuration.appleProductionURL
+            ? Self.appleScriptURL : services.configuration.appleBaseURL + FakeAppleScript.path
+    }
+
+    /// Apple's authorize URL for a browser without JavaScript: the same request the button makes.
+    private func authorizeURL(clientID: String, redirectURL: String, state: String) -> String {
+        var components = URLComponents(string: services.configuration.appleBaseURL + "/auth/authorize")
+        components?.queryItems = [
+            URLQueryItem(name: "client_id", value: clientID),
+            URLQueryItem(name: "redirect_uri", value: redirectURL),
+            URLQueryItem(name: "response_type", value: "code id_token"),
+            URLQueryItem(name: "scope", value: "name email"),
+            URLQueryItem(name: "response_mode", value: "form_post"),
+            URLQueryItem(name: "state", value: state),
+        ]
+        return components?.url?.absoluteString ?? services.configuration.appleBaseURL + "/auth/authorize"
+    }
+}

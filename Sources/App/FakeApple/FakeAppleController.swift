@@ -1,0 +1,200 @@
+import CryptoCore
+import Foundation
+import HTTPCore
+import JOSE
+import Web
+
+/// The stand-in's routes: Apple's `/auth/keys`, `/auth/authorize`, `/auth/token`, `/auth/revoke`, and the button
+/// script, behaving as Apple documents them (form-encoded requests, `{"error": ...}` answers).
+struct FakeAppleController: RouteCollection {
+    let keys: FakeAppleKeys
+    let state: FakeAppleState
+    let clientSecrets: FakeAppleClientSecretCheck
+    let clock: @Sendable () -> Date
+
+    /// Lifetime of identity tokens the stand-in mints, as Apple's (10 minutes).
+    static let identityTokenLifetime: TimeInterval = 600
+    /// `expires_in` of access tokens.
+    static let accessTokenLifetime = 3600
+
+    func boot(routes: any RoutesBuilder) throws {
+        routes.get("auth", "keys", use: jwks)
+        routes.get("auth", "authorize", use: authorizePage)
+        routes.post("auth", "authorize", use: authorize)
+        routes.post("auth", "token", use: token)
+        routes.post("auth", "revoke", use: revoke)
+        routes.get("appleauth", "static", "jsapi", "appleid", "1", "en_US", "appleid.auth.js", use: script)
+    }
+
+    @Sendable func jwks(_ req: Request) async throws -> Response {
+        var response = Response(status: .ok, body: .bytes(try keys.jwksJSON()))
+        response.headers.replaceOrAdd(name: "Content-Type", value: "application/json")
+        response.headers.replaceOrAdd(name: "Cache-Control", value: "public, max-age=3600")
+        return response
+    }
+
+    @Sendable func script(_ req: Request) async throws -> Response {
+        let base = "\(req.isSecure ? "https" : "http")://\(req.host ?? "127.0.0.1")"
+        var response = Response(status: .ok, text: FakeAppleScript.source(authorizeURL: base + "/auth/authorize"))
+        response.headers.replaceOrAdd(name: "Content-Type", value: "text/javascript; charset=utf-8")
+        return response
+    }
+
+    @Sendable func authorizePage(_ req: Request) async throws -> Response {
+        let query = try req.query.decode(AuthorizeQuery.self)
+        try query.validate()
+        return .html(FakeAppleAuthorizePage.consent(query))
+    }
+
+    @Sendable func authorize(_ req: Request) async throws -> Response {
+        let form = try req.content.decode(AuthorizeForm.self)
+        try form.query.validate()
+        let email = form.email.trimmingCharacters(in: .whitespaces)
+        guard email.contains("@") else { throw Abort(.badRequest, reason: "Enter an email address.") }
+        let subject = FakeAppleKeys.subject(forEmail: email)
+        let sharedEmail = form.hideEmail == "on" ? FakeAppleKeys.relayAddress(forEmail: email) : email
+        let code = "c" + Base64URL.encode(try SecureRandom.bytes(count: 24))
+        await state.issue(code: code, .init(
+            clientID: form.client_id, redirectURI: form.redirect_uri, subject: subject, email: sharedEmail,
+            isPrivateEmail: form.hideEmail == "on", nonce: form.nonce, issuedAt: clock()
+        ))
+        let idToken = try keys.mintIdentityToken(IdentityTokenRequest(
+            subject: subject, audience: form.client_id, email: sharedEmail, isPrivateEmail: form.hideEmail == "on",
+            nonce: form.nonce, lifetime: Self.identityTokenLifetime,
+            extraClaims: ["c_hash": .string(Self.halfHash(code))]
+        ), now: clock())
+        var fields = [("code", code), ("id_token", idToken)]
+        if let state = form.state { fields.append(("state", state)) }
+        if await state.isFirstAuthorization(subject: subject, clientID: form.client_id) {
+            fields.append(("user", try FakeAppleAuthorizePage.userJSON(name: form.name ?? "", email: sharedEmail)))
+        }
+        return .html(FakeAppleAuthorizePage.formPost(to: form.redirect_uri, fields: fields))
+    }
+
+    @Sendable func token(_ req: Request) async throws -> Response {
+        guard let form = try? req.content.decode(TokenForm.self) else {
+            return Self.oauthError("invalid_request")
+        }
+        guard clientSecrets.isValid(form.client_secret, clientID: form.client_id, now: clock()) else {
+            return Self.oauthError("invalid_client")
+        }
+        do {
+            switch form.grant_type {
+            case "authorization_code":
+                guard let code = form.code else { return Self.oauthError("invalid_request") }
+                let issued = try await state.redeem(code: code, clientID: form.client_id, redirectURI: form.redirect_uri)
+                let refreshToken = "r" + Base64URL.encode(try SecureRandom.bytes(count: 32))
+                await state.store(refreshToken: refreshToken, .init(
+                    clientID: issued.clientID, subject: issued.subject, email: issued.email,
+                    isPrivateEmail: issued.isPrivateEmail
+                ))
+                return try tokenResponse(clientID: issued.clientID, subject: issued.subject, email: issued.email,
+                                         isPrivateEmail: issued.isPrivateEmail, refreshToken: refreshToken)
+            case "refresh_token":
+                guard let token = form.refresh_token else { return Self.oauthError("invalid_request") }
+                let stored = try await state.refresh(token: token, clientID: form.client_id)
+                return try tokenResponse(clientID: stored.clientID, subject: stored.subject, email: stored.email,
+                                         isPrivateEmail: stored.isPrivateEmail, refreshToken: nil)
+            default:
+                return Self.oauthError("unsupported_grant_type")
+            }
+        } catch FakeAppleState.GrantError.invalidGrant {
+            return Self.oauthError("invalid_grant")
+        }
+    }
+
+    @Sendable func revoke(_ req: Request) async throws -> Response {
+        guard let form = try? req.content.decode(RevokeForm.self) else { return Self.oauthError("invalid_request") }
+        guard clientSecrets.isValid(form.client_secret, clientID: form.client_id, now: clock()) else {
+            return Self.oauthError("invalid_client")
+        }
+        await state.revoke(token: form.token, clientID: form.client_id, hint: form.token_type_hint)
+        return Response(status: .ok)
+    }
+
+    private func tokenResponse(clientID: String, subject: String, email: String, isPrivateEmail: Bool,
+                               refreshToken: String?) throws -> Response {
+        let accessToken = "a" + Base64URL.encode(try SecureRandom.bytes(count: 24))
+        let idToken = try keys.mintIdentityToken(IdentityTokenRequest(
+            subject: subject, audience: clientID, email: email, isPrivateEmail: isPrivateEmail,
+            lifetime: Self.identityTokenLifetime, extraClaims: ["at_hash": .string(Self.halfHash(accessToken))]
+        ), now: clock())
+        var body: [String: JSONValue] = [
+            "access_token": .string(accessToken), "token_type": "Bearer",
+            "expires_in": .number(Double(Self.accessTokenLifetime)), "id_token": .string(idToken),
+        ]
+        if let refreshToken { body["refresh_token"] = .string(refreshToken) }
+        var response = Response(status: .ok, body: .bytes(JSONValue.object(body).serialized()))
+        response.headers.replaceOrAdd(name: "Content-Type", value: "application/json")
+        response.headers.replaceOrAdd(name: "Cache-Control", value: "no-store")
+        return response
+    }
+
+    /// Apple's error answer: 400 with `{"error": "<code>"}` (RFC 6749 §5.2).
+    static func oauthError(_ code: String) -> Response {
+        var response = Response(status: .badRequest, body: .bytes(JSONValue.object(["error": .string(code)]).serialized()))
+        response.headers.replaceOrAdd(name: "Content-Type", value: "application/json")
+        return response
+    }
+
+    /// `at_hash` / `c_hash`: base64url of the left half of SHA-256 of the value (OpenID Connect Core §3.1.3.6).
+    static func halfHash(_ value: String) -> String {
+        Base64URL.encode(SHA256.hash(value).prefix(16))
+    }
+}
+
+/// The query of `/auth/authorize`, as Apple's button sends it.
+struct AuthorizeQuery: Codable, Sendable {
+    var client_id: String
+    var redirect_uri: String
+    var response_type: String?
+    var response_mode: String?
+    var scope: String?
+    var state: String?
+    var nonce: String?
+
+    /// Apple's rules: a redirect URI is required, and asking for name or email requires `form_post`.
+    func validate() throws {
+        guard let url = URLComponents(string: redirect_uri), url.scheme == "http" || url.scheme == "https" else {
+            throw Abort(.badRequest, reason: "invalid_request: redirect_uri must be an absolute http(s) URL")
+        }
+        let scopes = (scope ?? "").split(separator: " ")
+        if !scopes.isEmpty, response_mode != "form_post" {
+            throw Abort(.badRequest, reason: "invalid_request: response_mode must be form_post when scope is requested")
+        }
+    }
+}
+
+struct AuthorizeForm: Codable, Sendable {
+    var client_id: String
+    var redirect_uri: String
+    var response_type: String?
+    var response_mode: String?
+    var scope: String?
+    var state: String?
+    var nonce: String?
+    var name: String?
+    var email: String
+    var hideEmail: String?
+
+    var query: AuthorizeQuery {
+        AuthorizeQuery(client_id: client_id, redirect_uri: redirect_uri, response_type: response_type,
+                       response_mode: response_mode, scope: scope, state: state, nonce: nonce)
+    }
+}
+
+struct TokenForm: Codable, Sendable {
+    var client_id: String
+    var client_secret: String
+    var grant_type: String
+    var code: String?
+    var refresh_token: String?
+    var redirect_uri: String?
+}
+
+struct RevokeForm: Codable, Sendable {
+    var client_id: String
+    var client_secret: String
+    var token: String
+    var token_type_hint: String?
+}

@@ -1,0 +1,107 @@
+import CryptoCore
+import Foundation
+import JOSE
+
+/// What the stand-in puts in an identity token it mints.
+public struct IdentityTokenRequest: Sendable {
+    public var subject: String
+    public var audience: String
+    public var email: String?
+    public var isPrivateEmail: Bool
+    public var nonce: String?
+    public var lifetime: TimeInterval
+    /// Extra claims (e.g. `c_hash`), added last.
+    public var extraClaims: [String: JSONValue]
+
+    public init(subject: String, audience: String, email: String?, isPrivateEmail: Bool = false,
+                nonce: String? = nil, lifetime: TimeInterval = 600, extraClaims: [String: JSONValue] = [:]) {
+        self.subject = subject
+        self.audience = audience
+        self.email = email
+        self.isPrivateEmail = isPrivateEmail
+        self.nonce = nonce
+        self.lifetime = lifetime
+        self.extraClaims = extraClaims
+    }
+}
+
+/// The stand-in's RS256 signing key, kept as a PKCS#8 PEM file (mode 0600) so tokens stay valid across restarts.
+public struct FakeAppleKeys: Sendable {
+    /// The key file used when none is named.
+    public static let defaultPath = "fake-apple-key.pem"
+
+    public let privateKey: RSAPrivateKey
+    /// The `kid` published in the JWKS: derived from the public key, so it is stable for a given file.
+    public let keyID: String
+
+    public init(privateKey: RSAPrivateKey) throws {
+        self.privateKey = privateKey
+        let publicKey = try privateKey.publicKey
+        keyID = "fake-" + String(Base64URL.encode(SHA256.hash(publicKey.modulus + publicKey.exponent)).prefix(10))
+    }
+
+    /// Loads the key at `path`, or generates one and writes it there.
+    public static func loadOrCreate(path: String) throws -> FakeAppleKeys {
+        if FileManager.default.fileExists(atPath: path) {
+            let pem = try String(contentsOfFile: path, encoding: .utf8)
+            return try FakeAppleKeys(privateKey: try RSAPrivateKey(pem: pem))
+        }
+        let key = try RSAPrivateKey.generate(bits: 2048)
+        let pem = try key.pemRepresentation()
+        guard FileManager.default.createFile(atPath: path, contents: Data(pem.utf8), attributes: [.posixPermissions: 0o600])
+        else { throw FakeAppleError.cannotWriteKeyFile(path) }
+        return try FakeAppleKeys(privateKey: key)
+    }
+
+    /// The JWKS document `/auth/keys` serves.
+    public func jwksJSON() throws -> [UInt8] {
+        let jwk = try privateKey.publicKey.jwk(keyID: keyID)
+        return JSONValue.object(["keys": .array([.object(jwk.members)])]).serialized()
+    }
+
+    /// An identity token as Apple mints them: RS256, header `{kid, alg}`, Apple's issuer.
+    public func mintIdentityToken(_ request: IdentityTokenRequest, now: Date = Date()) throws -> String {
+        let issuedAt = now.timeIntervalSince1970.rounded(.down)
+        var claims: [String: JSONValue] = [
+            "iss": .string(Configuration.appleIssuer),
+            "aud": .string(request.audience),
+            "exp": .number(issuedAt + request.lifetime.rounded(.down)),
+            "iat": .number(issuedAt),
+            "sub": .string(request.subject),
+            "auth_time": .number(issuedAt),
+            "nonce_supported": true,
+        ]
+        if let email = request.email {
+            claims["email"] = .string(email)
+            claims["email_verified"] = "true"
+            claims["is_private_email"] = request.isPrivateEmail ? "true" : "false"
+        }
+        if let nonce = request.nonce { claims["nonce"] = .string(nonce) }
+        claims.merge(request.extraClaims) { _, extra in extra }
+        return try JWTSigner.sign(claims: .object(claims), keyID: keyID, key: .rs256(privateKey))
+    }
+
+    /// The stable Apple user identifier the stand-in gives an email address, shaped like Apple's
+    /// (`000123.<32 hex>.0456`): the same person always gets the same `sub`.
+    public static func subject(forEmail email: String) -> String {
+        let digest = SHA256.hex(SHA256.hash(email.lowercased()))
+        return "001\(digest.prefix(3)).\(digest.dropFirst(3).prefix(32)).0\(digest.suffix(3))"
+    }
+
+    /// A private-relay address for `email`, stable per address.
+    public static func relayAddress(forEmail email: String) -> String {
+        let digest = SHA256.hex(SHA256.hash("relay:" + email.lowercased()))
+        return "\(digest.prefix(10))@privaterelay.appleid.com"
+    }
+}
+
+/// Failures of the stand-in's own set-up.
+public enum FakeAppleError: Error, CustomStringConvertible {
+    case cannotWriteKeyFile(String)
+
+    public var description: String {
+        switch self {
+        case .cannotWriteKeyFile(let path): "cannot write the stand-in's key file at \(path)"
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import CryptoCore
+import Foundation
+import HTTPCore
+import JOSE
+
+/// Sends server-to-server notifications the way Apple does: `POST {"payload": "<JWT>"}`, the JWT signed with
+/// Apple's key and carrying the event as a JSON string in its `events` claim.
+public enum FakeAppleNotifier {
+    /// Event types Apple sends.
+    public static let eventTypes: Set<String> = ["email-disabled", "email-enabled", "consent-revoked", "account-delete"]
+
+    /// The notification JWT for one event.
+    public static func payload(event: String, subject: String, audience: String, email: String?,
+                               isPrivateEmail: Bool = true, keys: FakeAppleKeys, now: Date = Date()) throws -> String {
+        let eventTime = (now.timeIntervalSince1970 * 1000).rounded(.down)
+        var eventClaims: [String: JSONValue] = [
+            "type": .string(event), "sub": .string(subject), "event_time": .number(eventTime),
+        ]
+        if let email {
+            eventClaims["email"] = .string(email)
+            eventClaims["is_private_email"] = isPrivateEmail ? "true" : "false"
+        }
+        let events = String(decoding: JSONValue.object(eventClaims).serialized(), as: UTF8.self)
+        let claims: JSONValue = [
+            "iss": .string(Configuration.appleIssuer), "aud": .string(audience),
+            "iat": .number(now.timeIntervalSince1970.rounded(.down)),
+            "jti": .string(Base64URL.encode(try SecureRandom.bytes(count: 16))),
+            "events": .string(events),
+        ]
+        return try JWTSigner.sign(claims: claims, keyID: keys.keyID, key: .rs256(keys.privateKey))
+    }
+
+    /// Signs and posts one event to `url`; returns the status the server answered.
+    public static func send(event: String, subject: String, audience: String, email: String?, to url: String,
+                            keyFile: String) async throws -> Int {
+        let keys = try FakeAppleKeys.loadOrCreate(path: keyFile)
+        let jwt = try payload(event: event, subject: subject, audience: audience, email: email, keys: keys)
+        let body = JSONValue.object(["payload": .string(jwt)]).serialized()
+        let response = try await HTTPClient().send(HTTPClientRequest(
+            method: .POST, url: url, headers: ["Content-Type": "application/json"], body: body
+        ))
+        return response.status.code
+    }
+}

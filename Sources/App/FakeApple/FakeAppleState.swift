@@ -1,0 +1,92 @@
+import Foundation
+
+/// What the stand-in remembers while it runs: issued codes, refresh tokens, who already shared their name,
+/// and every revocation (tests read them).
+actor FakeAppleState {
+    /// Apple's authorization codes are single-use and expire after five minutes.
+    static let codeLifetime: TimeInterval = 300
+
+    struct IssuedCode: Sendable {
+        var clientID: String
+        var redirectURI: String
+        var subject: String
+        var email: String
+        var isPrivateEmail: Bool
+        var nonce: String?
+        var issuedAt: Date
+        var used = false
+    }
+
+    struct RefreshToken: Sendable {
+        var clientID: String
+        var subject: String
+        var email: String
+        var isPrivateEmail: Bool
+        var revoked = false
+    }
+
+    private var codes: [String: IssuedCode] = [:]
+    private var refreshTokens: [String: RefreshToken] = [:]
+    private var sharedName: Set<String> = []
+    private(set) var revocations: [FakeAppleRevocation] = []
+    private let clock: @Sendable () -> Date
+
+    init(clock: @escaping @Sendable () -> Date) { self.clock = clock }
+
+    func issue(code: String, _ issued: IssuedCode) { codes[code] = issued }
+
+    /// Whether this is the user's first authorization of `clientID`: Apple sends `user` only then.
+    func isFirstAuthorization(subject: String, clientID: String) -> Bool {
+        sharedName.insert("\(clientID)\n\(subject)").inserted
+    }
+
+    enum GrantError: Error, Equatable { case invalidGrant(String) }
+
+    /// Redeems a code once; a second use, an expired code or another client's code is `invalid_grant`.
+    func redeem(code: String, clientID: String, redirectURI: String?) throws -> IssuedCode {
+        guard var issued = codes[code] else { throw GrantError.invalidGrant("unknown authorization code") }
+        guard !issued.used else { throw GrantError.invalidGrant("authorization code already used") }
+        guard clock().timeIntervalSince(issued.issuedAt) <= Self.codeLifetime else {
+            throw GrantError.invalidGrant("authorization code expired")
+        }
+        guard issued.clientID == clientID else { throw GrantError.invalidGrant("code was issued to another client") }
+        if let redirectURI, redirectURI != issued.redirectURI {
+            throw GrantError.invalidGrant("redirect_uri does not match the authorization request")
+        }
+        issued.used = true
+        codes[code] = issued
+        return issued
+    }
+
+    func store(refreshToken: String, _ token: RefreshToken) { refreshTokens[refreshToken] = token }
+
+    func refresh(token: String, clientID: String) throws -> RefreshToken {
+        guard let stored = refreshTokens[token], !stored.revoked else {
+            throw GrantError.invalidGrant("refresh token unknown or revoked")
+        }
+        guard stored.clientID == clientID else { throw GrantError.invalidGrant("token was issued to another client") }
+        return stored
+    }
+
+    func revoke(token: String, clientID: String, hint: String?) {
+        let known = refreshTokens[token]?.clientID == clientID
+        if known { refreshTokens[token]?.revoked = true }
+        revocations.append(FakeAppleRevocation(clientID: clientID, token: token, tokenTypeHint: hint, known: known))
+    }
+
+    func isRevoked(refreshToken: String) -> Bool { refreshTokens[refreshToken]?.revoked ?? false }
+
+    /// Ages every issued code by `interval` (tests of the five-minute rule).
+    func ageCodes(by interval: TimeInterval) {
+        for key in codes.keys { codes[key]?.issuedAt.addTimeInterval(-interval) }
+    }
+}
+
+/// A revocation the stand-in received.
+public struct FakeAppleRevocation: Sendable, Equatable {
+    public var clientID: String
+    public var token: String
+    public var tokenTypeHint: String?
+    /// Whether the token was one the stand-in issued to that client.
+    public var known: Bool
+}

@@ -1,0 +1,40 @@
+import CryptoCore
+import Foundation
+import HTTPCore
+import Web
+
+/// The bearer token a request authenticated with, as stored: only its SHA-256 (the value is never kept).
+struct BearerCredential: Sendable {
+    var valueHash: [UInt8]
+}
+
+/// Requires `Authorization: Bearer <token>` naming a live token (RFC 6750 §2.1), and logs its user in:
+/// `req.auth.require(User.self)`. Anything else is 401 with `WWW-Authenticate: Bearer` (RFC 6750 §3).
+struct BearerAuthenticator: Middleware {
+    let tokens: TokenRepository
+
+    /// Longest token value looked up; ours are 43 characters, so a longer one cannot be ours.
+    static let maximumTokenLength = 512
+
+    func respond(to request: Request, chainingTo next: any Responder) async throws -> Response {
+        guard let value = request.bearerToken else {
+            throw Self.unauthorized("Missing bearer token", error: nil)
+        }
+        guard value.utf8.count <= Self.maximumTokenLength else {
+            throw Self.unauthorized("Invalid or expired bearer token", error: "invalid_token")
+        }
+        let hash = SHA256.hash(value)
+        guard let user = try await tokens.findUser(valueHash: hash) else {
+            throw Self.unauthorized("Invalid or expired bearer token", error: "invalid_token")
+        }
+        request.auth.login(user)
+        request.auth.login(BearerCredential(valueHash: hash))
+        return try await next.respond(to: request)
+    }
+
+    private static func unauthorized(_ reason: String, error: String?) -> Abort {
+        var challenge = "Bearer realm=\"siwa\""
+        if let error { challenge += ", error=\"\(error)\"" }
+        return Abort(.unauthorized, reason: reason, headers: ["WWW-Authenticate": challenge])
+    }
+}

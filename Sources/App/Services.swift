@@ -1,0 +1,110 @@
+import AppleID
+import CryptoCore
+import Foundation
+import HTTPCore
+import JOSE
+import Logging
+import Storage
+import Web
+
+/// The application's long-lived parts, built once at start and shared by every controller.
+final class Services: Sendable {
+    let configuration: Configuration
+    let database: DatabasePool
+    let users: UserRepository
+    let tokens: TokenRepository
+    let sessions: SQLiteSessionStore
+    let states: SIWAStateRepository
+    let appleKeys: AppleKeySet
+    /// Verifies identity tokens from the iOS app (audience: the bundle ids); nil when not configured.
+    let iosVerifier: IdentityTokenVerifier?
+    /// Verifies identity tokens from the web flow (audience: the Services ID); nil when not configured.
+    let webVerifier: IdentityTokenVerifier?
+    let logger: Logger
+    let clock: @Sendable () -> Date
+
+    /// How long a bearer token works.
+    static let bearerTokenLifetime: TimeInterval = 30 * 24 * 60 * 60
+    /// Random bytes in a bearer token's value.
+    static let bearerTokenBytes = 32
+
+    init(configuration: Configuration, database: DatabasePool, appleKeys: AppleKeySet, logger: Logger,
+         clock: @escaping @Sendable () -> Date = Date.init) {
+        self.configuration = configuration
+        self.database = database
+        self.appleKeys = appleKeys
+        self.logger = logger
+        self.clock = clock
+        users = UserRepository(pool: database, now: clock)
+        tokens = TokenRepository(pool: database, now: clock)
+        sessions = SQLiteSessionStore(pool: database, now: clock)
+        states = SIWAStateRepository(pool: database, now: clock)
+        iosVerifier = configuration.iosClientIDs.isEmpty ? nil : IdentityTokenVerifier(
+            keys: appleKeys, clientIDs: Set(configuration.iosClientIDs), clock: clock
+        )
+        webVerifier = configuration.websiteClientID.map { clientID in
+            IdentityTokenVerifier(keys: appleKeys, clientIDs: [clientID], clock: clock)
+        }
+    }
+
+    /// Verifies an identity token, turning failures into the client's answer: 401 that says what kind of
+    /// failure without helping an attacker, or 503 when Apple's keys cannot be had. The detail goes to the log.
+    func verify(_ token: String, nonce: String?, with verifier: IdentityTokenVerifier, logger: Logger) async throws
+        -> AppleIdentityToken
+    {
+        do {
+            return try await verifier.verify(token, nonce: nonce)
+        } catch let error as AppleIDError {
+            logger.notice("identity token refused", metadata: ["reason": "\(error)"])
+            throw Abort(error.status, reason: error.clientMessage)
+        }
+    }
+
+    /// Finds the user by Apple's `sub` (never by email) or creates one from the token (email required), storing
+    /// a newer email; issues a bearer token when `issueToken` is set. One write transaction.
+    func signIn(identity: AppleIdentityToken, name: PersonName?, issueToken: Bool, logger: Logger) async throws
+        -> (user: User, token: IssuedBearerToken?)
+    {
+        let now = clock()
+        let email = identity.email ?? ""
+        let candidate = User(name: name?.stored ?? "", username: email, email: email,
+                             isPrivateEmail: identity.isPrivateEmail ?? false, siwaIdentifier: identity.sub,
+                             createdAt: now)
+        var value: String?
+        var token: BearerToken?
+        if issueToken {
+            let secret = Base64URL.encode(try SecureRandom.bytes(count: Self.bearerTokenBytes))
+            value = secret
+            token = BearerToken(userID: candidate.id, valueHash: SHA256.hash(secret), createdAt: now,
+                                expiresAt: now + Self.bearerTokenLifetime)
+        }
+        let result: UserRepository.SignIn
+        do {
+            result = try await users.signIn(candidate, token: token)
+        } catch UserRepository.SignInError.missingEmail {
+            throw Abort(.badRequest, reason: "The identity token carries no email, which a new account needs.")
+        }
+        logger.info(result.created ? "user created" : "user signed in", metadata: ["user_id": "\(result.user.id)"])
+        guard let value, let stored = result.token else { return (result.user, nil) }
+        return (result.user, IssuedBearerToken(token: stored, value: value, user: result.user))
+    }
+
+    /// The user of the request's session, if it has one that still names a user.
+    func currentUser(_ req: Request) async throws -> User? {
+        guard req.hasSession, let id = req.session.authenticatedID().flatMap(UUID.init(uuidString:)) else { return nil }
+        return try await users.find(id: id)
+    }
+
+    /// Deletes the user with their bearer tokens, sessions and Apple tokens, in one transaction.
+    func deleteAccount(_ user: User, logger: Logger) async throws {
+        try await users.delete(id: user.id)
+        logger.info("account deleted", metadata: ["user_id": "\(user.id)"])
+    }
+}
+
+/// A bearer token just issued: its record and the only copy of its value.
+struct IssuedBearerToken: Sendable {
+    var token: BearerToken
+    var value: String
+    var user: User
+}

@@ -1,0 +1,91 @@
+import AppleID
+import Foundation
+import HTTPCore
+import Logging
+import Storage
+import Web
+
+/// The siwa server: configuration, database, Apple's keys, routes and the HTTP server, wired together.
+///
+/// ```swift
+/// let server = try await SiwaServer(configuration: try Configuration.load())
+/// try server.start()
+/// try await server.run()
+/// ```
+public final class SiwaServer: Sendable {
+    public let configuration: Configuration
+    let services: Services
+    let application: Application
+    let server: HTTPServer
+
+    /// Opens and migrates the database, seeds Apple's keys from the last good copy, and registers the routes.
+    /// - Parameters:
+    ///   - configuration: What `Configuration.load` read.
+    ///   - logger: The server's logger.
+    ///   - clock: The clock tokens are judged by (tests move it).
+    public init(configuration: Configuration, logger: Logger = Logger(label: "siwa"),
+                clock: @escaping @Sendable () -> Date = Date.init) async throws {
+        self.configuration = configuration
+        let database = try await AppMigrations.openAndMigrate(path: configuration.databasePath)
+        let appleKeys = AppleKeySet.apple(configuration: configuration, database: database, logger: logger, clock: clock)
+        services = Services(configuration: configuration, database: database, appleKeys: appleKeys, logger: logger,
+                            clock: clock)
+        application = Application(hostname: configuration.hostname, port: configuration.port,
+                                  trustProxy: configuration.trustProxy, maxBodySize: configuration.maxBodySize,
+                                  logger: logger)
+        application.views = try ViewRenderer(directory: configuration.resourcesPath + "/Views")
+        try routes(application, services: services)
+        try application.boot()
+        var serverConfiguration = HTTPServerConfiguration(hostname: configuration.hostname, port: configuration.port)
+        serverConfiguration.limits.maxBodySize = configuration.maxBodySize
+        serverConfiguration.tls = configuration.tls.map {
+            TLSServerConfiguration(certificatePath: $0.certificatePath, privateKeyPath: $0.privateKeyPath)
+        }
+        server = HTTPServer(configuration: serverConfiguration, responder: application, logger: logger)
+    }
+
+    /// Starts listening; returns once the socket is bound.
+    public func start() throws { try server.start() }
+    /// The bound port (useful with port 0).
+    public var localPort: Int { server.localPort }
+    /// Serves until `shutdown()`.
+    public func run() async throws { try await server.run() }
+    /// Stops accepting, finishes requests in flight, and returns.
+    public func shutdown() async { await server.shutdown() }
+
+    /// `siwa serve`: logs what is off, serves until SIGINT or SIGTERM, then exits cleanly.
+    public static func runUntilSignalled(configuration: Configuration) async throws {
+        var logger = Logger(label: "siwa")
+        logger.logLevel = configuration.logLevel
+        for problem in configuration.problems { logger.warning("\(problem)") }
+        let server = try await SiwaServer(configuration: configuration, logger: logger)
+        try server.start()
+        let scheme = configuration.tls == nil ? "http" : "https"
+        logger.notice("siwa listening on \(scheme)://\(configuration.hostname):\(server.localPort)")
+        let signals = ShutdownSignals.install { await server.shutdown() }
+        try await server.run()
+        withExtendedLifetime(signals) {}
+    }
+
+    /// `siwa migrate`: applies pending migrations; returns the versions applied.
+    public static func migrate(databasePath: String) async throws -> [Int] {
+        let database = try DatabasePool(path: databasePath)
+        return try await AppMigrations.migrator.migrate(database)
+    }
+
+    /// `siwa routes`: the route table of a fully configured server (built on a throw-away database).
+    public static func routeTable() async throws -> String {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("siwa-routes-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var configuration = Configuration()
+        configuration.databasePath = directory.appendingPathComponent("routes.sqlite").path
+        configuration.iosClientIDs = ["routes"]
+        configuration.websiteClientID = "routes"
+        configuration.redirectURL = "https://example.com/login/siwa/callback"
+        configuration.appleBaseURL = "http://127.0.0.1:9"
+        configuration.resourcesPath = Configuration.locateResources(configuration.resourcesPath)
+        let server = try await SiwaServer(configuration: configuration)
+        return try server.application.routesDescription()
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import HTTPCore
+import JOSE
+import Logging
+
+/// Apple's token endpoints (Sign in with Apple REST API): `POST /auth/token` to exchange an authorization code
+/// or validate a refresh token, `POST /auth/revoke` to revoke one. Requests are form-encoded and carry the
+/// client id and its client secret; errors come back as `{"error": "..."}`.
+public struct AppleAuthClient: Sendable {
+    public let baseURL: String
+    let clientSecret: ClientSecret
+    let http: HTTPClient
+
+    /// - Parameters:
+    ///   - baseURL: `APPLE_BASE_URL`, e.g. `https://appleid.apple.com`.
+    ///   - clientSecret: mints the `client_secret` per client id.
+    ///   - http: the HTTPS client.
+    public init(baseURL: String, clientSecret: ClientSecret, http: HTTPClient = HTTPClient()) {
+        self.baseURL = baseURL
+        self.clientSecret = clientSecret
+        self.http = http
+    }
+
+    /// What `/auth/token` answers.
+    public struct TokenResponse: Sendable, Equatable {
+        public var accessToken: String
+        public var tokenType: String
+        public var expiresIn: Int
+        /// Present for the authorization-code grant only.
+        public var refreshToken: String?
+        public var idToken: String
+    }
+
+    /// Exchanges an authorization code (valid for five minutes, single use).
+    /// - Parameters:
+    ///   - code: the code from the app or the web callback.
+    ///   - clientID: the client the code was issued to: the bundle id (app) or the Services ID (web).
+    ///   - redirectURI: the web flow's redirect URI; nil for codes from the app.
+    public func exchange(code: String, clientID: String, redirectURI: String?) async throws -> TokenResponse {
+        var form = [("client_id", clientID), ("client_secret", try await clientSecret.secret(for: clientID)),
+                    ("code", code), ("grant_type", "authorization_code")]
+        if let redirectURI { form.append(("redirect_uri", redirectURI)) }
+        return try decodeTokenResponse(try await post("/auth/token", form))
+    }
+
+    /// Validates a refresh token (`grant_type=refresh_token`); Apple answers `invalid_grant` once it is revoked.
+    public func refresh(refreshToken: String, clientID: String) async throws -> TokenResponse {
+        let form = [("client_id", clientID), ("client_secret", try await clientSecret.secret(for: clientID)),
+                    ("grant_type", "refresh_token"), ("refresh_token", refreshToken)]
+        return try decodeTokenResponse(try await post("/auth/token", form))
+    }
+
+    /// Revokes a refresh (or access) token.
+    public func revoke(token: String, clientID: String, tokenTypeHint: String = "refresh_token") async throws {
+        let form = [("client_id", clientID), ("client_secret", try await clientSecret.secret(for: clientID)),
+                    ("token", token), ("token_type_hint", tokenTypeHint)]
+        _ = try await post("/auth/revoke", form)
+    }
+
+    private func post(_ path: String, _ form: [(String, String)]) async throws -> HTTPClientResponse {
+        let response: HTTPClientResponse
+        do {
+            response = try await http.send(HTTPClientRequest(
+                method: .POST, url: baseURL + path,
+                headers: ["Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"],
+                body: Array(FormEncoding.encode(form).utf8)
+            ))
+        } catch {
+            throw AppleAuthError(.unreachable, detail: "\(path): \(error)")
+        }
+        if response.status.code == 200 { return response }
+        let code = (try? JSONValue(parsing: response.body))?["error"]?.stringValue
+        if let code, response.status.code < 500 {
+            throw AppleAuthError(.apple(code), detail: "\(path) answered \(response.status.code)")
+        }
+        if response.status.code >= 500 {
+            throw AppleAuthError(.unreachable, detail: "\(path) answered \(response.status.code)")
+        }
+        throw AppleAuthError(.malformedResponse, detail: "\(path) answered \(response.status.code) without an error code")
+    }
+
+    private func decodeTokenResponse(_ response: HTTPClientResponse) throws -> TokenResponse {
+        guard let json = try? JSONValue(parsing: response.body),
+              let accessToken = json["access_token"]?.stringValue,
+              let idToken = json["id_token"]?.stringValue
+        else { throw AppleAuthError(.malformedResponse, detail: "/auth/token answer lacks access_token or id_token") }
+        return TokenResponse(
+            accessToken: accessToken, tokenType: json["token_type"]?.stringValue ?? "Bearer",
+            expiresIn: Int(json["expires_in"]?.numberValue ?? 0), refreshToken: json["refresh_token"]?.stringValue,
+            idToken: idToken
+        )
+    }
+}
+
+/// `application/x-www-form-urlencoded` serialisation (WHATWG URL §5.2): unreserved bytes as is, space as `+`.
+enum FormEncoding {
+    static func encode(_ fields: [(String, String)]) -> String {
+        fields.map { "\(escape($0.0))=\(escape($0.1))" }.joined(separator: "&")
+    }
+
+    static func escape(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                 UInt8(ascii: "*"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            case UInt8(ascii: " "):
+                out += "+"
+            default:
+                out += String(format: "%%%02X", byte)
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,65 @@
+import HTTPCore
+
+/// Why a call to Apple's `/auth/token` or `/auth/revoke` failed, with the likely cause for the log.
+public struct AppleAuthError: Error, Equatable, Sendable, CustomStringConvertible {
+    public enum Kind: Equatable, Sendable {
+        /// Apple answered `{"error": code}` (RFC 6749 §5.2).
+        case apple(String)
+        /// Apple could not be reached, timed out, or answered 5xx.
+        case unreachable
+        /// Apple answered something that is not its documented shape.
+        case malformedResponse
+        /// The `id_token` Apple returned failed verification or does not match (sub, at_hash, c_hash).
+        case tokenMismatch
+    }
+
+    public var kind: Kind
+    /// Log detail; never a token, code or secret.
+    public var detail: String
+
+    public init(_ kind: Kind, detail: String = "") {
+        self.kind = kind
+        self.detail = detail
+    }
+
+    public static func == (lhs: AppleAuthError, rhs: AppleAuthError) -> Bool { lhs.kind == rhs.kind }
+
+    /// What most likely went wrong, for the operator.
+    public var likelyCause: String {
+        switch kind {
+        case .apple("invalid_client"):
+            "invalid_client: the client secret is expired or malformed, or APPLE_KEY_ID / APPLE_TEAM_ID do not match the key, or the client id is wrong"
+        case .apple("invalid_grant"):
+            "invalid_grant: the code is older than 5 minutes, was already used, or was issued to the other client id (app codes go with the bundle id, web codes with the Services ID); or the refresh token was revoked"
+        case .apple("invalid_request"): "invalid_request: a parameter is missing or malformed (redirect_uri must match the web flow's)"
+        case .apple("unauthorized_client"): "unauthorized_client: the client id is not allowed to use this grant"
+        case .apple("unsupported_grant_type"): "unsupported_grant_type: Apple does not accept this grant_type"
+        case .apple(let code): "Apple answered \(code.prefix(40))"
+        case .unreachable: "Apple is unreachable (network, DNS, TLS or a 5xx answer)"
+        case .malformedResponse: "Apple's answer was not understood"
+        case .tokenMismatch: "the id_token from Apple does not belong to this sign-in"
+        }
+    }
+
+    /// The answer a client gets: 503 when Apple is unreachable, 401 for client or token problems, 400 otherwise.
+    public var status: HTTPStatus {
+        switch kind {
+        case .unreachable, .malformedResponse: .serviceUnavailable
+        case .apple("invalid_client"), .apple("unauthorized_client"), .tokenMismatch: .unauthorized
+        case .apple: .badRequest
+        }
+    }
+
+    /// What a client may be told.
+    public var clientMessage: String {
+        switch kind {
+        case .unreachable, .malformedResponse: "Apple's token service is unavailable; try again later"
+        case .apple("invalid_grant"): "The authorization code is invalid, expired or already used"
+        case .apple("invalid_client"), .apple("unauthorized_client"): "Apple refused this server's credentials"
+        case .apple: "Apple refused the authorization code"
+        case .tokenMismatch: "The authorization code does not belong to this identity token"
+        }
+    }
+
+    public var description: String { "AppleAuthError(\(kind)): \(likelyCause) [\(detail)]" }
+}

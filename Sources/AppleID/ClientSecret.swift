@@ -1,0 +1,90 @@
+import CryptoCore
+import Foundation
+import JOSE
+
+/// The `client_secret` Apple's `/auth/token` and `/auth/revoke` require: an ES256 JWT signed with the team's
+/// Sign in with Apple key (`.p8`), minted per client id, cached, and re-minted before it expires.
+///
+/// Header `{alg: ES256, kid}`; claims `iss` = team id, `iat`, `exp` (at most 180 days later, Apple's limit),
+/// `aud` = `https://appleid.apple.com`, `sub` = the client id (bundle id or Services ID).
+public actor ClientSecret {
+    /// Apple refuses secrets that live longer than 180 days.
+    public static let maximumLifetime: TimeInterval = 180 * 24 * 60 * 60
+    /// How long the secrets we mint live.
+    public static let defaultLifetime: TimeInterval = 30 * 24 * 60 * 60
+    /// A cached secret is replaced when less than this is left of its life.
+    public static let renewalMargin: TimeInterval = 24 * 60 * 60
+    /// The audience Apple expects.
+    public static let audience = "https://appleid.apple.com"
+
+    public let teamID: String
+    public let keyID: String
+    private let key: ES256PrivateKey
+    private let lifetime: TimeInterval
+    private let clock: @Sendable () -> Date
+    private var cache: [String: (secret: String, expiresAt: Date)] = [:]
+
+    /// - Parameters:
+    ///   - teamID: `APPLE_TEAM_ID`, the `iss`.
+    ///   - keyID: `APPLE_KEY_ID`, the `kid`.
+    ///   - key: the `.p8` key.
+    ///   - lifetime: how long each secret lives; clamped to Apple's 180 days.
+    ///   - clock: the current time.
+    public init(teamID: String, keyID: String, key: ES256PrivateKey, lifetime: TimeInterval = defaultLifetime,
+                clock: @escaping @Sendable () -> Date = Date.init) {
+        self.teamID = teamID
+        self.keyID = keyID
+        self.key = key
+        self.lifetime = min(max(lifetime, 2 * Self.renewalMargin), Self.maximumLifetime)
+        self.clock = clock
+    }
+
+    /// Loads the `.p8` at `privateKeyPath`.
+    /// - Throws: `ClientSecretError` saying whether the file is missing, unreadable or not a P-256 PKCS#8 key.
+    public static func load(teamID: String, keyID: String, privateKeyPath: String,
+                            clock: @escaping @Sendable () -> Date = Date.init) throws -> ClientSecret {
+        guard FileManager.default.fileExists(atPath: privateKeyPath) else {
+            throw ClientSecretError.keyFileMissing(privateKeyPath)
+        }
+        guard let data = FileManager.default.contents(atPath: privateKeyPath),
+              let pem = String(data: data, encoding: .utf8)
+        else { throw ClientSecretError.keyFileUnreadable(privateKeyPath) }
+        guard let key = try? ES256PrivateKey(pem: pem) else { throw ClientSecretError.keyMalformed(privateKeyPath) }
+        guard !teamID.isEmpty, !keyID.isEmpty else { throw ClientSecretError.missingIdentifiers }
+        return ClientSecret(teamID: teamID, keyID: keyID, key: key, clock: clock)
+    }
+
+    /// The secret for `clientID`, minted when there is none or the cached one is close to expiring.
+    public func secret(for clientID: String) throws -> String {
+        let now = clock()
+        if let cached = cache[clientID], cached.expiresAt.timeIntervalSince(now) > Self.renewalMargin {
+            return cached.secret
+        }
+        let issuedAt = now.timeIntervalSince1970.rounded(.down)
+        let claims: JSONValue = [
+            "iss": .string(teamID), "iat": .number(issuedAt), "exp": .number(issuedAt + lifetime),
+            "aud": .string(Self.audience), "sub": .string(clientID),
+        ]
+        let secret = try JWTSigner.sign(claims: claims, keyID: keyID, key: .es256(key))
+        cache[clientID] = (secret, Date(timeIntervalSince1970: issuedAt + lifetime))
+        return secret
+    }
+}
+
+/// Why the Sign in with Apple key cannot be used; said once at start-up.
+public enum ClientSecretError: Error, Equatable, CustomStringConvertible {
+    case keyFileMissing(String)
+    case keyFileUnreadable(String)
+    case keyMalformed(String)
+    case missingIdentifiers
+
+    public var description: String {
+        switch self {
+        case .keyFileMissing(let path): "APPLE_PRIVATE_KEY_PATH: no file at \(path)"
+        case .keyFileUnreadable(let path): "APPLE_PRIVATE_KEY_PATH: cannot read \(path) as text"
+        case .keyMalformed(let path):
+            "APPLE_PRIVATE_KEY_PATH: \(path) is not a PKCS#8 P-256 private key (the .p8 Apple lets you download once)"
+        case .missingIdentifiers: "APPLE_TEAM_ID and APPLE_KEY_ID must not be empty"
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import JOSE
+
+/// One of Apple's server-to-server notifications (Sign in with Apple): a JWT whose `events` claim is a JSON
+/// *string* describing what changed for a user.
+public struct ServerNotification: Sendable, Equatable {
+    /// The kinds Apple sends. `account-delete` also arrives spelled `account-deleted`.
+    public enum EventType: Sendable, Equatable {
+        case emailDisabled
+        case emailEnabled
+        case consentRevoked
+        case accountDelete
+        /// A type this server does not know; acknowledged and ignored.
+        case unknown(String)
+
+        init(_ raw: String) {
+            switch raw {
+            case "email-disabled": self = .emailDisabled
+            case "email-enabled": self = .emailEnabled
+            case "consent-revoked": self = .consentRevoked
+            case "account-delete", "account-deleted": self = .accountDelete
+            default: self = .unknown(raw)
+            }
+        }
+    }
+
+    /// How long after `iat` a notification is still accepted: Apple may retry a delivery, and `jti`
+    /// de-duplication covers replays within the window.
+    public static let maximumAge: TimeInterval = 60 * 60
+
+    /// `jti`: the notification's id, for de-duplication.
+    public var id: String
+    /// The client id the notification is for.
+    public var audience: String
+    public var type: EventType
+    /// The user's Apple identifier.
+    public var subject: String
+    /// The (relay) email the event concerns, for email events.
+    public var email: String?
+    public var isPrivateEmail: Bool?
+    public var eventTime: Date?
+
+    /// Decodes the claims of a verified notification JWT.
+    /// - Throws: `AppleIDError(.malformed)` when `jti` or `events` is missing or `events` is not the JSON Apple sends.
+    public init(_ jwt: VerifiedJWT) throws {
+        guard let id = jwt.claims["jti"]?.stringValue, !id.isEmpty else {
+            throw AppleIDError(.malformed, detail: "notification lacks jti")
+        }
+        let events: JSONValue
+        switch jwt.claims["events"] {
+        case .string(let text)?:
+            guard let parsed = try? JSONValue(parsing: Array(text.utf8)) else {
+                throw AppleIDError(.malformed, detail: "events is not JSON")
+            }
+            events = parsed
+        case .object(let object)?:
+            events = .object(object)
+        default:
+            throw AppleIDError(.malformed, detail: "notification lacks events")
+        }
+        guard let type = events["type"]?.stringValue, let subject = events["sub"]?.stringValue, !subject.isEmpty else {
+            throw AppleIDError(.malformed, detail: "events lacks type or sub")
+        }
+        self.id = id
+        audience = jwt.audience
+        self.type = EventType(type)
+        self.subject = subject
+        email = events["email"]?.stringValue
+        switch events["is_private_email"] {
+        case .bool(let value)?: isPrivateEmail = value
+        case .string(let text)?: isPrivateEmail = text == "true" ? true : (text == "false" ? false : nil)
+        default: isPrivateEmail = nil
+        }
+        eventTime = events["event_time"]?.numberValue.map { Date(timeIntervalSince1970: $0 / 1000) }
+    }
+}

@@ -1,0 +1,66 @@
+import App
+import ArgumentParser
+
+/// `siwa fake-apple`: the local Apple stand-in.
+struct FakeAppleCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fake-apple",
+        abstract: "Run a local stand-in for appleid.apple.com: keys, token, revoke and an authorize page.",
+        subcommands: [FakeAppleServe.self, FakeAppleNotify.self],
+        defaultSubcommand: FakeAppleServe.self
+    )
+}
+
+struct FakeAppleServe: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "serve", abstract: "Serve the stand-in (default).")
+
+    @Option(help: "Address to listen on.")
+    var hostname: String = "127.0.0.1"
+
+    @Option(help: "Port to listen on.")
+    var port: Int = 9090
+
+    @Option(help: "File holding the stand-in's signing keys (created when missing).")
+    var keyFile: String = FakeAppleKeys.defaultPath
+
+    @Option(help: "PEM public key of the client-secret signer (.p8's public half); when set, client secrets are checked.")
+    var clientSecretPublicKey: String?
+
+    func run() async throws {
+        try await FakeAppleServer.runUntilSignalled(
+            hostname: hostname, port: port, keyFile: keyFile, clientSecretPublicKeyPath: clientSecretPublicKey
+        )
+    }
+}
+
+struct FakeAppleNotify: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "notify",
+        abstract: "Send a signed server-to-server notification to a server, as Apple does."
+    )
+
+    @Option(help: "Event type: email-disabled, email-enabled, consent-revoked or account-delete.")
+    var event: String
+
+    @Option(help: "The user's Apple identifier (the identity token's sub).")
+    var sub: String
+
+    @Option(help: "Audience: the client id the notification is for.")
+    var aud: String
+
+    @Option(help: "Where to POST it.")
+    var url: String = "http://127.0.0.1:8080/api/apple/notifications"
+
+    @Option(help: "The user's (relay) email, for email events.")
+    var email: String?
+
+    @Option(help: "File holding the stand-in's signing keys.")
+    var keyFile: String = FakeAppleKeys.defaultPath
+
+    func run() async throws {
+        let status = try await FakeAppleNotifier.send(
+            event: event, subject: sub, audience: aud, email: email, to: url, keyFile: keyFile
+        )
+        print("Server answered \(status).")
+    }
+}

@@ -1,0 +1,23 @@
+import App
+import ArgumentParser
+
+/// `siwa serve`: runs the server with the configuration from the environment and `.env`.
+struct Serve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Run the server (the default sub-command).")
+
+    @Option(help: "Address to listen on (overrides HOSTNAME).")
+    var hostname: String?
+
+    @Option(help: "Port to listen on (overrides PORT; 0 picks a free one).")
+    var port: Int?
+
+    @Option(help: "The .env file to read (variables already in the environment win).")
+    var envFile: String = ".env"
+
+    func run() async throws {
+        var configuration = try Configuration.load(dotEnvPath: envFile)
+        if let hostname { configuration.hostname = hostname }
+        if let port { configuration.port = port }
+        try await SiwaServer.runUntilSignalled(configuration: configuration)
+    }
+}

@@ -1,0 +1,146 @@
+import Foundation
+import HTTPCore
+import Logging
+@testable import App
+
+/// The server and the Apple stand-in, in process on ephemeral loopback ports, with a fresh SQLite file.
+final class TestApp: Sendable {
+    static let iosClientID = "com.example.til"
+    static let webClientID = "com.example.til.web"
+
+    let directory: URL
+    let apple: FakeAppleServer
+    let server: SiwaServer
+    let client = HTTPClient()
+
+    var baseURL: String { "http://127.0.0.1:\(server.localPort)" }
+    var keys: FakeAppleKeys { apple.keys }
+    var databasePath: String { server.configuration.databasePath }
+
+    /// Starts both. `configure` may change the server's configuration (defaults: both flows on).
+    static func start(directory: URL? = nil, apple: FakeAppleServer? = nil,
+                      configure: (inout Configuration) -> Void = { _ in }) async throws -> TestApp {
+        let directory = directory ?? FileManager.default.temporaryDirectory
+            .appendingPathComponent("siwa-app-tests-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let stand: FakeAppleServer
+        if let apple {
+            stand = apple
+        } else {
+            stand = try FakeAppleServer(
+                hostname: "127.0.0.1", port: 0,
+                keys: try FakeAppleKeys.loadOrCreate(path: directory.appendingPathComponent("apple.pem").path),
+                logger: quietLogger("fake-apple")
+            )
+            try stand.start()
+        }
+        var configuration = Configuration()
+        configuration.hostname = "127.0.0.1"
+        configuration.port = 0
+        configuration.databasePath = directory.appendingPathComponent("siwa.sqlite").path
+        configuration.iosClientIDs = [iosClientID]
+        configuration.websiteClientID = webClientID
+        configuration.redirectURL = "http://127.0.0.1/login/siwa/callback"
+        configuration.appleBaseURL = stand.baseURL
+        configuration.resourcesPath = Configuration.locateResources("Resources")
+        configure(&configuration)
+        let server = try await SiwaServer(configuration: configuration, logger: quietLogger("siwa"))
+        try server.start()
+        return TestApp(directory: directory, apple: stand, server: server)
+    }
+
+    private init(directory: URL, apple: FakeAppleServer, server: SiwaServer) {
+        self.directory = directory
+        self.apple = apple
+        self.server = server
+    }
+
+    /// Stops both and removes the files.
+    func stop(keepFiles: Bool = false) async {
+        await server.shutdown()
+        await apple.shutdown()
+        if !keepFiles { try? FileManager.default.removeItem(at: directory) }
+    }
+
+    static func quietLogger(_ label: String) -> Logger {
+        var logger = Logger(label: label)
+        logger.logLevel = .critical
+        return logger
+    }
+
+    /// One request to the server.
+    func send(_ method: HTTPMethod, _ path: String, headers: HTTPHeaders = [:], body: [UInt8] = []) async throws
+        -> HTTPClientResponse
+    {
+        try await client.send(HTTPClientRequest(method: method, url: baseURL + path, headers: headers, body: body))
+    }
+
+    func sendJSON(_ method: HTTPMethod, _ path: String, _ object: [String: Any], bearer: String? = nil) async throws
+        -> HTTPClientResponse
+    {
+        var headers: HTTPHeaders = ["Content-Type": "application/json"]
+        if let bearer { headers.add(name: "Authorization", value: "Bearer \(bearer)") }
+        return try await send(method, path, headers: headers, body: Array(try JSONSerialization.data(withJSONObject: object)))
+    }
+
+    func sendForm(_ path: String, _ fields: [(String, String)], cookies: [String: String] = [:]) async throws
+        -> HTTPClientResponse
+    {
+        var headers: HTTPHeaders = ["Content-Type": "application/x-www-form-urlencoded"]
+        if !cookies.isEmpty {
+            headers.add(name: "Cookie", value: cookies.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: "; "))
+        }
+        return try await send(.POST, path, headers: headers, body: Array(Self.formEncode(fields).utf8))
+    }
+
+    static func formEncode(_ fields: [(String, String)]) -> String {
+        var allowed = CharacterSet.alphanumerics
+        allowed.insert(charactersIn: "-._~")
+        return fields.map { name, value in
+            "\(name.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")="
+                + (value.addingPercentEncoding(withAllowedCharacters: allowed) ?? "")
+        }.joined(separator: "&")
+    }
+
+    /// A token minted by the stand-in's key, as the iOS app would receive it.
+    func identityToken(subject: String = "001234.\(UUID().uuidString.lowercased()).0001",
+                       audience: String = TestApp.iosClientID, email: String? = "jane@example.com",
+                       isPrivateEmail: Bool = false, nonce: String? = nil, issuedAt: Date = Date(),
+                       lifetime: TimeInterval = 600) throws -> String {
+        try keys.mintIdentityToken(IdentityTokenRequest(
+            subject: subject, audience: audience, email: email, isPrivateEmail: isPrivateEmail, nonce: nonce,
+            lifetime: lifetime
+        ), now: issuedAt)
+    }
+
+    /// Number of rows in `table`, read with the sqlite3 C API through the app's own storage layer.
+    func count(_ table: String) async throws -> Int {
+        try await server.services.database.read { db in
+            try db.fetchOne(sql: "SELECT COUNT(*) FROM \(table)") { row in try row[0] as Int } ?? 0
+        }
+    }
+}
+
+extension HTTPClientResponse {
+    var text: String { String(decoding: body, as: UTF8.self) }
+
+    func json() throws -> [String: Any] {
+        (try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any]) ?? [:]
+    }
+
+    /// `Set-Cookie` values by cookie name.
+    var setCookies: [String: String] {
+        var cookies: [String: String] = [:]
+        for header in headers.values(for: "Set-Cookie") {
+            let name = String(header.prefix { $0 != "=" })
+            cookies[name] = header
+        }
+        return cookies
+    }
+
+    /// The value a `Set-Cookie` sets for `name`.
+    func cookieValue(_ name: String) -> String? {
+        guard let header = setCookies[name] else { return nil }
+        return String(header.dropFirst(name.count + 1).prefix { $0 != ";" })
+    }
+}

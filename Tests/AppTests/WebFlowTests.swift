@@ -1,0 +1,164 @@
+import Foundation
+import HTTPCore
+import Testing
+@testable import App
+
+/// The web redirect flow over real sockets: /login, Apple's form_post callback, the hand-off, the session.
+@Suite(.serialized)
+struct WebFlowTests {
+    /// GET /login and return the state the page and cookie carry.
+    private func loginState(_ app: TestApp, path: String = "/login") async throws -> (state: String, page: String) {
+        let page = try await app.send(.GET, path)
+        #expect(page.status == .ok)
+        let state = try #require(page.cookieValue("SIWA_STATE"))
+        return (state, page.text)
+    }
+
+    @Test func loginPageCarriesAppleButtonAndStateCookie() async throws {
+        let app = try await TestApp.start()
+        for path in ["/login", "/register"] {
+            let page = try await app.send(.GET, path)
+            #expect(page.status == .ok)
+            #expect(page.headers["Content-Type"]?.hasPrefix("text/html") == true)
+            let cookie = try #require(page.setCookies["SIWA_STATE"])
+            let state = try #require(page.cookieValue("SIWA_STATE"))
+            #expect(state.count >= 43)
+            for attribute in ["Max-Age=300", "Path=/", "HttpOnly", "Secure", "SameSite=None"] {
+                #expect(cookie.contains(attribute), "\(path): \(attribute) in \(cookie)")
+            }
+            #expect(page.text.contains("AppleID.auth.init"))
+            #expect(page.text.contains("scope: \"name email\""))
+            #expect(page.text.contains("usePopup: false"))
+            #expect(page.text.contains(TestApp.webClientID))
+            #expect(page.text.contains(state))
+        }
+        #expect(try await app.count("siwa_states") == 2)
+        await app.stop()
+    }
+
+    @Test func fullFlowSignsInWithASessionAndShowsTheName() async throws {
+        let app = try await TestApp.start()
+        let (state, _) = try await loginState(app)
+        let idToken = try app.identityToken(subject: "001.web", audience: TestApp.webClientID, email: "web@example.com")
+        let user = #"{"name":{"firstName":"Jane","lastName":"<Appleseed>"},"email":"web@example.com"}"#
+        let callback = try await app.sendForm("/login/siwa/callback", [
+            ("state", state), ("code", "c-unused"), ("id_token", idToken), ("user", user),
+        ], cookies: ["SIWA_STATE": state])
+        #expect(callback.status == .ok)
+        #expect(callback.text.contains("action=\"/login/siwa/handle\""))
+        #expect(callback.text.contains("&lt;Appleseed&gt;"))
+        #expect(!callback.text.contains("<Appleseed>"))
+        #expect(callback.setCookies["SIWA_STATE"]?.contains("Max-Age=0") == true)
+
+        let handle = try await app.sendForm("/login/siwa/handle", [
+            ("token", idToken), ("email", "web@example.com"), ("firstName", "Jane"), ("lastName", "<Appleseed>"),
+        ])
+        #expect(handle.status == .seeOther)
+        #expect(handle.headers["Location"] == "/")
+        let sessionCookie = try #require(handle.setCookies["session"])
+        #expect(sessionCookie.contains("HttpOnly"))
+        #expect(sessionCookie.contains("SameSite=Lax"))
+        #expect(!sessionCookie.contains("Secure"))
+        let session = try #require(handle.cookieValue("session"))
+
+        let home = try await app.send(.GET, "/", headers: ["Cookie": "session=\(session)"])
+        #expect(home.status == .ok)
+        #expect(home.text.contains("Jane &lt;Appleseed&gt;"))
+        #expect(home.text.contains("web@example.com"))
+
+        let logout = try await app.sendForm("/logout", [], cookies: ["session": session])
+        #expect(logout.status == .seeOther)
+        let after = try await app.send(.GET, "/", headers: ["Cookie": "session=\(session)"])
+        #expect(!after.text.contains("web@example.com"))
+        await app.stop()
+    }
+
+    @Test func callbackRefusesAMismatchedOrMissingState() async throws {
+        let app = try await TestApp.start()
+        let (state, _) = try await loginState(app)
+        let idToken = try app.identityToken(audience: TestApp.webClientID)
+        let mismatched = try await app.sendForm("/login/siwa/callback", [("state", state), ("id_token", idToken)],
+                                                cookies: ["SIWA_STATE": state + "x"])
+        #expect(mismatched.status == .unauthorized)
+        let noCookie = try await app.sendForm("/login/siwa/callback", [("state", state), ("id_token", idToken)])
+        #expect(noCookie.status == .unauthorized)
+        let forged = try await app.sendForm("/login/siwa/callback", [("state", "forged"), ("id_token", idToken)],
+                                            cookies: ["SIWA_STATE": "forged"])
+        #expect(forged.status == .unauthorized)
+        await app.stop()
+    }
+
+    @Test func aReplayedCallbackFailsEvenWithTheCookie() async throws {
+        let app = try await TestApp.start()
+        let (state, _) = try await loginState(app)
+        let fields = [("state", state), ("id_token", try app.identityToken(audience: TestApp.webClientID))]
+        #expect(try await app.sendForm("/login/siwa/callback", fields, cookies: ["SIWA_STATE": state]).status == .ok)
+        let replay = try await app.sendForm("/login/siwa/callback", fields, cookies: ["SIWA_STATE": state])
+        #expect(replay.status == .unauthorized)
+        #expect(replay.headers["Content-Type"]?.hasPrefix("text/html") == true)
+        await app.stop()
+    }
+
+    @Test func malformedUserJSONIs400() async throws {
+        let app = try await TestApp.start()
+        let (state, _) = try await loginState(app)
+        let response = try await app.sendForm("/login/siwa/callback", [
+            ("state", state), ("id_token", try app.identityToken(audience: TestApp.webClientID)), ("user", "{nope"),
+        ], cookies: ["SIWA_STATE": state])
+        #expect(response.status == .badRequest)
+        await app.stop()
+    }
+
+    @Test func handleRefusesTokensForTheAppAudienceAndWritesNothing() async throws {
+        let app = try await TestApp.start()
+        let response = try await app.sendForm("/login/siwa/handle", [("token", try app.identityToken())])
+        #expect(response.status == .unauthorized)
+        #expect(response.setCookies["session"] == nil)
+        #expect(try await app.count("users") == 0)
+        let missing = try await app.sendForm("/login/siwa/handle", [])
+        #expect(missing.status == .badRequest)
+        await app.stop()
+    }
+
+    @Test func webRoutesSay503WhenNotConfigured() async throws {
+        let app = try await TestApp.start { configuration in
+            configuration.websiteClientID = nil
+            configuration.redirectURL = nil
+        }
+        #expect(try await app.send(.GET, "/login").status == .serviceUnavailable)
+        #expect(try await app.sendForm("/login/siwa/handle", [("token", "x")]).status == .serviceUnavailable)
+        await app.stop()
+    }
+
+    @Test func apiSays503WhenNotConfigured() async throws {
+        let app = try await TestApp.start { configuration in configuration.iosClientIDs = [] }
+        let response = try await app.sendJSON(.POST, "/api/users/siwa", ["token": "x"])
+        #expect(response.status == .serviceUnavailable)
+        #expect(try response.json()["error"] as? Bool == true)
+        await app.stop()
+    }
+
+    @Test func standInAuthorizePagePostsBackAsApple() async throws {
+        let app = try await TestApp.start()
+        let query = "client_id=\(TestApp.webClientID)&redirect_uri=http%3A%2F%2F127.0.0.1%2Fcb"
+            + "&response_type=code%20id_token&scope=name%20email&response_mode=form_post&state=s1"
+        let page = try await app.client.send(HTTPClientRequest(url: app.apple.baseURL + "/auth/authorize?" + query))
+        #expect(page.status == .ok)
+        #expect(page.text.contains("name=\"email\""))
+        let form = TestApp.formEncode([
+            ("client_id", TestApp.webClientID), ("redirect_uri", "http://127.0.0.1/cb"), ("scope", "name email"),
+            ("response_mode", "form_post"), ("state", "s1"), ("name", "Jane Appleseed"), ("email", "jane@example.com"),
+        ])
+        let post = { try await app.client.send(HTTPClientRequest(
+            method: .POST, url: app.apple.baseURL + "/auth/authorize",
+            headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Array(form.utf8)
+        )) }
+        let first = try await post()
+        #expect(first.status == .ok)
+        #expect(first.text.contains("action=\"http://127.0.0.1/cb\""))
+        for field in ["code", "state", "id_token", "user"] { #expect(first.text.contains("name=\"\(field)\""), "\(field)") }
+        let second = try await post()
+        #expect(!second.text.contains("name=\"user\""), "Apple sends user only the first time")
+        await app.stop()
+    }
+}

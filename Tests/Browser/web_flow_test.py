@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""Real-browser test of the web flow: /login -> the stand-in's authorize page -> / signed in, showing the name.
+
+Starts `siwa dev` on free ports with a temporary database and key file, drives headless Chromium through
+chromedriver (Debian's chromium, chromium-driver and python3-selenium), and stops the server at the end.
+Prints "N passed, N failed" as its last line; exits non-zero on any failure.
+"""
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+from selenium.webdriver.support import expected_conditions as EC
+from selenium.webdriver.support.ui import WebDriverWait
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+WAIT_SECONDS = 20
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for(url, deadline):
+    while time.time() < deadline:
+        try:
+            with urllib.request.urlopen(url, timeout=1) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.1)
+    raise RuntimeError(f"{url} did not answer in time")
+
+
+def start_server(binary, workdir):
+    port, apple_port = free_port(), free_port()
+    log = open(os.path.join(workdir, "server.log"), "w")
+    process = subprocess.Popen(
+        [binary, "dev", "--port", str(port), "--apple-port", str(apple_port),
+         "--database", os.path.join(workdir, "siwa.sqlite"),
+         "--key-file", os.path.join(workdir, "fake-apple-key.pem")],
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+    )
+    deadline = time.time() + WAIT_SECONDS
+    wait_for(f"http://127.0.0.1:{port}/health", deadline)
+    wait_for(f"http://127.0.0.1:{apple_port}/auth/keys", deadline)
+    return process, port
+
+
+def browser():
+    options = webdriver.ChromeOptions()
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
+        options.add_argument(flag)
+    options.binary_location = "/usr/bin/chromium"
+    return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+
+
+def sign_in(driver, base, name, email):
+    wait = WebDriverWait(driver, WAIT_SECONDS)
+    driver.get(f"{base}/login")
+    cookie = driver.get_cookie("SIWA_STATE")
+    assert cookie and cookie["httpOnly"], f"SIWA_STATE cookie missing or not HttpOnly: {cookie}"
+    wait.until(EC.element_to_be_clickable((By.ID, "appleid-signin-button"))).click()
+    wait.until(EC.presence_of_element_located((By.NAME, "email")))
+    assert "/auth/authorize" in driver.current_url, driver.current_url
+    if driver.find_elements(By.NAME, "name"):
+        field = driver.find_element(By.NAME, "name")
+        field.clear()
+        field.send_keys(name)
+    field = driver.find_element(By.NAME, "email")
+    field.clear()
+    field.send_keys(email)
+    driver.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    wait.until(EC.presence_of_element_located((By.ID, "user-name")))
+    return driver
+
+
+def main():
+    binary = os.environ.get("SIWA_BINARY", os.path.join(ROOT, ".build", "debug", "siwa"))
+    results = []
+    with tempfile.TemporaryDirectory() as workdir:
+        server, port = start_server(binary, workdir)
+        driver = None
+        base = f"http://127.0.0.1:{port}"
+
+        def check(name, body):
+            try:
+                body()
+                results.append((name, None))
+                print(f"ok   {name}")
+            except Exception as error:  # noqa: BLE001 - every failure is reported, none stops the others
+                results.append((name, error))
+                print(f"FAIL {name}: {error!r}")
+
+        try:
+            driver = browser()
+
+            def first_sign_in():
+                sign_in(driver, base, "Jane Appleseed", "jane@example.com")
+                assert driver.current_url.rstrip("/") == base, driver.current_url
+                assert driver.find_element(By.ID, "user-name").text == "Jane Appleseed"
+                assert driver.find_element(By.ID, "user-email").text.startswith("jane@example.com")
+                session = driver.get_cookie("session")
+                assert session and session["httpOnly"], f"session cookie: {session}"
+                assert driver.get_cookie("SIWA_STATE") is None, "the state cookie must be cleared once used"
+
+            def log_out():
+                driver.find_element(By.CSS_SELECTOR, "form[action='/logout'] button").click()
+                WebDriverWait(driver, WAIT_SECONDS).until(EC.presence_of_element_located((By.LINK_TEXT, "Log in")))
+                assert not driver.find_elements(By.ID, "user-name")
+
+            def returning_user_keeps_name():
+                sign_in(driver, base, "Someone Else", "jane@example.com")
+                assert driver.find_element(By.ID, "user-name").text == "Jane Appleseed"
+
+            check("first sign-in lands on / signed in with the name", first_sign_in)
+            check("log out ends the session", log_out)
+            check("a returning user is found by sub and keeps the name", returning_user_keeps_name)
+        except Exception as error:  # noqa: BLE001
+            results.append(("browser start", error))
+            print(f"FAIL browser start: {error!r}")
+        finally:
+            if driver is not None:
+                driver.quit()
+            server.terminate()
+            try:
+                server.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                server.kill()
+            if any(error for _, error in results):
+                with open(os.path.join(workdir, "server.log")) as log:
+                    print("--- server log ---")
+                    print(log.read()[-4000:])
+    failed = sum(1 for _, error in results if error)
+    print(f"{len(results) - failed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
