@@ -15,7 +15,7 @@ extension JWKSCache where Key == RSAPublicKey {
                       clock: @escaping @Sendable () -> Date) -> AppleKeySet {
         AppleKeySet(
             url: configuration.appleBaseURL + "/auth/keys",
-            client: HTTPClient(configuration: HTTPClient.Configuration(extraCAFile: configuration.extraCAFile)),
+            client: HTTPClientFactory.make(configuration: configuration),
             parse: { document in FixedSigningKeys(try JWKSet(json: document)).keys },
             persistence: SQLiteJWKSPersistence(repository: JWKSCacheRepository(pool: database), clock: clock,
                                                logger: logger),

@@ -35,12 +35,18 @@ public enum DevEnvironment {
     public static func run(hostname: String, port: Int, applePort: Int, databasePath: String, keyFile: String)
         async throws
     {
-        let configuration = configuration(hostname: hostname, port: port, applePort: applePort,
+        var configuration = configuration(hostname: hostname, port: port, applePort: applePort,
                                           databasePath: databasePath)
+        let secrets = try DevSecrets.loadOrCreate(besides: keyFile)
+        configuration.appleKey = Configuration.AppleKeyConfiguration(
+            teamID: DevSecrets.teamID, keyID: DevSecrets.keyID, privateKeyPath: secrets.clientKeyPath
+        )
+        configuration.encryptionKey = secrets.encryptionKey
         var logger = Logger(label: "siwa")
         logger.logLevel = configuration.logLevel
         let stand = try FakeAppleServer(hostname: hostname, port: applePort,
                                         keys: try FakeAppleKeys.loadOrCreate(path: keyFile),
+                                        clientSecretKey: try secrets.clientKey.publicKey,
                                         logger: Logger(label: "fake-apple"))
         try stand.start()
         let server = try await SiwaServer(configuration: configuration, logger: logger)

@@ -15,7 +15,9 @@ final class Services: Sendable {
     let tokens: TokenRepository
     let sessions: SQLiteSessionStore
     let states: SIWAStateRepository
+    let notifications: AppleNotificationRepository
     let appleKeys: AppleKeySet
+    let lifecycle: AppleTokenLifecycle
     /// Verifies identity tokens from the iOS app (audience: the bundle ids); nil when not configured.
     let iosVerifier: IdentityTokenVerifier?
     /// Verifies identity tokens from the web flow (audience: the Services ID); nil when not configured.
@@ -39,6 +41,11 @@ final class Services: Sendable {
         tokens = TokenRepository(pool: database, now: clock)
         sessions = SQLiteSessionStore(pool: database, now: clock)
         states = SIWAStateRepository(pool: database, now: clock)
+        notifications = AppleNotificationRepository(pool: database, now: clock)
+        lifecycle = AppleTokenLifecycle(
+            configuration: configuration, appleTokens: AppleTokenRepository(pool: database),
+            pending: PendingRevocationRepository(pool: database), keys: appleKeys, logger: logger, clock: clock
+        )
         iosVerifier = configuration.iosClientIDs.isEmpty ? nil : IdentityTokenVerifier(
             keys: appleKeys, clientIDs: Set(configuration.iosClientIDs), clock: clock
         )
@@ -61,9 +68,10 @@ final class Services: Sendable {
     }
 
     /// Finds the user by Apple's `sub` (never by email) or creates one from the token (email required), storing
-    /// a newer email; issues a bearer token when `issueToken` is set. One write transaction.
-    func signIn(identity: AppleIdentityToken, name: PersonName?, issueToken: Bool, logger: Logger) async throws
-        -> (user: User, token: IssuedBearerToken?)
+    /// a newer email; issues a bearer token when `issueToken` is set and stores `appleToken` (from a code
+    /// exchange). One write transaction: on any failure nothing is written.
+    func signIn(identity: AppleIdentityToken, name: PersonName?, issueToken: Bool, appleToken: AppleToken? = nil,
+                logger: Logger) async throws -> (user: User, token: IssuedBearerToken?)
     {
         let now = clock()
         let email = identity.email ?? ""
@@ -80,7 +88,7 @@ final class Services: Sendable {
         }
         let result: UserRepository.SignIn
         do {
-            result = try await users.signIn(candidate, token: token)
+            result = try await users.signIn(candidate, token: token, appleToken: appleToken)
         } catch UserRepository.SignInError.missingEmail {
             throw Abort(.badRequest, reason: "The identity token carries no email, which a new account needs.")
         }
@@ -95,10 +103,31 @@ final class Services: Sendable {
         return try await users.find(id: id)
     }
 
-    /// Deletes the user with their bearer tokens, sessions and Apple tokens, in one transaction.
+    /// Exchanges an authorization code when the lifecycle is on, turning Apple's refusals into the client's
+    /// answer (400/401, 503 when Apple is unreachable) and naming the likely cause in the log.
+    func exchange(code: String?, clientID: String, redirectURI: String?, identity: AppleIdentityToken,
+                  logger: Logger) async throws -> AppleToken? {
+        guard let code, !code.isEmpty else { return nil }
+        guard lifecycle.isEnabled else {
+            logger.notice("authorization code not exchanged: \(lifecycle.disabledReason ?? "not configured")")
+            return nil
+        }
+        do {
+            return try await lifecycle.exchange(code: code, clientID: clientID, redirectURI: redirectURI,
+                                                expectedSubject: identity.sub, codeHash: identity.cHash)
+        } catch let error as AppleAuthError {
+            logger.warning("authorization code exchange failed", metadata: ["client_id": "\(clientID)", "cause": "\(error)"])
+            throw Abort(error.status, reason: error.clientMessage)
+        }
+    }
+
+    /// Deletes an account as Apple requires: revokes the user's Apple tokens, then deletes the user, bearer
+    /// tokens, sessions and Apple tokens in one transaction; revocations that failed are queued in it for
+    /// `siwa apple retry-revocations`, and the account is deleted anyway.
     func deleteAccount(_ user: User, logger: Logger) async throws {
-        try await users.delete(id: user.id)
-        logger.info("account deleted", metadata: ["user_id": "\(user.id)"])
+        let failures = try await lifecycle.revokeAll(userID: user.id, logger: logger)
+        try await users.delete(id: user.id, queueing: failures)
+        logger.info("account deleted", metadata: ["user_id": "\(user.id)", "revocations_queued": "\(failures.count)"])
     }
 }
 

@@ -9,8 +9,10 @@ func routes(_ app: Application, services: Services) throws {
 
     try app.register(collection: HealthController())
     try app.register(collection: UsersController(services: services))
+    try app.register(collection: AppleNotificationsController(services: services))
 
     let web = app.grouped(HTMLErrorPagesMiddleware(), SessionsMiddleware(store: services.sessions))
     try web.register(collection: HomeController(services: services))
     try web.register(collection: WebAuthController(services: services))
+    try web.register(collection: AccountController(services: services))
 }

@@ -7,7 +7,7 @@ struct Siwa: AsyncParsableCommand {
         commandName: "siwa",
         abstract: "Sign in with Apple server: identity-token verification, users, sessions and Apple's token lifecycle.",
         subcommands: [
-            Serve.self, Dev.self, Migrate.self, Routes.self, FakeAppleCommand.self, Mint.self,
+            Serve.self, Dev.self, Migrate.self, Routes.self, FakeAppleCommand.self, Mint.self, AppleCommand.self,
         ],
         defaultSubcommand: Serve.self
     )

@@ -14,8 +14,11 @@ struct HomeController: RouteCollection {
     }
 
     @Sendable func index(_ req: Request) async throws -> View {
-        let user = try await services.currentUser(req)
-        return try req.view.render("index", IndexContext(currentUser: user.map { CurrentUserContext($0) }))
+        guard let user = try await services.currentUser(req) else {
+            return try req.view.render("index", IndexContext(currentUser: nil))
+        }
+        let context = CurrentUserContext(user, csrfToken: try AccountController.csrfToken(for: req))
+        return try req.view.render("index", IndexContext(currentUser: context))
     }
 }
 

@@ -40,8 +40,11 @@ struct UsersController: RouteCollection {
         let body = try req.content.decode(SignInRequest.self)
         guard !body.token.isEmpty else { throw Abort(.badRequest, reason: "Field 'token' must not be empty") }
         let identity = try await services.verify(body.token, nonce: body.nonce, with: verifier, logger: req.logger)
+        let appleToken = try await services.exchange(code: body.authorizationCode, clientID: identity.audience,
+                                                     redirectURI: nil, identity: identity, logger: req.logger)
         let result = try await services.signIn(
-            identity: identity, name: body.name.map(PersonName.init(fullName:)), issueToken: true, logger: req.logger
+            identity: identity, name: body.name.map(PersonName.init(fullName:)), issueToken: true,
+            appleToken: appleToken, logger: req.logger
         )
         guard let issued = result.token else { throw Abort(.internalServerError) }
         return SignInResponse(id: issued.token.id, value: issued.value, user: .init(id: issued.user.id))

@@ -76,6 +76,7 @@ struct WebAuthController: RouteCollection {
     /// What `siwaHandler` renders into hidden fields (HTML-escaped by the template).
     struct HandlerContext: Sendable {
         var token: String
+        var code: String
         var email: String
         var firstName: String
         var lastName: String
@@ -104,7 +105,7 @@ struct WebAuthController: RouteCollection {
             }
             user = decoded
         }
-        let context = HandlerContext(token: token, email: user.email ?? "", firstName: user.name?.firstName ?? "",
+        let context = HandlerContext(token: token, code: form.code ?? "", email: user.email ?? "", firstName: user.name?.firstName ?? "",
                                      lastName: user.name?.lastName ?? "", currentUser: nil)
         var response = try req.view.render("siwaHandler", context).encodeResponse(for: req)
         response.headers.replaceOrAdd(name: "Cache-Control", value: "no-store")
@@ -114,6 +115,7 @@ struct WebAuthController: RouteCollection {
     /// What the hand-off page posts.
     struct HandleForm: Decodable, Sendable {
         var token: String
+        var code: String?
         var email: String?
         var firstName: String?
         var lastName: String?
@@ -123,8 +125,13 @@ struct WebAuthController: RouteCollection {
         guard let verifier = services.webVerifier else { _ = try webFlowSettings(); throw Abort(.serviceUnavailable) }
         let form = try req.content.decode(HandleForm.self)
         let identity = try await services.verify(form.token, nonce: nil, with: verifier, logger: req.logger)
+        let appleToken = try await services.exchange(
+            code: form.code, clientID: identity.audience, redirectURI: services.configuration.redirectURL,
+            identity: identity, logger: req.logger
+        )
         let name = PersonName(firstName: form.firstName ?? "", lastName: form.lastName ?? "")
-        let user = try await services.signIn(identity: identity, name: name, issueToken: false, logger: req.logger).user
+        let user = try await services.signIn(identity: identity, name: name, issueToken: false, appleToken: appleToken,
+                                             logger: req.logger).user
         req.session.authenticate(user.id.uuidString)
         return .redirect(to: "/")
     }

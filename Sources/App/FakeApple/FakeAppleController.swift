@@ -53,16 +53,10 @@ struct FakeAppleController: RouteCollection {
         guard email.contains("@") else { throw Abort(.badRequest, reason: "Enter an email address.") }
         let subject = FakeAppleKeys.subject(forEmail: email)
         let sharedEmail = form.hideEmail == "on" ? FakeAppleKeys.relayAddress(forEmail: email) : email
-        let code = "c" + Base64URL.encode(try SecureRandom.bytes(count: 24))
-        await state.issue(code: code, .init(
+        let (code, idToken) = try await issueCode(
             clientID: form.client_id, redirectURI: form.redirect_uri, subject: subject, email: sharedEmail,
-            isPrivateEmail: form.hideEmail == "on", nonce: form.nonce, issuedAt: clock()
-        ))
-        let idToken = try keys.mintIdentityToken(IdentityTokenRequest(
-            subject: subject, audience: form.client_id, email: sharedEmail, isPrivateEmail: form.hideEmail == "on",
-            nonce: form.nonce, lifetime: Self.identityTokenLifetime,
-            extraClaims: ["c_hash": .string(Self.halfHash(code))]
-        ), now: clock())
+            isPrivateEmail: form.hideEmail == "on", nonce: form.nonce
+        )
         var fields = [("code", code), ("id_token", idToken)]
         if let state = form.state { fields.append(("state", state)) }
         if await state.isFirstAuthorization(subject: subject, clientID: form.client_id) {
@@ -72,6 +66,7 @@ struct FakeAppleController: RouteCollection {
     }
 
     @Sendable func token(_ req: Request) async throws -> Response {
+        if await state.isOutage { return Response(status: .serviceUnavailable) }
         guard let form = try? req.content.decode(TokenForm.self) else {
             return Self.oauthError("invalid_request")
         }
@@ -104,12 +99,29 @@ struct FakeAppleController: RouteCollection {
     }
 
     @Sendable func revoke(_ req: Request) async throws -> Response {
+        if await state.isOutage { return Response(status: .serviceUnavailable) }
         guard let form = try? req.content.decode(RevokeForm.self) else { return Self.oauthError("invalid_request") }
         guard clientSecrets.isValid(form.client_secret, clientID: form.client_id, now: clock()) else {
             return Self.oauthError("invalid_client")
         }
         await state.revoke(token: form.token, clientID: form.client_id, hint: form.token_type_hint)
         return Response(status: .ok)
+    }
+
+    /// A new authorization code and the identity token that comes with it (`c_hash` binds them), as Apple
+    /// gives an app or posts to a web redirect URI.
+    func issueCode(clientID: String, redirectURI: String, subject: String, email: String, isPrivateEmail: Bool,
+                   nonce: String?) async throws -> (code: String, idToken: String) {
+        let code = "c" + Base64URL.encode(try SecureRandom.bytes(count: 24))
+        await state.issue(code: code, .init(
+            clientID: clientID, redirectURI: redirectURI, subject: subject, email: email,
+            isPrivateEmail: isPrivateEmail, nonce: nonce, issuedAt: clock()
+        ))
+        let idToken = try keys.mintIdentityToken(IdentityTokenRequest(
+            subject: subject, audience: clientID, email: email, isPrivateEmail: isPrivateEmail,
+            nonce: nonce, lifetime: Self.identityTokenLifetime, extraClaims: ["c_hash": .string(Self.halfHash(code))]
+        ), now: clock())
+        return (code, idToken)
     }
 
     private func tokenResponse(clientID: String, subject: String, email: String, isPrivateEmail: Bool,

@@ -8,6 +8,7 @@ import Web
 public final class FakeAppleServer: Sendable {
     public let keys: FakeAppleKeys
     let state: FakeAppleState
+    let controller: FakeAppleController
     let application: Application
     let server: HTTPServer
 
@@ -24,9 +25,10 @@ public final class FakeAppleServer: Sendable {
         self.keys = keys
         state = FakeAppleState(clock: clock)
         application = Application(hostname: hostname, port: port, logger: logger)
-        try application.register(collection: FakeAppleController(
+        controller = FakeAppleController(
             keys: keys, state: state, clientSecrets: FakeAppleClientSecretCheck(publicKey: clientSecretKey), clock: clock
-        ))
+        )
+        try application.register(collection: controller)
         try application.boot()
         server = HTTPServer(
             configuration: HTTPServerConfiguration(hostname: hostname, port: port, loopCount: 1),
@@ -45,6 +47,17 @@ public final class FakeAppleServer: Sendable {
     public func revocations() async -> [FakeAppleRevocation] { await state.revocations }
     /// Whether `refreshToken` has been revoked.
     public func isRevoked(refreshToken: String) async -> Bool { await state.isRevoked(refreshToken: refreshToken) }
+    /// Issues an authorization code for `clientID` as Apple gives one to an app (no redirect URI) or a web flow,
+    /// with its identity token.
+    public func issueAuthorizationCode(clientID: String, redirectURI: String = "", subject: String, email: String,
+                                       isPrivateEmail: Bool = false) async throws -> (code: String, idToken: String) {
+        try await controller.issueCode(clientID: clientID, redirectURI: redirectURI, subject: subject, email: email,
+                                       isPrivateEmail: isPrivateEmail, nonce: nil)
+    }
+
+    /// While on, `/auth/token` and `/auth/revoke` answer 503, as during an Apple outage.
+    public func simulateOutage(_ outage: Bool) async { await state.setOutage(outage) }
+
     /// Makes every code issued so far older by `interval`.
     public func ageAuthorizationCodes(by interval: TimeInterval) async { await state.ageCodes(by: interval) }
 

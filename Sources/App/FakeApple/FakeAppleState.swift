@@ -30,6 +30,10 @@ actor FakeAppleState {
     private var sharedName: Set<String> = []
     private(set) var revocations: [FakeAppleRevocation] = []
     private let clock: @Sendable () -> Date
+    /// While set, `/auth/token` and `/auth/revoke` answer 503 as during an Apple outage.
+    private(set) var isOutage = false
+
+    func setOutage(_ outage: Bool) { isOutage = outage }
 
     init(clock: @escaping @Sendable () -> Date) { self.clock = clock }
 
@@ -50,7 +54,7 @@ actor FakeAppleState {
             throw GrantError.invalidGrant("authorization code expired")
         }
         guard issued.clientID == clientID else { throw GrantError.invalidGrant("code was issued to another client") }
-        if let redirectURI, redirectURI != issued.redirectURI {
+        if (redirectURI ?? "") != issued.redirectURI {
             throw GrantError.invalidGrant("redirect_uri does not match the authorization request")
         }
         issued.used = true

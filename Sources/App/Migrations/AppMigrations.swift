@@ -10,6 +10,7 @@ public enum AppMigrations {
         migrator.register(version: 2, name: "create sessions", CreateSessions.migrate)
         migrator.register(version: 3, name: "create apple tokens", CreateAppleTokens.migrate)
         migrator.register(version: 4, name: "create sign-in support tables", CreateSignInSupport.migrate)
+        migrator.register(version: 5, name: "add email forwarding state", AddEmailForwarding.migrate)
         return migrator
     }
 

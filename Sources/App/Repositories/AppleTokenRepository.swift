@@ -29,14 +29,7 @@ public struct AppleTokenRepository: Sendable {
     ///
     /// - Throws: `SQLiteError` `.foreignKeyConstraint` when its user does not exist.
     public func add(_ token: AppleToken) async throws {
-        try await pool.write { db in
-            try db.execute(
-                sql: "INSERT INTO apple_tokens (\(Self.columns)) VALUES (?, ?, ?, ?, ?, ?)",
-                arguments: [
-                    token.id, token.userID, token.clientID, token.encryptedRefreshToken, token.createdAt,
-                    token.revokedAt,
-                ])
-        }
+        try await pool.write { db in try Self.insert(token, into: db) }
     }
 
     /// Records that the token was revoked at Apple at `date`; false when there is no such token.

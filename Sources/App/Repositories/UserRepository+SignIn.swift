@@ -25,8 +25,9 @@ extension UserRepository {
     ///
     /// Two concurrent first sign-ins of the same Apple account both succeed with the same user, since writes
     /// run one after another on the writer connection.
+    /// `appleToken` (Apple's refresh token from a code exchange) is stored for the user in the same transaction.
     /// - Throws: `SignInError.missingEmail` (nothing written) for a new user without an email.
-    public func signIn(_ candidate: User, token: BearerToken?) async throws -> SignIn {
+    public func signIn(_ candidate: User, token: BearerToken?, appleToken: AppleToken? = nil) async throws -> SignIn {
         try await pool.write { db in
             let existing = try db.fetchOne(
                 sql: "SELECT \(Self.columns) FROM users WHERE siwa_identifier = ?",
@@ -59,6 +60,10 @@ extension UserRepository {
                 token.userID = user.id
                 try TokenRepository.insert(token, into: db)
                 stored = token
+            }
+            if var appleToken {
+                appleToken.userID = user.id
+                try AppleTokenRepository.insert(appleToken, into: db)
             }
             return SignIn(user: user, token: stored, created: existing == nil)
         }

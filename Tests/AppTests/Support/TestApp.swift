@@ -1,3 +1,4 @@
+import CryptoCore
 import Foundation
 import HTTPCore
 import Logging
@@ -18,22 +19,23 @@ final class TestApp: Sendable {
     var databasePath: String { server.configuration.databasePath }
 
     /// Starts both. `configure` may change the server's configuration (defaults: both flows on).
-    static func start(directory: URL? = nil, apple: FakeAppleServer? = nil,
+    /// - Parameters:
+    ///   - lifecycle: configure the Apple key (`.p8`) and encryption key, and make the stand-in check client
+    ///     secrets against that key.
+    ///   - standInClientKey: the key the stand-in checks client secrets with, when not the server's own.
+    static func start(directory: URL? = nil, lifecycle: Bool = true, standInClientKey: ES256PublicKey? = nil,
                       configure: (inout Configuration) -> Void = { _ in }) async throws -> TestApp {
         let directory = directory ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("siwa-app-tests-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let stand: FakeAppleServer
-        if let apple {
-            stand = apple
-        } else {
-            stand = try FakeAppleServer(
-                hostname: "127.0.0.1", port: 0,
-                keys: try FakeAppleKeys.loadOrCreate(path: directory.appendingPathComponent("apple.pem").path),
-                logger: quietLogger("fake-apple")
-            )
-            try stand.start()
-        }
+        let secrets = try DevSecrets.loadOrCreate(besides: directory.appendingPathComponent("apple.pem").path)
+        let stand = try FakeAppleServer(
+            hostname: "127.0.0.1", port: 0,
+            keys: try FakeAppleKeys.loadOrCreate(path: directory.appendingPathComponent("apple.pem").path),
+            clientSecretKey: try standInClientKey ?? secrets.clientKey.publicKey,
+            logger: quietLogger("fake-apple")
+        )
+        try stand.start()
         var configuration = Configuration()
         configuration.hostname = "127.0.0.1"
         configuration.port = 0
@@ -43,6 +45,12 @@ final class TestApp: Sendable {
         configuration.redirectURL = "http://127.0.0.1/login/siwa/callback"
         configuration.appleBaseURL = stand.baseURL
         configuration.resourcesPath = Configuration.locateResources("Resources")
+        if lifecycle {
+            configuration.appleKey = Configuration.AppleKeyConfiguration(
+                teamID: DevSecrets.teamID, keyID: DevSecrets.keyID, privateKeyPath: secrets.clientKeyPath
+            )
+            configuration.encryptionKey = secrets.encryptionKey
+        }
         configure(&configuration)
         let server = try await SiwaServer(configuration: configuration, logger: quietLogger("siwa"))
         try server.start()

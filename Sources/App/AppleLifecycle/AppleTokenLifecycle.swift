@@ -1,0 +1,170 @@
+import AppleID
+import CryptoCore
+import Foundation
+import JOSE
+import Logging
+
+/// Apple's token lifecycle for the app: exchanging authorization codes for refresh tokens (kept encrypted),
+/// revoking them when an account is deleted, retrying failed revocations, and validating stored tokens.
+///
+/// Off (every method a no-op that says so) unless `APPLE_TEAM_ID`, `APPLE_KEY_ID`, `APPLE_PRIVATE_KEY_PATH`
+/// and `SIWA_ENCRYPTION_KEY` are set and the key loads.
+final class AppleTokenLifecycle: Sendable {
+    let client: AppleAuthClient?
+    let sealer: RefreshTokenSealer?
+    /// Why the lifecycle is off, when it is.
+    let disabledReason: String?
+    let appleTokens: AppleTokenRepository
+    let pending: PendingRevocationRepository
+    let keys: AppleKeySet
+    let clock: @Sendable () -> Date
+
+    /// Pending revocations handled per run of `retryPendingRevocations`.
+    static let retryBatchSize = 100
+    /// Stored tokens checked per page by `validateStoredTokens`.
+    static let validationPageSize = 100
+
+    init(configuration: Configuration, appleTokens: AppleTokenRepository, pending: PendingRevocationRepository,
+         keys: AppleKeySet, logger: Logger, clock: @escaping @Sendable () -> Date) {
+        self.appleTokens = appleTokens
+        self.pending = pending
+        self.keys = keys
+        self.clock = clock
+        guard let key = configuration.appleKey else {
+            (client, sealer, disabledReason) = (nil, nil, "APPLE_TEAM_ID, APPLE_KEY_ID and APPLE_PRIVATE_KEY_PATH are not set")
+            return
+        }
+        guard let encryptionKey = configuration.encryptionKey else {
+            (client, sealer, disabledReason) = (nil, nil, "SIWA_ENCRYPTION_KEY is not set (needed to keep Apple refresh tokens)")
+            logger.error("Apple token lifecycle is off: SIWA_ENCRYPTION_KEY is not set (openssl rand -base64 32)")
+            return
+        }
+        do {
+            let secret = try ClientSecret.load(teamID: key.teamID, keyID: key.keyID, privateKeyPath: key.privateKeyPath,
+                                               clock: clock)
+            let http = HTTPClientFactory.make(configuration: configuration)
+            (client, sealer, disabledReason) = (
+                AppleAuthClient(baseURL: configuration.appleBaseURL, clientSecret: secret, http: http),
+                RefreshTokenSealer(key: encryptionKey), nil
+            )
+        } catch {
+            (client, sealer, disabledReason) = (nil, nil, "\(error)")
+            logger.error("Apple token lifecycle is off: \(error)")
+        }
+    }
+
+    var isEnabled: Bool { client != nil && sealer != nil }
+
+    /// Exchanges `code` (issued to `clientID`) and checks Apple's answer: the returned `id_token` is verified like
+    /// any identity token for `clientID`, names `expectedSubject`, and its `at_hash` matches the access token;
+    /// `codeHash` (the sign-in token's `c_hash`), when present, must match the code.
+    /// - Returns: the encrypted refresh token to store, not yet tied to a user.
+    /// - Throws: `AppleAuthError` (its `status` and `clientMessage` are the client's answer).
+    func exchange(code: String, clientID: String, redirectURI: String?, expectedSubject: String, codeHash: String?)
+        async throws -> AppleToken?
+    {
+        guard let client, let sealer else { return nil }
+        if let codeHash, !constantTimeEquals(codeHash, Self.halfHash(code)) {
+            throw AppleAuthError(.tokenMismatch, detail: "c_hash does not match the authorization code")
+        }
+        let response = try await client.exchange(code: code, clientID: clientID, redirectURI: redirectURI)
+        let verifier = IdentityTokenVerifier(keys: keys, clientIDs: [clientID], clock: clock)
+        let identity: AppleIdentityToken
+        do {
+            identity = try await verifier.verify(response.idToken)
+        } catch let error as AppleIDError {
+            throw AppleAuthError(error.reason == .keysUnavailable ? .unreachable : .tokenMismatch,
+                                 detail: "id_token from /auth/token refused: \(error)")
+        }
+        guard identity.sub == expectedSubject else {
+            throw AppleAuthError(.tokenMismatch, detail: "id_token from /auth/token names another sub")
+        }
+        if let atHash = identity.atHash, !constantTimeEquals(atHash, Self.halfHash(response.accessToken)) {
+            throw AppleAuthError(.tokenMismatch, detail: "at_hash does not match the access token")
+        }
+        guard let refreshToken = response.refreshToken, !refreshToken.isEmpty else {
+            throw AppleAuthError(.malformedResponse, detail: "no refresh_token in the authorization-code answer")
+        }
+        return AppleToken(userID: UUID(), clientID: clientID,
+                          encryptedRefreshToken: try sealer.seal(refreshToken, clientID: clientID), createdAt: clock())
+    }
+
+    /// Revokes every stored Apple token of `userID` at Apple; returns the ones that could not be revoked, as
+    /// retry entries to queue in the deletion transaction.
+    func revokeAll(userID: UUID, logger: Logger) async throws -> [PendingRevocation] {
+        let tokens = try await appleTokens.list(userID: userID).filter { $0.revokedAt == nil }
+        var failures: [PendingRevocation] = []
+        for token in tokens {
+            if let error = await revoke(clientID: token.clientID, encryptedToken: token.encryptedRefreshToken) {
+                logger.warning("Apple token revocation failed; queued for retry", metadata: [
+                    "user_id": "\(userID)", "client_id": "\(token.clientID)", "cause": "\(error)",
+                ])
+                failures.append(PendingRevocation(retrying: token, createdAt: clock(), lastError: error))
+            }
+        }
+        return failures
+    }
+
+    /// `siwa apple retry-revocations`: tries every queued revocation again.
+    func retryPendingRevocations(logger: Logger) async throws -> (revoked: Int, failed: Int) {
+        var (revoked, failed) = (0, 0)
+        for entry in try await pending.list(limit: Self.retryBatchSize) {
+            if let error = await revoke(clientID: entry.clientID, encryptedToken: entry.encryptedToken) {
+                try await pending.recordFailure(id: entry.id, error: error)
+                logger.warning("revocation retry failed", metadata: ["client_id": "\(entry.clientID)", "cause": "\(error)"])
+                failed += 1
+            } else {
+                try await pending.delete(id: entry.id)
+                revoked += 1
+            }
+        }
+        return (revoked, failed)
+    }
+
+    /// `siwa apple validate-tokens`: checks each stored refresh token with Apple (`grant_type=refresh_token`)
+    /// and marks the ones Apple says are revoked (`invalid_grant`).
+    func validateStoredTokens(logger: Logger) async throws -> (valid: Int, revoked: Int, failed: Int) {
+        guard let client, let sealer else { return (0, 0, 0) }
+        var (valid, revoked, failed) = (0, 0, 0)
+        var after: UUID?
+        while true {
+            let page = try await appleTokens.listActive(after: after, limit: Self.validationPageSize)
+            guard let last = page.last else { break }
+            after = last.id
+            for token in page {
+                do {
+                    let refreshToken = try sealer.open(token.encryptedRefreshToken, clientID: token.clientID)
+                    _ = try await client.refresh(refreshToken: refreshToken, clientID: token.clientID)
+                    valid += 1
+                } catch let error as AppleAuthError where error.kind == .apple("invalid_grant") {
+                    try await appleTokens.markRevoked(id: token.id, at: clock())
+                    revoked += 1
+                } catch {
+                    logger.warning("refresh-token validation failed", metadata: ["client_id": "\(token.clientID)",
+                                                                                  "cause": "\(error)"])
+                    failed += 1
+                }
+            }
+        }
+        return (valid, revoked, failed)
+    }
+
+    /// Revokes one token; nil on success, else why it failed (for the log and the retry queue).
+    private func revoke(clientID: String, encryptedToken: [UInt8]) async -> String? {
+        guard let client, let sealer else { return "Apple token lifecycle is off: \(disabledReason ?? "not configured")" }
+        do {
+            let token = try sealer.open(encryptedToken, clientID: clientID)
+            try await client.revoke(token: token, clientID: clientID)
+            return nil
+        } catch let error as AppleAuthError {
+            return error.likelyCause
+        } catch {
+            return "\(error)"
+        }
+    }
+
+    /// `at_hash` / `c_hash`: base64url of the left half of SHA-256 (OpenID Connect Core §3.1.3.6, §3.3.2.11).
+    static func halfHash(_ value: String) -> String {
+        Base64URL.encode(SHA256.hash(value).prefix(16))
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import Logging
+import Storage
+
+/// The operator's Apple chores, run from the command line: `siwa apple validate-tokens` (daily, as Apple
+/// suggests) and `siwa apple retry-revocations`.
+public enum AppleMaintenance {
+    /// What a run did, printed by the command.
+    public struct Report: Sendable, CustomStringConvertible {
+        public var lines: [String]
+        public var description: String { lines.joined(separator: "\n") }
+    }
+
+    /// Checks every stored refresh token with Apple and marks the revoked ones.
+    public static func validateTokens(configuration: Configuration) async throws -> Report {
+        let (lifecycle, logger) = try await open(configuration)
+        let result = try await lifecycle.validateStoredTokens(logger: logger)
+        return Report(lines: ["valid: \(result.valid)", "revoked (marked): \(result.revoked)", "failed: \(result.failed)"])
+    }
+
+    /// Tries every queued revocation again.
+    public static func retryRevocations(configuration: Configuration) async throws -> Report {
+        let (lifecycle, logger) = try await open(configuration)
+        let result = try await lifecycle.retryPendingRevocations(logger: logger)
+        return Report(lines: ["revoked: \(result.revoked)", "still failing: \(result.failed)"])
+    }
+
+    private static func open(_ configuration: Configuration) async throws -> (AppleTokenLifecycle, Logger) {
+        var logger = Logger(label: "siwa.apple")
+        logger.logLevel = configuration.logLevel
+        let database = try await AppMigrations.openAndMigrate(path: configuration.databasePath)
+        let keys = AppleKeySet.apple(configuration: configuration, database: database, logger: logger, clock: Date.init)
+        let lifecycle = AppleTokenLifecycle(
+            configuration: configuration, appleTokens: AppleTokenRepository(pool: database),
+            pending: PendingRevocationRepository(pool: database), keys: keys, logger: logger, clock: Date.init
+        )
+        guard lifecycle.isEnabled else {
+            throw AppleMaintenanceError.notConfigured(lifecycle.disabledReason ?? "not configured")
+        }
+        return (lifecycle, logger)
+    }
+}
+
+/// Why a maintenance command cannot run.
+public enum AppleMaintenanceError: Error, CustomStringConvertible {
+    case notConfigured(String)
+
+    public var description: String {
+        switch self {
+        case .notConfigured(let reason): "Apple token lifecycle is not configured: \(reason)"
+        }
+    }
+}

@@ -1,0 +1,47 @@
+import AppleID
+import Foundation
+import HTTPCore
+import Web
+
+/// `POST /api/apple/notifications`: Apple's server-to-server notifications for Sign in with Apple.
+///
+/// The payload JWT is verified like an identity token (RS256, Apple's keys, `iss`, `aud` one of our client ids)
+/// with a fresh `iat`; its event is applied once per `jti`. Replays and events we do not act on are answered
+/// 200 so Apple stops retrying; a bad signature or a foreign audience is 401.
+struct AppleNotificationsController: RouteCollection {
+    let services: Services
+
+    func boot(routes: any RoutesBuilder) throws {
+        routes.post("api", "apple", "notifications", use: receive)
+    }
+
+    struct Body: Decodable, Sendable {
+        var payload: String
+    }
+
+    struct Answer: Content {
+        var status: String
+    }
+
+    @Sendable func receive(_ req: Request) async throws -> Answer {
+        let clientIDs = Set(services.configuration.iosClientIDs + [services.configuration.websiteClientID].compactMap { $0 })
+        guard !clientIDs.isEmpty else {
+            throw Abort(.serviceUnavailable, reason: "No client id is configured to receive Apple notifications.")
+        }
+        let body = try req.content.decode(Body.self)
+        let verifier = IdentityTokenVerifier(keys: services.appleKeys, clientIDs: clientIDs,
+                                             maximumTokenAge: ServerNotification.maximumAge, clock: services.clock)
+        let notification: ServerNotification
+        do {
+            notification = try ServerNotification(try await verifier.verifyJWT(body.payload, requireExpiration: false))
+        } catch let error as AppleIDError {
+            req.logger.notice("Apple notification refused", metadata: ["reason": "\(error)"])
+            if error.reason == .malformed { throw Abort(.badRequest, reason: "Malformed notification payload") }
+            throw Abort(error.status, reason: error.status == .serviceUnavailable
+                        ? error.clientMessage : "Invalid notification signature or audience")
+        }
+        let outcome = try await services.notifications.apply(notification)
+        req.logger.info("Apple notification", metadata: ["type": "\(notification.type)", "outcome": "\(outcome)"])
+        return Answer(status: "\(outcome)")
+    }
+}

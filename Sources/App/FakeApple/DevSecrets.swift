@@ -1,0 +1,41 @@
+import CryptoCore
+import Foundation
+
+/// The development stand-ins for an operator's secrets, kept beside the stand-in's key file so they survive
+/// restarts: a `.p8`-style ES256 key (the client secret's signer) and the refresh-token encryption key.
+struct DevSecrets {
+    static let teamID = "DEVTEAM001"
+    static let keyID = "DEVKEY0001"
+
+    let clientKeyPath: String
+    let clientKey: ES256PrivateKey
+    let encryptionKey: [UInt8]
+
+    /// Loads the files next to `keyFile`, creating them (mode 0600) when missing.
+    static func loadOrCreate(besides keyFile: String) throws -> DevSecrets {
+        let clientKeyPath = keyFile + ".client.p8"
+        let encryptionKeyPath = keyFile + ".encryption-key"
+        let fileManager = FileManager.default
+        let clientKey: ES256PrivateKey
+        if let data = fileManager.contents(atPath: clientKeyPath) {
+            clientKey = try ES256PrivateKey(pem: String(decoding: data, as: UTF8.self))
+        } else {
+            clientKey = try ES256PrivateKey.generate()
+            try write(Data(try clientKey.pemRepresentation().utf8), to: clientKeyPath)
+        }
+        let encryptionKey: [UInt8]
+        if let data = fileManager.contents(atPath: encryptionKeyPath), data.count == AES256GCM.keySize {
+            encryptionKey = [UInt8](data)
+        } else {
+            encryptionKey = try SecureRandom.bytes(count: AES256GCM.keySize)
+            try write(Data(encryptionKey), to: encryptionKeyPath)
+        }
+        return DevSecrets(clientKeyPath: clientKeyPath, clientKey: clientKey, encryptionKey: encryptionKey)
+    }
+
+    private static func write(_ data: Data, to path: String) throws {
+        guard FileManager.default.createFile(atPath: path, contents: data, attributes: [.posixPermissions: 0o600]) else {
+            throw FakeAppleError.cannotWriteKeyFile(path)
+        }
+    }
+}

@@ -1,0 +1,37 @@
+import App
+import ArgumentParser
+
+/// `siwa apple`: Apple token chores for operators.
+struct AppleCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "apple",
+        abstract: "Apple token lifecycle chores (need APPLE_TEAM_ID, APPLE_KEY_ID, APPLE_PRIVATE_KEY_PATH, SIWA_ENCRYPTION_KEY).",
+        subcommands: [ValidateTokens.self, RetryRevocations.self]
+    )
+
+    struct ValidateTokens: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "validate-tokens",
+            abstract: "Check every stored refresh token with Apple and mark revoked ones (run daily)."
+        )
+        @Option(help: "The .env file to read (variables already in the environment win).")
+        var envFile: String = ".env"
+
+        func run() async throws {
+            print(try await AppleMaintenance.validateTokens(configuration: try Configuration.load(dotEnvPath: envFile)))
+        }
+    }
+
+    struct RetryRevocations: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "retry-revocations",
+            abstract: "Retry Apple token revocations that failed when their account was deleted."
+        )
+        @Option(help: "The .env file to read (variables already in the environment win).")
+        var envFile: String = ".env"
+
+        func run() async throws {
+            print(try await AppleMaintenance.retryRevocations(configuration: try Configuration.load(dotEnvPath: envFile)))
+        }
+    }
+}

@@ -1,0 +1,103 @@
+import CryptoCore
+import Foundation
+import HTTPCore
+import Testing
+@testable import App
+
+/// `POST /api/apple/notifications` with payloads signed by the stand-in's key, as Apple sends them.
+@Suite(.serialized)
+struct AppleNotificationsTests {
+    /// Signs in `subject` over the API and returns its bearer token.
+    private func signedIn(_ app: TestApp, subject: String) async throws -> String {
+        let response = try await app.sendJSON(.POST, "/api/users/siwa", [
+            "token": try app.identityToken(subject: subject, email: "relay@privaterelay.appleid.com", isPrivateEmail: true),
+        ])
+        return try #require(try response.json()["value"] as? String)
+    }
+
+    private func notify(_ app: TestApp, _ event: String, subject: String, audience: String = TestApp.iosClientID,
+                        keys: FakeAppleKeys? = nil, issuedAt: Date = Date()) async throws -> HTTPClientResponse {
+        let payload = try FakeAppleNotifier.payload(event: event, subject: subject, audience: audience,
+                                                    email: "relay@privaterelay.appleid.com", keys: keys ?? app.keys,
+                                                    now: issuedAt)
+        return try await app.sendJSON(.POST, "/api/apple/notifications", ["payload": payload])
+    }
+
+    private func forwarding(_ app: TestApp, subject: String) async throws -> Bool? {
+        guard let user = try await app.server.services.users.find(siwaIdentifier: subject) else { return nil }
+        return try await app.server.services.notifications.isEmailForwardingEnabled(userID: user.id)
+    }
+
+    @Test func emailDisabledAndEnabledUpdateForwarding() async throws {
+        let app = try await TestApp.start()
+        _ = try await signedIn(app, subject: "001.mail")
+        #expect(try await forwarding(app, subject: "001.mail") == true)
+        let disabled = try await notify(app, "email-disabled", subject: "001.mail")
+        #expect(disabled.status == .ok)
+        #expect(try disabled.json()["status"] as? String == "applied")
+        #expect(try await forwarding(app, subject: "001.mail") == false)
+        #expect(try await notify(app, "email-enabled", subject: "001.mail").status == .ok)
+        #expect(try await forwarding(app, subject: "001.mail") == true)
+        await app.stop()
+    }
+
+    @Test func consentRevokedEndsSessionsButKeepsTheAccount() async throws {
+        let app = try await TestApp.start()
+        let bearer = try await signedIn(app, subject: "001.consent")
+        #expect(try await notify(app, "consent-revoked", subject: "001.consent", audience: TestApp.webClientID).status == .ok)
+        #expect(try await app.sendJSON(.GET, "/api/users/me", [:], bearer: bearer).status == .unauthorized)
+        #expect(try await app.count("users") == 1)
+        #expect(try await app.count("tokens") == 0)
+        await app.stop()
+    }
+
+    @Test(arguments: ["account-delete", "account-deleted"])
+    func accountDeleteDeletesTheAccount(_ spelling: String) async throws {
+        let app = try await TestApp.start()
+        _ = try await signedIn(app, subject: "001.gone")
+        #expect(try await notify(app, spelling, subject: "001.gone").status == .ok)
+        #expect(try await app.count("users") == 0)
+        #expect(try await app.count("tokens") == 0)
+        await app.stop()
+    }
+
+    @Test func aReplayedNotificationIsAnswered200AndIgnored() async throws {
+        let app = try await TestApp.start()
+        _ = try await signedIn(app, subject: "001.replay")
+        let payload = try FakeAppleNotifier.payload(event: "email-disabled", subject: "001.replay",
+                                                    audience: TestApp.iosClientID, email: nil, keys: app.keys)
+        #expect(try await app.sendJSON(.POST, "/api/apple/notifications", ["payload": payload]).status == .ok)
+        #expect(try await notify(app, "email-enabled", subject: "001.replay").status == .ok)
+        let replay = try await app.sendJSON(.POST, "/api/apple/notifications", ["payload": payload])
+        #expect(replay.status == .ok)
+        #expect(try replay.json()["status"] as? String == "duplicate")
+        #expect(try await forwarding(app, subject: "001.replay") == true, "the replayed email-disabled changed nothing")
+        await app.stop()
+    }
+
+    @Test func unknownUsersAndUnknownEventsAre200() async throws {
+        let app = try await TestApp.start()
+        let unknownUser = try await notify(app, "account-delete", subject: "001.nobody")
+        #expect(unknownUser.status == .ok)
+        #expect(try unknownUser.json()["status"] as? String == "unknownUser")
+        _ = try await signedIn(app, subject: "001.known")
+        let unknownEvent = try await notify(app, "something-new", subject: "001.known")
+        #expect(unknownEvent.status == .ok)
+        #expect(try await app.count("users") == 1)
+        await app.stop()
+    }
+
+    @Test func badSignatureForeignAudienceAndStaleAre401() async throws {
+        let app = try await TestApp.start()
+        _ = try await signedIn(app, subject: "001.safe")
+        let otherKeys = try FakeAppleKeys(privateKey: try RSAPrivateKey.generate(bits: 2048))
+        #expect(try await notify(app, "account-delete", subject: "001.safe", keys: otherKeys).status == .unauthorized)
+        #expect(try await notify(app, "account-delete", subject: "001.safe", audience: "com.evil.app").status == .unauthorized)
+        #expect(try await notify(app, "account-delete", subject: "001.safe",
+                                 issuedAt: Date().addingTimeInterval(-2 * 3600)).status == .unauthorized)
+        #expect(try await app.sendJSON(.POST, "/api/apple/notifications", ["payload": "a.b"]).status == .badRequest)
+        #expect(try await app.sendJSON(.POST, "/api/apple/notifications", [:]).status == .badRequest)
+        #expect(try await app.count("users") == 1)
+        await app.stop()
+    }
+}
