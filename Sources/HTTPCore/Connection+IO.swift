@@ -81,7 +81,7 @@ extension Connection {
             case .wouldBlock:
                 let deadline = MonotonicClock.now() + acceptor.limits.writeTimeout.nanoseconds
                 let readiness = await loop.wait(for: fd, events: waitEvents(forWrite: true), deadline: deadline,
-                                                idle: false, registered: &registered)
+                                                idle: false)
                 guard readiness == .ready else {
                     open = false
                     return false
@@ -106,7 +106,7 @@ extension Connection {
                 return false
             }
             let readiness = await loop.wait(for: fd, events: waitEvents(forWrite: false), deadline: deadline,
-                                            idle: false, registered: &registered)
+                                            idle: false)
             guard readiness == .ready else { return false }
         }
     }
