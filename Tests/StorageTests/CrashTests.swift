@@ -4,8 +4,10 @@ import Testing
 
 /// Kills a process in the middle of a stream of writes and checks that every write it saw committed survived.
 struct CrashTests {
-    /// How many committed ids to wait for before the kill.
-    static let committedBeforeKill = 2_000
+    /// How many committed ids to wait for before each kill.
+    static let committedBeforeKill = 300
+    /// Kill-and-restart rounds on the same database.
+    static let rounds = 4
     static let deadline: TimeInterval = 30
 
     /// `StorageCrashChild`, built next to this test binary by `swift build` / `swift test`.
@@ -25,13 +27,11 @@ struct CrashTests {
         return child
     }
 
-    @Test(arguments: ["normal", "full"])
-    func everyReportedCommitSurvivesSIGKILL(synchronous: String) throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.path("crash.sqlite")
+    /// Runs the child until it reported `committedBeforeKill` commits, SIGKILLs it, returns every id it reported.
+    static func runAndKill(path: String, synchronous: String, firstID: Int) throws -> Set<Int> {
         let process = Process()
-        process.executableURL = try Self.childURL()
-        process.arguments = [path, synchronous]
+        process.executableURL = try childURL()
+        process.arguments = [path, synchronous, String(firstID)]
         let output = Pipe()
         process.standardOutput = output
         try process.run()
@@ -39,8 +39,8 @@ struct CrashTests {
         var text = ""
         let started = Date()
         let reader = output.fileHandleForReading
-        while text.split(separator: "\n").count < Self.committedBeforeKill + 1,
-              Date().timeIntervalSince(started) < Self.deadline {
+        while text.split(separator: "\n").count < committedBeforeKill + 1,
+              Date().timeIntervalSince(started) < deadline {
             let chunk = reader.availableData
             if chunk.isEmpty { break }
             text += String(decoding: chunk, as: UTF8.self)
@@ -54,9 +54,19 @@ struct CrashTests {
         try #require(lines.first == "ready", "child did not start: \(text.prefix(200))")
         lines.removeFirst()
         if !lines.isEmpty, !text.hasSuffix("\n") { lines.removeLast() }  // a line cut by the kill
-        let reported = Set(lines.compactMap { Int($0) })
-        #expect(reported.count >= Self.committedBeforeKill)
+        return Set(lines.compactMap { Int($0) })
+    }
 
+    @Test(arguments: ["normal", "full"])
+    func everyReportedCommitSurvivesSIGKILL(synchronous: String) throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.path("crash.sqlite")
+        var reported = Set<Int>()
+        for round in 0..<Self.rounds {
+            let ids = try Self.runAndKill(path: path, synchronous: synchronous, firstID: round * 1_000_000_000)
+            #expect(ids.count >= Self.committedBeforeKill)
+            reported.formUnion(ids)
+        }
         let database = try Database(path: path)
         let stored = Set(try database.fetchAll(sql: "SELECT id FROM crash") { try $0[0] as Int })
         let lost = reported.subtracting(stored)
