@@ -81,7 +81,7 @@ extension Connection {
             case .wouldBlock:
                 let deadline = MonotonicClock.now() + acceptor.limits.writeTimeout.nanoseconds
                 let readiness = await loop.wait(for: fd, events: waitEvents(forWrite: true), deadline: deadline,
-                                                idle: false, registered: &registered)
+                                                idle: false)
                 guard readiness == .ready else {
                     open = false
                     return false
@@ -89,6 +89,61 @@ extension Connection {
             }
         }
         return true
+    }
+
+    /// Writes `output` then `body` without copying the body: `writev(2)` for plain sockets, two TLS writes
+    /// otherwise.
+    func flush(appending body: [UInt8]) async -> Bool {
+        guard tls == nil else {
+            guard await flush() else { return false }
+            output = body
+            return await flush()
+        }
+        guard open else { return false }
+        var offset = 0
+        let total = output.count + body.count
+        defer { output.removeAll(keepingCapacity: true) }
+        while offset < total {
+            let written = output.withUnsafeBytes { head in
+                body.withUnsafeBytes { tail in
+                    Self.writev(fd, head, tail, skipping: offset)
+                }
+            }
+            if written >= 0 {
+                offset += written
+                continue
+            }
+            guard errno == EAGAIN || errno == EWOULDBLOCK else {
+                open = false
+                return false
+            }
+            let deadline = MonotonicClock.now() + acceptor.limits.writeTimeout.nanoseconds
+            guard await loop.wait(for: fd, events: EPOLLOUT.rawValue, deadline: deadline, idle: false) == .ready else {
+                open = false
+                return false
+            }
+        }
+        return true
+    }
+
+    /// One `writev` of `head` and `tail`, minus the first `skipping` bytes; -1 with `errno` on failure.
+    static func writev(_ fd: Int32, _ head: UnsafeRawBufferPointer, _ tail: UnsafeRawBufferPointer,
+                       skipping: Int) -> Int {
+        var vectors: [iovec] = []
+        if skipping < head.count, let base = head.baseAddress {
+            vectors.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: base + skipping),
+                                 iov_len: head.count - skipping))
+        }
+        let tailSkip = max(0, skipping - head.count)
+        if let base = tail.baseAddress, tailSkip < tail.count {
+            vectors.append(iovec(iov_base: UnsafeMutableRawPointer(mutating: base + tailSkip),
+                                 iov_len: tail.count - tailSkip))
+        }
+        while true {
+            let result = vectors.withUnsafeBufferPointer { Glibc.writev(fd, $0.baseAddress, Int32($0.count)) }
+            if result < 0 && errno == EINTR { continue }
+            return result
+        }
     }
 
     /// Completes the TLS handshake within `headerTimeout`.
@@ -106,7 +161,7 @@ extension Connection {
                 return false
             }
             let readiness = await loop.wait(for: fd, events: waitEvents(forWrite: false), deadline: deadline,
-                                            idle: false, registered: &registered)
+                                            idle: false)
             guard readiness == .ready else { return false }
         }
     }

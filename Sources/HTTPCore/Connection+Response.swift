@@ -17,7 +17,12 @@ extension Connection {
         case .bytes(let body):
             writeHead(status: status, headers: response.headers, version: request.version, keepAlive: keepAlive,
                       framing: status.mayHaveBody || status.code == 304 ? .length(body.count) : .none)
-            if !isHead && status.mayHaveBody { output.append(contentsOf: body) }
+            if !isHead && status.mayHaveBody {
+                if body.count > Self.copyLimit {
+                    return await flush(appending: body) ? keepAlive : nil
+                }
+                output.append(contentsOf: body)
+            }
             if keepAlive, input.readableCount > 0, output.count < acceptor.limits.writeBufferHighWater {
                 return true
             }
@@ -42,6 +47,9 @@ extension Connection {
             return await flush() ? keepAlive : nil
         }
     }
+
+    /// Bodies larger than this are not copied behind the head: both go out with one `writev`.
+    static let copyLimit = 16 * 1024
 
     static let lastChunk = Array("0\r\n\r\n".utf8)
 

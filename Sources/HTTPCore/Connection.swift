@@ -19,7 +19,8 @@ final class Connection {
     let acceptor: ConnectionAcceptor
     let info: ConnectionInfo
     var tls: TLSConnection?
-    var registered = false
+    /// The last read returned fewer bytes than asked (or EAGAIN): with edge-triggered epoll, parking is safe.
+    var drained = false
     var tlsWantsWrite = false
     var open = true
     let input = ReadBuffer(capacity: Connection.initialReadCapacity)
@@ -44,9 +45,11 @@ final class Connection {
     func run() async {
         defer {
             tls?.shutdown()
+            loop.deregister(fd)
             close(fd)
             acceptor.connectionClosed()
         }
+        guard loop.register(fd) else { return }
         if let context = acceptor.tls {
             do {
                 tls = try context.makeConnection(fd: fd)
@@ -81,12 +84,13 @@ final class Connection {
                     return
                 }
                 input.shrinkIfIdle(to: Self.initialReadCapacity)
-                waitFirst = input.readableCount == 0 && tls == nil
+                waitFirst = input.readableCount == 0 && tls == nil && drained
             }
         }
     }
 
     /// Reads until the parser yields a complete request. `waitFirst` skips a read that would only say EAGAIN.
+    /// A short read counts as drained: edge-triggered epoll reports any byte that arrives after it.
     func nextRequest(waitFirst: Bool) async -> NextRequest {
         var skipRead = waitFirst
         while true {
@@ -113,17 +117,19 @@ final class Connection {
                 }
             }
             let idle = parser.isBetweenRequests && input.readableCount == 0
-            if !skipRead {
+            if !skipRead && !(drained && tls == nil) {
                 input.reserveTail(minimum: Self.minimumRead)
-                switch receive(into: input.writableTail) {
+                let tail = input.writableTail
+                switch receive(into: tail) {
                 case .bytes(let count):
                     input.didWrite(count)
+                    drained = count < tail.count
                     if requestStarted == 0 { requestStarted = MonotonicClock.now() }
                     continue
                 case .closed:
                     return .close
                 case .wouldBlock:
-                    break
+                    drained = true
                 }
             }
             skipRead = false
@@ -136,9 +142,10 @@ final class Connection {
             } else {
                 deadline = requestStarted + limits.headerTimeout.nanoseconds
             }
-            switch await loop.wait(for: fd, events: waitEvents(forWrite: false), deadline: deadline,
-                                   idle: idle, registered: &registered) {
-            case .ready: continue
+            switch await loop.wait(for: fd, events: waitEvents(forWrite: false), deadline: deadline, idle: idle) {
+            case .ready:
+                drained = false
+                continue
             case .shutdown: return .close
             case .timedOut: return idle ? .close : .failed(HTTPParseError(.timeout))
             }

@@ -5,9 +5,10 @@ import Synchronization
 /// One epoll instance and the thread that waits on it.
 ///
 /// The loop does no I/O for connections: a connection's task does its own non-blocking reads and writes and,
-/// when the socket would block, parks here with `wait(for:events:deadline:idle:registered:)` until the fd is
-/// ready, its deadline passes, or the server shuts down. The loop thread also accepts new connections.
-/// Every fd is registered `EPOLLONESHOT`, so exactly one party owns a parked fd at a time.
+/// when the socket would block, parks here with `wait(for:events:deadline:idle:)` until the fd is ready, its
+/// deadline passes, or the server shuts down. The loop thread also accepts new connections.
+/// Connections are registered once, edge-triggered; an edge that arrives while nobody waits is remembered in
+/// `pending`, so parking costs no system call.
 final class EventLoop: Sendable {
     enum Readiness: Sendable { case ready, timedOut, shutdown }
 
@@ -15,10 +16,16 @@ final class EventLoop: Sendable {
         var continuation: UnsafeContinuation<Readiness, Never>
         var deadline: UInt64
         var idle: Bool
+        var events: UInt32
     }
+
+    /// Events that end any wait: errors and hang-ups wake readers and writers alike.
+    private static let always = EPOLLERR.rawValue | EPOLLHUP.rawValue | EPOLLRDHUP.rawValue
 
     private struct State {
         var waiters: [Int32: Waiter] = [:]
+        var pending: [Int32: UInt32] = [:]
+        var watchingWrites: Set<Int32> = []
         var shuttingDown = false
         var stopped = false
         var listenerRegistered = false
@@ -50,26 +57,48 @@ final class EventLoop: Sendable {
         close(epfd)
     }
 
-    /// Parks the calling task until `fd` is ready for `events`, `deadline` (monotonic ns) passes, or — for an
-    /// `idle` connection — the server starts shutting down.
-    func wait(for fd: Int32, events: UInt32, deadline: UInt64, idle: Bool, registered: inout Bool) async -> Readiness {
-        let operation = registered ? EPOLL_CTL_MOD : EPOLL_CTL_ADD
-        registered = true
-        return await withUnsafeContinuation { continuation in
-            let refused: Bool = state.withLock { state in
-                if idle && state.shuttingDown { return true }
-                state.waiters[fd] = Waiter(continuation: continuation, deadline: deadline, idle: idle)
-                return false
+    /// Starts watching a new connection (edge-triggered reads and hang-ups).
+    func register(_ fd: Int32) -> Bool {
+        state.withLock { $0.pending[fd] = 0 }
+        var event = epoll_event(events: EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLET.rawValue,
+                                data: epoll_data_t(fd: fd))
+        return epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &event) == 0
+    }
+
+    /// Forgets a connection; call before closing its descriptor so a reused number starts clean.
+    func deregister(_ fd: Int32) {
+        state.withLock { state in
+            state.pending[fd] = nil
+            state.watchingWrites.remove(fd)
+            state.waiters[fd] = nil
+        }
+    }
+
+    /// Parks the calling task until `fd` is ready for `events` (`EPOLLIN` or `EPOLLOUT`), `deadline`
+    /// (monotonic ns) passes, or — for an `idle` connection — the server starts shutting down.
+    /// Call only after the operation returned EAGAIN (or a short read): edges are not repeated.
+    func wait(for fd: Int32, events: UInt32, deadline: UInt64, idle: Bool) async -> Readiness {
+        await withUnsafeContinuation { continuation in
+            let (immediate, watchWrites): (Readiness?, Bool) = state.withLock { state in
+                if idle && state.shuttingDown { return (.shutdown, false) }
+                let wanted = events | Self.always
+                if let pending = state.pending[fd], pending & wanted != 0 {
+                    state.pending[fd] = pending & ~wanted
+                    return (.ready, false)
+                }
+                state.waiters[fd] = Waiter(continuation: continuation, deadline: deadline, idle: idle, events: wanted)
+                guard events & EPOLLOUT.rawValue != 0, !state.watchingWrites.contains(fd) else { return (nil, false) }
+                state.watchingWrites.insert(fd)
+                return (nil, true)
             }
-            if refused {
-                continuation.resume(returning: .shutdown)
+            if let immediate {
+                continuation.resume(returning: immediate)
                 return
             }
-            var event = epoll_event(events: events | EPOLLONESHOT.rawValue | EPOLLRDHUP.rawValue,
-                                    data: epoll_data_t(fd: fd))
-            if epoll_ctl(epfd, operation, fd, &event) != 0 {
-                let other = operation == EPOLL_CTL_MOD ? EPOLL_CTL_ADD : EPOLL_CTL_MOD
-                if epoll_ctl(epfd, other, fd, &event) != 0, let waiter = take(fd) {
+            if watchWrites {
+                var event = epoll_event(events: EPOLLIN.rawValue | EPOLLOUT.rawValue | EPOLLRDHUP.rawValue
+                                        | EPOLLET.rawValue, data: epoll_data_t(fd: fd))
+                if epoll_ctl(epfd, EPOLL_CTL_MOD, fd, &event) != 0, let waiter = take(fd) {
                     waiter.continuation.resume(returning: .ready)
                 }
             }
@@ -101,8 +130,15 @@ final class EventLoop: Sendable {
                             wake = true
                         } else if fd == listener.fd {
                             acceptNow = true
-                        } else if let waiter = state.waiters.removeValue(forKey: fd) {
-                            ready.append(waiter.continuation)
+                        } else {
+                            let bits = events[i].events
+                            if let waiter = state.waiters[fd], waiter.events & bits != 0 {
+                                state.waiters[fd] = nil
+                                state.pending[fd] = (state.pending[fd] ?? 0) | (bits & ~waiter.events)
+                                ready.append(waiter.continuation)
+                            } else if let pending = state.pending[fd] {
+                                state.pending[fd] = pending | bits
+                            }
                         }
                     }
                 }

@@ -39,6 +39,7 @@ public final class HTTPServer: Sendable {
     public func start() throws {
         try state.withLock { state in
             guard state.acceptor == nil, !state.finished else { return }
+            signal(SIGPIPE, SIG_IGN)  // OpenSSL writes with write(2): a vanished peer must not kill the process
             var tls: TLSServerContext?
             if let files = configuration.tls {
                 tls = try TLSServerContext(certificateChainPath: files.certificatePath,

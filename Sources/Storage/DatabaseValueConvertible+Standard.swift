@@ -69,8 +69,14 @@ extension UUID: DatabaseValueConvertible {
 }
 
 extension Date: DatabaseValueConvertible {
-    /// Whole milliseconds since 1970-01-01 UTC, rounded down.
-    public var databaseValue: DatabaseValue { .integer(Int64((timeIntervalSince1970 * 1000).rounded(.down))) }
+    /// Whole milliseconds since 1970-01-01 UTC, rounded down; clamped to `Int64`'s range (NaN reads as 0).
+    public var databaseValue: DatabaseValue {
+        let milliseconds = (timeIntervalSince1970 * 1000).rounded(.down)
+        if milliseconds.isNaN { return .integer(0) }
+        if milliseconds >= 0x1p63 { return .integer(.max) }
+        if milliseconds < -0x1p63 { return .integer(.min) }
+        return .integer(Int64(milliseconds))
+    }
     public static func fromDatabaseValue(_ value: DatabaseValue) -> Date? {
         if case .integer(let v) = value { return Date(timeIntervalSince1970: Double(v) / 1000) }
         return nil

@@ -113,6 +113,7 @@ struct HTTPServerLimitsTests {
         try await server.run()
     }
 
+    /// The producer is held back while the client does not read, and cut off after `writeTimeout`.
     @Test func slowReaderBoundsStreamedOutput() async throws {
         let produced = Counter()
         let responder = ClosureResponder { _, _ in
@@ -133,6 +134,10 @@ struct HTTPServerLimitsTests {
             #expect(produced.value == early)
             #expect(early < 1024)
             #expect(await client.hasInput(within: 0))
+            try await Task.sleep(for: .milliseconds(400))
+            let start = ContinuousClock.now
+            _ = await client.readToEnd()
+            #expect(ContinuousClock.now - start < .seconds(3))
         }
     }
 }

@@ -57,6 +57,18 @@ struct TLSServerTests {
         }
     }
 
+    @Test func largeBodyOverTLS() async throws {
+        let tls = try await Self.makeCertificate()
+        try await withServer(tls: tls) { _, port in
+            let (_, output) = try await Self.run(["openssl", "s_client", "-connect", "127.0.0.1:\(port)", "-quiet",
+                                                  "-ign_eof"],
+                                                 input: "GET /big HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+            #expect(output.contains("Content-Length: 4194304\r\n"))
+            #expect(output.utf8.count > 4 * 1024 * 1024)
+            #expect(output.hasSuffix("aaaa"))
+        }
+    }
+
     @Test func refusesTLS11() async throws {
         let tls = try await Self.makeCertificate()
         try await withServer(tls: tls) { _, port in

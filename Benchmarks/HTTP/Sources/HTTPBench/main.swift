@@ -2,19 +2,24 @@ import Glibc
 import HTTPCore
 import Logging
 
-/// `/plaintext` -> "Hello, World!", `/json` -> {"message":"Hello, World!"}; port from argv[1] (default 8080).
+/// `/plaintext` -> "Hello, World!", `/json` -> {"message":"Hello, World!"} (encoded per request); port from argv[1] (default 8080).
 /// `ACCESS_LOG=1` turns the per-request access log on (to stderr).
 struct BenchResponder: HTTPResponder {
     static let plaintext = Array("Hello, World!".utf8)
-    static let json = Array("{\"message\":\"Hello, World!\"}".utf8)
+    static let message = "Hello, World!"
 
     func respond(to request: HTTPRequest, connection: ConnectionInfo) async -> HTTPResponse {
         switch request.path {
         case "/plaintext": HTTPResponse(headers: ["Content-Type": "text/plain"], bytes: Self.plaintext)
-        case "/json": HTTPResponse(headers: ["Content-Type": "application/json"], bytes: Self.json)
+        case "/json": HTTPResponse(headers: ["Content-Type": "application/json"], string: Self.encode(Self.message))
         default: HTTPResponse(status: .notFound)
         }
     }
+}
+
+extension BenchResponder {
+    /// `{"message":"..."}`, built per request (the string is ASCII without quotes or backslashes).
+    static func encode(_ message: String) -> String { "{\"message\":\"\(message)\"}" }
 }
 
 let port = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 8080 : 8080
