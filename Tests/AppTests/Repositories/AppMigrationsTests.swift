@@ -22,7 +22,7 @@ struct AppMigrationsTests {
         let clock = TestClock()
         let user = User.fixture(at: clock.now)
         try await UserRepository(pool: db.pool).createUserAndToken(user, token: .fixture(userID: user.id, at: clock.now))
-        #expect(try await AppMigrations.migrator.migrate(db.pool) == [2, 3, 4])
+        #expect(try await AppMigrations.migrator.migrate(db.pool) == [2, 3, 4, 5])
         #expect(try await TokenRepository(pool: db.pool, now: clock.closure).findUser(valueHash: [UInt8](repeating: 1, count: 32)) == user)
         try await AppleTokenRepository(pool: db.pool)
             .add(AppleToken(userID: user.id, clientID: "c", encryptedRefreshToken: [1], createdAt: clock.now))
