@@ -43,6 +43,8 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
+        .executableTarget(name: "JOSEBench", dependencies: ["AppleID", "JOSE", "CryptoCore"], path: "Benchmarks/JOSE/Sources"),
+
         .testTarget(name: "CryptoCoreTests", dependencies: ["CryptoCore"]),
         .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore", "CryptoCore"]),
         .testTarget(name: "WebTests", dependencies: ["Web", "HTTPCore"]),

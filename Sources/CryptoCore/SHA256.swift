@@ -27,6 +27,11 @@ public enum SHA256 {
 
     /// Lowercase hexadecimal of `bytes`.
     public static func hex(_ bytes: [UInt8]) -> String {
+        String(decoding: hexBytes(bytes), as: UTF8.self)
+    }
+
+    /// Lowercase hexadecimal of `bytes`, as ASCII bytes.
+    public static func hexBytes(_ bytes: [UInt8]) -> [UInt8] {
         let digits = Array("0123456789abcdef".utf8)
         var out = [UInt8]()
         out.reserveCapacity(bytes.count * 2)
@@ -34,6 +39,6 @@ public enum SHA256 {
             out.append(digits[Int(byte >> 4)])
             out.append(digits[Int(byte & 0x0f)])
         }
-        return String(decoding: out, as: UTF8.self)
+        return out
     }
 }
