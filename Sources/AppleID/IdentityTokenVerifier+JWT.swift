@@ -18,7 +18,7 @@ extension IdentityTokenVerifier {
         let jws: JWS
         do {
             jws = try JWS(compact: token, limits: limits)
-            _ = try jws.header.checkPolicy(allowing: [.rs256])
+            _ = try jws.header.checkPolicy(allowing: Self.allowedAlgorithms)
         } catch let error as JWTError {
             throw AppleIDError(error)
         }

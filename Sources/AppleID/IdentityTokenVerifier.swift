@@ -17,6 +17,8 @@ import JOSE
 public struct IdentityTokenVerifier: Sendable {
     /// The only issuer Apple uses, whatever `APPLE_BASE_URL` says.
     public static let appleIssuer = "https://appleid.apple.com"
+    /// The only algorithm Apple signs with; everything else is refused before a key is looked up.
+    public static let allowedAlgorithms: Set<JWSAlgorithm> = [.rs256]
     /// Clock skew tolerated on `exp` and `iat`, in seconds.
     public static let defaultLeeway: TimeInterval = 60
 
