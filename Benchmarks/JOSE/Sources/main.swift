@@ -76,6 +76,7 @@ enum Benchmark {
         _ = try await measure("parse only (JWS + header)") { _ = try JWS(compact: token) }
         _ = try await measure("claims JSON only") { _ = try JSONValue(parsing: jws.payload) }
         _ = try await measure("SHA-256 of signing input") { _ = SHA256.hash(jws.signingInput) }
+        _ = try await measure("SHA-256 hex of a nonce") { _ = SHA256.hexBytes(SHA256.hash("raw-nonce")) }
         _ = try await measure("verifyJWT (no Apple claims, no nonce)") { _ = try await verifier.verifyJWT(token) }
         _ = try await measure("verify without nonce") { _ = try await verifier.verify(token) }
         }
