@@ -46,6 +46,7 @@ let package = Package(
 
         .executableTarget(name: "StorageCrashChild", dependencies: ["Storage"], path: "Tests/StorageCrashChild"),
         .executableTarget(name: "StorageBenchmark", dependencies: ["App", "Storage"], path: "Benchmarks/Storage/Sources"),
+        .executableTarget(name: "JOSEBench", dependencies: ["AppleID", "JOSE", "CryptoCore"], path: "Benchmarks/JOSE/Sources"),
 
         .testTarget(name: "CryptoCoreTests", dependencies: ["CryptoCore"]),
         .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore", "CryptoCore"]),
