@@ -1,0 +1,34 @@
+import COpenSSL
+
+/// A TLS failure on an outgoing connection: OpenSSL's error queue, drained, plus the certificate verify
+/// result when verification is what failed.
+public struct TLSClientError: Error, Sendable, CustomStringConvertible {
+    /// What was being done and OpenSSL's reasons, e.g. `handshake: ... certificate verify failed`.
+    public var reason: String
+    /// `X509_V_ERR_*` when the peer certificate was refused, with OpenSSL's text for it.
+    public var verifyResult: (code: Int, text: String)?
+
+    public init(reason: String, verifyResult: (code: Int, text: String)? = nil) {
+        self.reason = reason
+        self.verifyResult = verifyResult
+    }
+
+    public var description: String {
+        guard let verifyResult else { return reason }
+        return "\(reason); certificate verify result \(verifyResult.code): \(verifyResult.text)"
+    }
+
+    /// Empties this thread's OpenSSL error queue into one error.
+    static func drain(_ operation: String) -> TLSClientError {
+        var messages: [String] = []
+        while true {
+            let code = ERR_get_error()
+            if code == 0 { break }
+            var buffer = [CChar](repeating: 0, count: 256)
+            ERR_error_string_n(code, &buffer, buffer.count)
+            messages.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
+        }
+        let detail = messages.isEmpty ? "" : ": " + messages.joined(separator: "; ")
+        return TLSClientError(reason: operation + detail)
+    }
+}

@@ -1,0 +1,36 @@
+/// Why an outgoing HTTP request failed. `kind` is for code; `detail` is human text for the log
+/// (it never contains request or response bodies).
+public struct HTTPClientError: Error, CustomStringConvertible {
+    public enum Kind: Sendable, Equatable {
+        /// The URL could not be parsed, or uses a scheme other than `http`/`https`.
+        case invalidURL
+        /// `http://` to a host that is not loopback; refused before any connection is made.
+        case insecureScheme
+        /// The host name did not resolve.
+        case dnsFailure
+        /// Every address refused the connection or was unreachable.
+        case connectFailed
+        /// No address accepted the connection (or finished the TLS handshake) within `connectTimeout`.
+        case connectTimeout
+        /// The TLS handshake failed; `detail` carries OpenSSL's reason and the certificate verify result.
+        case tlsHandshakeFailed
+        /// The response was not complete within `readTimeout`.
+        case readTimeout
+        /// The response exceeded `maxResponseSize` (or the header limits).
+        case responseTooLarge
+        /// The response is not valid HTTP/1.1.
+        case malformedResponse
+        /// The peer closed the connection before the response was complete, or a socket error occurred.
+        case connectionClosed
+    }
+
+    public var kind: Kind
+    public var detail: String
+
+    public init(_ kind: Kind, _ detail: String) {
+        self.kind = kind
+        self.detail = detail
+    }
+
+    public var description: String { "HTTPClientError.\(kind): \(detail)" }
+}

@@ -1,0 +1,18 @@
+/// An outgoing HTTP/1.1 request.
+///
+/// `Host`, `Content-Length`, `Connection: close` and `User-Agent` are set by the client and override
+/// any field of the same name given here.
+public struct HTTPClientRequest: Sendable {
+    public var method: HTTPMethod
+    /// An absolute `http://` or `https://` URL.
+    public var url: String
+    public var headers: HTTPHeaders
+    public var body: [UInt8]
+
+    public init(method: HTTPMethod = .GET, url: String, headers: HTTPHeaders = [:], body: [UInt8] = []) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+    }
+}

@@ -1,0 +1,88 @@
+extension HTTPClientResponseReader {
+    /// One line without its terminator; CRLF or a bare LF ends it (RFC 9112 §2.2).
+    /// Each byte read is charged to `budget`; running out is `responseTooLarge`.
+    mutating func readLine(budget: inout Int) throws -> [UInt8] {
+        var scanned = 0  // bytes after `start` known to hold no LF; `fill` may move `start`
+        while true {
+            if let newline = buffer[(start + scanned)...].firstIndex(of: UInt8(ascii: "\n")) {
+                let consumed = newline + 1 - start
+                guard consumed <= budget else { throw tooLarge("header section") }
+                budget -= consumed
+                var end = newline
+                if end > start, buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+                let line = Array(buffer[start..<end])
+                start = newline + 1
+                return line
+            }
+            guard buffer.count - start <= budget else { throw tooLarge("header section") }
+            scanned = buffer.count - start
+            guard try fill() else { throw closed("in the header section") }
+        }
+    }
+
+    /// Exactly `count` bytes of body.
+    mutating func readExactly(_ count: Int) throws -> [UInt8] {
+        while buffer.count - start < count {
+            guard try fill() else { throw closed("before the end of the body") }
+        }
+        let bytes = Array(buffer[start..<start + count])
+        start += count
+        return bytes
+    }
+
+    /// Everything until the server closes the connection (RFC 9112 §6.3 rule 8).
+    mutating func readToEnd() throws -> [UInt8] {
+        while try fill() {
+            guard buffer.count - start <= maxBodySize else { throw tooLarge("body read to end of connection") }
+        }
+        guard buffer.count - start <= maxBodySize else { throw tooLarge("body read to end of connection") }
+        let bytes = Array(buffer[start...])
+        start = buffer.count
+        return bytes
+    }
+
+    /// Appends one read to the buffer; false at the end of the stream.
+    private mutating func fill() throws -> Bool {
+        if sawEnd { return false }
+        if start > 0, start >= buffer.count / 2 {
+            buffer.removeFirst(start)
+            start = 0
+        }
+        let bytes = try transport.read(maxCount: readSize, until: deadline)
+        if bytes.isEmpty {
+            sawEnd = true
+            return false
+        }
+        buffer += bytes
+        return true
+    }
+
+    func malformed(_ detail: String) -> HTTPClientError { HTTPClientError(.malformedResponse, detail) }
+    func tooLarge(_ detail: String) -> HTTPClientError { HTTPClientError(.responseTooLarge, detail) }
+    func closed(_ detail: String) -> HTTPClientError { HTTPClientError(.connectionClosed, "connection closed \(detail)") }
+}
+
+extension HTTPClientResponseReader {
+    /// tchar of RFC 9110 §5.6.2.
+    static func isTokenCharacter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+             UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        default:
+            Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
+        }
+    }
+
+    static func isHexDigit(_ byte: UInt8) -> Bool {
+        (0x30...0x39).contains(byte) || (0x41...0x46).contains(byte) || (0x61...0x66).contains(byte)
+    }
+
+    /// Without leading and trailing SP and HTAB (OWS, RFC 9110 §5.6.3).
+    static func trimmed<S: StringProtocol>(_ text: S) -> String {
+        let bytes = Array(text.utf8)
+        guard let first = bytes.firstIndex(where: { $0 != 0x20 && $0 != 0x09 }),
+              let last = bytes.lastIndex(where: { $0 != 0x20 && $0 != 0x09 }) else { return "" }
+        return String(decoding: bytes[first...last], as: UTF8.self)
+    }
+}
