@@ -1,0 +1,100 @@
+import Foundation
+import HTTPCore
+import Logging
+
+/// Apple's signing keys (a JWKS), fetched over HTTPS and cached; generic over the parsed key type.
+///
+/// Rules (DESIGN.md "JWKS"):
+/// - The set is kept for Cache-Control's `max-age` clamped to `policy` (RFC 9111 §5.2.2.1), 1 h by default.
+/// - A known `kid` never waits for the network: an expired set is still served while one refetch runs.
+/// - An unknown `kid` waits for one refetch shared by every concurrent caller (single-flight); fetches are
+///   at least `policy.minimumRefetchInterval` apart, so a flood of bogus kids costs at most one fetch.
+/// - A failed fetch keeps the current keys. With no keys at all the error is `keysUnavailable` (a 503),
+///   otherwise `unknownKeyID` (a 401).
+/// - `store` seeds the cache before the first fetch and saves every body that parsed, so the last good set
+///   survives a restart during an outage.
+///
+/// Key material and response bodies are never logged.
+public actor JWKSCache<Key: Sendable> {
+    /// Turns a JWKS body into keys by `kid`; throws when the body is not a usable key set.
+    public typealias Parse = @Sendable ([UInt8]) throws -> [String: Key]
+
+    let url: String
+    let client: HTTPClient
+    let parse: Parse
+    let clock: @Sendable () -> Date
+    let store: JWKSCacheStore?
+    let policy: JWKSCachePolicy
+    let logger: Logger
+
+    var keys: [String: Key] = [:]
+    var expiresAt = Date.distantPast
+    var lastFetchAttempt: Date?
+    var inFlight: Task<Void, Never>?
+    var seeding: Task<Void, Never>?
+    var isSeeded = false
+
+    /// - Parameters:
+    ///   - url: the JWKS endpoint, e.g. `https://appleid.apple.com/auth/keys`.
+    ///   - client: the HTTP client used for fetches.
+    ///   - parse: turns a response body into keys by `kid`.
+    ///   - clock: the current time; injected so tests control expiry and rate limits.
+    ///   - store: optional persistence of the last good body.
+    ///   - policy: lifetimes and the refetch interval.
+    ///   - logger: receives one line per fetch (kids and counts, never keys or bodies).
+    public init(url: String, client: HTTPClient, parse: @escaping Parse,
+                clock: @escaping @Sendable () -> Date = Date.init, store: JWKSCacheStore? = nil,
+                policy: JWKSCachePolicy = JWKSCachePolicy(), logger: Logger) {
+        self.url = url
+        self.client = client
+        self.parse = parse
+        self.clock = clock
+        self.store = store
+        self.policy = policy
+        self.logger = logger
+    }
+
+    /// The key named `kid`.
+    /// - Throws: `JWKSCacheError` with reason `unknownKeyID`, or `keysUnavailable` when no key set is known.
+    public func key(for kid: String) async throws -> Key {
+        await seedIfNeeded()
+        if let key = keys[kid] {
+            if clock() >= expiresAt { startRefreshIfAllowed() }
+            return key
+        }
+        await refreshIfAllowed()
+        if let key = keys[kid] { return key }
+        throw JWKSCacheError(keys.isEmpty ? .keysUnavailable : .unknownKeyID)
+    }
+
+    /// Fetches now unless a fetch is running or ran within the refetch interval; e.g. to warm up at start.
+    public func refresh() async {
+        await seedIfNeeded()
+        await refreshIfAllowed()
+    }
+
+    /// Waits for a running fetch, if any.
+    func settled() async {
+        await inFlight?.value
+    }
+
+    /// Joins the running fetch, or starts one if the rate limit allows, and waits for it.
+    private func refreshIfAllowed() async {
+        startRefreshIfAllowed()
+        await inFlight?.value
+    }
+
+    private func startRefreshIfAllowed() {
+        guard inFlight == nil else { return }
+        let now = clock()
+        if let last = lastFetchAttempt, now < last.addingTimeInterval(policy.minimumRefetchInterval) { return }
+        lastFetchAttempt = now
+        inFlight = Task { await self.fetch() }
+    }
+
+    private func seedIfNeeded() async {
+        if isSeeded { return }
+        if seeding == nil { seeding = Task { await self.seed() } }
+        await seeding?.value
+    }
+}
