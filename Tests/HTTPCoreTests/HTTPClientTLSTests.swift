@@ -63,7 +63,8 @@ struct HTTPClientTLSTests {
         #expect(error?.detail.contains("unable to get local issuer certificate") == true)
     }
 
-    @Test func testCANotTrustedWithoutExtraCAFile() async throws {
+    /// The test CA is in no system store; `SSL_CERT_FILE` is not set by any test (setenv races with getenv).
+    @Test func testCANotTrustedBySystemStore() async throws {
         let server = try serve(certificates.good)
         defer { server.stop() }
         let error = await failure("https://localhost:\(server.port)/", extraCAFile: nil)

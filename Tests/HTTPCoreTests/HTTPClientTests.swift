@@ -126,7 +126,9 @@ struct HTTPClientTests {
 
     @Test func headerInjectionRefused() async {
         let request = HTTPClientRequest(url: "http://127.0.0.1:1/", headers: ["X-A": "1\r\nX-B: 2"])
-        #expect(await kind { _ = try await HTTPClient().send(request) } == .invalidURL)
+        #expect(await kind { _ = try await HTTPClient().send(request) } == .invalidRequest)
+        let badMethod = HTTPClientRequest(method: "GET /x", url: "http://127.0.0.1:1/")
+        #expect(await kind { _ = try await HTTPClient().send(badMethod) } == .invalidRequest)
     }
 
     @Test func ipv6Loopback() async throws {
