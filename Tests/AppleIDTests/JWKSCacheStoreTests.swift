@@ -17,11 +17,11 @@ struct JWKSCacheStoreTests {
         }
     }
 
-    let server: TestJWKSServer
-    let clock = TestClock()
-    let log = TestLogRecorder()
+    let server: JWKSTestServer
+    let clock = JWKSTestClock()
+    let log = JWKSTestLogRecorder()
 
-    init() throws { server = try TestJWKSServer() }
+    init() throws { server = try JWKSTestServer() }
 
     func makeCache(_ store: MemoryStore) -> JWKSCache<String> {
         JWKSCache(url: server.url, client: HTTPClient(), parse: JWKSCacheTests.parse, clock: { [clock] in clock.now },
@@ -30,7 +30,7 @@ struct JWKSCacheStoreTests {
 
     @Test func seedServesDuringOutage() async throws {
         server.stop()
-        let memory = MemoryStore(TestJWKSServer.jwks(["a": "stored-a"]))
+        let memory = MemoryStore(JWKSTestServer.jwks(["a": "stored-a"]))
         let cache = makeCache(memory)
         #expect(try await cache.key(for: "a") == "stored-a")
         await cache.settled()
@@ -41,9 +41,9 @@ struct JWKSCacheStoreTests {
 
     @Test func seedIsReplacedAndSavedAfterFetch() async throws {
         defer { server.stop() }
-        let fresh = TestJWKSServer.jwks(["a": "fresh-a", "b": "fresh-b"])
+        let fresh = JWKSTestServer.jwks(["a": "fresh-a", "b": "fresh-b"])
         server.set { $0.body = fresh }
-        let memory = MemoryStore(TestJWKSServer.jwks(["a": "stored-a"]))
+        let memory = MemoryStore(JWKSTestServer.jwks(["a": "stored-a"]))
         let cache = makeCache(memory)
         #expect(try await cache.key(for: "a") == "stored-a")
         await cache.settled()
@@ -60,12 +60,12 @@ struct JWKSCacheStoreTests {
         server.set { $0.body = Array("{\"keys\": 3}".utf8) }
         clock.advance(by: 11)
         _ = try? await cache.key(for: "b")
-        let rotated = TestJWKSServer.jwks(["b": "key-b"])
+        let rotated = JWKSTestServer.jwks(["b": "key-b"])
         server.set { $0.body = rotated }
         clock.advance(by: 11)
         #expect(try await cache.key(for: "b") == "key-b")
         #expect(server.fetches == 3)
-        #expect(memory.state.withLock { $0.saves } == [TestJWKSServer.jwks(["a": "key-a"]), rotated])
+        #expect(memory.state.withLock { $0.saves } == [JWKSTestServer.jwks(["a": "key-a"]), rotated])
     }
 
     @Test func unusableSeedIsIgnored() async throws {
@@ -78,7 +78,7 @@ struct JWKSCacheStoreTests {
 
     @Test func logsKidsButNeverKeysOrBodies() async throws {
         defer { server.stop() }
-        server.set { $0.body = TestJWKSServer.jwks(["a": "SECRET-MATERIAL"]) }
+        server.set { $0.body = JWKSTestServer.jwks(["a": "SECRET-MATERIAL"]) }
         let cache = JWKSCache(url: server.url, client: HTTPClient(), parse: JWKSCacheTests.parse,
                               clock: { [clock] in clock.now }, logger: log.logger)
         #expect(try await cache.key(for: "a") == "SECRET-MATERIAL")

@@ -6,11 +6,11 @@ import Testing
 
 /// The cache against a real loopback JWKS server, with an injected clock.
 struct JWKSCacheTests {
-    let server: TestJWKSServer
-    let clock = TestClock()
-    let log = TestLogRecorder()
+    let server: JWKSTestServer
+    let clock = JWKSTestClock()
+    let log = JWKSTestLogRecorder()
 
-    init() throws { server = try TestJWKSServer() }
+    init() throws { server = try JWKSTestServer() }
 
     /// kid → the key's `n`, parsed with Foundation only (no JOSE).
     static let parse: JWKSCache<String>.Parse = { body in
@@ -70,7 +70,7 @@ struct JWKSCacheTests {
         defer { server.stop() }
         let cache = makeCache()
         #expect(try await cache.key(for: "a") == "key-a")
-        server.set { $0.body = TestJWKSServer.jwks(["a": "key-a", "b": "key-b"]) }
+        server.set { $0.body = JWKSTestServer.jwks(["a": "key-a", "b": "key-b"]) }
         clock.advance(by: 11)
         #expect(try await cache.key(for: "b") == "key-b")
         #expect(server.fetches == 2)
@@ -139,7 +139,7 @@ struct JWKSCacheTests {
         #expect(await reason { try await cache.key(for: "a") } == .keysUnavailable)
     }
 
-    @Test(arguments: [("500 Internal Server Error", TestJWKSServer.jwks(["a": "key-a"])),
+    @Test(arguments: [("500 Internal Server Error", JWKSTestServer.jwks(["a": "key-a"])),
                       ("200 OK", Array("not json".utf8)), ("200 OK", Array("{\"keys\":[]}".utf8))])
     func unusableResponseIsKeysUnavailable(_ status: String, _ body: [UInt8]) async throws {
         defer { server.stop() }

@@ -1,12 +1,12 @@
 import Testing
 @testable import HTTPCore
 
-/// `https://` against a loopback TLS server using certificates made at test time by `TestCertificates`.
+/// `https://` against a loopback TLS server using certificates made at test time by `ClientTestCertificates`.
 struct HTTPClientTLSTests {
-    let certificates = TestCertificates.shared
+    let certificates = ClientTestCertificates.shared
 
-    func serve(_ pair: (chain: String, key: String)) throws -> TestServer {
-        try TestServer(tls: certificates.serverContext(pair)) { request in
+    func serve(_ pair: (chain: String, key: String)) throws -> ScriptedServer {
+        try ScriptedServer(tls: certificates.serverContext(pair)) { request in
             let body = "secure " + (request.head.split(separator: "\r\n").first.map(String.init) ?? "")
             return .reply(Array("HTTP/1.1 200 OK\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)".utf8))
         }
@@ -82,7 +82,7 @@ struct HTTPClientTLSTests {
     }
 
     @Test func handshakeTimeoutOnSilentServer() async throws {
-        let server = try TestServer { _ in .reply([]) }
+        let server = try ScriptedServer { _ in .reply([]) }
         defer { server.stop() }
         let client = HTTPClient(configuration: .init(connectTimeout: .milliseconds(300), extraCAFile: certificates.caFile))
         let error: HTTPClientError? = await {

@@ -3,10 +3,10 @@ import Glibc
 import Testing
 @testable import HTTPCore
 
-/// The client against real loopback sockets served by `TestServer`.
+/// The client against real loopback sockets served by `ScriptedServer`.
 struct HTTPClientTests {
-    func serve(_ response: String) throws -> TestServer {
-        try TestServer { _ in .reply(Array(response.utf8)) }
+    func serve(_ response: String) throws -> ScriptedServer {
+        try ScriptedServer { _ in .reply(Array(response.utf8)) }
     }
 
     func kind(of body: () async throws -> Void) async -> HTTPClientError.Kind? {
@@ -80,7 +80,7 @@ struct HTTPClientTests {
     }
 
     @Test func oversizeResponseRefusedAtBoundary() async throws {
-        let server = try TestServer { request in
+        let server = try ScriptedServer { request in
             let size = request.head.hasPrefix("GET /big") ? 1001 : 1000
             return .reply(Array("HTTP/1.1 200 OK\r\n\r\n".utf8) + [UInt8](repeating: 65, count: size))
         }
@@ -94,7 +94,7 @@ struct HTTPClientTests {
     }
 
     @Test func readTimeoutOnStallingServer() async throws {
-        let server = try TestServer { _ in .replyAndStall(Array("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhal".utf8)) }
+        let server = try ScriptedServer { _ in .replyAndStall(Array("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhal".utf8)) }
         defer { server.stop() }
         let client = HTTPClient(configuration: .init(readTimeout: .milliseconds(300)))
         let started = ContinuousClock.now
@@ -105,14 +105,14 @@ struct HTTPClientTests {
     }
 
     @Test func connectionRefused() async throws {
-        let port = try TestServer.unusedPort()
+        let port = try ScriptedServer.unusedPort()
         #expect(await kind {
             _ = try await HTTPClient().send(HTTPClientRequest(url: "http://127.0.0.1:\(port)/"))
         } == .connectFailed)
     }
 
     @Test func connectTimeoutWhenBacklogIsFull() async throws {
-        let listener = try TestBacklogListener()
+        let listener = try FullBacklogListener()
         let client = HTTPClient(configuration: .init(connectTimeout: .milliseconds(300)))
         #expect(await kind {
             _ = try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(listener.port)/"))
@@ -132,7 +132,7 @@ struct HTTPClientTests {
     }
 
     @Test func ipv6Loopback() async throws {
-        guard let server = try? TestServer(host: "::1", handler: { _ in
+        guard let server = try? ScriptedServer(host: "::1", handler: { _ in
             .reply(Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nv6".utf8))
         }) else {
             print("note: ::1 is not available here; IPv6 loopback test skipped")

@@ -1,7 +1,7 @@
 import Glibc
 
-/// The byte stream a `TestServer` connection speaks over: plain socket or TLS session.
-protocol TestServerStream {
+/// The byte stream a `ScriptedServer` connection speaks over: plain socket or TLS session.
+protocol ScriptedServerStream {
     /// Up to 16 KiB; empty at end of stream or on error.
     func read() -> [UInt8]
     func write(_ bytes: [UInt8])
@@ -9,7 +9,7 @@ protocol TestServerStream {
     func finish()
 }
 
-struct TestPlainStream: TestServerStream {
+struct ScriptedPlainStream: ScriptedServerStream {
     let fd: Int32
 
     func read() -> [UInt8] {

@@ -1,25 +1,25 @@
 import COpenSSL
 import Glibc
 
-/// A blocking OpenSSL server context for `TestServer`, from PEM certificate-chain and key files.
-final class TestTLSServerContext: @unchecked Sendable {  // configured once in init; SSL_new is thread-safe
+/// A blocking OpenSSL server context for `ScriptedServer`, from PEM certificate-chain and key files.
+final class ScriptedTLSServerContext: @unchecked Sendable {  // configured once in init; SSL_new is thread-safe
     private let context: OpaquePointer
 
     init(certificateChainFile: String, keyFile: String) throws {
-        guard let context = SSL_CTX_new(TLS_server_method()) else { throw TestServerError("SSL_CTX_new") }
+        guard let context = SSL_CTX_new(TLS_server_method()) else { throw ScriptedServerError("SSL_CTX_new") }
         self.context = context
         guard SSL_CTX_use_certificate_chain_file(context, certificateChainFile) == 1,
               SSL_CTX_use_PrivateKey_file(context, keyFile, SSL_FILETYPE_PEM) == 1 else {
-            throw TestServerError("cannot load \(certificateChainFile) / \(keyFile)")
+            throw ScriptedServerError("cannot load \(certificateChainFile) / \(keyFile)")
         }
     }
 
     deinit { SSL_CTX_free(context) }
 
     /// Runs the server handshake on a blocking socket; nil when the client gave up (e.g. refused the cert).
-    func accept(fd: Int32) -> TestTLSStream? {
+    func accept(fd: Int32) -> ScriptedTLSStream? {
         guard let ssl = SSL_new(context) else { return nil }
-        let stream = TestTLSStream(ssl: ssl)
+        let stream = ScriptedTLSStream(ssl: ssl)
         guard SSL_set_fd(ssl, fd) == 1, SSL_accept(ssl) == 1 else {
             ERR_clear_error()
             return nil
@@ -29,7 +29,7 @@ final class TestTLSServerContext: @unchecked Sendable {  // configured once in i
 }
 
 /// One server-side TLS session; owns its `SSL`.
-final class TestTLSStream: TestServerStream {
+final class ScriptedTLSStream: ScriptedServerStream {
     private let ssl: OpaquePointer
 
     init(ssl: OpaquePointer) { self.ssl = ssl }

@@ -4,11 +4,11 @@ import Synchronization
 
 /// A plain-HTTP JWKS endpoint on 127.0.0.1 for cache tests: serves whatever `set(...)` configured, counts
 /// the requests it answers, and can be stopped to play an outage (connections are then refused).
-final class TestJWKSServer: Sendable {
+final class JWKSTestServer: Sendable {
     struct Reply: Sendable {
         var status = "200 OK"
         var headers: [String] = []
-        var body = TestJWKSServer.jwks(["a": "key-a"])
+        var body = JWKSTestServer.jwks(["a": "key-a"])
         /// Held before answering, so concurrent fetches would overlap.
         var delay: Duration = .zero
     }

@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 /// A settable clock for the cache: time moves only when a test says so.
-final class TestClock: Sendable {
+final class JWKSTestClock: Sendable {
     private let current = Mutex(Date(timeIntervalSince1970: 1_800_000_000))
 
     var now: Date { current.withLock { $0 } }

@@ -2,7 +2,7 @@ import Glibc
 
 /// A loopback listener whose accept queue is full and never drained, so further connection attempts hang
 /// in SYN_SENT: the way to provoke a connect timeout without leaving the machine.
-final class TestBacklogListener {
+final class FullBacklogListener {
     let port: UInt16
     private let listener: Int32
     private let fillers: [Int32]
@@ -16,8 +16,8 @@ final class TestBacklogListener {
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard bound == 0, listen(listener, 0) == 0 else { throw TestServerError("backlog listener: \(errno)") }
-        let port = try TestServer.localPort(of: listener)
+        guard bound == 0, listen(listener, 0) == 0 else { throw ScriptedServerError("backlog listener: \(errno)") }
+        let port = try ScriptedServer.localPort(of: listener)
         self.port = port
         address.sin_port = port.bigEndian
         var fillers: [Int32] = []

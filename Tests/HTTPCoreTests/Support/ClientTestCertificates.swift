@@ -3,7 +3,7 @@ import Foundation
 
 /// Certificates made at test time with OpenSSL's C API (no `openssl` CLI needed): a self-signed test CA and
 /// leaf certificates it signs, written as PEM files into a fresh temporary directory.
-struct TestCertificates: Sendable {
+struct ClientTestCertificates: Sendable {
     let directory: String
     /// The test CA's certificate: what a client passes as `extraCAFile`.
     let caFile: String
@@ -17,17 +17,17 @@ struct TestCertificates: Sendable {
     let unknownCA: (chain: String, key: String)
 
     /// Made once per test process.
-    static let shared: TestCertificates = {
-        do { return try TestCertificates() } catch { fatalError("cannot make test certificates: \(error)") }
+    static let shared: ClientTestCertificates = {
+        do { return try ClientTestCertificates() } catch { fatalError("cannot make test certificates: \(error)") }
     }()
 
     private init() throws {
         directory = NSTemporaryDirectory() + "siwa-client-tls-" + UUID().uuidString
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let day = 24 * 3600
-        let ca = try TestCertificate(commonName: "siwa test CA", subjectAltName: nil, isCA: true,
+        let ca = try ClientTestCertificate(commonName: "siwa test CA", subjectAltName: nil, isCA: true,
                                      validFrom: -day, validFor: 30 * day, issuer: nil)
-        let rogue = try TestCertificate(commonName: "rogue CA", subjectAltName: nil, isCA: true,
+        let rogue = try ClientTestCertificate(commonName: "rogue CA", subjectAltName: nil, isCA: true,
                                         validFrom: -day, validFor: 30 * day, issuer: nil)
         caFile = try ca.writeCertificate(to: directory + "/ca.pem")
         let localhost = "DNS:localhost,IP:127.0.0.1,IP:::1"
@@ -38,14 +38,14 @@ struct TestCertificates: Sendable {
     }
 
     private static func leaf(_ name: String, _ altName: String, from: Int, for duration: Int,
-                             issuer: TestCertificate, in directory: String) throws -> (chain: String, key: String) {
-        let leaf = try TestCertificate(commonName: name, subjectAltName: altName, isCA: false,
+                             issuer: ClientTestCertificate, in directory: String) throws -> (chain: String, key: String) {
+        let leaf = try ClientTestCertificate(commonName: name, subjectAltName: altName, isCA: false,
                                        validFrom: from, validFor: duration, issuer: issuer)
         return (try leaf.writeCertificate(to: "\(directory)/\(name).pem"),
                 try leaf.writeKey(to: "\(directory)/\(name)-key.pem"))
     }
 
-    func serverContext(_ pair: (chain: String, key: String)) throws -> TestTLSServerContext {
-        try TestTLSServerContext(certificateChainFile: pair.chain, keyFile: pair.key)
+    func serverContext(_ pair: (chain: String, key: String)) throws -> ScriptedTLSServerContext {
+        try ScriptedTLSServerContext(certificateChainFile: pair.chain, keyFile: pair.key)
     }
 }

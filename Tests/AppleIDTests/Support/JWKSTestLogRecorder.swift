@@ -2,7 +2,7 @@ import Logging
 import Synchronization
 
 /// Captures log lines (message and metadata) so tests can check what is and is not logged.
-final class TestLogRecorder: Sendable {
+final class JWKSTestLogRecorder: Sendable {
     private let lines = Mutex<[String]>([])
 
     var all: [String] { lines.withLock { $0 } }
@@ -10,12 +10,12 @@ final class TestLogRecorder: Sendable {
     func append(_ line: String) { lines.withLock { $0.append(line) } }
 
     var logger: Logger {
-        Logger(label: "test") { _ in TestLogHandler(recorder: self) }
+        Logger(label: "test") { _ in JWKSTestLogHandler(recorder: self) }
     }
 }
 
-struct TestLogHandler: LogHandler {
-    let recorder: TestLogRecorder
+struct JWKSTestLogHandler: LogHandler {
+    let recorder: JWKSTestLogRecorder
     var metadata: Logger.Metadata = [:]
     var logLevel: Logger.Level = .trace
 

@@ -3,9 +3,9 @@ import Glibc
 import Synchronization
 
 /// A scripted loopback HTTP server for client tests: a blocking accept loop on its own thread and one thread
-/// per connection, plain or TLS (`TestTLSServerContext`). Each connection reads one request head (and its
+/// per connection, plain or TLS (`ScriptedTLSServerContext`). Each connection reads one request head (and its
 /// Content-Length body), then performs the `Action` the handler returns.
-final class TestServer: Sendable {
+final class ScriptedServer: Sendable {
     enum Action: Sendable {
         /// Writes the bytes, then closes.
         case reply([UInt8])
@@ -20,12 +20,12 @@ final class TestServer: Sendable {
 
     let port: UInt16
     private let listener: Int32
-    private let state = TestServerState()
+    private let state = ScriptedServerState()
 
     /// Requests received so far, in order.
     var requests: [Request] { state.mutex.withLock { $0.requests } }
 
-    init(host: String = "127.0.0.1", tls: TestTLSServerContext? = nil,
+    init(host: String = "127.0.0.1", tls: ScriptedTLSServerContext? = nil,
          handler: @escaping @Sendable (Request) -> Action) throws {
         (listener, port) = try Self.listen(host: host)
         let thread = Thread { [listener, state] in
@@ -54,15 +54,15 @@ final class TestServer: Sendable {
         }
     }
 
-    private static func serve(fd: Int32, tls: TestTLSServerContext?, state: TestServerState,
+    private static func serve(fd: Int32, tls: ScriptedTLSServerContext?, state: ScriptedServerState,
                               handler: @Sendable (Request) -> Action) {
         defer { close(fd) }
-        let stream: any TestServerStream
+        let stream: any ScriptedServerStream
         if let tls {
             guard let session = tls.accept(fd: fd) else { return }
             stream = session
         } else {
-            stream = TestPlainStream(fd: fd)
+            stream = ScriptedPlainStream(fd: fd)
         }
         guard let request = readRequest(stream) else { return }
         state.mutex.withLock { $0.requests.append(request) }
@@ -76,7 +76,7 @@ final class TestServer: Sendable {
         }
     }
 
-    private static func readRequest(_ stream: any TestServerStream) -> Request? {
+    private static func readRequest(_ stream: any ScriptedServerStream) -> Request? {
         var data: [UInt8] = []
         let terminator = Array("\r\n\r\n".utf8)
         while true {
@@ -104,7 +104,7 @@ final class TestServer: Sendable {
     private static func listen(host: String) throws -> (Int32, UInt16) {
         let isIPv6 = host.contains(":")
         let fd = socket(isIPv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw TestServerError("socket: \(errno)") }
+        guard fd >= 0 else { throw ScriptedServerError("socket: \(errno)") }
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         var bound: Int32
@@ -129,7 +129,7 @@ final class TestServer: Sendable {
         }
         guard bound == 0, Glibc.listen(fd, 64) == 0 else {
             close(fd)
-            throw TestServerError("bind/listen on \(host): \(errno)")
+            throw ScriptedServerError("bind/listen on \(host): \(errno)")
         }
         return (fd, try localPort(of: fd))
     }
@@ -148,23 +148,23 @@ final class TestServer: Sendable {
         let result = withUnsafeMutablePointer(to: &storage) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
         }
-        guard result == 0 else { throw TestServerError("getsockname: \(errno)") }
+        guard result == 0 else { throw ScriptedServerError("getsockname: \(errno)") }
         return withUnsafeBytes(of: storage) { raw in
             UInt16(bigEndian: raw.load(fromByteOffset: 2, as: UInt16.self))
         }
     }
 }
 
-final class TestServerState: Sendable {
+final class ScriptedServerState: Sendable {
     struct State {
-        var requests: [TestServer.Request] = []
+        var requests: [ScriptedServer.Request] = []
         var stopped = false
     }
 
     let mutex = Mutex(State())
 }
 
-struct TestServerError: Error, CustomStringConvertible {
+struct ScriptedServerError: Error, CustomStringConvertible {
     var description: String
     init(_ description: String) { self.description = description }
 }

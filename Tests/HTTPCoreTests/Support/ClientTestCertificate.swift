@@ -1,21 +1,21 @@
 import COpenSSL
 
 /// One P-256 key and X.509 v3 certificate, self-signed or signed by `issuer`.
-final class TestCertificate: @unchecked Sendable {  // immutable after init
+final class ClientTestCertificate: @unchecked Sendable {  // immutable after init
     let key: OpaquePointer  // EVP_PKEY *
     let certificate: OpaquePointer  // X509 *
 
     init(commonName: String, subjectAltName: String?, isCA: Bool, validFrom: Int, validFor: Int,
-         issuer: TestCertificate?) throws {
+         issuer: ClientTestCertificate?) throws {
         var generated: OpaquePointer?
-        guard let keyContext = EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else { throw TestServerError("EC ctx") }
+        guard let keyContext = EVP_PKEY_CTX_new_from_name(nil, "EC", nil) else { throw ScriptedServerError("EC ctx") }
         defer { EVP_PKEY_CTX_free(keyContext) }
         guard EVP_PKEY_keygen_init(keyContext) == 1, EVP_PKEY_CTX_set_group_name(keyContext, "P-256") == 1,
               EVP_PKEY_generate(keyContext, &generated) == 1, let generated else {
-            throw TestServerError("EC keygen")
+            throw ScriptedServerError("EC keygen")
         }
         key = generated
-        guard let x509 = X509_new() else { throw TestServerError("X509_new") }
+        guard let x509 = X509_new() else { throw ScriptedServerError("X509_new") }
         certificate = x509
         let name = X509_get_subject_name(x509)
         X509_set_version(x509, 2)
@@ -32,12 +32,12 @@ final class TestCertificate: @unchecked Sendable {  // immutable after init
         if let subjectAltName { extensions.append((NID_subject_alt_name, subjectAltName)) }
         for (nid, value) in extensions {
             guard let ext = X509V3_EXT_conf_nid(nil, &extensionContext, nid, value) else {
-                throw TestServerError("extension \(value)")
+                throw ScriptedServerError("extension \(value)")
             }
             defer { X509_EXTENSION_free(ext) }
             X509_add_ext(x509, ext, -1)
         }
-        guard X509_sign(x509, issuer?.key ?? key, EVP_sha256()) > 0 else { throw TestServerError("X509_sign") }
+        guard X509_sign(x509, issuer?.key ?? key, EVP_sha256()) > 0 else { throw ScriptedServerError("X509_sign") }
     }
 
     deinit {
@@ -54,9 +54,9 @@ final class TestCertificate: @unchecked Sendable {  // immutable after init
     }
 
     private func write(to path: String, _ body: (OpaquePointer) -> Int32) throws -> String {
-        guard let bio = BIO_new_file(path, "w") else { throw TestServerError("cannot write \(path)") }
+        guard let bio = BIO_new_file(path, "w") else { throw ScriptedServerError("cannot write \(path)") }
         defer { BIO_free(bio) }
-        guard body(bio) == 1 else { throw TestServerError("PEM write \(path)") }
+        guard body(bio) == 1 else { throw ScriptedServerError("PEM write \(path)") }
         return path
     }
 }
