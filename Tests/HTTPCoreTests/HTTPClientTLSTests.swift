@@ -31,6 +31,18 @@ struct HTTPClientTLSTests {
         #expect(response.body == Array("secure GET /auth/keys HTTP/1.1".utf8))
     }
 
+    @Test(arguments: [
+        "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n{\"keys\":[]}",
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n6\r\n{\"keys\r\n5\r\n\":[]}\r\n0\r\n\r\n",
+    ])
+    func framingOverTLS(_ reply: String) async throws {
+        let server = try ScriptedServer(tls: certificates.serverContext(certificates.good)) { _ in .reply(Array(reply.utf8)) }
+        defer { server.stop() }
+        let client = HTTPClient(configuration: .init(extraCAFile: certificates.caFile))
+        let response = try await client.send(HTTPClientRequest(url: "https://localhost:\(server.port)/auth/keys"))
+        #expect(response.body == Array("{\"keys\":[]}".utf8))
+    }
+
     @Test func wrongHostName() async throws {
         let server = try serve(certificates.wrongHost)
         defer { server.stop() }
