@@ -67,7 +67,7 @@ final class Connection {
                 return
             case .failed(let error):
                 writeError(error.status, reason: error.reason.rawValue, version: .http1_1)
-                _ = await flush()
+                if await flush() { await lingeringClose() }
                 return
             case .request(let head) where head.request.method == .CONNECT:
                 writeError(.notImplemented, reason: "CONNECT is not supported", version: head.request.version)
@@ -80,7 +80,7 @@ final class Connection {
                 guard let kept = await send(response, for: head, keepAlive: keepAlive) else { return }
                 logAccess(head.request, status: response.status, started: started)
                 guard kept else {
-                    _ = await flush()
+                    if await flush(), input.readableCount > 0 || !drained { await lingeringClose() }
                     return
                 }
                 input.shrinkIfIdle(to: Self.initialReadCapacity)

@@ -15,13 +15,13 @@ struct HTTPServerLimitsTests {
             let start = ContinuousClock.now
             try client.send("GET / HTTP/1.1\r\n")
             var cut = false
-            for i in 0..<40 {
+            for i in 0..<80 {
                 try? await Task.sleep(for: .milliseconds(50))
                 if (try? client.send("X-\(i): y\r\n")) == nil { cut = true; break }
                 if await client.hasInput(within: 0) { cut = true; break }
             }
             #expect(cut)
-            #expect(ContinuousClock.now - start < .milliseconds(1000))
+            #expect(ContinuousClock.now - start < .milliseconds(2500))
             let response = try await client.readResponse()
             #expect(response.status == 408)
         }
@@ -34,7 +34,7 @@ struct HTTPServerLimitsTests {
             #expect(try await client.readResponse().status == 200)
             let start = ContinuousClock.now
             #expect(await client.isClosedByPeer())
-            #expect(ContinuousClock.now - start < .milliseconds(800))
+            #expect(ContinuousClock.now - start < .milliseconds(2000))
             let silent = try RawClient(port: port)
             #expect(await silent.isClosedByPeer())
         }

@@ -134,6 +134,17 @@ struct HTTPServerTests {
         }
     }
 
+    @Test func oversizedBodySentAnywayStillGets413() async throws {
+        try await withServer(limits: HTTPLimits(maxBodySize: 1024)) { _, port in
+            let client = try RawClient(port: port)
+            let body = [UInt8](repeating: 0x7A, count: 600 * 1024)
+            try? client.send(Array("POST /up HTTP/1.1\r\nHost: x\r\nContent-Length: \(body.count)\r\n\r\n".utf8) + body)
+            let response = try await client.readResponse()
+            #expect(response.status == 413)
+            #expect(response.text.contains("Request body too large"))
+        }
+    }
+
     @Test func unknownExpectationIs417() async throws {
         try await withServer { _, port in
             let client = try RawClient(port: port)
