@@ -55,3 +55,12 @@ struct HTTPServerLoggingTests {
         for source in sources { source.cancel() }
     }
 }
+
+struct DescriptorLimitTests {
+    @Test func connectionsLeaveADescriptorReserve() {
+        #expect(DescriptorLimit.connectionCap(configured: 10_000, softLimit: 1024) == 1024 - 64 - 128)
+        #expect(DescriptorLimit.connectionCap(configured: 100, softLimit: 1_048_576) == 100)
+        #expect(DescriptorLimit.connectionCap(configured: 100, softLimit: 40) == 1)
+        #expect(DescriptorLimit.raiseSoftLimit() >= 64)
+    }
+}
