@@ -175,6 +175,25 @@ struct HTTPServerTests {
         }
     }
 
+    @Test func responseHeaderInjectionIsDropped() async throws {
+        let responder = ClosureResponder { _, _ in
+            HTTPResponse(status: HTTPStatus(code: 200, reasonPhrase: "OK\r\nX-Evil: 1"),
+                         headers: ["X-Good": "yes", "X-Bad": "a\r\nSet-Cookie: stolen=1", "Bad Name": "v"],
+                         string: "body")
+        }
+        try await withServer(responder: responder) { _, port in
+            let client = try RawClient(port: port)
+            try client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+            let response = try await client.readResponse()
+            #expect(response.status == 200)
+            #expect(response.headers["x-good"] == "yes")
+            #expect(response.headers["x-bad"] == nil)
+            #expect(response.headers["set-cookie"] == nil)
+            #expect(response.headers["x-evil"] == nil)
+            #expect(response.text == "body")
+        }
+    }
+
     @Test func servesIPv6WhenAvailable() async throws {
         let probe = socket(AF_INET6, Int32(SOCK_STREAM.rawValue), 0)
         guard probe >= 0 else { return }
