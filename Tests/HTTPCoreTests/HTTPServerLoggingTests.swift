@@ -15,12 +15,16 @@ struct HTTPServerLoggingTests {
         try client.send("GET /login?token=secret HTTP/1.1\r\nHost: a\r\nCookie: session=hidden\r\n"
                         + "Authorization: Bearer abc\r\n\r\n")
         #expect(try await client.readResponse().status == 200)
+        let bad = try RawClient(port: server.localPort)
+        try bad.send("GET /x?token=secret HTTP/1.1\r\n\r\n")
+        #expect(try await bad.readResponse().status == 400)
         await server.shutdown()
         let lines = handler.lines.withLock { $0 }
         let access = lines.filter { $0.hasPrefix("info GET /login ") }
         #expect(access.count == 1)
         #expect(access.first?.contains(" 200 ") == true)
         #expect(access.first?.hasSuffix("ms") == true)
+        #expect(lines.contains("info - - 400 0.0ms"))
         #expect(!lines.joined().contains("secret"))
         #expect(!lines.joined().contains("hidden"))
         #expect(!lines.joined().contains("abc"))
