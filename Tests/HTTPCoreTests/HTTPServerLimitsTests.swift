@@ -93,7 +93,8 @@ struct HTTPServerLimitsTests {
     @Test func gracefulShutdownFinishesInFlightRequest() async throws {
         var logger = Logger(label: "test")
         logger.logLevel = .warning
-        let server = HTTPServer(configuration: .init(port: 0, loopCount: 1), responder: EchoResponder(),
+        let arrival = Arrival()
+        let server = HTTPServer(configuration: .init(port: 0, loopCount: 1), responder: SlowResponder(arrival: arrival),
                                 logger: logger)
         try server.start()
         let port = server.localPort
@@ -102,7 +103,7 @@ struct HTTPServerLimitsTests {
         #expect(try await idle.readResponse().status == 200)
         let slow = try RawClient(port: port)
         try slow.send("GET /slow HTTP/1.1\r\nHost: a\r\n\r\n")
-        try await Task.sleep(for: .milliseconds(50))
+        await arrival.wait()
         async let stopped: Void = server.shutdown()
         let response = try await slow.readResponse()
         #expect(response.text == "slow done")
@@ -125,16 +126,22 @@ struct HTTPServerLimitsTests {
                 }
             })
         }
-        try await withServer(limits: Self.short, responder: responder) { _, port in
+        let limits = HTTPLimits(writeTimeout: .seconds(2))
+        try await withServer(limits: limits, responder: responder) { _, port in
             let client = try RawClient(port: port)
             try client.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
-            try await Task.sleep(for: .milliseconds(150))
-            let early = produced.value
-            try await Task.sleep(for: .milliseconds(100))
-            #expect(produced.value == early)
-            #expect(early < 1024)
+            var last = -1
+            var stable = false
+            for _ in 0..<30 where !stable {
+                try await Task.sleep(for: .milliseconds(100))
+                let now = produced.value
+                stable = now == last && now > 0
+                last = now
+            }
+            #expect(stable)
+            #expect(last < 1024)
             #expect(await client.hasInput(within: 0))
-            try await Task.sleep(for: .milliseconds(400))
+            try await Task.sleep(for: .milliseconds(2200))
             let start = ContinuousClock.now
             _ = await client.readToEnd()
             #expect(ContinuousClock.now - start < .seconds(3))

@@ -47,12 +47,14 @@ struct HTTPServerLoggingTests {
     @Test func sigtermShutsDownGracefully() async throws {
         var logger = Logger(label: "test")
         logger.logLevel = .warning
-        let server = HTTPServer(configuration: .init(port: 0, loopCount: 1), responder: EchoResponder(), logger: logger)
+        let arrival = Arrival()
+        let server = HTTPServer(configuration: .init(port: 0, loopCount: 1), responder: SlowResponder(arrival: arrival),
+                                logger: logger)
         try server.start()
         let sources = server.installSignalHandlers([SIGUSR2])
         let client = try RawClient(port: server.localPort)
         try client.send("GET /slow HTTP/1.1\r\nHost: a\r\n\r\n")
-        try await Task.sleep(for: .milliseconds(50))
+        await arrival.wait()
         kill(getpid(), SIGUSR2)
         #expect(try await client.readResponse().text == "slow done")
         try await server.run()
