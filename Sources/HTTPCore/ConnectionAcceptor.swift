@@ -7,6 +7,8 @@ import Synchronization
 /// What every connection of one server shares: limits, responder, TLS context, counters. Accepts on the loops.
 final class ConnectionAcceptor: Sendable {
     let limits: HTTPLimits
+    /// `limits.maxConnections`, lowered when the descriptor limit would not leave room (`DescriptorLimit`).
+    let maxConnections: Int
     let responder: any HTTPResponder
     let logger: Logger
     let tls: TLSServerContext?
@@ -20,9 +22,10 @@ final class ConnectionAcceptor: Sendable {
     /// Pause accepting for this long after `EMFILE`/`ENFILE` when no connection of ours closes first.
     static let descriptorRetryDelay: UInt64 = 100_000_000
 
-    init(limits: HTTPLimits, responder: any HTTPResponder, logger: Logger, tls: TLSServerContext?,
-         loops: [EventLoop], listener: Listener) {
+    init(limits: HTTPLimits, maxConnections: Int, responder: any HTTPResponder, logger: Logger,
+         tls: TLSServerContext?, loops: [EventLoop], listener: Listener) {
         self.limits = limits
+        self.maxConnections = maxConnections
         self.responder = responder
         self.logger = logger
         self.tls = tls
@@ -31,7 +34,7 @@ final class ConnectionAcceptor: Sendable {
     }
 
     var activeConnections: Int { active.load(ordering: .relaxed) }
-    var hasCapacity: Bool { active.load(ordering: .relaxed) < limits.maxConnections }
+    var hasCapacity: Bool { active.load(ordering: .relaxed) < maxConnections }
     var isShuttingDown: Bool { shuttingDown.load(ordering: .sequentiallyConsistent) }
 
     /// Accepts until the backlog is empty, the limit is reached, or descriptors run out (then pauses the listener).
@@ -78,7 +81,7 @@ final class ConnectionAcceptor: Sendable {
             }
             for continuation in waiting { continuation.resume() }
         }
-        if remaining < limits.maxConnections, !shuttingDown.load(ordering: .sequentiallyConsistent) {
+        if remaining < maxConnections, !shuttingDown.load(ordering: .sequentiallyConsistent) {
             for loop in loops where loop.isListenerPaused { loop.resumeListener(listener) }
         }
     }

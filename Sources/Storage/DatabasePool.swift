@@ -14,6 +14,8 @@ public final class DatabasePool: Sendable {
     /// The database file.
     public let path: String
     private let writer: SerialConnection
+    private let checkpointer: SerialConnection?
+    private let checkpointThreshold: Int
     private let readers: ReaderSet
     private let writeQueue: Mutex<WriteQueue>
     private let maxWriteBatch: Int
@@ -25,8 +27,16 @@ public final class DatabasePool: Sendable {
     ///   - configuration: connection settings and pool sizes.
     public init(path: String, configuration: DatabaseConfiguration = DatabaseConfiguration()) throws {
         self.path = path
-        self.writer = SerialConnection(
-            database: try Database(path: path, configuration: configuration), label: "siwa.storage.writer")
+        let writerDatabase = try Database(path: path, configuration: configuration)
+        self.checkpointThreshold = max(configuration.checkpointThresholdPages, 0)
+        if checkpointThreshold > 0 {
+            writerDatabase.trackWALInsteadOfCheckpointing()
+            self.checkpointer = SerialConnection(
+                database: try Database(path: path, configuration: configuration), label: "siwa.storage.checkpointer")
+        } else {
+            self.checkpointer = nil
+        }
+        self.writer = SerialConnection(database: writerDatabase, label: "siwa.storage.writer")
         var connections: [SerialConnection] = []
         for index in 0..<max(configuration.readerCount, 1) {
             let database = try Database(path: path, configuration: configuration, readOnly: true)
@@ -93,12 +103,42 @@ public final class DatabasePool: Sendable {
             } else {
                 committed = WriteBatch(jobs: batch).commit(on: database)
             }
-            writeQueue.withLock { queue in
+            let pages = database.walPageCount
+            let startCheckpoint = writeQueue.withLock { queue -> Bool in
                 if committed > 0 {
                     queue.statistics.transactions += 1
                     queue.statistics.writes += committed
                 }
+                guard checkpointThreshold > 0, pages >= checkpointThreshold, !queue.isCheckpointing else { return false }
+                queue.isCheckpointing = true
+                return true
             }
+            if startCheckpoint { checkpointer?.async { [self] database in checkpoint(database) } }
+            if checkpointThreshold > 0, pages >= checkpointThreshold * Self.writerCheckpointFactor {
+                finishCheckpoint(database)
+            }
+        }
+    }
+
+    /// How far past `checkpointThresholdPages` the WAL may grow before the writer checkpoints it itself.
+    static let writerCheckpointFactor = 4
+
+    /// Completes the backfill on the writer, between transactions, so the WAL can start over from its beginning.
+    ///
+    /// A checkpoint beside a busy writer never catches up with the last frames, and SQLite restarts the WAL only
+    /// once every frame is backfilled; the background checkpoints have copied most pages already, so this is short.
+    private func finishCheckpoint(_ database: Database) {
+        guard (try? database.checkpoint()) != nil else { return }
+        database.walMonitor.pages = 0
+        writeQueue.withLock { $0.statistics.checkpoints += 1 }
+    }
+
+    /// Backfills the WAL into the database file on the checkpointer connection, beside the writer.
+    private func checkpoint(_ database: Database) {
+        let succeeded = (try? database.checkpoint()) != nil
+        writeQueue.withLock { queue in
+            queue.isCheckpointing = false
+            if succeeded { queue.statistics.checkpoints += 1 }
         }
     }
 
@@ -126,10 +166,13 @@ public struct WriteStatistics: Sendable, Equatable {
     public var transactions = 0
     /// Write closures committed by those transactions; `writes / transactions` is the mean group-commit size.
     public var writes = 0
+    /// WAL checkpoints run beside the writer (see `DatabaseConfiguration.checkpointThresholdPages`).
+    public var checkpoints = 0
 }
 
 struct WriteQueue: ~Copyable {
     var pending: [WriteJob] = []
     var isDraining = false
+    var isCheckpointing = false
     var statistics = WriteStatistics()
 }

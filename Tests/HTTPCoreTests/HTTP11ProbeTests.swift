@@ -38,7 +38,7 @@ struct HTTP11ProbeTests {
         try await withServer(limits: Self.limits) { _, port in
             var failures: [String] = []
             for probe in Self.probes where Self.deliberate[probe.id] == nil {
-                let client = try RawClient(port: port, timeoutMilliseconds: 1000)
+                let client = try RawClient(port: port, timeoutMilliseconds: 3000)
                 try? client.send(probe.request)
                 let isHead = probe.request.starts(with: Array("HEAD ".utf8))
                 var statuses: [Int] = []
