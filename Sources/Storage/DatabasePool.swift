@@ -9,7 +9,8 @@ import Synchronization
 /// and the others still commit. Every caller is resumed only after the `COMMIT` that made its changes durable
 /// (or with the error that prevented it). Reads use a small set of read-only connections, each reading one
 /// consistent WAL snapshot per closure. Callers suspend on continuations: no event-loop thread and no thread of
-/// Swift's cooperative pool ever blocks on SQLite.
+/// Swift's cooperative pool ever blocks on SQLite. WAL checkpoints run on a connection of their own beside the
+/// writer (`DatabaseConfiguration.checkpointThresholdPages`), so commits do not wait for a checkpoint's `fsync`.
 public final class DatabasePool: Sendable {
     /// The database file.
     public let path: String
