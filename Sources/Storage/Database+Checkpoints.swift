@@ -3,6 +3,8 @@ import CSQLite
 /// Counts the pages in the write-ahead log after each commit, as SQLite reports them to the WAL hook.
 final class WALMonitor {
     var pages = 0
+    /// `pages` when the last checkpoint beside the writer was started.
+    var pagesAtLastCheckpoint = 0
 }
 
 extension Database {

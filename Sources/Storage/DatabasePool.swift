@@ -9,7 +9,8 @@ import Synchronization
 /// and the others still commit. Every caller is resumed only after the `COMMIT` that made its changes durable
 /// (or with the error that prevented it). Reads use a small set of read-only connections, each reading one
 /// consistent WAL snapshot per closure. Callers suspend on continuations: no event-loop thread and no thread of
-/// Swift's cooperative pool ever blocks on SQLite.
+/// Swift's cooperative pool ever blocks on SQLite. WAL checkpoints run on a connection of their own beside the
+/// writer (`DatabaseConfiguration.checkpointThresholdPages`), so commits do not wait for a checkpoint's `fsync`.
 public final class DatabasePool: Sendable {
     /// The database file.
     public let path: String
@@ -103,33 +104,51 @@ public final class DatabasePool: Sendable {
             } else {
                 committed = WriteBatch(jobs: batch).commit(on: database)
             }
-            let pages = database.walPageCount
-            let startCheckpoint = writeQueue.withLock { queue -> Bool in
+            let action = writeQueue.withLock { queue -> CheckpointAction in
                 if committed > 0 {
                     queue.statistics.transactions += 1
                     queue.statistics.writes += committed
                 }
-                guard checkpointThreshold > 0, pages >= checkpointThreshold, !queue.isCheckpointing else { return false }
-                queue.isCheckpointing = true
-                return true
+                return checkpointAction(database, isCheckpointing: &queue.isCheckpointing)
             }
-            if startCheckpoint { checkpointer?.async { [self] database in checkpoint(database) } }
-            if checkpointThreshold > 0, pages >= checkpointThreshold * Self.writerCheckpointFactor {
-                finishCheckpoint(database)
+            switch action {
+            case .none: break
+            case .beside: checkpointer?.async { [self] database in checkpoint(database) }
+            case .onWriter: finishCheckpoint(database)
             }
         }
+    }
+
+    private enum CheckpointAction { case none, beside, onWriter }
+
+    /// Decides after a commit: a checkpoint beside the writer each time the WAL grew by the threshold, and a
+    /// finishing one, with the writer waiting, once the WAL holds `writerCheckpointFactor` times the threshold.
+    private func checkpointAction(_ database: Database, isCheckpointing: inout Bool) -> CheckpointAction {
+        guard checkpointThreshold > 0 else { return .none }
+        let monitor = database.walMonitor
+        if monitor.pages < monitor.pagesAtLastCheckpoint { monitor.pagesAtLastCheckpoint = 0 }  // the WAL restarted
+        if monitor.pages >= checkpointThreshold * Self.writerCheckpointFactor { return .onWriter }
+        guard !isCheckpointing, monitor.pages - monitor.pagesAtLastCheckpoint >= checkpointThreshold else {
+            return .none
+        }
+        monitor.pagesAtLastCheckpoint = monitor.pages
+        isCheckpointing = true
+        return .beside
     }
 
     /// How far past `checkpointThresholdPages` the WAL may grow before the writer checkpoints it itself.
     static let writerCheckpointFactor = 4
 
-    /// Completes the backfill on the writer, between transactions, so the WAL can start over from its beginning.
+    /// Completes the backfill while the writer waits between transactions, so the WAL can start over from its
+    /// beginning at the next write.
     ///
     /// A checkpoint beside a busy writer never catches up with the last frames, and SQLite restarts the WAL only
-    /// once every frame is backfilled; the background checkpoints have copied most pages already, so this is short.
+    /// once every frame is backfilled. The writer waits for the checkpoint running beside it, if any, then for one
+    /// more on the checkpointer connection (the writer's queue is a Dispatch thread, so waiting blocks no task).
     private func finishCheckpoint(_ database: Database) {
-        guard (try? database.checkpoint()) != nil else { return }
+        guard let checkpointer, checkpointer.sync({ (try? $0.checkpoint()) != nil }) else { return }
         database.walMonitor.pages = 0
+        database.walMonitor.pagesAtLastCheckpoint = 0
         writeQueue.withLock { $0.statistics.checkpoints += 1 }
     }
 
