@@ -7,7 +7,7 @@ import Testing
 @Suite(.timeLimit(.minutes(2)))
 struct HTTP11ProbeTests {
     static let probes: [HTTP11Probe] = {
-        guard let docs = Vectors.directory("http11probe/docs") else { return [] }
+        guard let docs = Vectors.directory("http11probe/docs", report: false) else { return [] }
         return (try? HTTP11Probe.load(from: docs)) ?? []
     }()
 
