@@ -165,7 +165,7 @@ final class Connection {
 
     func logAccess(_ request: HTTPRequest, status: HTTPStatus, started: UInt64) {
         let logger = acceptor.logger
-        guard logger.logLevel <= .info else { return }
+        guard acceptor.accessLog, logger.logLevel <= .info else { return }
         let micros = (MonotonicClock.now() - started) / 1000
         let ms = "\(micros / 1000).\(String(micros % 1000 / 100))"
         logger.info("\(request.method.rawValue) \(request.path) \(status.code) \(ms)ms")

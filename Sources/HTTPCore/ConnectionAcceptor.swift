@@ -11,6 +11,8 @@ final class ConnectionAcceptor: Sendable {
     let maxConnections: Int
     let responder: any HTTPResponder
     let logger: Logger
+    /// Whether answered requests get an access line (`HTTPServerConfiguration.accessLog`).
+    let accessLog: Bool
     let tls: TLSServerContext?
     let dateCache = DateCache()
     let loops: [EventLoop]
@@ -23,11 +25,12 @@ final class ConnectionAcceptor: Sendable {
     static let descriptorRetryDelay: UInt64 = 100_000_000
 
     init(limits: HTTPLimits, maxConnections: Int, responder: any HTTPResponder, logger: Logger,
-         tls: TLSServerContext?, loops: [EventLoop], listener: Listener) {
+         accessLog: Bool = true, tls: TLSServerContext?, loops: [EventLoop], listener: Listener) {
         self.limits = limits
         self.maxConnections = maxConnections
         self.responder = responder
         self.logger = logger
+        self.accessLog = accessLog
         self.tls = tls
         self.loops = loops
         self.listener = listener

@@ -30,6 +30,24 @@ struct HTTPServerLoggingTests {
         #expect(!lines.joined().contains("abc"))
     }
 
+    @Test func accessLogOffLeavesOnlyRefusals() async throws {
+        let handler = CapturingLogHandler()
+        let logger = Logger(label: "access") { _ in handler }
+        let server = HTTPServer(configuration: .init(port: 0, loopCount: 1, accessLog: false), responder: EchoResponder(),
+                                logger: logger)
+        try server.start()
+        let client = try RawClient(port: server.localPort)
+        try client.send("GET /quiet HTTP/1.1\r\nHost: a\r\n\r\n")
+        #expect(try await client.readResponse().status == 200)
+        let bad = try RawClient(port: server.localPort)
+        try bad.send("GET /x HTTP/1.1\r\n\r\n")
+        #expect(try await bad.readResponse().status == 400)
+        await server.shutdown()
+        let lines = handler.lines.withLock { $0 }
+        #expect(!lines.contains { $0.contains("/quiet") })
+        #expect(lines.contains("info - - 400 0.0ms"))
+    }
+
     @Test func dateIsIMFFixdate() {
         #expect(DateCache.format(784_111_777) == Array("Date: Sun, 06 Nov 1994 08:49:37 GMT\r\n".utf8))
     }
