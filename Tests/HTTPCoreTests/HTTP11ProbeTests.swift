@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Testing
 @testable import HTTPCore
@@ -7,7 +8,7 @@ import Testing
 @Suite(.timeLimit(.minutes(2)))
 struct HTTP11ProbeTests {
     static let probes: [HTTP11Probe] = {
-        guard let docs = Vectors.directory("http11probe/docs", report: false) else { return [] }
+        guard let docs = TestVectors.folder("http11probe/docs", report: false) else { return [] }
         return (try? HTTP11Probe.load(from: docs)) ?? []
     }()
 
@@ -15,7 +16,7 @@ struct HTTP11ProbeTests {
                                    bodyReadTimeout: .milliseconds(300))
 
     @Test func probesWereFound() {
-        guard Vectors.directory("http11probe/docs") != nil else { return }
+        guard TestVectors.folder("http11probe/docs") != nil else { return }
         #expect(Self.probes.count > 100)
     }
 
