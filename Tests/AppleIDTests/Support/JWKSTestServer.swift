@@ -3,7 +3,7 @@ import Glibc
 import Synchronization
 
 /// A plain-HTTP JWKS endpoint on 127.0.0.1 for cache tests: serves whatever `set(...)` configured, counts
-/// the requests it answers, and can be stopped to play an outage (connections are then refused).
+/// the requests it answers, and can be stopped to play an outage (connections are then closed unanswered).
 final class JWKSTestServer: Sendable {
     struct Reply: Sendable {
         var status = "200 OK"
@@ -41,16 +41,10 @@ final class JWKSTestServer: Sendable {
 
     func set(_ change: (inout Reply) -> Void) { state.withLock { change(&$0.reply) } }
 
-    /// Closes the listening socket: later connections are refused.
+    /// Plays an outage: from now on every connection is closed unanswered. The listening socket stays open, so
+    /// its port and descriptor cannot be reused by another test running in parallel (which would cross-talk).
     func stop() {
-        let first = state.withLock { state in
-            defer { state.stopped = true }
-            return !state.stopped
-        }
-        if first {
-            shutdown(listener, Int32(SHUT_RDWR))
-            close(listener)
-        }
+        state.withLock { $0.stopped = true }
     }
 
     /// `{"keys":[{"kid":…,"n":…},…]}` for kid → value.
@@ -62,8 +56,9 @@ final class JWKSTestServer: Sendable {
     private func acceptLoop() {
         while true {
             let fd = accept(listener, nil, nil)
-            if fd < 0 {
-                if state.withLock({ $0.stopped }) { return }
+            if fd < 0 { continue }
+            if state.withLock({ $0.stopped }) {
+                close(fd)
                 continue
             }
             Thread { [self] in answer(fd) }.start()
