@@ -31,10 +31,12 @@ final class ScriptedServer: Sendable {
         let thread = Thread { [listener, state] in
             while true {
                 let fd = accept(listener, nil, nil)
-                if fd < 0 {
-                    if state.mutex.withLock({ $0.stopped }) { return }
-                    continue
+                if state.mutex.withLock({ $0.stopped }) {
+                    if fd >= 0 { close(fd) }
+                    close(listener)
+                    return
                 }
+                if fd < 0 { continue }
                 Thread { Self.serve(fd: fd, tls: tls, state: state, handler: handler) }.start()
             }
         }
@@ -48,10 +50,9 @@ final class ScriptedServer: Sendable {
             defer { state.stopped = true }
             return !state.stopped
         }
-        if first {
-            shutdown(listener, Int32(SHUT_RDWR))
-            close(listener)
-        }
+        // Only wakes the accept thread, which closes the listener itself: closing it here could let another
+        // test's socket take the descriptor number while that thread still calls accept() on it.
+        if first { shutdown(listener, Int32(SHUT_RDWR)) }
     }
 
     private static func serve(fd: Int32, tls: ScriptedTLSServerContext?, state: ScriptedServerState,
