@@ -55,6 +55,8 @@ let package = Package(
         .testTarget(name: "JOSETests", dependencies: ["JOSE", "CryptoCore", "TestSupport"]),
         .testTarget(name: "AppleIDTests", dependencies: ["AppleID", "JOSE", "HTTPCore", "CryptoCore", "TestSupport"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
-        .testTarget(name: "AppTests", dependencies: ["App", "Web", "AppleID", "Storage", "JOSE", "HTTPCore", "CryptoCore"]),
+        .testTarget(name: "AppTests", dependencies: [
+            "App", "Web", "AppleID", "Storage", "JOSE", "HTTPCore", "CryptoCore", "TestSupport",
+        ]),
     ]
 )
