@@ -38,6 +38,7 @@ public final class SiwaServer: Sendable {
         try application.boot()
         var serverConfiguration = HTTPServerConfiguration(hostname: configuration.hostname, port: configuration.port)
         serverConfiguration.limits.maxBodySize = configuration.maxBodySize
+        serverConfiguration.limits.maxConnections = configuration.maxConnections
         serverConfiguration.tls = configuration.tls.map {
             TLSServerConfiguration(certificatePath: $0.certificatePath, privateKeyPath: $0.privateKeyPath)
         }
