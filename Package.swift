@@ -47,6 +47,7 @@ let package = Package(
         .executableTarget(name: "StorageCrashChild", dependencies: ["Storage"], path: "Tests/StorageCrashChild"),
         .executableTarget(name: "StorageBenchmark", dependencies: ["App", "Storage"], path: "Benchmarks/Storage/Sources"),
         .executableTarget(name: "JOSEBench", dependencies: ["AppleID", "JOSE", "CryptoCore"], path: "Benchmarks/JOSE/Sources"),
+        .executableTarget(name: "WebBenchmark", dependencies: ["Web", "HTTPCore"], path: "Benchmarks/Web/Sources"),
 
         .target(name: "TestSupport", dependencies: ["CryptoCore"], path: "Tests/TestSupport"),
         .testTarget(name: "CryptoCoreTests", dependencies: ["CryptoCore", "TestSupport"]),

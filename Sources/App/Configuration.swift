@@ -29,6 +29,9 @@ public struct Configuration: Sendable {
     public var tls: TLSFiles?
     public var trustProxy = false
     public var maxBodySize = 1_048_576
+    /// Open connections served at once (`MAX_CONNECTIONS`); more wait in the listen backlog. Each one holds a
+    /// file descriptor, so the soft `RLIMIT_NOFILE` must allow it.
+    public var maxConnections = 16_384
     public var logLevel: Logger.Level = .info
     /// Folder with `Views/` and `Public/`.
     public var resourcesPath = "Resources"

@@ -43,6 +43,7 @@ public final class SiwaServer: Sendable {
         var serverConfiguration = HTTPServerConfiguration(hostname: configuration.hostname, port: configuration.port,
                                                           accessLog: false)
         serverConfiguration.limits.maxBodySize = configuration.maxBodySize
+        serverConfiguration.limits.maxConnections = configuration.maxConnections
         serverConfiguration.tls = configuration.tls.map {
             TLSServerConfiguration(certificatePath: $0.certificatePath, privateKeyPath: $0.privateKeyPath)
         }

@@ -1,4 +1,5 @@
 import Dispatch
+import Glibc
 import Synchronization
 
 /// SQLite connections arranged the way SQLite can use them: one writer, several readers.
@@ -96,7 +97,7 @@ public final class DatabasePool: Sendable {
 
     /// Runs queued writes batch by batch until the queue is empty; only ever running on the writer's queue.
     private func drain(_ database: Database) {
-        while let batch = nextBatch() {
+        while let batch = nextBatchAfterYielding() {
             let committed: Int
             if batch.count == 1, batch[0].exclusive {
                 batch[0].runAlone(database)
@@ -159,6 +160,14 @@ public final class DatabasePool: Sendable {
             queue.isCheckpointing = false
             if succeeded { queue.statistics.checkpoints += 1 }
         }
+    }
+
+    /// Lets the threads that are ready to run on this core go first when the queue is short of a full batch:
+    /// a writer woken by the first write would otherwise commit it alone while the requests behind it wait for
+    /// the core, and every commit would be a batch of one. With an idle core to spare this returns at once.
+    private func nextBatchAfterYielding() -> [WriteJob]? {
+        if pendingWriteCount < maxWriteBatch { sched_yield() }
+        return nextBatch()
     }
 
     private func nextBatch() -> [WriteJob]? {

@@ -29,8 +29,29 @@ struct Mint: AsyncParsableCommand {
     @Option(help: "File holding the stand-in's signing keys (created when missing).")
     var keyFile: String = FakeAppleKeys.defaultPath
 
+    @Option(help: "Bulk mode: mint this many tokens for distinct users (sub and email numbered from --first).")
+    var count: Int?
+
+    @Option(help: "Bulk mode: the number of the first user.")
+    var first: Int = 0
+
+    @Option(help: "Bulk mode: the file to write, one token a line (default: standard output).")
+    var output: String?
+
+    func validate() throws {
+        if let count, count < 1 { throw ValidationError("--count must be at least 1") }
+        if first < 0 { throw ValidationError("--first must not be negative") }
+    }
+
     func run() async throws {
         let keys = try FakeAppleKeys.loadOrCreate(path: keyFile)
+        if let count {
+            let bulk = BulkMint(keys: keys, audience: aud, lifetime: TimeInterval(lifetime),
+                                privateEmail: privateEmail)
+            let lines = try await bulk.mint(users: first..<(first + count))
+            try BulkMint.write(lines, to: output)
+            return
+        }
         let token = try keys.mintIdentityToken(IdentityTokenRequest(
             subject: sub, audience: aud, email: email, isPrivateEmail: privateEmail,
             nonce: nonce, lifetime: TimeInterval(lifetime)

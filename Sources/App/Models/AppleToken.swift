@@ -13,7 +13,7 @@ public struct AppleToken: Sendable, Equatable {
     public var revokedAt: Date?
 
     public init(
-        id: UUID = UUID(), userID: UUID, clientID: String, encryptedRefreshToken: [UInt8], createdAt: Date,
+        id: UUID = .timeOrdered(), userID: UUID, clientID: String, encryptedRefreshToken: [UInt8], createdAt: Date,
         revokedAt: Date? = nil
     ) {
         self.id = id

@@ -9,7 +9,7 @@ public struct BearerToken: Sendable, Equatable {
     public var createdAt: Date
     public var expiresAt: Date
 
-    public init(id: UUID = UUID(), userID: UUID, valueHash: [UInt8], createdAt: Date, expiresAt: Date) {
+    public init(id: UUID = .timeOrdered(), userID: UUID, valueHash: [UInt8], createdAt: Date, expiresAt: Date) {
         self.id = id
         self.userID = userID
         self.valueHash = valueHash

@@ -13,7 +13,7 @@ public struct PendingRevocation: Sendable, Equatable {
     public var createdAt: Date
 
     public init(
-        id: UUID = UUID(), clientID: String, encryptedToken: [UInt8], attempts: Int = 0, lastError: String? = nil,
+        id: UUID = .timeOrdered(), clientID: String, encryptedToken: [UInt8], attempts: Int = 0, lastError: String? = nil,
         createdAt: Date
     ) {
         self.id = id

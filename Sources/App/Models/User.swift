@@ -15,7 +15,7 @@ public struct User: Sendable, Equatable {
     public var updatedAt: Date
 
     public init(
-        id: UUID = UUID(), name: String, username: String, email: String, isPrivateEmail: Bool,
+        id: UUID = .timeOrdered(), name: String, username: String, email: String, isPrivateEmail: Bool,
         siwaIdentifier: String, createdAt: Date, updatedAt: Date? = nil
     ) {
         self.id = id

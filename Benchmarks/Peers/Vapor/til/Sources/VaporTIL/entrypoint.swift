@@ -1,0 +1,48 @@
+import Fluent
+import FluentSQLiteDriver
+import JWT
+import SQLKit
+import Vapor
+
+/// Environment: PORT, DATABASE_PATH, APPLE_JWKS_URL, IOS_APPLICATION_IDENTIFIER, LOG_LEVEL.
+@main
+enum Entrypoint {
+    static func main() async throws {
+        var env = try Environment.detect()
+        try LoggingSystem.bootstrap(from: &env)
+        let app = try await Application.make(env)
+        do {
+            try await configure(app)
+            try await app.execute()
+        } catch {
+            app.logger.report(error: error)
+            try? await app.asyncShutdown()
+            throw error
+        }
+        try await app.asyncShutdown()
+    }
+
+    static func configure(_ app: Application) async throws {
+        let port = Environment.get("PORT").flatMap(Int.init) ?? 8082
+        app.http.server.configuration.hostname = "127.0.0.1"
+        app.http.server.configuration.port = port
+        let path = Environment.get("DATABASE_PATH") ?? "til.sqlite"
+        app.databases.use(.sqlite(.file(path)), as: .sqlite)
+        app.migrations.add(CreateUser())
+        app.migrations.add(CreateToken())
+        try await app.autoMigrate()
+        for loop in app.eventLoopGroup.makeIterator() {
+            let db = app.databases.database(.sqlite, logger: app.logger, on: loop)
+            guard let sql = db as? any SQLDatabase else { continue }
+            try await sql.raw("PRAGMA journal_mode=WAL").run()
+            try await sql.raw("PRAGMA synchronous=NORMAL").run()
+        }
+        if let jwks = Environment.get("APPLE_JWKS_URL") {
+            app.jwt.apple.jwksEndpoint = URI(string: jwks)
+        }
+        let appID = Environment.get("IOS_APPLICATION_IDENTIFIER") ?? "dev.siwa.ios"
+        app.jwt.apple.applicationIdentifier = appID
+        app.get("health") { _ in "ok" }
+        try app.register(collection: UsersController(applicationIdentifier: appID))
+    }
+}

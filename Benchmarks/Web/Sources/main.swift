@@ -1,0 +1,21 @@
+import HTTPCore
+import Logging
+import Web
+
+/// The framework-level peer of Benchmarks/Peers/Hummingbird: our `Web` Application with `/plaintext` and `/json`
+/// (TechEmpower style), served by HTTPCore. Port from argv[1] (default 8080); `LOG_LEVEL` as the server's.
+struct Message: Content {
+    var message: String
+}
+
+let port = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 8080 : 8080
+var logger = Logger(label: "web-bench")
+logger.logLevel = Environment.get("LOG_LEVEL").flatMap { Logger.Level(rawValue: $0.lowercased()) } ?? .warning
+let app = Application(hostname: "127.0.0.1", port: port, logger: logger)
+app.get("plaintext") { _ in "Hello, World!" }
+app.get("json") { _ in Message(message: "Hello, World!") }
+try app.boot()
+let server = HTTPServer(configuration: .init(hostname: "127.0.0.1", port: port), responder: app, logger: logger)
+let signals = server.installSignalHandlers()
+try await server.run()
+withExtendedLifetime(signals) {}

@@ -1,0 +1,21 @@
+import CryptoCore
+import Foundation
+
+extension UUID {
+    /// A version 7 UUID (RFC 9562 §5.7): 48 bits of Unix time in milliseconds, then 74 random bits from OpenSSL's
+    /// generator. Ids made close in time sort (and are stored) next to each other, so a batch of sign-ins
+    /// writes one primary-key index page instead of one random page per row; and no system call is made
+    /// (Foundation's `UUID()` on Linux opens, reads and closes `/dev/urandom` per id). The creation time is
+    /// readable from the id, to the millisecond. Falls back to `UUID()` if the generator fails.
+    public static func timeOrdered(now: Date = Date()) -> UUID {
+        guard var bytes = try? SecureRandom.bytes(count: 16) else { return UUID() }
+        let milliseconds = UInt64(max(0, now.timeIntervalSince1970 * 1000))
+        for index in 0..<6 { bytes[index] = UInt8(truncatingIfNeeded: milliseconds >> (8 * (5 - index))) }
+        bytes[6] = (bytes[6] & 0x0F) | 0x70
+        bytes[8] = (bytes[8] & 0x3F) | 0x80
+        return UUID(uuid: (
+            bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+            bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]
+        ))
+    }
+}
