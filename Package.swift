@@ -47,13 +47,17 @@ let package = Package(
         .executableTarget(name: "StorageCrashChild", dependencies: ["Storage"], path: "Tests/StorageCrashChild"),
         .executableTarget(name: "StorageBenchmark", dependencies: ["App", "Storage"], path: "Benchmarks/Storage/Sources"),
         .executableTarget(name: "WebBenchmark", dependencies: ["Web", "HTTPCore"], path: "Benchmarks/Web/Sources"),
+        .executableTarget(name: "JOSEBench", dependencies: ["AppleID", "JOSE", "CryptoCore"], path: "Benchmarks/JOSE/Sources"),
 
-        .testTarget(name: "CryptoCoreTests", dependencies: ["CryptoCore"]),
-        .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore", "CryptoCore"]),
+        .target(name: "TestSupport", dependencies: ["CryptoCore"], path: "Tests/TestSupport"),
+        .testTarget(name: "CryptoCoreTests", dependencies: ["CryptoCore", "TestSupport"]),
+        .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore", "CryptoCore", "TestSupport"]),
         .testTarget(name: "WebTests", dependencies: ["Web", "HTTPCore"]),
-        .testTarget(name: "JOSETests", dependencies: ["JOSE", "CryptoCore"]),
-        .testTarget(name: "AppleIDTests", dependencies: ["AppleID", "JOSE", "HTTPCore", "CryptoCore"]),
+        .testTarget(name: "JOSETests", dependencies: ["JOSE", "CryptoCore", "TestSupport"]),
+        .testTarget(name: "AppleIDTests", dependencies: ["AppleID", "JOSE", "HTTPCore", "CryptoCore", "TestSupport"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage"]),
-        .testTarget(name: "AppTests", dependencies: ["App", "Web", "AppleID", "Storage", "JOSE", "HTTPCore", "CryptoCore"]),
+        .testTarget(name: "AppTests", dependencies: [
+            "App", "Web", "AppleID", "Storage", "JOSE", "HTTPCore", "CryptoCore", "TestSupport",
+        ]),
     ]
 )

@@ -10,40 +10,31 @@ import Storage
 typealias AppleKeySet = JWKSCache<RSAPublicKey>
 
 extension JWKSCache where Key == RSAPublicKey {
-    /// The cache for `configuration`, keeping the last good key set in `database`.
+    /// The cache for `configuration`, keeping the last good key set in `database` for a restart during an outage.
     static func apple(configuration: Configuration, database: DatabasePool, logger: Logger,
                       clock: @escaping @Sendable () -> Date) -> AppleKeySet {
-        AppleKeySet(
-            url: configuration.appleBaseURL + "/auth/keys",
-            client: HTTPClientFactory.make(configuration: configuration),
-            parse: { document in FixedSigningKeys(try JWKSet(json: document)).keys },
-            persistence: SQLiteJWKSPersistence(repository: JWKSCacheRepository(pool: database), clock: clock,
-                                               logger: logger),
-            clock: clock, logger: logger
+        let repository = JWKSCacheRepository(pool: database)
+        let store = JWKSCacheStore(
+            load: {
+                do {
+                    return try await repository.load()?.body
+                } catch {
+                    logger.warning("cannot read the kept Apple key set: \(error)")
+                    return nil
+                }
+            },
+            save: { document in
+                do {
+                    try await repository.save(CachedJWKS(body: document, fetchedAt: clock()))
+                } catch {
+                    logger.warning("cannot keep the Apple key set: \(error)")
+                }
+            }
         )
-    }
-}
-
-/// The last good JWKS in the `jwks_cache` table.
-struct SQLiteJWKSPersistence: JWKSPersistence {
-    let repository: JWKSCacheRepository
-    let clock: @Sendable () -> Date
-    let logger: Logger
-
-    func load() async -> [UInt8]? {
-        do {
-            return try await repository.load()?.body
-        } catch {
-            logger.warning("cannot read the kept Apple key set: \(error)")
-            return nil
-        }
-    }
-
-    func save(_ document: [UInt8]) async {
-        do {
-            try await repository.save(CachedJWKS(body: document, fetchedAt: clock()))
-        } catch {
-            logger.warning("cannot keep the Apple key set: \(error)")
-        }
+        return AppleKeySet(
+            url: configuration.appleBaseURL + "/auth/keys", client: HTTPClientFactory.make(configuration: configuration),
+            parse: { document in FixedSigningKeys(try JWKSet(json: document)).keys },
+            clock: clock, store: store, logger: logger
+        )
     }
 }

@@ -18,6 +18,11 @@ extension Configuration {
         hostname = env.get("HOSTNAME") ?? hostname
         port = try Self.integer(env, "PORT", in: 0...65535) ?? port
         databasePath = env.get("DATABASE_PATH") ?? databasePath
+        switch env.get("DATABASE_SYNCHRONOUS")?.lowercased() {
+        case nil, "normal": databaseSynchronous = .normal
+        case "full": databaseSynchronous = .full
+        default: throw ConfigurationError.malformed(name: "DATABASE_SYNCHRONOUS", expected: "normal or full")
+        }
         iosClientIDs = try env.get("IOS_APPLICATION_IDENTIFIER", as: [String].self) ?? []
         websiteClientID = env.get("WEBSITE_APPLICATION_IDENTIFIER")
         if let url = env.get("SIWA_REDIRECT_URL") {

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Storage
 
 /// Everything the server reads from the environment (DESIGN.md "Configuration"), validated once at start.
 ///
@@ -10,6 +11,9 @@ public struct Configuration: Sendable {
     public var hostname = "127.0.0.1"
     public var port = 8080
     public var databasePath = "siwa.sqlite"
+    /// `DATABASE_SYNCHRONOUS`: `normal` (default) never loses a committed write when the process crashes;
+    /// `full` also survives power loss, at the cost of an fsync per commit.
+    public var databaseSynchronous: DatabaseConfiguration.Synchronous = .normal
     /// Audiences accepted by `POST /api/users/siwa` (bundle ids).
     public var iosClientIDs: [String] = []
     /// The Services ID: audience of web identity tokens and `clientId` of Apple's button.

@@ -17,6 +17,7 @@ public final class SiwaServer: Sendable {
     let services: Services
     let application: Application
     let server: HTTPServer
+    let housekeeping: Task<Void, Never>
 
     /// Opens and migrates the database, seeds Apple's keys from the last good copy, and registers the routes.
     /// - Parameters:
@@ -26,7 +27,10 @@ public final class SiwaServer: Sendable {
     public init(configuration: Configuration, logger: Logger = Logger(label: "siwa"),
                 clock: @escaping @Sendable () -> Date = Date.init) async throws {
         self.configuration = configuration
-        let database = try await AppMigrations.openAndMigrate(path: configuration.databasePath)
+        let database = try await AppMigrations.openAndMigrate(
+            path: configuration.databasePath,
+            configuration: DatabaseConfiguration(synchronous: configuration.databaseSynchronous)
+        )
         let appleKeys = AppleKeySet.apple(configuration: configuration, database: database, logger: logger, clock: clock)
         services = Services(configuration: configuration, database: database, appleKeys: appleKeys, logger: logger,
                             clock: clock)
@@ -36,13 +40,15 @@ public final class SiwaServer: Sendable {
         application.views = try ViewRenderer(directory: configuration.resourcesPath + "/Views")
         try routes(application, services: services)
         try application.boot()
-        var serverConfiguration = HTTPServerConfiguration(hostname: configuration.hostname, port: configuration.port)
+        var serverConfiguration = HTTPServerConfiguration(hostname: configuration.hostname, port: configuration.port,
+                                                          accessLog: false)
         serverConfiguration.limits.maxBodySize = configuration.maxBodySize
         serverConfiguration.limits.maxConnections = configuration.maxConnections
         serverConfiguration.tls = configuration.tls.map {
             TLSServerConfiguration(certificatePath: $0.certificatePath, privateKeyPath: $0.privateKeyPath)
         }
         server = HTTPServer(configuration: serverConfiguration, responder: application, logger: logger)
+        housekeeping = Task { [services] in await Housekeeping(services: services).run() }
     }
 
     /// Starts listening; returns once the socket is bound.
@@ -52,7 +58,10 @@ public final class SiwaServer: Sendable {
     /// Serves until `shutdown()`.
     public func run() async throws { try await server.run() }
     /// Stops accepting, finishes requests in flight, and returns.
-    public func shutdown() async { await server.shutdown() }
+    public func shutdown() async {
+        housekeeping.cancel()
+        await server.shutdown()
+    }
 
     /// `siwa serve`: logs what is off, serves until SIGINT or SIGTERM, then exits cleanly.
     public static func runUntilSignalled(configuration: Configuration) async throws {

@@ -30,8 +30,10 @@ public struct AppleIdentityToken: Sendable, Equatable {
     public var atHash: String?
     /// `c_hash`.
     public var cHash: String?
+    /// Every claim, in document order.
+    package var claimMembers: [JSONMember]
     /// Every claim, as received.
-    public var claims: [String: JSONValue]
+    public var claims: [String: JSONValue] { claimMembers.dictionary }
 
     /// Whether Apple judged the user likely real (`real_user_status` 2).
     public var isLikelyReal: Bool { realUserStatus == 2 }

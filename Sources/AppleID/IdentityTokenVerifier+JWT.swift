@@ -10,10 +10,15 @@ extension IdentityTokenVerifier {
     ///   - requireExpiration: whether `exp` must be present (identity tokens: yes).
     /// - Returns: the raw claims with the matched audience and times.
     public func verifyJWT(_ token: String, requireExpiration: Bool = true) async throws -> VerifiedJWT {
+        try await verifiedClaims(token, requireExpiration: requireExpiration).jwt
+    }
+
+    /// ``verifyJWT(_:requireExpiration:)`` plus the claims already picked out, for ``verify(_:nonce:)``.
+    func verifiedClaims(_ token: String, requireExpiration: Bool) async throws -> (jwt: VerifiedJWT, claims: AppleIDClaims) {
         let jws: JWS
         do {
             jws = try JWS(compact: token, limits: limits)
-            _ = try jws.header.checkPolicy(allowing: [.rs256])
+            _ = try jws.header.checkPolicy(allowing: Self.allowedAlgorithms)
         } catch let error as JWTError {
             throw AppleIDError(error)
         }
@@ -31,42 +36,40 @@ extension IdentityTokenVerifier {
         } catch let error as JWTError {
             throw AppleIDError(error)
         }
-        let members: [String: JSONValue]
+        let members: [JSONMember]
         do {
-            guard case .object(let object) = try JSONValue(parsing: jws.payload) else {
-                throw AppleIDError(.malformed, detail: "claims are not a JSON object")
-            }
-            members = object
-        } catch is JWTError {
-            throw AppleIDError(.malformed, detail: "claims are not JSON")
+            members = try JSONValue.parseObjectMembers(jws.payload)
+        } catch {
+            throw AppleIDError(.malformed, detail: "claims are not a JSON object")
         }
         return try checkClaims(header: jws.header, members: members, requireExpiration: requireExpiration)
     }
 
     private func checkClaims(
-        header: JOSEHeader, members: [String: JSONValue], requireExpiration: Bool
-    ) throws -> VerifiedJWT {
-        let claims = Claims(members: members)
-        guard case .string(let iss)? = members["iss"], iss == issuer else {
+        header: JOSEHeader, members: [JSONMember], requireExpiration: Bool
+    ) throws -> (jwt: VerifiedJWT, claims: AppleIDClaims) {
+        let claims = AppleIDClaims(members)
+        guard case .string(let iss)? = claims.iss, iss == issuer else {
             throw AppleIDError(.wrongIssuer, detail: "iss is not \(issuer)")
         }
-        guard let audience = try claims.audiences().first(where: clientIDs.contains) else {
+        guard let audience = try claims.audience(in: clientIDs) else {
             throw AppleIDError(.wrongAudience, detail: "aud matches no configured client id")
         }
         let now = clock()
-        let expiresAt = try claims.date("exp")
+        let expiresAt = try AppleIDClaims.date(claims.exp, "exp")
         if let expiresAt {
             guard now.timeIntervalSince(expiresAt) <= leeway else { throw AppleIDError(.expired, detail: "exp passed") }
         } else if requireExpiration {
             throw AppleIDError(.expired, detail: "exp missing")
         }
-        guard let issuedAt = try claims.date("iat") else { throw AppleIDError(.malformed, detail: "iat missing") }
+        guard let issuedAt = try AppleIDClaims.date(claims.iat, "iat") else { throw AppleIDError(.malformed, detail: "iat missing") }
         guard issuedAt.timeIntervalSince(now) <= leeway else {
             throw AppleIDError(.issuedInFuture, detail: "iat is in the future")
         }
         if let maximumTokenAge, now.timeIntervalSince(issuedAt) > maximumTokenAge + leeway {
             throw AppleIDError(.tooOld, detail: "iat older than \(Int(maximumTokenAge)) s")
         }
-        return VerifiedJWT(header: header, claims: members, audience: audience, issuedAt: issuedAt, expiresAt: expiresAt)
+        let jwt = VerifiedJWT(header: header, claimMembers: members, audience: audience, issuedAt: issuedAt, expiresAt: expiresAt)
+        return (jwt, claims)
     }
 }

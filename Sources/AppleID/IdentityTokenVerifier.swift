@@ -17,6 +17,8 @@ import JOSE
 public struct IdentityTokenVerifier: Sendable {
     /// The only issuer Apple uses, whatever `APPLE_BASE_URL` says.
     public static let appleIssuer = "https://appleid.apple.com"
+    /// The only algorithm Apple signs with; everything else is refused before a key is looked up.
+    public static let allowedAlgorithms: Set<JWSAlgorithm> = [.rs256]
     /// Clock skew tolerated on `exp` and `iat`, in seconds.
     public static let defaultLeeway: TimeInterval = 60
 
@@ -61,12 +63,11 @@ public struct IdentityTokenVerifier: Sendable {
     ///   - nonce: the raw nonce the request carries, if any; a token nonce is then required.
     /// - Throws: ``AppleIDError``; show its `clientMessage`, log its `description`.
     public func verify(_ token: String, nonce: String? = nil) async throws -> AppleIdentityToken {
-        let jwt = try await verifyJWT(token, requireExpiration: true)
-        let claims = Claims(members: jwt.claims)
-        guard case .string(let sub)? = jwt.claims["sub"], !sub.isEmpty else {
+        let (jwt, claims) = try await verifiedClaims(token, requireExpiration: true)
+        guard case .string(let sub)? = claims.sub, !sub.isEmpty else {
             throw AppleIDError(.missingSubject, detail: "sub missing, empty or not a string")
         }
-        let tokenNonce = try claims.string("nonce")
+        let tokenNonce = try AppleIDClaims.string(claims.nonce, "nonce")
         if let nonce {
             guard let tokenNonce, Self.nonce(tokenNonce, matches: nonce) else {
                 throw AppleIDError(.nonceMismatch, detail: tokenNonce == nil ? "token has no nonce" : "nonce differs")
@@ -75,27 +76,29 @@ public struct IdentityTokenVerifier: Sendable {
         guard let expiresAt = jwt.expiresAt else { throw AppleIDError(.expired, detail: "exp missing") }
         return AppleIdentityToken(
             sub: sub,
-            email: try claims.string("email"),
-            emailVerified: try claims.flexibleBool("email_verified"),
-            isPrivateEmail: try claims.flexibleBool("is_private_email"),
+            email: try AppleIDClaims.string(claims.email, "email"),
+            emailVerified: try AppleIDClaims.flexibleBool(claims.emailVerified, "email_verified"),
+            isPrivateEmail: try AppleIDClaims.flexibleBool(claims.isPrivateEmail, "is_private_email"),
             audience: jwt.audience,
             issuedAt: jwt.issuedAt,
             expiresAt: expiresAt,
             nonce: tokenNonce,
-            nonceSupported: try claims.flexibleBool("nonce_supported"),
-            realUserStatus: try claims.integer("real_user_status"),
-            authTime: try claims.date("auth_time"),
-            atHash: try claims.string("at_hash"),
-            cHash: try claims.string("c_hash"),
-            claims: jwt.claims)
+            nonceSupported: try AppleIDClaims.flexibleBool(claims.nonceSupported, "nonce_supported"),
+            realUserStatus: try AppleIDClaims.integer(claims.realUserStatus, "real_user_status"),
+            authTime: try AppleIDClaims.date(claims.authTime, "auth_time"),
+            atHash: try AppleIDClaims.string(claims.atHash, "at_hash"),
+            cHash: try AppleIDClaims.string(claims.cHash, "c_hash"),
+            claimMembers: jwt.claimMembers)
     }
 
     /// Whether the token's nonce is the request's raw nonce or its SHA-256 in hexadecimal
     /// (Apple's recommended flow hashes it on the device). Both comparisons always run, in
     /// constant time; hex is compared case-insensitively.
     static func nonce(_ tokenNonce: String, matches requestNonce: String) -> Bool {
-        let raw = constantTimeEquals(tokenNonce, requestNonce)
-        let hashed = constantTimeEquals(tokenNonce.lowercased(), SHA256.hexHash(requestNonce))
+        var token = Array(tokenNonce.utf8)
+        let raw = constantTimeEquals(token, Array(requestNonce.utf8))
+        for i in token.indices where token[i] >= UInt8(ascii: "A") && token[i] <= UInt8(ascii: "F") { token[i] |= 0x20 }
+        let hashed = constantTimeEquals(token, SHA256.hexBytes(SHA256.hash(requestNonce)))
         return raw || hashed
     }
 }

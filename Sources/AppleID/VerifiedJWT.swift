@@ -5,10 +5,17 @@ import JOSE
 /// ``IdentityTokenVerifier/verifyJWT(_:requireExpiration:)`` returns for any Apple JWT
 /// (identity tokens, server-to-server notifications).
 public struct VerifiedJWT: Sendable, Equatable {
+    public static func == (lhs: VerifiedJWT, rhs: VerifiedJWT) -> Bool {
+        lhs.header == rhs.header && lhs.claims == rhs.claims && lhs.audience == rhs.audience
+            && lhs.issuedAt == rhs.issuedAt && lhs.expiresAt == rhs.expiresAt
+    }
+
     /// The protected header.
     public var header: JOSEHeader
+    /// Every claim, in document order.
+    package var claimMembers: [JSONMember]
     /// Every claim, as received.
-    public var claims: [String: JSONValue]
+    public var claims: [String: JSONValue] { claimMembers.dictionary }
     /// The expected client id that `aud` matched.
     public var audience: String
     /// `iat`.

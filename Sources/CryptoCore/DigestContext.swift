@@ -1,6 +1,6 @@
 import COpenSSL
 
-/// An `EVP_MD_CTX` owned by this object and freed exactly once; one per sign or verify operation.
+/// An `EVP_MD_CTX` owned by this object and freed exactly once; one per signing operation.
 final class DigestContext {
     private let pointer: OpaquePointer  // EVP_MD_CTX *
 
@@ -10,30 +10,6 @@ final class DigestContext {
     }
 
     deinit { EVP_MD_CTX_free(pointer) }
-
-    /// Verifies `signature` over `message` with SHA-256 and `key` (EVP_DigestVerify(3)).
-    /// - Parameter configure: sets padding on the key context (RSA); nil for ECDSA.
-    func verifySHA256(
-        signature: [UInt8], message: [UInt8], key: EVPKey, configure: ((OpaquePointer) -> Int32)? = nil
-    ) -> Bool {
-        var pkeyContext: OpaquePointer? = nil  // owned by the EVP_MD_CTX
-        let initialised = key.withUnsafePointer { pkey in
-            MessageDigest.sha256.withUnsafePointer { md in
-                EVP_DigestVerifyInit(pointer, &pkeyContext, md, nil, pkey)
-            }
-        }
-        guard initialised == 1, let pkeyContext, configure.map({ $0(pkeyContext) == 1 }) ?? true else {
-            OpenSSLError.drainQueue()
-            return false
-        }
-        let result = signature.withUnsafeBufferPointer { sig in
-            message.withUnsafeBufferPointer { msg in
-                EVP_DigestVerify(pointer, sig.baseAddress, sig.count, msg.baseAddress, msg.count)
-            }
-        }
-        if result != 1 { OpenSSLError.drainQueue() }
-        return result == 1
-    }
 
     /// Signs `message` with SHA-256 and `key` (EVP_DigestSign(3)).
     func signSHA256(

@@ -6,6 +6,7 @@ public struct ES256PublicKey: Sendable {
     public static let coordinateSize = 32
 
     let key: EVPKey
+    private let verifier: VerificationContext
 
     /// Builds a key from its affine coordinates, 32 bytes each (RFC 7518 §6.2.1.2).
     /// - Throws: ``CryptoKeyError/Reason/invalidPoint`` when a coordinate has the wrong length or
@@ -22,6 +23,7 @@ public struct ES256PublicKey: Sendable {
         } catch is OpenSSLError {
             throw CryptoKeyError(.invalidPoint)
         }
+        verifier = try VerificationContext(key: key)
     }
 
     /// Reads a SubjectPublicKeyInfo PEM (`-----BEGIN PUBLIC KEY-----`) P-256 key.
@@ -29,9 +31,8 @@ public struct ES256PublicKey: Sendable {
         let key = try EVPKey.publicKey(pem: Array(pem.utf8), algorithm: "EC")
         guard key.isP256 else { throw CryptoKeyError(.wrongKeyType) }
         self.key = key
+        verifier = try VerificationContext(key: key)
     }
-
-    init(key: EVPKey) { self.key = key }
 
     /// The affine x coordinate, 32 bytes big-endian.
     public var x: [UInt8] { key.coordinate("qx") }
@@ -56,8 +57,7 @@ public struct ES256PublicKey: Sendable {
     }
 
     private func verify(der: [UInt8], message: [UInt8]) -> Bool {
-        guard let ctx = try? DigestContext() else { return false }
-        return ctx.verifySHA256(signature: der, message: message, key: key)
+        verifier.verify(signature: der, message: message)
     }
 }
 

@@ -12,6 +12,7 @@ public struct RSAPublicKey: Sendable {
     public static let maximumExponentBytes = 32
 
     let key: EVPKey
+    private let verifier: VerificationContext
 
     /// Builds a key from its modulus and public exponent as unsigned big-endian bytes.
     /// - Throws: ``CryptoKeyError`` when the modulus is under 2048 or over 8192 bits, even, or
@@ -26,13 +27,13 @@ public struct RSAPublicKey: Sendable {
         guard !Self.hasROCAFingerprint(modulus: n) else { throw CryptoKeyError(.weakModulus) }
         guard let last = e.last, last & 1 == 1, e.count <= Self.maximumExponentBytes, e.count > 1 || e[0] >= 3
         else { throw CryptoKeyError(.invalidExponent) }
-        key = try EVPKey.fromData(algorithm: "RSA", selection: copenssl_selection_public_key()) { builder in
+        let key = try EVPKey.fromData(algorithm: "RSA", selection: copenssl_selection_public_key()) { builder in
             try builder.push("n", unsignedBigEndian: n)
             try builder.push("e", unsignedBigEndian: e)
         }
+        self.key = key
+        verifier = try VerificationContext(key: key) { EVP_PKEY_CTX_set_rsa_padding($0, RSA_PKCS1_PADDING) }
     }
-
-    init(key: EVPKey) { self.key = key }
 
     /// The modulus size in bits.
     public var modulusBits: Int { key.bits }
@@ -46,9 +47,7 @@ public struct RSAPublicKey: Sendable {
     /// Whether `signature` is a valid RSASSA-PKCS1-v1_5 SHA-256 signature of `message`
     /// (RFC 8017 §8.2.2). The signature must be exactly as long as the modulus.
     public func isValidSignature(_ signature: [UInt8], for message: [UInt8]) -> Bool {
-        guard signature.count == (modulusBits + 7) / 8, let ctx = try? DigestContext() else { return false }
-        return ctx.verifySHA256(signature: signature, message: message, key: key) {
-            EVP_PKEY_CTX_set_rsa_padding($0, RSA_PKCS1_PADDING)
-        }
+        guard signature.count == (modulusBits + 7) / 8 else { return false }
+        return verifier.verify(signature: signature, message: message)
     }
 }

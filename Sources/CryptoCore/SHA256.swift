@@ -27,13 +27,22 @@ public enum SHA256 {
 
     /// Lowercase hexadecimal of `bytes`.
     public static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out = [UInt8]()
-        out.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0f)])
+        String(decoding: hexBytes(bytes), as: UTF8.self)
+    }
+
+    /// Lowercase hexadecimal of `bytes`, as ASCII bytes.
+    public static func hexBytes(_ bytes: [UInt8]) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: bytes.count * 2) { out, initialized in
+            for (i, byte) in bytes.enumerated() {
+                out[2 * i] = digit(byte >> 4)
+                out[2 * i + 1] = digit(byte & 0x0f)
+            }
+            initialized = bytes.count * 2
         }
-        return String(decoding: out, as: UTF8.self)
+    }
+
+    @inline(__always)
+    private static func digit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
     }
 }

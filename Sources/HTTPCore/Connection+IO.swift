@@ -146,6 +146,32 @@ extension Connection {
         }
     }
 
+    /// After a final response while the client may still be sending: half-close, then read and discard for a
+    /// short while, so unread input does not make the kernel reset the connection before the client has read
+    /// the response (RFC 9112 §9.6).
+    func lingeringClose() async {
+        guard open, tls == nil else { return }
+        shutdown(fd, Int32(SHUT_WR))
+        let deadline = MonotonicClock.now() + Self.lingerTimeout
+        var discarded = 0
+        while discarded < Self.lingerMaxBytes {
+            input.consume(input.readableCount)
+            input.reserveTail(minimum: Self.minimumRead)
+            switch receive(into: input.writableTail) {
+            case .bytes(let count):
+                discarded += count
+            case .closed:
+                return
+            case .wouldBlock:
+                guard await loop.wait(for: fd, events: EPOLLIN.rawValue, deadline: deadline, idle: false) == .ready
+                else { return }
+            }
+        }
+    }
+
+    static let lingerTimeout: UInt64 = 2_000_000_000
+    static let lingerMaxBytes = 4 * 1_048_576
+
     /// Completes the TLS handshake within `headerTimeout`.
     func handshake() async -> Bool {
         guard let tls else { return true }

@@ -65,9 +65,14 @@ extension Connection {
         output.append(contentsOf: Self.statusLinePrefix)
         appendDecimal(status.code)
         output.append(HTTPGrammar.space)
-        output.append(contentsOf: status.reasonPhrase.utf8)
+        if Self.isSafeValue(status.reasonPhrase) { output.append(contentsOf: status.reasonPhrase.utf8) }
         output.append(contentsOf: Self.crlf)
         for field in headers where !Self.isServerOwned(field.name) {
+            guard Self.isSafeName(field.name), Self.isSafeValue(field.value) else {
+                acceptor.logger.warning("dropped a response header field with invalid characters",
+                                        metadata: ["field": "\(field.name.utf8.count <= 64 ? field.name : "")"])
+                continue
+            }
             output.append(contentsOf: field.name.utf8)
             output.append(contentsOf: Self.colonSpace)
             output.append(contentsOf: field.value.utf8)
@@ -106,6 +111,16 @@ extension Connection {
         }
         appendDecimal(value / 10)
         output.append(UInt8(0x30 + value % 10))
+    }
+
+    /// A field name must be a token (RFC 9110 §5.1): this also stops header injection through names.
+    static func isSafeName(_ name: String) -> Bool {
+        !name.isEmpty && name.utf8.allSatisfy(HTTPGrammar.isTokenChar)
+    }
+
+    /// No CR, LF, NUL or other CTL but HTAB in a value or reason phrase (RFC 9110 §5.5): no response splitting.
+    static func isSafeValue(_ value: String) -> Bool {
+        value.utf8.allSatisfy(HTTPGrammar.isFieldValueChar)
     }
 
     static func isServerOwned(_ name: String) -> Bool {

@@ -67,10 +67,12 @@ final class Connection {
                 return
             case .failed(let error):
                 writeError(error.status, reason: error.reason.rawValue, version: .http1_1)
-                _ = await flush()
+                logRefusal(error.status)
+                if await flush() { await lingeringClose() }
                 return
             case .request(let head) where head.request.method == .CONNECT:
                 writeError(.notImplemented, reason: "CONNECT is not supported", version: head.request.version)
+                logAccess(head.request, status: .notImplemented, started: MonotonicClock.now())
                 _ = await flush()
                 return
             case .request(let head):
@@ -80,7 +82,7 @@ final class Connection {
                 guard let kept = await send(response, for: head, keepAlive: keepAlive) else { return }
                 logAccess(head.request, status: response.status, started: started)
                 guard kept else {
-                    _ = await flush()
+                    if await flush(), input.readableCount > 0 || !drained { await lingeringClose() }
                     return
                 }
                 input.shrinkIfIdle(to: Self.initialReadCapacity)
@@ -154,9 +156,16 @@ final class Connection {
 
     static let continueLine = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
 
-    func logAccess(_ request: HTTPRequest, status: HTTPStatus, started: UInt64) {
+    /// The access line for a request refused before it was parsed: no method or path can be trusted.
+    func logRefusal(_ status: HTTPStatus) {
         let logger = acceptor.logger
         guard logger.logLevel <= .info else { return }
+        logger.info("- - \(status.code) 0.0ms")
+    }
+
+    func logAccess(_ request: HTTPRequest, status: HTTPStatus, started: UInt64) {
+        let logger = acceptor.logger
+        guard acceptor.accessLog, logger.logLevel <= .info else { return }
         let micros = (MonotonicClock.now() - started) / 1000
         let ms = "\(micros / 1000).\(String(micros % 1000 / 100))"
         logger.info("\(request.method.rawValue) \(request.path) \(status.code) \(ms)ms")

@@ -7,8 +7,12 @@ import Synchronization
 /// What every connection of one server shares: limits, responder, TLS context, counters. Accepts on the loops.
 final class ConnectionAcceptor: Sendable {
     let limits: HTTPLimits
+    /// `limits.maxConnections`, lowered when the descriptor limit would not leave room (`DescriptorLimit`).
+    let maxConnections: Int
     let responder: any HTTPResponder
     let logger: Logger
+    /// Whether answered requests get an access line (`HTTPServerConfiguration.accessLog`).
+    let accessLog: Bool
     let tls: TLSServerContext?
     let dateCache = DateCache()
     let loops: [EventLoop]
@@ -20,18 +24,20 @@ final class ConnectionAcceptor: Sendable {
     /// Pause accepting for this long after `EMFILE`/`ENFILE` when no connection of ours closes first.
     static let descriptorRetryDelay: UInt64 = 100_000_000
 
-    init(limits: HTTPLimits, responder: any HTTPResponder, logger: Logger, tls: TLSServerContext?,
-         loops: [EventLoop], listener: Listener) {
+    init(limits: HTTPLimits, maxConnections: Int, responder: any HTTPResponder, logger: Logger,
+         accessLog: Bool = true, tls: TLSServerContext?, loops: [EventLoop], listener: Listener) {
         self.limits = limits
+        self.maxConnections = maxConnections
         self.responder = responder
         self.logger = logger
+        self.accessLog = accessLog
         self.tls = tls
         self.loops = loops
         self.listener = listener
     }
 
     var activeConnections: Int { active.load(ordering: .relaxed) }
-    var hasCapacity: Bool { active.load(ordering: .relaxed) < limits.maxConnections }
+    var hasCapacity: Bool { active.load(ordering: .relaxed) < maxConnections }
     var isShuttingDown: Bool { shuttingDown.load(ordering: .sequentiallyConsistent) }
 
     /// Accepts until the backlog is empty, the limit is reached, or descriptors run out (then pauses the listener).
@@ -78,7 +84,7 @@ final class ConnectionAcceptor: Sendable {
             }
             for continuation in waiting { continuation.resume() }
         }
-        if remaining < limits.maxConnections, !shuttingDown.load(ordering: .sequentiallyConsistent) {
+        if remaining < maxConnections, !shuttingDown.load(ordering: .sequentiallyConsistent) {
             for loop in loops where loop.isListenerPaused { loop.resumeListener(listener) }
         }
     }

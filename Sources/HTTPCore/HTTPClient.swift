@@ -6,7 +6,7 @@ import Dispatch
 /// Swift's cooperative pool; every wait is bounded by `connectTimeout` or `readTimeout`. Redirects are
 /// never followed: a 3xx is returned as is. Plain `http://` is allowed only to loopback hosts.
 public struct HTTPClient: Sendable {
-    public var configuration: Configuration
+    public let configuration: Configuration
     let tls: HTTPClientTLS
 
     public init(configuration: Configuration = Configuration()) {
@@ -17,6 +17,8 @@ public struct HTTPClient: Sendable {
     /// Sends `request` and returns the complete response.
     /// - Parameter request: an absolute `https://` URL, or `http://` to 127.0.0.0/8, `::1` or `localhost`.
     /// - Throws: `HTTPClientError`; `insecureScheme` is thrown before any connection is made.
+    ///
+    /// Cancelling the calling task does not interrupt the exchange; the timeouts bound how long it runs.
     public func send(_ request: HTTPClientRequest) async throws -> HTTPClientResponse {
         let url = try HTTPClientURL(parsing: request.url)
         if url.scheme == .http, !url.isLoopbackHost {

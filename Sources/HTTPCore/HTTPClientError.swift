@@ -4,6 +4,8 @@ public struct HTTPClientError: Error, CustomStringConvertible {
     public enum Kind: Sendable, Equatable {
         /// The URL could not be parsed, or uses a scheme other than `http`/`https`.
         case invalidURL
+        /// A request method or header field that cannot be sent as is (e.g. a line break in a value).
+        case invalidRequest
         /// `http://` to a host that is not loopback; refused before any connection is made.
         case insecureScheme
         /// The host name did not resolve.

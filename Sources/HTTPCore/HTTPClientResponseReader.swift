@@ -80,8 +80,7 @@ struct HTTPClientResponseReader {
             if size == 0 { break }
             guard size <= maxBodySize - body.count else { throw tooLarge("chunked body") }
             body += try readExactly(size)
-            var crlfBudget = 2
-            guard try readLine(budget: &crlfBudget).isEmpty else { throw malformed("missing CRLF after chunk") }
+            guard try readExactly(2) == [0x0D, 0x0A] else { throw malformed("missing CRLF after chunk data") }
         }
         var budget = maxHeaderSize
         response.trailers = try readFields(budget: &budget)

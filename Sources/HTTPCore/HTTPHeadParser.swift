@@ -66,10 +66,7 @@ enum HTTPHeadParser {
 
     /// Request-target forms (RFC 9112 §3.2): origin, absolute, authority (CONNECT only), asterisk (OPTIONS only).
     static func validateTarget(_ target: UnsafeRawBufferPointer, method: HTTPMethod) throws(HTTPParseError) {
-        if target[0] == 0x2F {
-            if target.count > 1, target[1] == 0x2F { return }
-            return
-        }
+        if target[0] == 0x2F { return }
         if target.count == 1, target[0] == 0x2A {
             guard method == .OPTIONS else { throw HTTPParseError(.invalidTarget) }
             return

@@ -48,8 +48,17 @@ public final class HTTPServer: Sendable {
             let listener = try Listener(host: configuration.hostname, port: configuration.port)
             let count = max(1, configuration.loopCount ?? CPUCount.usable)
             let loops = try (0..<count).map { try EventLoop(index: $0) }
-            let acceptor = ConnectionAcceptor(limits: configuration.limits, responder: responder, logger: logger,
-                                              tls: tls, loops: loops, listener: listener)
+            let softLimit = DescriptorLimit.raiseSoftLimit()
+            let cap = DescriptorLimit.connectionCap(configured: configuration.limits.maxConnections,
+                                                    softLimit: softLimit)
+            if cap < configuration.limits.maxConnections {
+                logger.notice("connection limit lowered to fit the open-file limit", metadata: [
+                    "maxConnections": "\(cap)", "RLIMIT_NOFILE": "\(softLimit)",
+                ])
+            }
+            let acceptor = ConnectionAcceptor(limits: configuration.limits, maxConnections: cap, responder: responder,
+                                              logger: logger, accessLog: configuration.accessLog, tls: tls, loops: loops,
+                                              listener: listener)
             state.threads = loops.map { loop in
                 LoopThread { loop.run(listener: listener, acceptor: acceptor) }
             }

@@ -9,14 +9,18 @@ public struct HTTPServerConfiguration: Sendable {
     public var limits: HTTPLimits
     /// Terminate TLS in the server when set.
     public var tls: TLSServerConfiguration?
+    /// Log an access line (info) per answered request. An application layer that logs its own lines (with a
+    /// request id) turns this off; requests refused before parsing are logged either way.
+    public var accessLog: Bool
 
     public init(hostname: String = "127.0.0.1", port: Int = 8080, loopCount: Int? = nil,
-                limits: HTTPLimits = .init(), tls: TLSServerConfiguration? = nil) {
+                limits: HTTPLimits = .init(), tls: TLSServerConfiguration? = nil, accessLog: Bool = true) {
         self.hostname = hostname
         self.port = port
         self.loopCount = loopCount
         self.limits = limits
         self.tls = tls
+        self.accessLog = accessLog
     }
 }
 

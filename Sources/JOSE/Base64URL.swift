@@ -58,29 +58,35 @@ public enum Base64URL {
     static func decode(buffer input: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         let remainder = input.count % 4
         guard remainder != 1 else { return nil }
-        var out = [UInt8]()
-        out.reserveCapacity(input.count / 4 * 3 + 2)
-        var i = 0
-        while i + 4 <= input.count {
-            let a = decodeTable[Int(input[i])], b = decodeTable[Int(input[i + 1])]
-            let c = decodeTable[Int(input[i + 2])], d = decodeTable[Int(input[i + 3])]
-            guard (a | b | c | d) & 0xc0 == 0 else { return nil }
-            let v = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
-            out += [UInt8(v >> 16), UInt8(v >> 8 & 0xff), UInt8(v & 0xff)]
-            i += 4
+        let capacity = input.count / 4 * 3 + (remainder == 0 ? 0 : remainder - 1)
+        var valid = true
+        let out = [UInt8](unsafeUninitializedCapacity: capacity) { out, initialized in
+            decodeTable.withUnsafeBufferPointer { table in
+                var i = 0, o = 0
+                while i + 4 <= input.count {
+                    let a = table[Int(input[i])], b = table[Int(input[i + 1])]
+                    let c = table[Int(input[i + 2])], d = table[Int(input[i + 3])]
+                    if (a | b | c | d) & 0xc0 != 0 { valid = false; break }
+                    out[o] = a << 2 | b >> 4
+                    out[o + 1] = (b & 0x0f) << 4 | c >> 2
+                    out[o + 2] = (c & 0x03) << 6 | d
+                    i += 4; o += 3
+                }
+                if valid && remainder >= 2 {
+                    let a = table[Int(input[i])], b = table[Int(input[i + 1])]
+                    let c = remainder == 3 ? table[Int(input[i + 2])] : 0
+                    // RFC 4648 §3.5: bits after the last whole byte must be zero.
+                    let unused = remainder == 2 ? b & 0x0f : c & 0x03
+                    if (a | b | c) & 0xc0 != 0 || unused != 0 {
+                        valid = false
+                    } else {
+                        out[o] = a << 2 | b >> 4
+                        if remainder == 3 { out[o + 1] = (b & 0x0f) << 4 | c >> 2 }
+                    }
+                }
+            }
+            initialized = valid ? capacity : 0
         }
-        switch remainder {
-        case 2:
-            let a = decodeTable[Int(input[i])], b = decodeTable[Int(input[i + 1])]
-            guard (a | b) & 0xc0 == 0, b & 0x0f == 0 else { return nil }
-            out.append(a << 2 | b >> 4)
-        case 3:
-            let a = decodeTable[Int(input[i])], b = decodeTable[Int(input[i + 1])], c = decodeTable[Int(input[i + 2])]
-            guard (a | b | c) & 0xc0 == 0, c & 0x03 == 0 else { return nil }
-            out += [a << 2 | b >> 4, (b & 0x0f) << 4 | c >> 2]
-        default:
-            break
-        }
-        return out
+        return valid ? out : nil
     }
 }

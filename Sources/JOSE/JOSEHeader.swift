@@ -1,5 +1,7 @@
 /// A decoded JOSE header (RFC 7515 §4).
 public struct JOSEHeader: Sendable, Equatable {
+    public static func == (lhs: JOSEHeader, rhs: JOSEHeader) -> Bool { lhs.members == rhs.members }
+
     /// Header members that point at keys elsewhere; we never fetch or trust them (RFC 8725 §3.10).
     public static let keyReferenceMembers: Set<String> = ["jku", "x5u", "jwk", "x5c"]
 
@@ -13,34 +15,45 @@ public struct JOSEHeader: Sendable, Equatable {
     public var critical: [String]?
     /// Which of `jku`, `x5u`, `jwk`, `x5c` are present.
     public var keyReferences: Set<String>
+    /// Every member, in document order.
+    package var memberList: [JSONMember]
+
     /// Every member, for callers that need more.
-    public var members: [String: JSONValue]
+    public var members: [String: JSONValue] { memberList.dictionary }
 
     /// Decodes a header from its JSON bytes.
     /// - Throws: ``JWTError`` `.malformed` if it is not a JSON object, lacks a string `alg`, or
     ///   has `kid`, `typ` or `crit` of the wrong type.
     public init(json: [UInt8]) throws {
-        guard case .object(let members) = try JSONValue(parsing: json) else {
-            throw JWTError(.malformed, detail: "header is not a JSON object")
-        }
-        guard let alg = members["alg"]?.stringValue else { throw JWTError(.malformed, detail: "header lacks alg") }
-        algorithm = alg
-        keyID = try Self.optionalString(members, "kid")
-        type = try Self.optionalString(members, "typ")
-        if let crit = members["crit"] {
-            guard let names = crit.arrayValue?.compactMap(\.stringValue), names.count == crit.arrayValue?.count else {
-                throw JWTError(.malformed, detail: "crit is not an array of strings")
+        let members = try JSONValue.parseObjectMembers(json)
+        var algorithm: String?, keyID: String?, type: String?, critical: [String]?
+        var references = Set<String>()
+        for member in members {
+            let name = member.name, value = member.value
+            switch name {
+            case "alg": algorithm = try Self.string(value, name)
+            case "kid": keyID = try Self.string(value, name)
+            case "typ": type = try Self.string(value, name)
+            case "crit":
+                let names = value.arrayValue?.compactMap(\.stringValue)
+                guard let names, names.count == value.arrayValue?.count else {
+                    throw JWTError(.malformed, detail: "crit is not an array of strings")
+                }
+                critical = names
+            case "jku", "x5u", "jwk", "x5c": references.insert(name)
+            default: break
             }
-            critical = names
-        } else {
-            critical = nil
         }
-        keyReferences = Self.keyReferenceMembers.intersection(members.keys)
-        self.members = members
+        guard let algorithm else { throw JWTError(.malformed, detail: "header lacks alg") }
+        self.algorithm = algorithm
+        self.keyID = keyID
+        self.type = type
+        self.critical = critical
+        self.keyReferences = references
+        self.memberList = members
     }
 
-    private static func optionalString(_ members: [String: JSONValue], _ name: String) throws -> String? {
-        guard let value = members[name] else { return nil }
+    private static func string(_ value: JSONValue, _ name: String) throws -> String {
         guard let string = value.stringValue else { throw JWTError(.malformed, detail: "\(name) is not a string") }
         return string
     }

@@ -1,7 +1,25 @@
 extension JSONParser {
+
     /// RFC 8259 §7 strings; the bytes between escapes must be valid UTF-8 (§8.1).
     mutating func parseString() throws -> String {
         index += 1  // opening quote
+        var scan = index
+        var highBits: UInt8 = 0
+        while scan < bytes.count {
+            let byte = bytes[scan]
+            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { break }
+            highBits |= byte
+            scan += 1
+        }
+        let isASCII = highBits < 0x80
+        if scan < bytes.count, bytes[scan] == UInt8(ascii: "\"") {
+            let run = UnsafeBufferPointer(rebasing: bytes[index..<scan])
+            index = scan + 1
+            // ASCII is valid UTF-8 as it stands; anything else is validated.
+            if isASCII { return String(decoding: run, as: UTF8.self) }
+            guard let string = String(validating: run, as: UTF8.self) else { throw Failure() }
+            return string
+        }
         var out = [UInt8]()
         var runStart = index
         while true {

@@ -26,8 +26,54 @@ struct JSONParser {
         }
     }
 
+    /// Parses exactly one top-level JSON object into its members, in order, refusing duplicates.
+    static func parseObjectMembers(_ input: [UInt8]) throws -> [JSONMember] {
+        try input.withUnsafeBufferPointer { buffer in
+            var parser = JSONParser(buffer)
+            parser.skipWhitespace()
+            guard parser.index < buffer.count, buffer[parser.index] == UInt8(ascii: "{") else { throw Failure() }
+            let members = try parser.parseMembers()
+            parser.skipWhitespace()
+            guard parser.index == buffer.count else { throw Failure() }
+            return members
+        }
+    }
+
+    /// An object's members after its `{`; duplicates found by comparison (RFC 7515 §4, strict).
+    private mutating func parseMembers() throws -> [JSONMember] {
+        try enter()
+        var members: [JSONMember] = []
+        members.reserveCapacity(16)
+        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+            index += 1; depth -= 1
+            return members
+        }
+        while true {
+            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw Failure() }
+            let name = try parseString()
+            let length = name.utf8.count
+            for member in members where member.name.utf8.count == length && member.name == name { throw Failure() }
+            skipWhitespace()
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw Failure() }
+            index += 1
+            skipWhitespace()
+            members.append(JSONMember(name: name, value: try parseValue()))
+            skipWhitespace()
+            guard index < bytes.count else { throw Failure() }
+            if bytes[index] == UInt8(ascii: ",") { index += 1; skipWhitespace(); continue }
+            guard bytes[index] == UInt8(ascii: "}") else { throw Failure() }
+            index += 1; depth -= 1
+            return members
+        }
+    }
+
     private mutating func skipWhitespace() {
-        while index < bytes.count, [0x20, 0x09, 0x0a, 0x0d].contains(bytes[index]) { index += 1 }
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0a, 0x0d: index += 1
+            default: return
+            }
+        }
     }
 
     private mutating func parseValue() throws -> JSONValue {
@@ -60,6 +106,7 @@ struct JSONParser {
     private mutating func parseObject() throws -> JSONValue {
         try enter()
         var members: [String: JSONValue] = [:]
+        members.reserveCapacity(16)
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1; depth -= 1
             return .object(members)
@@ -103,6 +150,7 @@ struct JSONParser {
     /// RFC 8259 §6: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
     private mutating func parseNumber() throws -> Double {
         let start = index
+        var isInteger = true
         func digits() -> Int {
             let from = index
             while index < bytes.count, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") { index += 1 }
@@ -117,12 +165,19 @@ struct JSONParser {
         }
         if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
             index += 1
+            isInteger = false
             guard digits() > 0 else { throw Failure() }
         }
         if index < bytes.count, bytes[index] | 0x20 == UInt8(ascii: "e") {
             index += 1
+            isInteger = false
             if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
             guard digits() > 0 else { throw Failure() }
+        }
+        if isInteger, index - start <= 15 {
+            var value: Int64 = 0
+            for byte in bytes[start..<index] where byte != UInt8(ascii: "-") { value = value * 10 + Int64(byte - 0x30) }
+            return Double(bytes[start] == UInt8(ascii: "-") ? -value : value)
         }
         let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
         guard let value = Double(text), value.isFinite else { throw Failure() }

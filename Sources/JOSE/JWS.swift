@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// A JWS in compact serialisation (RFC 7515 §7.1), split and decoded but not yet verified.
 public struct JWS: Sendable {
     /// The decoded protected header.
@@ -28,10 +34,16 @@ public struct JWS: Sendable {
         _ bytes: UnsafeBufferPointer<UInt8>, limits: JWSLimits
     ) throws -> (header: JOSEHeader, payload: [UInt8], signature: [UInt8], signingInput: [UInt8]) {
         guard bytes.count <= limits.maximumTokenBytes else { throw JWTError(.malformed, detail: "token too long") }
-        guard let first = bytes.firstIndex(of: UInt8(ascii: ".")),
-              let second = bytes[(first + 1)...].firstIndex(of: UInt8(ascii: ".")),
-              !bytes[(second + 1)...].contains(UInt8(ascii: "."))
-        else { throw JWTError(.malformed, detail: "not three parts") }
+        guard let base = bytes.baseAddress else { throw JWTError(.malformed, detail: "empty token") }
+        func dot(after start: Int) -> Int? {
+            guard start < bytes.count, let found = memchr(base + start, Int32(UInt8(ascii: ".")), bytes.count - start) else {
+                return nil
+            }
+            return UnsafeRawPointer(found) - UnsafeRawPointer(base)
+        }
+        guard let first = dot(after: 0), let second = dot(after: first + 1), dot(after: second + 1) == nil else {
+            throw JWTError(.malformed, detail: "not three parts")
+        }
         let headerPart = UnsafeBufferPointer(rebasing: bytes[..<first])
         let payloadPart = UnsafeBufferPointer(rebasing: bytes[(first + 1)..<second])
         let signaturePart = UnsafeBufferPointer(rebasing: bytes[(second + 1)...])

@@ -10,6 +10,9 @@ public final class Database {
     /// The file this connection is open on.
     public let path: String
     private var statementCache: [String: Statement] = [:]
+    let walMonitor = WALMonitor()
+    /// The size a restarted WAL is truncated back to (`PRAGMA journal_size_limit`): 64 MiB.
+    static let journalSizeLimitBytes = 64 << 20
 
     /// Opens (creating when needed, unless `readOnly`) the database at `path`.
     ///
@@ -55,6 +58,7 @@ public final class Database {
         }
         try execute(sql: "PRAGMA cache_size = \(-max(configuration.cacheSizeKiB, 0))")
         if readOnly { try executeScript("PRAGMA query_only = ON") }
+        try execute(sql: "PRAGMA journal_size_limit = \(Self.journalSizeLimitBytes)")
     }
 
     /// The statement for `sql`, prepared once per connection and reused (SQLite's own plan cache is per statement).

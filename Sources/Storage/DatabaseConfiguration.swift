@@ -19,6 +19,8 @@ public struct DatabaseConfiguration: Sendable {
     public static let defaultReaderCount = 4
     /// The default `maxWriteBatch`.
     public static let defaultMaxWriteBatch = 64
+    /// The default `checkpointThresholdPages` (SQLite's own automatic-checkpoint threshold).
+    public static let defaultCheckpointThresholdPages = 1_000
 
     /// Durability of commits; see `Synchronous`.
     public var synchronous: Synchronous
@@ -30,18 +32,23 @@ public struct DatabaseConfiguration: Sendable {
     public var readerCount: Int
     /// The most write closures a `DatabasePool` commits in one transaction (at least 1; 1 turns group commit off).
     public var maxWriteBatch: Int
+    /// A `DatabasePool` checkpoints the WAL on a connection of its own once the WAL holds this many pages, so the
+    /// writer never stalls on a checkpoint's `fsync`; 0 leaves SQLite's automatic checkpoint in the writer.
+    public var checkpointThresholdPages: Int
 
     public init(
         synchronous: Synchronous = .normal,
         busyTimeoutMilliseconds: Int = defaultBusyTimeoutMilliseconds,
         cacheSizeKiB: Int = defaultCacheSizeKiB,
         readerCount: Int = defaultReaderCount,
-        maxWriteBatch: Int = defaultMaxWriteBatch
+        maxWriteBatch: Int = defaultMaxWriteBatch,
+        checkpointThresholdPages: Int = defaultCheckpointThresholdPages
     ) {
         self.synchronous = synchronous
         self.busyTimeoutMilliseconds = busyTimeoutMilliseconds
         self.cacheSizeKiB = cacheSizeKiB
         self.readerCount = readerCount
         self.maxWriteBatch = maxWriteBatch
+        self.checkpointThresholdPages = checkpointThresholdPages
     }
 }

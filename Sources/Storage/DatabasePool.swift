@@ -10,11 +10,14 @@ import Synchronization
 /// and the others still commit. Every caller is resumed only after the `COMMIT` that made its changes durable
 /// (or with the error that prevented it). Reads use a small set of read-only connections, each reading one
 /// consistent WAL snapshot per closure. Callers suspend on continuations: no event-loop thread and no thread of
-/// Swift's cooperative pool ever blocks on SQLite.
+/// Swift's cooperative pool ever blocks on SQLite. WAL checkpoints run on a connection of their own beside the
+/// writer (`DatabaseConfiguration.checkpointThresholdPages`), so commits do not wait for a checkpoint's `fsync`.
 public final class DatabasePool: Sendable {
     /// The database file.
     public let path: String
     private let writer: SerialConnection
+    private let checkpointer: SerialConnection?
+    private let checkpointThreshold: Int
     private let readers: ReaderSet
     private let writeQueue: Mutex<WriteQueue>
     private let maxWriteBatch: Int
@@ -26,8 +29,16 @@ public final class DatabasePool: Sendable {
     ///   - configuration: connection settings and pool sizes.
     public init(path: String, configuration: DatabaseConfiguration = DatabaseConfiguration()) throws {
         self.path = path
-        self.writer = SerialConnection(
-            database: try Database(path: path, configuration: configuration), label: "siwa.storage.writer")
+        let writerDatabase = try Database(path: path, configuration: configuration)
+        self.checkpointThreshold = max(configuration.checkpointThresholdPages, 0)
+        if checkpointThreshold > 0 {
+            writerDatabase.trackWALInsteadOfCheckpointing()
+            self.checkpointer = SerialConnection(
+                database: try Database(path: path, configuration: configuration), label: "siwa.storage.checkpointer")
+        } else {
+            self.checkpointer = nil
+        }
+        self.writer = SerialConnection(database: writerDatabase, label: "siwa.storage.writer")
         var connections: [SerialConnection] = []
         for index in 0..<max(configuration.readerCount, 1) {
             let database = try Database(path: path, configuration: configuration, readOnly: true)
@@ -94,12 +105,60 @@ public final class DatabasePool: Sendable {
             } else {
                 committed = WriteBatch(jobs: batch).commit(on: database)
             }
-            writeQueue.withLock { queue in
+            let action = writeQueue.withLock { queue -> CheckpointAction in
                 if committed > 0 {
                     queue.statistics.transactions += 1
                     queue.statistics.writes += committed
                 }
+                return checkpointAction(database, isCheckpointing: &queue.isCheckpointing)
             }
+            switch action {
+            case .none: break
+            case .beside: checkpointer?.async { [self] database in checkpoint(database) }
+            case .onWriter: finishCheckpoint(database)
+            }
+        }
+    }
+
+    private enum CheckpointAction { case none, beside, onWriter }
+
+    /// Decides after a commit: a checkpoint beside the writer each time the WAL grew by the threshold, and a
+    /// finishing one, with the writer waiting, once the WAL holds `writerCheckpointFactor` times the threshold.
+    private func checkpointAction(_ database: Database, isCheckpointing: inout Bool) -> CheckpointAction {
+        guard checkpointThreshold > 0 else { return .none }
+        let monitor = database.walMonitor
+        if monitor.pages < monitor.pagesAtLastCheckpoint { monitor.pagesAtLastCheckpoint = 0 }  // the WAL restarted
+        if monitor.pages >= checkpointThreshold * Self.writerCheckpointFactor { return .onWriter }
+        guard !isCheckpointing, monitor.pages - monitor.pagesAtLastCheckpoint >= checkpointThreshold else {
+            return .none
+        }
+        monitor.pagesAtLastCheckpoint = monitor.pages
+        isCheckpointing = true
+        return .beside
+    }
+
+    /// How far past `checkpointThresholdPages` the WAL may grow before the writer checkpoints it itself.
+    static let writerCheckpointFactor = 4
+
+    /// Completes the backfill while the writer waits between transactions, so the WAL can start over from its
+    /// beginning at the next write.
+    ///
+    /// A checkpoint beside a busy writer never catches up with the last frames, and SQLite restarts the WAL only
+    /// once every frame is backfilled. The writer waits for the checkpoint running beside it, if any, then for one
+    /// more on the checkpointer connection (the writer's queue is a Dispatch thread, so waiting blocks no task).
+    private func finishCheckpoint(_ database: Database) {
+        guard let checkpointer, checkpointer.sync({ (try? $0.checkpoint()) != nil }) else { return }
+        database.walMonitor.pages = 0
+        database.walMonitor.pagesAtLastCheckpoint = 0
+        writeQueue.withLock { $0.statistics.checkpoints += 1 }
+    }
+
+    /// Backfills the WAL into the database file on the checkpointer connection, beside the writer.
+    private func checkpoint(_ database: Database) {
+        let succeeded = (try? database.checkpoint()) != nil
+        writeQueue.withLock { queue in
+            queue.isCheckpointing = false
+            if succeeded { queue.statistics.checkpoints += 1 }
         }
     }
 
@@ -135,10 +194,13 @@ public struct WriteStatistics: Sendable, Equatable {
     public var transactions = 0
     /// Write closures committed by those transactions; `writes / transactions` is the mean group-commit size.
     public var writes = 0
+    /// WAL checkpoints run beside the writer (see `DatabaseConfiguration.checkpointThresholdPages`).
+    public var checkpoints = 0
 }
 
 struct WriteQueue: ~Copyable {
     var pending: [WriteJob] = []
     var isDraining = false
+    var isCheckpointing = false
     var statistics = WriteStatistics()
 }

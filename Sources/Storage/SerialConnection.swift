@@ -13,6 +13,12 @@ final class SerialConnection: @unchecked Sendable {
         self.queue = DispatchQueue(label: label, qos: .userInitiated)
     }
 
+    /// Runs `work` on the connection's queue and waits for it: only from another connection's queue, never from
+    /// a task.
+    func sync<T>(_ work: (Database) -> T) -> T {
+        queue.sync { work(database) }
+    }
+
     /// Runs `work` on the connection's queue, later; `work` must not escape the database.
     func async(_ work: @escaping @Sendable (Database) -> Void) {
         queue.async { [self] in work(self.database) }

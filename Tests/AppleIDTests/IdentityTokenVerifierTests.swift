@@ -180,6 +180,17 @@ struct IdentityTokenVerifierTests {
         try await expectRefusal(.malformed, Fixture.token(claims: ["pad": .string(String(repeating: "x", count: JWSLimits.defaultMaximumTokenBytes))]))
     }
 
+    /// RFC 7515 §4 / RFC 7519 §4: duplicate member names are refused, so a second `sub` or
+    /// `aud` cannot smuggle in a value some other parser would pick.
+    @Test func duplicateClaimsAreRefused() async throws {
+        let header = Array(#"{"alg":"RS256","kid":"fixture-kid"}"#.utf8)
+        var claims = String(decoding: JSONValue.object(Fixture.claims).serialized(), as: UTF8.self)
+        claims.removeLast()
+        try await expectRefusal(.malformed, Fixture.token(headerJSON: header, payload: Array((claims + #","sub":"other"}"#).utf8)))
+        let duplicateHeader = Array(#"{"alg":"RS256","kid":"fixture-kid","kid":"fixture-kid"}"#.utf8)
+        try await expectRefusal(.malformed, Fixture.token(headerJSON: duplicateHeader, payload: JSONValue.object(Fixture.claims).serialized()))
+    }
+
     @Test func errorsNeverEchoTheToken() async throws {
         let token = try Fixture.token(claims: ["iss": "https://evil.example"])
         let error = await #expect(throws: AppleIDError.self) { try await verify(token) }

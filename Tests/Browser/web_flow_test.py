@@ -121,9 +121,18 @@ def main():
                 sign_in(driver, base, "Someone Else", "jane@example.com")
                 assert driver.find_element(By.ID, "user-name").text == "Jane Appleseed"
 
+            def delete_account():
+                driver.find_element(By.CSS_SELECTOR, "details.danger-zone summary").click()
+                driver.find_element(By.CSS_SELECTOR, "form[action='/account/delete'] button").click()
+                WebDriverWait(driver, WAIT_SECONDS).until(EC.presence_of_element_located((By.LINK_TEXT, "Log in")))
+                assert not driver.find_elements(By.ID, "user-name")
+                sign_in(driver, base, "New Person", "jane@example.com")
+                assert driver.find_element(By.ID, "user-name").text == "New Person", "a deleted account starts afresh"
+
             check("first sign-in lands on / signed in with the name", first_sign_in)
             check("log out ends the session", log_out)
             check("a returning user is found by sub and keeps the name", returning_user_keeps_name)
+            check("deleting the account from / signs out and forgets the user", delete_account)
         except Exception as error:  # noqa: BLE001
             results.append(("browser start", error))
             print(f"FAIL browser start: {error!r}")

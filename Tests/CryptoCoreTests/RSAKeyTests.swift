@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 @testable import CryptoCore
 
@@ -17,6 +18,26 @@ struct RSAKeyTests {
         #expect(!publicKey.isValidSignature(tampered, for: message))
         #expect(!publicKey.isValidSignature(Array(signature.dropLast()), for: message))
         #expect(!publicKey.isValidSignature([0] + signature, for: message))
+    }
+
+    /// One key object, many tasks at once: each verification works on its own context.
+    @Test func oneKeyVerifiesConcurrently() async throws {
+        let key = RSAPrivateKey.fixture
+        let publicKey = try key.publicKey
+        let message = Array("concurrent".utf8)
+        let signature = try key.signature(for: message)
+        let results = await withTaskGroup(of: Bool.self) { group in
+            for task in 0..<8 {
+                group.addTask {
+                    (0..<50).allSatisfy { round in
+                        publicKey.isValidSignature(signature, for: message)
+                            && !publicKey.isValidSignature(signature, for: message + [UInt8(task), UInt8(round)])
+                    }
+                }
+            }
+            return await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        #expect(results == Array(repeating: true, count: 8))
     }
 
     @Test func pemRoundTrip() throws {

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 
 /// The parts of Wycheproof's signature-verification files these tests read

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Testing
 @testable import HTTPCore
@@ -27,7 +28,7 @@ struct H2OFuzzCorpusTests {
     }
 
     static func seeds() async throws -> [[UInt8]]? {
-        guard let folder = Vectors.directory("h2o-fuzz") else { return nil }
+        guard let folder = TestVectors.folder("h2o-fuzz") else { return nil }
         let archive = folder.appendingPathComponent("http1-corpus.tar.gz").path
         let target = FileManager.default.temporaryDirectory.appendingPathComponent("h2o-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: target, withIntermediateDirectories: true)

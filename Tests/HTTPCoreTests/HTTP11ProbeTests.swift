@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Testing
 @testable import HTTPCore
@@ -7,7 +8,7 @@ import Testing
 @Suite(.timeLimit(.minutes(2)))
 struct HTTP11ProbeTests {
     static let probes: [HTTP11Probe] = {
-        guard let docs = Vectors.directory("http11probe/docs") else { return [] }
+        guard let docs = TestVectors.folder("http11probe/docs", report: false) else { return [] }
         return (try? HTTP11Probe.load(from: docs)) ?? []
     }()
 
@@ -15,7 +16,7 @@ struct HTTP11ProbeTests {
                                    bodyReadTimeout: .milliseconds(300))
 
     @Test func probesWereFound() {
-        guard Vectors.directory("http11probe/docs") != nil else { return }
+        guard TestVectors.folder("http11probe/docs") != nil else { return }
         #expect(Self.probes.count > 100)
     }
 
@@ -38,7 +39,7 @@ struct HTTP11ProbeTests {
         try await withServer(limits: Self.limits) { _, port in
             var failures: [String] = []
             for probe in Self.probes where Self.deliberate[probe.id] == nil {
-                let client = try RawClient(port: port, timeoutMilliseconds: 1000)
+                let client = try RawClient(port: port, timeoutMilliseconds: 3000)
                 try? client.send(probe.request)
                 let isHead = probe.request.starts(with: Array("HEAD ".utf8))
                 var statuses: [Int] = []

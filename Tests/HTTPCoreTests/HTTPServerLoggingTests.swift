@@ -4,22 +4,6 @@ import Synchronization
 import Testing
 @testable import HTTPCore
 
-/// Collects log messages for assertions.
-final class CapturingLogHandler: LogHandler, @unchecked Sendable {
-    let lines = Mutex<[String]>([])
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .info
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        lines.withLock { $0.append("\(event.level) \(event.message)") }
-    }
-}
-
 @Suite(.timeLimit(.minutes(1)))
 struct HTTPServerLoggingTests {
     @Test func accessLogHasMethodPathStatusAndNoSecrets() async throws {
@@ -31,15 +15,37 @@ struct HTTPServerLoggingTests {
         try client.send("GET /login?token=secret HTTP/1.1\r\nHost: a\r\nCookie: session=hidden\r\n"
                         + "Authorization: Bearer abc\r\n\r\n")
         #expect(try await client.readResponse().status == 200)
+        let bad = try RawClient(port: server.localPort)
+        try bad.send("GET /x?token=secret HTTP/1.1\r\n\r\n")
+        #expect(try await bad.readResponse().status == 400)
         await server.shutdown()
         let lines = handler.lines.withLock { $0 }
         let access = lines.filter { $0.hasPrefix("info GET /login ") }
         #expect(access.count == 1)
         #expect(access.first?.contains(" 200 ") == true)
         #expect(access.first?.hasSuffix("ms") == true)
+        #expect(lines.contains("info - - 400 0.0ms"))
         #expect(!lines.joined().contains("secret"))
         #expect(!lines.joined().contains("hidden"))
         #expect(!lines.joined().contains("abc"))
+    }
+
+    @Test func accessLogOffLeavesOnlyRefusals() async throws {
+        let handler = CapturingLogHandler()
+        let logger = Logger(label: "access") { _ in handler }
+        let server = HTTPServer(configuration: .init(port: 0, loopCount: 1, accessLog: false), responder: EchoResponder(),
+                                logger: logger)
+        try server.start()
+        let client = try RawClient(port: server.localPort)
+        try client.send("GET /quiet HTTP/1.1\r\nHost: a\r\n\r\n")
+        #expect(try await client.readResponse().status == 200)
+        let bad = try RawClient(port: server.localPort)
+        try bad.send("GET /x HTTP/1.1\r\n\r\n")
+        #expect(try await bad.readResponse().status == 400)
+        await server.shutdown()
+        let lines = handler.lines.withLock { $0 }
+        #expect(!lines.contains { $0.contains("/quiet") })
+        #expect(lines.contains("info - - 400 0.0ms"))
     }
 
     @Test func dateIsIMFFixdate() {
@@ -59,15 +65,26 @@ struct HTTPServerLoggingTests {
     @Test func sigtermShutsDownGracefully() async throws {
         var logger = Logger(label: "test")
         logger.logLevel = .warning
-        let server = HTTPServer(configuration: .init(port: 0, loopCount: 1), responder: EchoResponder(), logger: logger)
+        let arrival = Arrival()
+        let server = HTTPServer(configuration: .init(port: 0, loopCount: 1), responder: SlowResponder(arrival: arrival),
+                                logger: logger)
         try server.start()
         let sources = server.installSignalHandlers([SIGUSR2])
         let client = try RawClient(port: server.localPort)
         try client.send("GET /slow HTTP/1.1\r\nHost: a\r\n\r\n")
-        try await Task.sleep(for: .milliseconds(50))
+        await arrival.wait()
         kill(getpid(), SIGUSR2)
         #expect(try await client.readResponse().text == "slow done")
         try await server.run()
         for source in sources { source.cancel() }
+    }
+}
+
+struct DescriptorLimitTests {
+    @Test func connectionsLeaveADescriptorReserve() {
+        #expect(DescriptorLimit.connectionCap(configured: 10_000, softLimit: 1024) == 1024 - 64 - 128)
+        #expect(DescriptorLimit.connectionCap(configured: 100, softLimit: 1_048_576) == 100)
+        #expect(DescriptorLimit.connectionCap(configured: 100, softLimit: 40) == 1)
+        #expect(DescriptorLimit.raiseSoftLimit() >= 64)
     }
 }

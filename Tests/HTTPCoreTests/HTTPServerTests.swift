@@ -134,6 +134,17 @@ struct HTTPServerTests {
         }
     }
 
+    @Test func oversizedBodySentAnywayStillGets413() async throws {
+        try await withServer(limits: HTTPLimits(maxBodySize: 1024)) { _, port in
+            let client = try RawClient(port: port)
+            let body = [UInt8](repeating: 0x7A, count: 600 * 1024)
+            try? client.send(Array("POST /up HTTP/1.1\r\nHost: x\r\nContent-Length: \(body.count)\r\n\r\n".utf8) + body)
+            let response = try await client.readResponse()
+            #expect(response.status == 413)
+            #expect(response.text.contains("Request body too large"))
+        }
+    }
+
     @Test func unknownExpectationIs417() async throws {
         try await withServer { _, port in
             let client = try RawClient(port: port)
@@ -161,6 +172,25 @@ struct HTTPServerTests {
             #expect(response.headers["content-type"]?.hasPrefix("application/json") == true)
             #expect(response.text == "{\"error\":true,\"reason\":\"Missing Host header\"}")
             #expect(await client.isClosedByPeer())
+        }
+    }
+
+    @Test func responseHeaderInjectionIsDropped() async throws {
+        let responder = ClosureResponder { _, _ in
+            HTTPResponse(status: HTTPStatus(code: 200, reasonPhrase: "OK\r\nX-Evil: 1"),
+                         headers: ["X-Good": "yes", "X-Bad": "a\r\nSet-Cookie: stolen=1", "Bad Name": "v"],
+                         string: "body")
+        }
+        try await withServer(responder: responder) { _, port in
+            let client = try RawClient(port: port)
+            try client.send("GET / HTTP/1.1\r\nHost: x\r\n\r\n")
+            let response = try await client.readResponse()
+            #expect(response.status == 200)
+            #expect(response.headers["x-good"] == "yes")
+            #expect(response.headers["x-bad"] == nil)
+            #expect(response.headers["set-cookie"] == nil)
+            #expect(response.headers["x-evil"] == nil)
+            #expect(response.text == "body")
         }
     }
 

@@ -1,3 +1,4 @@
+import TestSupport
 import Foundation
 import Testing
 @testable import HTTPCore
@@ -17,14 +18,14 @@ import Testing
 ///   we answer 501 (unknown coding) or 400 (chunked not last), as RFC 9112 §6.3 rule 4 asks.
 struct LLHTTPVectorTests {
     static let cases: [LLHTTPCase] = {
-        guard let folder = Vectors.directory("llhttp/request") else { return [] }
+        guard let folder = TestVectors.folder("llhttp/request", report: false) else { return [] }
         return (try? LLHTTPCase.load(from: folder)) ?? []
     }()
 
     static let tolerated: Set<Int> = [5, 22, 23]
 
     @Test func vectorsWereFound() {
-        guard Vectors.directory("llhttp/request") != nil else { return }
+        guard TestVectors.folder("llhttp/request") != nil else { return }
         #expect(Self.cases.count > 100)
     }
 

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import TestSupport
 import Testing
 @testable import HTTPCore
 
@@ -32,15 +33,9 @@ struct TLSServerTests {
 
     /// A fresh self-signed P-256 certificate for `localhost` in a temporary directory.
     static func makeCertificate() async throws -> TLSServerConfiguration {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tls-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let cert = directory.appendingPathComponent("cert.pem").path
-        let key = directory.appendingPathComponent("key.pem").path
-        let (status, _) = try await run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt",
-                                         "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", key, "-out", cert,
-                                         "-days", "1", "-subj", "/CN=localhost"])
-        try #require(status == 0)
-        return TLSServerConfiguration(certificatePath: cert, privateKeyPath: key)
+        let certificate = try SelfSignedCertificate.make()
+        return TLSServerConfiguration(certificatePath: certificate.certificatePath,
+                                      privateKeyPath: certificate.privateKeyPath)
     }
 
     @Test(arguments: ["-tls1_2", "-tls1_3"])

@@ -88,7 +88,8 @@ struct DatabasePoolTests {
             try await block.finish()
             try await group.waitForAll()
         }
-        #expect(pool.writeStatistics == WriteStatistics(transactions: 1 + 1 + 3, writes: 1 + 1 + 7))  // 3 + 3 + 1
+        let statistics = pool.writeStatistics
+        #expect(statistics.transactions == 1 + 1 + 3 && statistics.writes == 1 + 1 + 7)  // 3 + 3 + 1
         #expect(try await count(pool) == 7)
     }
 
@@ -144,5 +145,38 @@ struct DatabasePoolTests {
         }
         try await pool.write { try $0.execute(sql: "INSERT INTO t VALUES (?)", arguments: [2]) }
         #expect(try await count(pool) == 2)
+    }
+
+    @Test func checkpointsBesideTheWriterOnceTheWALIsLarge() async throws {
+        let pool = try await makePool(DatabaseConfiguration(checkpointThresholdPages: 8))
+        let file = directory.path()
+        let sizeBefore = try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int ?? 0
+        for value in 0..<200 {
+            try await pool.write { db in
+                try db.execute(sql: "INSERT INTO t VALUES (?)", arguments: [value])
+                try db.execute(sql: "CREATE TABLE IF NOT EXISTS pad (b BLOB)")
+                try db.execute(sql: "INSERT INTO pad VALUES (?)", arguments: [[UInt8](repeating: 7, count: 4096)])
+            }
+        }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while pool.writeStatistics.checkpoints == 0, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(pool.writeStatistics.checkpoints > 0)
+        let sizeAfter = try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int ?? 0
+        #expect(sizeAfter > sizeBefore + 8 * 4096)  // pages were copied from the WAL into the database file
+        // 200 writes of > 8 KiB each: without WAL restarts the log would exceed 1.6 MB.
+        let walSize = try FileManager.default.attributesOfItem(atPath: file + "-wal")[.size] as? Int ?? 0
+        #expect(walSize < 1_000_000, "the WAL grew to \(walSize) bytes")
+        #expect(try await count(pool) == 200)
+    }
+
+    @Test func zeroThresholdLeavesCheckpointsToSQLite() async throws {
+        let pool = try await makePool(DatabaseConfiguration(checkpointThresholdPages: 0))
+        for value in 0..<50 {
+            try await pool.write { try $0.execute(sql: "INSERT INTO t VALUES (?)", arguments: [value]) }
+        }
+        #expect(pool.writeStatistics.checkpoints == 0)
+        #expect(try await count(pool) == 50)
     }
 }

@@ -10,6 +10,9 @@ guard arguments.count == 4, let count = Int(arguments[2]), count > 0 else {
     exit(64)
 }
 var configuration = DatabaseConfiguration(synchronous: arguments[3] == "full" ? .full : .normal)
+if let pages = ProcessInfo.processInfo.environment["CHECKPOINT_THRESHOLD_PAGES"].flatMap(Int.init) {
+    configuration.checkpointThresholdPages = pages
+}
 let benchmark = StorageBenchmark(count: count, concurrency: 64)
 
 func freshPool(_ name: String, _ configuration: DatabaseConfiguration) async throws -> DatabasePool {
@@ -32,3 +35,4 @@ print("lookups_concurrent", try await benchmark.lookups(pool, run: 2, width: ben
 configuration.maxWriteBatch = 1
 let unbatched = try await freshPool("swift-unbatched.sqlite", configuration)
 print("signins_concurrent_without_group_commit", try await benchmark.signIns(unbatched, run: 3, width: benchmark.concurrency))
+

@@ -64,7 +64,7 @@ final class AppleTokenLifecycle: Sendable {
         async throws -> AppleToken?
     {
         guard let client, let sealer else { return nil }
-        if let codeHash, !constantTimeEquals(codeHash, Self.halfHash(code)) {
+        if let codeHash, !constantTimeEquals(codeHash, TokenHash.of(code)) {
             throw AppleAuthError(.tokenMismatch, detail: "c_hash does not match the authorization code")
         }
         let response = try await client.exchange(code: code, clientID: clientID, redirectURI: redirectURI)
@@ -79,7 +79,7 @@ final class AppleTokenLifecycle: Sendable {
         guard identity.sub == expectedSubject else {
             throw AppleAuthError(.tokenMismatch, detail: "id_token from /auth/token names another sub")
         }
-        if let atHash = identity.atHash, !constantTimeEquals(atHash, Self.halfHash(response.accessToken)) {
+        if let atHash = identity.atHash, !constantTimeEquals(atHash, TokenHash.of(response.accessToken)) {
             throw AppleAuthError(.tokenMismatch, detail: "at_hash does not match the access token")
         }
         guard let refreshToken = response.refreshToken, !refreshToken.isEmpty else {
@@ -161,10 +161,5 @@ final class AppleTokenLifecycle: Sendable {
         } catch {
             return "\(error)"
         }
-    }
-
-    /// `at_hash` / `c_hash`: base64url of the left half of SHA-256 (OpenID Connect Core §3.1.3.6, §3.3.2.11).
-    static func halfHash(_ value: String) -> String {
-        Base64URL.encode(SHA256.hash(value).prefix(16))
     }
 }

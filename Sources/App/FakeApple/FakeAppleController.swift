@@ -1,3 +1,4 @@
+import AppleID
 import CryptoCore
 import Foundation
 import HTTPCore
@@ -119,7 +120,7 @@ struct FakeAppleController: RouteCollection {
         ))
         let idToken = try keys.mintIdentityToken(IdentityTokenRequest(
             subject: subject, audience: clientID, email: email, isPrivateEmail: isPrivateEmail,
-            nonce: nonce, lifetime: Self.identityTokenLifetime, extraClaims: ["c_hash": .string(Self.halfHash(code))]
+            nonce: nonce, lifetime: Self.identityTokenLifetime, extraClaims: ["c_hash": .string(TokenHash.of(code))]
         ), now: clock())
         return (code, idToken)
     }
@@ -129,7 +130,7 @@ struct FakeAppleController: RouteCollection {
         let accessToken = "a" + Base64URL.encode(try SecureRandom.bytes(count: 24))
         let idToken = try keys.mintIdentityToken(IdentityTokenRequest(
             subject: subject, audience: clientID, email: email, isPrivateEmail: isPrivateEmail,
-            lifetime: Self.identityTokenLifetime, extraClaims: ["at_hash": .string(Self.halfHash(accessToken))]
+            lifetime: Self.identityTokenLifetime, extraClaims: ["at_hash": .string(TokenHash.of(accessToken))]
         ), now: clock())
         var body: [String: JSONValue] = [
             "access_token": .string(accessToken), "token_type": "Bearer",
@@ -147,11 +148,6 @@ struct FakeAppleController: RouteCollection {
         var response = Response(status: .badRequest, body: .bytes(JSONValue.object(["error": .string(code)]).serialized()))
         response.headers.replaceOrAdd(name: "Content-Type", value: "application/json")
         return response
-    }
-
-    /// `at_hash` / `c_hash`: base64url of the left half of SHA-256 of the value (OpenID Connect Core §3.1.3.6).
-    static func halfHash(_ value: String) -> String {
-        Base64URL.encode(SHA256.hash(value).prefix(16))
     }
 }
 

@@ -31,7 +31,7 @@ public final class FakeAppleServer: Sendable {
         try application.register(collection: controller)
         try application.boot()
         server = HTTPServer(
-            configuration: HTTPServerConfiguration(hostname: hostname, port: port, loopCount: 1),
+            configuration: HTTPServerConfiguration(hostname: hostname, port: port, loopCount: 1, accessLog: false),
             responder: application, logger: logger
         )
     }

@@ -72,9 +72,14 @@ actor FakeAppleState {
         return stored
     }
 
+    /// Revoking a token ends the app's authorization, as "Stop using Apple ID" does: the next sign-in is a first
+    /// one again, with `user`.
     func revoke(token: String, clientID: String, hint: String?) {
         let known = refreshTokens[token]?.clientID == clientID
-        if known { refreshTokens[token]?.revoked = true }
+        if known, let subject = refreshTokens[token]?.subject {
+            refreshTokens[token]?.revoked = true
+            sharedName.remove("\(clientID)\n\(subject)")
+        }
         revocations.append(FakeAppleRevocation(clientID: clientID, token: token, tokenTypeHint: hint, known: known))
     }
 

@@ -1,8 +1,11 @@
+import CryptoCore
 import Foundation
 import Storage
 import Web
 
 /// `SessionStore` on SQLite: session data as a JSON object, expired sessions invisible and swept.
+///
+/// Sessions are stored under the SHA-256 of their id, so a copy of the database holds no usable session cookie.
 ///
 /// The user id found under `userIDKey` in a session's data is copied to the `user_id` column, so deleting a user
 /// deletes their sessions (`UserRepository.delete`, `deleteAll(userID:)`).
@@ -26,8 +29,12 @@ public struct SQLiteSessionStore: SessionStore {
         self.now = now
     }
 
+    /// The key a session id is stored under.
+    static func storageKey(_ id: String) -> String { SHA256.hexHash(id) }
+
     public func load(id: String) async throws -> SessionRecord? {
         let now = now()
+        let id = Self.storageKey(id)
         let stored = try await pool.read { db in
             try db.fetchOne(
                 sql: "SELECT data, expires_at FROM sessions WHERE id = ? AND expires_at > ?", arguments: [id, now]
@@ -44,6 +51,7 @@ public struct SQLiteSessionStore: SessionStore {
         encoder.outputFormatting = .sortedKeys
         let json = String(decoding: try encoder.encode(record.data), as: UTF8.self)
         let userID = record.data[userIDKey].flatMap(UUID.init(uuidString:))
+        let id = Self.storageKey(id)
         try await pool.write { db in
             try db.execute(
                 sql: """
@@ -56,6 +64,7 @@ public struct SQLiteSessionStore: SessionStore {
     }
 
     public func delete(id: String) async throws {
+        let id = Self.storageKey(id)
         try await pool.write { db in try db.execute(sql: "DELETE FROM sessions WHERE id = ?", arguments: [id]) }
     }
 

@@ -1,3 +1,4 @@
+import CryptoCore
 import Foundation
 import Storage
 import Testing
@@ -43,7 +44,7 @@ struct SQLiteSessionStoreTests {
         try await store.save(id: "2", record: SessionRecord(data: ["userID": userID.uuidString], expiresAt: expires))
         try await store.save(id: "3", record: SessionRecord(data: ["userID": "not a uuid"], expiresAt: expires))
         let column = try await db.pool.read {
-            try $0.fetchOne(sql: "SELECT user_id FROM sessions WHERE id = ?", arguments: ["1"]) { try $0[0] as String? }
+            try $0.fetchOne(sql: "SELECT user_id FROM sessions WHERE id = ?", arguments: [SQLiteSessionStore.storageKey("1")]) { try $0[0] as String? }
         }
         #expect(column == userID.uuidString.lowercased())
         #expect(try await store.deleteAll(userID: userID) == 2)
@@ -59,5 +60,17 @@ struct SQLiteSessionStoreTests {
                            arguments: ["bad", "[1, 2", expires])
         }
         #expect(try await store.load(id: "bad") == nil)
+    }
+}
+
+extension SQLiteSessionStoreTests {
+    @Test func sessionIdsAreStoredOnlyAsHashes() async throws {
+        let db = try await TemporaryDatabase()
+        let store = SQLiteSessionStore(pool: db.pool)
+        let id = "session-id-secret-value"
+        try await store.save(id: id, record: SessionRecord(data: ["a": "b"], expiresAt: Date().addingTimeInterval(60)))
+        let ids = try await db.pool.read { try $0.fetchAll(sql: "SELECT id FROM sessions") { try $0[0] as String } }
+        #expect(ids == [SHA256.hexHash(id)])
+        #expect(try await store.load(id: id)?.data == ["a": "b"])
     }
 }

@@ -12,9 +12,10 @@ final class TestApp: Sendable {
     let directory: URL
     let apple: FakeAppleServer
     let server: SiwaServer
-    let client = HTTPClient()
+    let client: HTTPClient
 
-    var baseURL: String { "http://127.0.0.1:\(server.localPort)" }
+    /// `https://` when the server terminates TLS itself (`configuration.tls`).
+    var baseURL: String { "\(server.configuration.tls == nil ? "http" : "https")://127.0.0.1:\(server.localPort)" }
     var keys: FakeAppleKeys { apple.keys }
     var databasePath: String { server.configuration.databasePath }
 
@@ -61,6 +62,7 @@ final class TestApp: Sendable {
         self.directory = directory
         self.apple = apple
         self.server = server
+        client = HTTPClient(configuration: HTTPClient.Configuration(extraCAFile: server.configuration.tls?.certificatePath))
     }
 
     /// Stops both and removes the files.

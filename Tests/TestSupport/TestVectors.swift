@@ -3,8 +3,8 @@ import Testing
 
 /// Locates the shared test vectors: `$SIWA_VECTORS`, else `<package root>/../shared/vectors`.
 /// They are never copied into the repository.
-enum TestVectors {
-    static let directory: URL = {
+public enum TestVectors {
+    public static let directory: URL = {
         if let path = ProcessInfo.processInfo.environment["SIWA_VECTORS"], !path.isEmpty {
             return URL(fileURLWithPath: path)
         }
@@ -13,15 +13,15 @@ enum TestVectors {
         return packageRoot.deletingLastPathComponent().appendingPathComponent("shared/vectors")
     }()
 
-    static var isPresent: Bool {
+    public static var isPresent: Bool {
         FileManager.default.fileExists(atPath: directory.appendingPathComponent("wycheproof").path)
     }
 
-    static var isCI: Bool { !(ProcessInfo.processInfo.environment["CI"] ?? "").isEmpty }
+    public static var isCI: Bool { !(ProcessInfo.processInfo.environment["CI"] ?? "").isEmpty }
 
     /// The file's bytes, or nil (after a note) when vectors are absent outside CI.
     /// Under CI a missing file is a recorded failure.
-    static func load(_ relativePath: String) -> Data? {
+    public static func load(_ relativePath: String) -> Data? {
         let url = directory.appendingPathComponent(relativePath)
         if let data = try? Data(contentsOf: url) { return data }
         if isCI {
@@ -34,7 +34,8 @@ enum TestVectors {
 }
 
 extension [UInt8] {
-    init(hex: String) {
+    /// Bytes from hex digits (test vectors); stops at an odd trailing digit.
+    public init(hex: String) {
         var bytes: [UInt8] = []
         var iterator = hex.utf8.makeIterator()
         while let high = iterator.next(), let low = iterator.next() {
@@ -50,5 +51,21 @@ extension [UInt8] {
         case 0x41...0x46: c - 0x41 + 10
         default: 0
         }
+    }
+}
+
+extension TestVectors {
+    /// The vectors folder `name`, or nil when it is missing: a recorded failure under CI, a printed note otherwise.
+    /// - Parameter report: false where no test is running yet (argument lists built at discovery).
+    public static func folder(_ name: String, report: Bool = true) -> URL? {
+        let folder = directory.appendingPathComponent(name)
+        if FileManager.default.fileExists(atPath: folder.path) { return folder }
+        guard report else { return nil }
+        if isCI {
+            Issue.record("test vectors missing at \(folder.path) (CI is set)")
+        } else {
+            print("note: test vectors missing at \(folder.path); skipping")
+        }
+        return nil
     }
 }

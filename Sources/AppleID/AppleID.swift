@@ -1,1 +1,0 @@
-// The AppleID module; see ../../README.md for the architecture.

@@ -1,0 +1,59 @@
+import Foundation
+import HTTPCore
+
+extension JWKSCache {
+    /// One fetch; on success replaces the key set and saves the body; on failure keeps what is cached.
+    func fetch() async {
+        defer { inFlight = nil }
+        do {
+            let request = HTTPClientRequest(method: .GET, url: url, headers: ["Accept": "application/json"])
+            let response = try await client.send(request)
+            guard response.status == .ok else { throw JWKSFetchFailure("HTTP status \(response.status.code)") }
+            let parsed: [String: Key]
+            do {
+                parsed = try parse(response.body)
+            } catch {
+                throw JWKSFetchFailure("body is not a usable key set (\(type(of: error)))")
+            }
+            guard !parsed.isEmpty else { throw JWKSFetchFailure("key set is empty") }
+            let lifetime = policy.lifetime(for: response.headers, now: clock())
+            keys = parsed
+            expiresAt = clock().addingTimeInterval(lifetime)
+            logger.info("JWKS fetched", metadata: [
+                "url": "\(url)", "kids": "\(parsed.keys.sorted().joined(separator: ","))",
+                "lifetime_s": "\(Int(lifetime))",
+            ])
+            await store?.save(response.body)
+        } catch {
+            let reason = (error as? HTTPClientError)?.description ?? (error as? JWKSFetchFailure)?.reason
+                ?? "\(type(of: error))"
+            let kept = keys.isEmpty ? "no keys cached"
+                : "keeping \(keys.count) cached keys" + (clock() >= expiresAt ? ", expired" : "")
+            logger.warning("JWKS fetch failed: \(reason); \(kept)", metadata: ["url": "\(url)"])
+        }
+    }
+
+    /// Loads the stored body once, before any fetch; the seeded keys count as expired, so the first
+    /// lookup of a known kid also starts a refetch.
+    func seed() async {
+        defer {
+            isSeeded = true
+            seeding = nil
+        }
+        guard let store, let body = await store.load() else { return }
+        do {
+            let parsed = try parse(body)
+            guard keys.isEmpty, !parsed.isEmpty else { return }
+            keys = parsed
+            logger.info("JWKS seeded from store", metadata: ["kids": "\(parsed.keys.sorted().joined(separator: ","))"])
+        } catch {
+            logger.warning("stored JWKS is not a usable key set (\(type(of: error))); ignored")
+        }
+    }
+}
+
+/// Why a fetch was not used; only logged.
+struct JWKSFetchFailure: Error {
+    var reason: String
+    init(_ reason: String) { self.reason = reason }
+}

@@ -1,0 +1,31 @@
+import CSQLite
+
+/// Counts the pages in the write-ahead log after each commit, as SQLite reports them to the WAL hook.
+final class WALMonitor {
+    var pages = 0
+    /// `pages` when the last checkpoint beside the writer was started.
+    var pagesAtLastCheckpoint = 0
+}
+
+extension Database {
+    /// Replaces SQLite's automatic checkpoint (run by the committing connection, with an `fsync`) by a count of
+    /// WAL pages in `walPageCount`, so the caller can checkpoint on another connection instead
+    /// (https://sqlite.org/c3ref/wal_hook.html).
+    func trackWALInsteadOfCheckpointing() {
+        let context = Unmanaged.passUnretained(walMonitor).toOpaque()  // `walMonitor` lives as long as `self`
+        sqlite3_wal_hook(handle, { context, _, _, pages in
+            if let context { Unmanaged<WALMonitor>.fromOpaque(context).takeUnretainedValue().pages = Int(pages) }
+            return SQLITE_OK
+        }, context)
+    }
+
+    /// The pages in the WAL after the last commit on this connection, once `trackWALInsteadOfCheckpointing` ran.
+    var walPageCount: Int { walMonitor.pages }
+
+    /// Copies committed WAL pages into the database file without waiting for readers or writers
+    /// (`SQLITE_CHECKPOINT_PASSIVE`).
+    func checkpoint() throws {
+        let code = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+        guard code == SQLITE_OK else { throw SQLiteError(code: code, connection: handle, sql: nil) }
+    }
+}

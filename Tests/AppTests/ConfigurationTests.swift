@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+import Web
+@testable import App
+
+/// Reading the environment (DESIGN.md "Configuration"): defaults, and a named error for each bad variable.
+struct ConfigurationTests {
+    @Test func defaultsMatchTheDesign() throws {
+        let configuration = try Configuration(Environment([:]))
+        #expect(configuration.hostname == "127.0.0.1")
+        #expect(configuration.port == 8080)
+        #expect(configuration.databasePath == "siwa.sqlite")
+        #expect(configuration.appleBaseURL == "https://appleid.apple.com")
+        #expect(configuration.maxBodySize == 1_048_576)
+        #expect(!configuration.trustProxy)
+        #expect(configuration.appleKey == nil)
+        #expect(configuration.problems.count == 4)
+    }
+
+    @Test func readsEveryVariable() throws {
+        let configuration = try Configuration(Environment([
+            "HOSTNAME": "0.0.0.0", "PORT": "9000", "DATABASE_PATH": "/tmp/x.sqlite",
+            "IOS_APPLICATION_IDENTIFIER": "com.a, com.b", "WEBSITE_APPLICATION_IDENTIFIER": "com.a.web",
+            "SIWA_REDIRECT_URL": "https://a.example/login/siwa/callback", "APPLE_BASE_URL": "http://127.0.0.1:9090/",
+            "APPLE_TEAM_ID": "T", "APPLE_KEY_ID": "K", "APPLE_PRIVATE_KEY_PATH": "/k.p8",
+            "SIWA_ENCRYPTION_KEY": String(repeating: "ab", count: 32), "TRUST_PROXY": "true",
+            "MAX_BODY_SIZE": "2048", "LOG_LEVEL": "debug",
+        ]))
+        #expect(configuration.port == 9000)
+        #expect(configuration.iosClientIDs == ["com.a", "com.b"])
+        #expect(configuration.appleBaseURL == "http://127.0.0.1:9090")
+        #expect(configuration.appleKey == .init(teamID: "T", keyID: "K", privateKeyPath: "/k.p8"))
+        #expect(configuration.encryptionKey == [UInt8](repeating: 0xab, count: 32))
+        #expect(configuration.trustProxy)
+        #expect(configuration.maxBodySize == 2048)
+        #expect(configuration.logLevel == .debug)
+        #expect(configuration.problems.isEmpty)
+    }
+
+    @Test(arguments: [
+        (["PORT": "eighty"], "PORT"),
+        (["PORT": "70000"], "PORT"),
+        (["APPLE_BASE_URL": "http://appleid.apple.com"], "APPLE_BASE_URL"),
+        (["APPLE_BASE_URL": "ftp://127.0.0.1"], "APPLE_BASE_URL"),
+        (["SIWA_REDIRECT_URL": "/login/siwa/callback"], "SIWA_REDIRECT_URL"),
+        (["SIWA_ENCRYPTION_KEY": "c2hvcnQ="], "SIWA_ENCRYPTION_KEY"),
+        (["TRUST_PROXY": "maybe"], "TRUST_PROXY"),
+        (["MAX_BODY_SIZE": "0"], "MAX_BODY_SIZE"),
+        (["LOG_LEVEL": "loud"], "LOG_LEVEL"),
+        (["APPLE_TEAM_ID": "T", "APPLE_KEY_ID": "K"], "APPLE_PRIVATE_KEY_PATH"),
+        (["TLS_CERT_PATH": "/c.pem"], "TLS_KEY_PATH"),
+    ])
+    func badVariablesAreNamed(_ variables: [String: String], _ name: String) {
+        #expect {
+            try Configuration(Environment(variables))
+        } throws: { error in
+            "\(error)".contains(name)
+        }
+    }
+
+    @Test func loopbackHostsAreRecognised() {
+        for host in ["127.0.0.1", "127.1.2.3", "localhost", "[::1]", "::1"] { #expect(LoopbackHost.isLoopback(host), "\(host)") }
+        for host in ["128.0.0.1", "example.com", "127.0.0", "10.0.0.1"] { #expect(!LoopbackHost.isLoopback(host), "\(host)") }
+    }
+
+    @Test func dotEnvIsReadAndTheEnvironmentWins() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("siwa-\(UUID().uuidString).env")
+        try "PORT=7000\nHOSTNAME=0.0.0.0\n".write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let configuration = try Configuration.load(dotEnvPath: file.path, environment: ["PORT": "7001"])
+        #expect(configuration.port == 7001)
+        #expect(configuration.hostname == "0.0.0.0")
+    }
+}

@@ -1,0 +1,165 @@
+import Foundation
+import HTTPCore
+import Logging
+import Testing
+@testable import AppleID
+
+/// The cache against a real loopback JWKS server, with an injected clock.
+struct JWKSCacheTests {
+    let server: JWKSTestServer
+    let clock = JWKSTestClock()
+    let log = JWKSTestLogRecorder()
+
+    init() throws { server = try JWKSTestServer() }
+
+    /// kid → the key's `n`, parsed with Foundation only (no JOSE).
+    static let parse: JWKSCache<String>.Parse = { body in
+        guard let object = try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
+              let keys = object["keys"] as? [[String: Any]] else { throw CocoaError(.coderReadCorrupt) }
+        var result: [String: String] = [:]
+        for key in keys {
+            guard let kid = key["kid"] as? String, let n = key["n"] as? String else { continue }
+            result[kid] = n
+        }
+        return result
+    }
+
+    func makeCache(store: JWKSCacheStore? = nil, url: String? = nil) -> JWKSCache<String> {
+        JWKSCache(url: url ?? server.url, client: HTTPClient(), parse: Self.parse, clock: { [clock] in clock.now },
+                  store: store, logger: log.logger)
+    }
+
+    func reason(_ body: () async throws -> String) async -> JWKSCacheError.Reason? {
+        do {
+            _ = try await body()
+            return nil
+        } catch {
+            return (error as? JWKSCacheError)?.reason
+        }
+    }
+
+    @Test(arguments: [
+        ("Cache-Control: public, max-age=600", 600.0),
+        ("Cache-Control: max-age=10", 300),
+        ("Cache-Control: max-age=604800", 86_400),
+        (nil, 3_600),
+    ] as [(String?, TimeInterval)])
+    func keepsKeysForClampedMaxAge(_ header: String?, _ lifetime: TimeInterval) async throws {
+        defer { server.stop() }
+        server.set { $0.headers = header.map { [$0] } ?? [] }
+        let cache = makeCache()
+        #expect(try await cache.key(for: "a") == "key-a")
+        clock.advance(by: lifetime - 1)
+        #expect(try await cache.key(for: "a") == "key-a")
+        await cache.settled()
+        #expect(server.fetches == 1)
+        clock.advance(by: 2)
+        #expect(try await cache.key(for: "a") == "key-a")
+        await cache.settled()
+        #expect(server.fetches == 2)
+    }
+
+    @Test func manyLookupsOneFetch() async throws {
+        defer { server.stop() }
+        let cache = makeCache()
+        for _ in 0..<50 { #expect(try await cache.key(for: "a") == "key-a") }
+        #expect(server.fetches == 1)
+    }
+
+    @Test func rotationFoundAfterOneRefetch() async throws {
+        defer { server.stop() }
+        let cache = makeCache()
+        #expect(try await cache.key(for: "a") == "key-a")
+        server.set { $0.body = JWKSTestServer.jwks(["a": "key-a", "b": "key-b"]) }
+        clock.advance(by: 11)
+        #expect(try await cache.key(for: "b") == "key-b")
+        #expect(server.fetches == 2)
+        #expect(try await cache.key(for: "a") == "key-a")
+        #expect(server.fetches == 2)
+    }
+
+    @Test func thousandConcurrentUnknownKidsCostOneFetch() async throws {
+        defer { server.stop() }
+        let cache = makeCache()
+        #expect(try await cache.key(for: "a") == "key-a")
+        clock.advance(by: 11)
+        server.set { $0.delay = .milliseconds(200) }
+        let reasons = await withTaskGroup(of: JWKSCacheError.Reason?.self) { group in
+            for _ in 0..<1000 { group.addTask { await reason { try await cache.key(for: "bogus") } } }
+            return await group.reduce(into: [JWKSCacheError.Reason?]()) { $0.append($1) }
+        }
+        #expect(reasons.count == 1000)
+        #expect(reasons.allSatisfy { $0 == .unknownKeyID })
+        #expect(server.fetches == 2)
+    }
+
+    @Test func thousandConcurrentFirstLookupsCostOneFetch() async throws {
+        defer { server.stop() }
+        server.set { $0.delay = .milliseconds(200) }
+        let cache = makeCache()
+        let values = await withTaskGroup(of: String?.self) { group in
+            for _ in 0..<1000 { group.addTask { try? await cache.key(for: "a") } }
+            return await group.reduce(into: [String?]()) { $0.append($1) }
+        }
+        #expect(values.count == 1000)
+        #expect(values.allSatisfy { $0 == "key-a" })
+        #expect(server.fetches == 1)
+    }
+
+    @Test func unknownKidRefetchIsRateLimited() async throws {
+        defer { server.stop() }
+        let cache = makeCache()
+        #expect(try await cache.key(for: "a") == "key-a")
+        #expect(await reason { try await cache.key(for: "x") } == .unknownKeyID)
+        #expect(server.fetches == 1)
+        clock.advance(by: 10)
+        #expect(await reason { try await cache.key(for: "x") } == .unknownKeyID)
+        #expect(server.fetches == 2)
+        clock.advance(by: 9.9)
+        #expect(await reason { try await cache.key(for: "y") } == .unknownKeyID)
+        #expect(server.fetches == 2)
+    }
+
+    @Test func outageKeepsCachedKeysEvenExpired() async throws {
+        let cache = makeCache()
+        #expect(try await cache.key(for: "a") == "key-a")
+        server.stop()
+        clock.advance(by: 2 * 86_400)
+        #expect(try await cache.key(for: "a") == "key-a")
+        await cache.settled()
+        clock.advance(by: 11)
+        #expect(await reason { try await cache.key(for: "b") } == .unknownKeyID)
+        #expect(try await cache.key(for: "a") == "key-a")
+        #expect(log.all.contains { $0.contains("JWKS fetch failed") && $0.contains("keeping 1 cached keys, expired") })
+    }
+
+    @Test func noKeysAtAllIsKeysUnavailable() async throws {
+        server.stop()
+        let cache = makeCache()
+        #expect(await reason { try await cache.key(for: "a") } == .keysUnavailable)
+    }
+
+    @Test(arguments: [("500 Internal Server Error", JWKSTestServer.jwks(["a": "key-a"])),
+                      ("200 OK", Array("not json".utf8)), ("200 OK", Array("{\"keys\":[]}".utf8))])
+    func unusableResponseIsKeysUnavailable(_ status: String, _ body: [UInt8]) async throws {
+        defer { server.stop() }
+        server.set {
+            $0.status = status
+            $0.body = body
+        }
+        let cache = makeCache()
+        #expect(await reason { try await cache.key(for: "a") } == .keysUnavailable)
+        #expect(server.fetches == 1)
+    }
+
+    @Test func badFetchKeepsGoodKeys() async throws {
+        defer { server.stop() }
+        let cache = makeCache()
+        #expect(try await cache.key(for: "a") == "key-a")
+        server.set { $0.body = Array("garbage".utf8) }
+        clock.advance(by: 11)
+        #expect(await reason { try await cache.key(for: "b") } == .unknownKeyID)
+        #expect(server.fetches == 2)
+        #expect(try await cache.key(for: "a") == "key-a")
+    }
+}

@@ -1,0 +1,28 @@
+import Foundation
+
+/// A fresh self-signed P-256 certificate for `localhost` and `127.0.0.1`, made with the `openssl` command in a
+/// temporary directory; it is its own CA, so clients trust it through an extra CA file.
+public struct SelfSignedCertificate: Sendable {
+    public let certificatePath: String
+    public let privateKeyPath: String
+
+    public static func make() throws -> SelfSignedCertificate {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tls-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let certificate = directory.appendingPathComponent("cert.pem").path
+        let key = directory.appendingPathComponent("key.pem").path
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [
+            "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+            "-keyout", key, "-out", certificate, "-days", "1", "-subj", "/CN=localhost",
+            "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+        ]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw CocoaError(.fileWriteUnknown) }
+        return SelfSignedCertificate(certificatePath: certificate, privateKeyPath: key)
+    }
+}
