@@ -29,7 +29,8 @@ public final class SiwaServer: Sendable {
         self.configuration = configuration
         let database = try await AppMigrations.openAndMigrate(
             path: configuration.databasePath,
-            configuration: DatabaseConfiguration(synchronous: configuration.databaseSynchronous)
+            configuration: DatabaseConfiguration(synchronous: configuration.databaseSynchronous,
+                                                 cacheSizeKiB: configuration.databaseCacheKiB)
         )
         let appleKeys = AppleKeySet.apple(configuration: configuration, database: database, logger: logger, clock: clock)
         services = Services(configuration: configuration, database: database, appleKeys: appleKeys, logger: logger,
