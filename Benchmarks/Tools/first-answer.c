@@ -1,8 +1,10 @@
 // Starts a server and measures the time from exec to its first answered `GET /health` (status 200), polling
-// 127.0.0.1:PORT every 200 microseconds. Prints "FIRST <milliseconds> <pid>" and leaves the server running.
+// 127.0.0.1:PORT every 200 microseconds. Prints "FIRST <milliseconds> <pid>" and leaves the server running
+// (its standard output goes to /dev/null; standard error is inherited).
 // Usage: first-answer PORT TIMEOUT_MS command [arguments...]
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,6 +44,8 @@ int main(int argc, char **argv) {
     double start = now_ms();
     pid_t pid = fork();
     if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        if (null >= 0) { dup2(null, STDOUT_FILENO); close(null); }
         execvp(argv[3], argv + 3);
         perror("exec");
         _exit(127);

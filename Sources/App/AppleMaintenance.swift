@@ -1,4 +1,5 @@
 import Foundation
+import HTTPCore
 import Logging
 import Storage
 
@@ -29,10 +30,13 @@ public enum AppleMaintenance {
         var logger = Logger(label: "siwa.apple")
         logger.logLevel = configuration.logLevel
         let database = try await AppMigrations.openAndMigrate(path: configuration.databasePath)
-        let keys = AppleKeySet.apple(configuration: configuration, database: database, logger: logger, clock: Date.init)
+        let http = HTTPClient(configuration: HTTPClient.Configuration(extraCAFile: configuration.extraCAFile))
+        let keys = AppleKeySet.apple(configuration: configuration, database: database, client: http, logger: logger,
+                                     clock: Date.init)
         let lifecycle = AppleTokenLifecycle(
             configuration: configuration, appleTokens: AppleTokenRepository(pool: database),
-            pending: PendingRevocationRepository(pool: database), keys: keys, logger: logger, clock: Date.init
+            pending: PendingRevocationRepository(pool: database), keys: keys, http: http, logger: logger,
+            clock: Date.init
         )
         guard lifecycle.isEnabled else {
             throw AppleMaintenanceError.notConfigured(lifecycle.disabledReason ?? "not configured")

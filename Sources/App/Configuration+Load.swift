@@ -50,6 +50,7 @@ extension Configuration {
         trustProxy = try env.get("TRUST_PROXY", as: Bool.self) ?? false
         maxBodySize = try Self.integer(env, "MAX_BODY_SIZE", in: 1...(1 << 30)) ?? maxBodySize
         maxConnections = try Self.integer(env, "MAX_CONNECTIONS", in: 1...1_000_000) ?? maxConnections
+        databaseCacheKiB = try Self.integer(env, "DATABASE_CACHE_KIB", in: 64...1_048_576) ?? databaseCacheKiB
         if let level = env.get("LOG_LEVEL") {
             guard let parsed = Logger.Level(rawValue: level.lowercased()) else {
                 throw ConfigurationError.malformed(name: "LOG_LEVEL", expected: "one of trace, debug, info, notice, warning, error")

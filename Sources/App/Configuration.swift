@@ -32,6 +32,9 @@ public struct Configuration: Sendable {
     /// Open connections served at once (`MAX_CONNECTIONS`); more wait in the listen backlog. Each one holds a
     /// file descriptor, so the soft `RLIMIT_NOFILE` must allow it.
     public var maxConnections = 16_384
+    /// SQLite page cache per connection in KiB (`DATABASE_CACHE_KIB`). Ids are time-ordered, so the pages a
+    /// sign-in touches are mostly the newest ones and a small cache keeps them.
+    public var databaseCacheKiB = 2_048
     public var logLevel: Logger.Level = .info
     /// Folder with `Views/` and `Public/`.
     public var resourcesPath = "Resources"

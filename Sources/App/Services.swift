@@ -30,8 +30,8 @@ final class Services: Sendable {
     /// Random bytes in a bearer token's value.
     static let bearerTokenBytes = 32
 
-    init(configuration: Configuration, database: DatabasePool, appleKeys: AppleKeySet, logger: Logger,
-         clock: @escaping @Sendable () -> Date = Date.init) {
+    init(configuration: Configuration, database: DatabasePool, appleKeys: AppleKeySet, http: HTTPClient,
+         logger: Logger, clock: @escaping @Sendable () -> Date = Date.init) {
         self.configuration = configuration
         self.database = database
         self.appleKeys = appleKeys
@@ -44,7 +44,8 @@ final class Services: Sendable {
         notifications = AppleNotificationRepository(pool: database, now: clock)
         lifecycle = AppleTokenLifecycle(
             configuration: configuration, appleTokens: AppleTokenRepository(pool: database),
-            pending: PendingRevocationRepository(pool: database), keys: appleKeys, logger: logger, clock: clock
+            pending: PendingRevocationRepository(pool: database), keys: appleKeys, http: http, logger: logger,
+            clock: clock
         )
         iosVerifier = configuration.iosClientIDs.isEmpty ? nil : IdentityTokenVerifier(
             keys: appleKeys, clientIDs: Set(configuration.iosClientIDs), clock: clock

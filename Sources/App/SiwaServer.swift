@@ -29,10 +29,13 @@ public final class SiwaServer: Sendable {
         self.configuration = configuration
         let database = try await AppMigrations.openAndMigrate(
             path: configuration.databasePath,
-            configuration: DatabaseConfiguration(synchronous: configuration.databaseSynchronous)
+            configuration: DatabaseConfiguration(synchronous: configuration.databaseSynchronous,
+                                                 cacheSizeKiB: configuration.databaseCacheKiB)
         )
-        let appleKeys = AppleKeySet.apple(configuration: configuration, database: database, logger: logger, clock: clock)
-        services = Services(configuration: configuration, database: database, appleKeys: appleKeys, logger: logger,
+        let http = HTTPClient(configuration: HTTPClient.Configuration(extraCAFile: configuration.extraCAFile))
+        let appleKeys = AppleKeySet.apple(configuration: configuration, database: database, client: http, logger: logger,
+                                          clock: clock)
+        services = Services(configuration: configuration, database: database, appleKeys: appleKeys, http: http, logger: logger,
                             clock: clock)
         application = Application(hostname: configuration.hostname, port: configuration.port,
                                   trustProxy: configuration.trustProxy, maxBodySize: configuration.maxBodySize,

@@ -2,7 +2,7 @@ import Testing
 import Web
 @testable import App
 
-/// `MAX_CONNECTIONS`: default, both ends of its range accepted, one past each refused.
+/// `MAX_CONNECTIONS` and `DATABASE_CACHE_KIB`: defaults, both ends of their ranges accepted, one past each refused.
 struct ConfigurationLimitsTests {
     private func load(_ values: [String: String]) throws -> Configuration {
         try Configuration(Environment(values))
@@ -21,5 +21,19 @@ struct ConfigurationLimitsTests {
         #expect(throws: ConfigurationError.self) { try load(["MAX_CONNECTIONS": "0"]) }
         #expect(throws: ConfigurationError.self) { try load(["MAX_CONNECTIONS": "1000001"]) }
         #expect(throws: ConfigurationError.self) { try load(["MAX_CONNECTIONS": "many"]) }
+    }
+
+    @Test func databaseCacheDefaultsTo2MiB() throws {
+        #expect(try load([:]).databaseCacheKiB == 2_048)
+    }
+
+    @Test func databaseCacheAcceptsItsRange() throws {
+        #expect(try load(["DATABASE_CACHE_KIB": "64"]).databaseCacheKiB == 64)
+        #expect(try load(["DATABASE_CACHE_KIB": "1048576"]).databaseCacheKiB == 1_048_576)
+    }
+
+    @Test func databaseCacheRefusesOutsideItsRange() {
+        #expect(throws: ConfigurationError.self) { try load(["DATABASE_CACHE_KIB": "63"]) }
+        #expect(throws: ConfigurationError.self) { try load(["DATABASE_CACHE_KIB": "1048577"]) }
     }
 }

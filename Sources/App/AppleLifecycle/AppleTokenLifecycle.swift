@@ -1,6 +1,7 @@
 import AppleID
 import CryptoCore
 import Foundation
+import HTTPCore
 import JOSE
 import Logging
 
@@ -25,7 +26,7 @@ final class AppleTokenLifecycle: Sendable {
     static let validationPageSize = 100
 
     init(configuration: Configuration, appleTokens: AppleTokenRepository, pending: PendingRevocationRepository,
-         keys: AppleKeySet, logger: Logger, clock: @escaping @Sendable () -> Date) {
+         keys: AppleKeySet, http: HTTPClient, logger: Logger, clock: @escaping @Sendable () -> Date) {
         self.appleTokens = appleTokens
         self.pending = pending
         self.keys = keys
@@ -42,7 +43,6 @@ final class AppleTokenLifecycle: Sendable {
         do {
             let secret = try ClientSecret.load(teamID: key.teamID, keyID: key.keyID, privateKeyPath: key.privateKeyPath,
                                                clock: clock)
-            let http = HTTPClientFactory.make(configuration: configuration)
             (client, sealer, disabledReason) = (
                 AppleAuthClient(baseURL: configuration.appleBaseURL, clientSecret: secret, http: http),
                 RefreshTokenSealer(key: encryptionKey), nil

@@ -20,22 +20,19 @@ final class User: Model, Content, @unchecked Sendable {
         self.siwaIdentifier = siwaIdentifier
     }
 
-    final class Public: Content {
-        var id: UUID?
-        var name: String
-        var username: String
-
-        init(id: UUID?, name: String, username: String) {
-            self.id = id
-            self.name = name
-            self.username = username
-        }
+    struct Public: Content {
+        let id: UUID?
+        let name: String
+        let username: String
     }
 
     func convertToPublic() -> Public {
         Public(id: id, name: name, username: username)
     }
 }
+
+/// The book's `ModelAuthenticatable` also checks passwords; the token authenticator needs only this.
+extension User: Authenticatable {}
 
 /// The TIL `Token`.
 final class Token: Model, Content, @unchecked Sendable {
