@@ -138,6 +138,8 @@ final class Connection {
             let deadline: UInt64
             let limits = acceptor.limits
             if idle {
+                input.releaseIfEmpty()
+                if output.isEmpty { output = [] }
                 deadline = MonotonicClock.now() + limits.idleTimeout.nanoseconds
             } else if parser.isReadingBody {
                 deadline = MonotonicClock.now() + limits.bodyReadTimeout.nanoseconds

@@ -7,7 +7,10 @@ final class ReadBuffer {
     /// End of received bytes.
     private(set) var writerIndex = 0
 
-    init(capacity: Int = 4096) {
+    /// The smallest storage allocated when the buffer grows from empty.
+    static let minimumCapacity = 4096
+
+    init(capacity: Int = minimumCapacity) {
         self.capacity = max(capacity, 64)
         storage = UnsafeMutableRawPointer.allocate(byteCount: self.capacity, alignment: 16)
     }
@@ -39,7 +42,7 @@ final class ReadBuffer {
             writerIndex = count
             if capacity - writerIndex >= minimum { return }
         }
-        var newCapacity = capacity * 2
+        var newCapacity = max(capacity * 2, Self.minimumCapacity)
         while newCapacity - writerIndex < minimum { newCapacity *= 2 }
         let grown = UnsafeMutableRawPointer.allocate(byteCount: newCapacity, alignment: 16)
         grown.copyMemory(from: storage, byteCount: writerIndex)
@@ -60,6 +63,17 @@ final class ReadBuffer {
         reserveTail(minimum: bytes.count)
         writableTail.copyMemory(from: bytes)
         didWrite(bytes.count)
+    }
+
+    /// Frees the storage of an empty buffer, for a keep-alive connection that waits idle (10,000 of them should
+    /// not hold 40 MB of read buffers); the next `reserveTail` allocates again.
+    func releaseIfEmpty() {
+        guard readableCount == 0, capacity > 0 else { return }
+        storage.deallocate()
+        storage = UnsafeMutableRawPointer.allocate(byteCount: 0, alignment: 16)
+        capacity = 0
+        readerIndex = 0
+        writerIndex = 0
     }
 
     /// Returns to a small buffer when a large request has been consumed, so idle connections stay cheap.
