@@ -95,10 +95,19 @@ public struct IdentityTokenVerifier: Sendable {
     /// (Apple's recommended flow hashes it on the device). Both comparisons always run, in
     /// constant time; hex is compared case-insensitively.
     static func nonce(_ tokenNonce: String, matches requestNonce: String) -> Bool {
-        var token = Array(tokenNonce.utf8)
-        let raw = constantTimeEquals(token, Array(requestNonce.utf8))
-        for i in token.indices where token[i] >= UInt8(ascii: "A") && token[i] <= UInt8(ascii: "F") { token[i] |= 0x20 }
-        let hashed = constantTimeEquals(token, SHA256.hexBytes(SHA256.hash(requestNonce)))
-        return raw || hashed
+        var token = tokenNonce, request = requestNonce
+        let hashedHex = request.withUTF8 { SHA256.hexBytes(SHA256.hash(Array($0))) }
+        return token.withUTF8 { token in
+            let raw = request.withUTF8 { request in constantTimeEquals(token, request) }
+            var difference: UInt8 = token.count == hashedHex.count ? 0 : 1
+            if difference == 0 {
+                for i in 0..<token.count {
+                    let byte = token[i]
+                    let lowered = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "F") ? byte | 0x20 : byte
+                    difference |= lowered ^ hashedHex[i]
+                }
+            }
+            return raw || difference == 0
+        }
     }
 }
