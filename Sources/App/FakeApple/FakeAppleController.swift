@@ -48,22 +48,23 @@ struct FakeAppleController: RouteCollection {
     }
 
     @Sendable func authorize(_ req: Request) async throws -> Response {
-        let form = try req.content.decode(AuthorizeForm.self)
-        try form.query.validate()
+        let query = try req.content.decode(AuthorizeQuery.self)
+        try query.validate()
+        let form = try req.content.decode(ConsentForm.self)
         let email = form.email.trimmingCharacters(in: .whitespaces)
         guard email.contains("@") else { throw Abort(.badRequest, reason: "Enter an email address.") }
         let subject = FakeAppleKeys.subject(forEmail: email)
         let sharedEmail = form.hideEmail == "on" ? FakeAppleKeys.relayAddress(forEmail: email) : email
         let (code, idToken) = try await issueCode(
-            clientID: form.client_id, redirectURI: form.redirect_uri, subject: subject, email: sharedEmail,
-            isPrivateEmail: form.hideEmail == "on", nonce: form.nonce
+            clientID: query.client_id, redirectURI: query.redirect_uri, subject: subject, email: sharedEmail,
+            isPrivateEmail: form.hideEmail == "on", nonce: query.nonce
         )
         var fields = [("code", code), ("id_token", idToken)]
-        if let state = form.state { fields.append(("state", state)) }
-        if await state.isFirstAuthorization(subject: subject, clientID: form.client_id) {
+        if let state = query.state { fields.append(("state", state)) }
+        if await state.isFirstAuthorization(subject: subject, clientID: query.client_id) {
             fields.append(("user", try FakeAppleAuthorizePage.userJSON(name: form.name ?? "", email: sharedEmail)))
         }
-        return .html(FakeAppleAuthorizePage.formPost(to: form.redirect_uri, fields: fields))
+        return .html(FakeAppleAuthorizePage.formPost(to: query.redirect_uri, fields: fields))
     }
 
     @Sendable func token(_ req: Request) async throws -> Response {
@@ -173,22 +174,11 @@ struct AuthorizeQuery: Codable, Sendable {
     }
 }
 
-struct AuthorizeForm: Codable, Sendable {
-    var client_id: String
-    var redirect_uri: String
-    var response_type: String?
-    var response_mode: String?
-    var scope: String?
-    var state: String?
-    var nonce: String?
+/// What the consent page adds to the authorize query's fields when it posts back.
+struct ConsentForm: Codable, Sendable {
     var name: String?
     var email: String
     var hideEmail: String?
-
-    var query: AuthorizeQuery {
-        AuthorizeQuery(client_id: client_id, redirect_uri: redirect_uri, response_type: response_type,
-                       response_mode: response_mode, scope: scope, state: state, nonce: nonce)
-    }
 }
 
 struct TokenForm: Codable, Sendable {
