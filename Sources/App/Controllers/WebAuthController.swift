@@ -122,7 +122,8 @@ struct WebAuthController: RouteCollection {
     }
 
     @Sendable func handle(_ req: Request) async throws -> Response {
-        guard let verifier = services.webVerifier else { _ = try webFlowSettings(); throw Abort(.serviceUnavailable) }
+        _ = try webFlowSettings()
+        guard let verifier = services.webVerifier else { throw Abort(.serviceUnavailable) }
         let form = try req.content.decode(HandleForm.self)
         let identity = try await services.verify(form.token, nonce: nil, with: verifier, logger: req.logger)
         let appleToken = try await services.exchange(
