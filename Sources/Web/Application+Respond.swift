@@ -6,7 +6,7 @@ extension Application {
     /// Never throws: errors become responses, the same way in tests and behind the server.
     public func respond(to request: HTTPRequest, connection: ConnectionInfo) async -> HTTPResponse {
         let start = ContinuousClock.now
-        let id = Self.makeRequestID()
+        let id = requestIDs.next()
         let frozen: Frozen
         do {
             frozen = try self.frozen()
@@ -35,12 +35,5 @@ extension Application {
     /// Milliseconds with one decimal, for the access log.
     static func format(_ milliseconds: Double) -> String {
         String(Double(Int(milliseconds * 10)) / 10)
-    }
-
-    /// 16 hex digits from the system generator.
-    static func makeRequestID() -> String {
-        let value = UInt64.random(in: .min ... .max)
-        let hex = String(value, radix: 16)
-        return String(repeating: "0", count: 16 - hex.count) + hex
     }
 }

@@ -16,6 +16,7 @@ public final class Application: HTTPResponder, RoutesBuilder, Sendable {
     /// The application's logger; each request gets a copy with its `request-id`.
     public let logger: Logger
     let state: Mutex<State>
+    let requestIDs = RequestIDGenerator()
 
     struct State {
         var hostname: String
