@@ -1,4 +1,5 @@
 import Foundation
+import HTTPCore
 import Logging
 import Web
 
@@ -79,7 +80,7 @@ extension Configuration {
         }
         switch scheme {
         case "https": return trimmed
-        case "http" where LoopbackHost.isLoopback(host): return trimmed
+        case "http" where HTTPClient.isLoopback(host: host): return trimmed
         case "http":
             throw ConfigurationError.malformed(name: "APPLE_BASE_URL", expected: "https:// (http:// only for a loopback host)")
         default: throw ConfigurationError.malformed(name: "APPLE_BASE_URL", expected: "an http(s) URL")
@@ -123,16 +124,5 @@ extension Configuration {
                 .appendingPathComponent("../../Resources").standardized.path,
         ]
         return candidates.first { FileManager.default.fileExists(atPath: $0 + "/Views/layout.mustache") } ?? path
-    }
-}
-
-/// Loopback host names: 127.0.0.0/8, ::1 and localhost.
-enum LoopbackHost {
-    static func isLoopback(_ host: String) -> Bool {
-        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
-        if bare.lowercased() == "localhost" || bare == "::1" { return true }
-        let parts = bare.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 4, parts.allSatisfy({ UInt8($0) != nil }) else { return false }
-        return parts[0] == "127"
     }
 }

@@ -91,16 +91,7 @@ struct HTTPClientURL: Equatable, Sendable {
     var isIPLiteral: Bool { Self.isIPv4Literal(host) || Self.isIPv6Literal(host) }
 
     /// `localhost`, 127.0.0.0/8 or `::1`: the only hosts plain `http` may reach.
-    var isLoopbackHost: Bool {
-        if host == "localhost" { return true }
-        var v4 = in_addr()
-        if inet_pton(AF_INET, host, &v4) == 1 { return UInt32(bigEndian: v4.s_addr) >> 24 == 127 }
-        var v6 = in6_addr()
-        if inet_pton(AF_INET6, host, &v6) == 1 {
-            return withUnsafeBytes(of: &v6) { Array($0) } == Array(repeating: 0, count: 15) + [1]
-        }
-        return false
-    }
+    var isLoopbackHost: Bool { HTTPClient.isLoopback(host: host) }
 
     static func isIPv4Literal(_ text: String) -> Bool {
         var address = in_addr()

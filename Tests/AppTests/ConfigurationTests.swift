@@ -1,4 +1,5 @@
 import Foundation
+import HTTPCore
 import Testing
 import Web
 @testable import App
@@ -59,8 +60,8 @@ struct ConfigurationTests {
     }
 
     @Test func loopbackHostsAreRecognised() {
-        for host in ["127.0.0.1", "127.1.2.3", "localhost", "[::1]", "::1"] { #expect(LoopbackHost.isLoopback(host), "\(host)") }
-        for host in ["128.0.0.1", "example.com", "127.0.0", "10.0.0.1"] { #expect(!LoopbackHost.isLoopback(host), "\(host)") }
+        for host in ["127.0.0.1", "127.1.2.3", "localhost", "LocalHost", "[::1]", "::1"] { #expect(HTTPClient.isLoopback(host: host), "\(host)") }
+        for host in ["128.0.0.1", "example.com", "127.0.0", "10.0.0.1"] { #expect(!HTTPClient.isLoopback(host: host), "\(host)") }
     }
 
     @Test func dotEnvIsReadAndTheEnvironmentWins() throws {
