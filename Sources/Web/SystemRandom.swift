@@ -1,31 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
+import CryptoCore
 
-/// Bytes from the kernel's CSPRNG via `getentropy(3)` (getrandom(2) underneath), for session ids and request ids.
+/// Random session ids from CryptoCore's `SecureRandom` (OpenSSL's DRBG), as unpadded base64url.
 enum SystemRandom {
-    struct Failure: Error { let errno: Int32 }
-
-    static func bytes(_ count: Int) throws -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: count)
-        var filled = 0
-        while filled < count {
-            let result = bytes.withUnsafeMutableBytes { buffer in
-                getentropy(buffer.baseAddress! + filled, min(count - filled, 256))
-            }
-            if result != 0 {
-                let code = errno
-                if code == EINTR { continue }
-                throw Failure(errno: code)
-            }
-            filled += min(count - filled, 256)
-        }
-        return bytes
-    }
-
     /// `count` random bytes as unpadded base64url (RFC 4648 §5).
     static func base64URL(_ count: Int) throws -> String {
-        Base64URL.encode(try bytes(count))
+        Base64URL.encode(try SecureRandom.bytes(count: count))
     }
 }
 
