@@ -20,14 +20,7 @@ public struct TLSClientError: Error, Sendable, CustomStringConvertible {
 
     /// Empties this thread's OpenSSL error queue into one error.
     static func drain(_ operation: String) -> TLSClientError {
-        var messages: [String] = []
-        while true {
-            let code = ERR_get_error()
-            if code == 0 { break }
-            var buffer = [CChar](repeating: 0, count: 256)
-            ERR_error_string_n(code, &buffer, buffer.count)
-            messages.append(String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
-        }
+        let messages = OpenSSLError.drainQueue().map(\.message)
         let detail = messages.isEmpty ? "" : ": " + messages.joined(separator: "; ")
         return TLSClientError(reason: operation + detail)
     }
