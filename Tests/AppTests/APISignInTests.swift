@@ -5,7 +5,7 @@ import Testing
 @testable import App
 
 /// `POST /api/users/siwa`, `GET /api/users/me`, `POST /api/users/logout` over real sockets, against the stand-in.
-@Suite(.serialized)
+@Suite(.serialized, .timeLimit(.minutes(2)))
 struct APISignInTests {
     @Test func healthAnswersOK() async throws {
         let app = try await TestApp.start()

@@ -4,7 +4,7 @@ import Testing
 @testable import App
 
 /// Apple's keys: 503 when none can be had, and the last good set kept in SQLite across a restart.
-@Suite(.serialized)
+@Suite(.serialized, .timeLimit(.minutes(2)))
 struct AppleKeysOutageTests {
     @Test func noKeysAtAllIs503AndWritesNothing() async throws {
         let app = try await TestApp.start()

@@ -7,7 +7,7 @@ import AppleID
 
 /// Code exchange, refresh tokens at rest, revocation on account deletion, retries and validation, against the
 /// stand-in over real sockets.
-@Suite(.serialized)
+@Suite(.serialized, .timeLimit(.minutes(2)))
 struct AppleLifecycleTests {
     private func signIn(_ app: TestApp, subject: String, code: String?, idToken: String) async throws
         -> HTTPClientResponse

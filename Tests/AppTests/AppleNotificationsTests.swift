@@ -5,7 +5,7 @@ import Testing
 @testable import App
 
 /// `POST /api/apple/notifications` with payloads signed by the stand-in's key, as Apple sends them.
-@Suite(.serialized)
+@Suite(.serialized, .timeLimit(.minutes(2)))
 struct AppleNotificationsTests {
     /// Signs in `subject` over the API and returns its bearer token.
     private func signedIn(_ app: TestApp, subject: String) async throws -> String {

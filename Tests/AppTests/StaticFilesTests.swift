@@ -4,7 +4,7 @@ import Testing
 @testable import App
 
 /// `Resources/Public` through the whole server: types, validators, and no way out of the folder.
-@Suite(.serialized)
+@Suite(.serialized, .timeLimit(.minutes(2)))
 struct StaticFilesTests {
     @Test func stylesheetIsServedWithValidators() async throws {
         let app = try await TestApp.start(lifecycle: false)

@@ -6,7 +6,7 @@ import Testing
 
 /// TLS terminated by the server itself (`TLS_CERT_PATH` / `TLS_KEY_PATH`): the API and the web flow over https://,
 /// with the session cookie marked `Secure`.
-@Suite(.serialized)
+@Suite(.serialized, .timeLimit(.minutes(2)))
 struct TLSServingTests {
     @Test func apiAndWebFlowWorkOverHTTPS() async throws {
         let certificate = try SelfSignedCertificate.make()

@@ -4,7 +4,7 @@ import Testing
 @testable import App
 
 /// Deleting the account from the home page: needs the session and the CSRF token the page carries.
-@Suite(.serialized)
+@Suite(.serialized, .timeLimit(.minutes(2)))
 struct WebAccountDeletionTests {
     /// Signs in through the web flow; returns the session cookie value.
     private func webSession(_ app: TestApp, subject: String) async throws -> String {

@@ -4,7 +4,7 @@ import Testing
 @testable import App
 
 /// The web redirect flow over real sockets: /login, Apple's form_post callback, the hand-off, the session.
-@Suite(.serialized)
+@Suite(.serialized, .timeLimit(.minutes(2)))
 struct WebFlowTests {
     /// GET /login and return the state the page and cookie carry.
     private func loginState(_ app: TestApp, path: String = "/login") async throws -> (state: String, page: String) {
