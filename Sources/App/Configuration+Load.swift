@@ -51,6 +51,9 @@ extension Configuration {
         trustProxy = try env.get("TRUST_PROXY", as: Bool.self) ?? false
         maxBodySize = try Self.integer(env, "MAX_BODY_SIZE", in: 1...(1 << 30)) ?? maxBodySize
         maxConnections = try Self.integer(env, "MAX_CONNECTIONS", in: 1...1_000_000) ?? maxConnections
+        maxConnectionsPerIP = try Self.integer(env, "MAX_CONNECTIONS_PER_IP", in: 0...1_000_000) ?? maxConnectionsPerIP
+        signInRateLimit = try Self.integer(env, "SIGNIN_RATE_LIMIT", in: 0...1_000_000) ?? signInRateLimit
+        signInRateBurst = try Self.integer(env, "SIGNIN_RATE_BURST", in: 1...1_000_000) ?? signInRateBurst
         databaseCacheKiB = try Self.integer(env, "DATABASE_CACHE_KIB", in: 64...1_048_576) ?? databaseCacheKiB
         if let level = env.get("LOG_LEVEL") {
             guard let parsed = Logger.Level(rawValue: level.lowercased()) else {

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPCore
 import Logging
 import Storage
 
@@ -32,6 +33,13 @@ public struct Configuration: Sendable {
     /// Open connections served at once (`MAX_CONNECTIONS`); more wait in the listen backlog. Each one holds a
     /// file descriptor, so the soft `RLIMIT_NOFILE` must allow it.
     public var maxConnections = 16_384
+    /// Connections open at once from one client address, IPv6 by /64 (`MAX_CONNECTIONS_PER_IP`); 0 is no cap.
+    /// Loopback peers are exempt.
+    public var maxConnectionsPerIP = HTTPLimits.defaultMaxConnectionsPerAddress
+    /// Sustained sign-ins per minute per client address (`SIGNIN_RATE_LIMIT`); 0 turns the limit off.
+    public var signInRateLimit = 60
+    /// Sign-ins one address may make at once after a quiet spell (`SIGNIN_RATE_BURST`).
+    public var signInRateBurst = 20
     /// SQLite page cache per connection in KiB (`DATABASE_CACHE_KIB`). Ids are time-ordered, so the pages a
     /// sign-in touches are mostly the newest ones and a small cache keeps them.
     public var databaseCacheKiB = 2_048

@@ -23,6 +23,8 @@ final class Services: Sendable {
     /// Verifies identity tokens from the web flow (audience: the Services ID); nil when not configured.
     let webVerifier: IdentityTokenVerifier?
     let logger: Logger
+    /// In front of the sign-in routes: the per-address rate limit, or nothing when it is off.
+    let signInLimit: [any Middleware]
     let clock: @Sendable () -> Date
 
     /// How long a bearer token works.
@@ -37,6 +39,7 @@ final class Services: Sendable {
         self.appleKeys = appleKeys
         self.logger = logger
         self.clock = clock
+        signInLimit = SignInRateLimit.middleware(configuration)
         users = UserRepository(pool: database, now: clock)
         tokens = TokenRepository(pool: database, now: clock)
         sessions = SQLiteSessionStore(pool: database, now: clock)

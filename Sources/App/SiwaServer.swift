@@ -47,6 +47,7 @@ public final class SiwaServer: Sendable {
                                                           accessLog: false)
         serverConfiguration.limits.maxBodySize = configuration.maxBodySize
         serverConfiguration.limits.maxConnections = configuration.maxConnections
+        serverConfiguration.limits.maxConnectionsPerAddress = configuration.maxConnectionsPerIP
         serverConfiguration.tls = configuration.tls.map {
             TLSServerConfiguration(certificatePath: $0.certificatePath, privateKeyPath: $0.privateKeyPath)
         }
@@ -55,7 +56,10 @@ public final class SiwaServer: Sendable {
     }
 
     /// Starts listening; returns once the socket is bound.
-    public func start() throws { try server.start() }
+    public func start() throws {
+        try server.start()
+        SignInRateLimit.logNotice(configuration, logger: services.logger)
+    }
     /// The bound port (useful with port 0).
     public var localPort: Int { server.localPort }
     /// Serves until `shutdown()`.

@@ -18,6 +18,8 @@ final class Connection {
     let loop: EventLoop
     let acceptor: ConnectionAcceptor
     let info: ConnectionInfo
+    /// The address this connection counts against `maxConnectionsPerAddress`; nil when uncounted.
+    let countedAs: AddressPrefix?
     var tls: TLSConnection?
     /// The last read returned fewer bytes than asked (or EAGAIN): with edge-triggered epoll, parking is safe.
     var drained = false
@@ -32,8 +34,9 @@ final class Connection {
     static let initialReadCapacity = 4096
     static let minimumRead = 2048
 
-    init(fd: Int32, loop: EventLoop, acceptor: ConnectionAcceptor, peer: String) {
+    init(fd: Int32, loop: EventLoop, acceptor: ConnectionAcceptor, peer: String, countedAs: AddressPrefix?) {
         self.fd = fd
+        self.countedAs = countedAs
         self.loop = loop
         self.acceptor = acceptor
         info = ConnectionInfo(remoteAddress: peer, isSecure: acceptor.tls != nil)
@@ -47,7 +50,7 @@ final class Connection {
             tls?.shutdown()
             loop.deregister(fd)
             close(fd)
-            acceptor.connectionClosed()
+            acceptor.connectionClosed(countedAs: countedAs)
         }
         guard loop.register(fd) else { return }
         if let context = acceptor.tls {

@@ -16,6 +16,7 @@ final class ConnectionAcceptor: Sendable {
     let tls: TLSServerContext?
     let dateCache = DateCache()
     let loops: [EventLoop]
+    let perAddress: AddressConnectionCounter
     private let listener: Listener
     private let active = Atomic<Int>(0)
     private let shuttingDown = Atomic<Bool>(false)
@@ -34,6 +35,8 @@ final class ConnectionAcceptor: Sendable {
         self.tls = tls
         self.loops = loops
         self.listener = listener
+        perAddress = AddressConnectionCounter(limit: limits.maxConnectionsPerAddress,
+                                              exemptLoopback: limits.exemptLoopback)
     }
 
     var activeConnections: Int { active.load(ordering: .relaxed) }
@@ -65,17 +68,27 @@ final class ConnectionAcceptor: Sendable {
                 default: return
                 }
             }
+            let counted: AddressPrefix?
+            switch perAddress.admit(perAddress.limit > 0 ? AddressPrefix(address) : nil) {
+            case .uncounted: counted = nil
+            case .counted(let prefix): counted = prefix
+            case .refused(let prefix):
+                close(fd)
+                perAddress.logRefusal(of: prefix, logger: logger)
+                continue
+            }
             active.add(1, ordering: .relaxed)
             var one: Int32 = 1
             setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
             let peer = SocketAddress(address).description
-            let connection = Connection(fd: fd, loop: loop, acceptor: self, peer: peer)
+            let connection = Connection(fd: fd, loop: loop, acceptor: self, peer: peer, countedAs: counted)
             Task { await connection.run() }
         }
     }
 
-    /// Called by a connection after it closed its descriptor.
-    func connectionClosed() {
+    /// Called once by every connection after it closed its descriptor, with the address it was counted under.
+    func connectionClosed(countedAs prefix: AddressPrefix?) {
+        if let prefix { perAddress.release(prefix) }
         let remaining = active.subtract(1, ordering: .sequentiallyConsistent).newValue
         if remaining == 0, shuttingDown.load(ordering: .sequentiallyConsistent) {
             let waiting = drained.withLock { waiting in

@@ -20,6 +20,12 @@ public struct HTTPLimits: Sendable, Equatable {
     public var maxConnections: Int
     /// Pipelined responses are gathered up to this many bytes before one write; stream writes wait above it.
     public var writeBufferHighWater: Int
+    /// Most connections open at once from one client address (IPv6: one /64), across all loops; 0 turns the
+    /// cap off. A connection over it is closed at once, unread.
+    public var maxConnectionsPerAddress: Int
+    /// Loopback peers are not counted against `maxConnectionsPerAddress`: a local proxy (ngrok) or the operator
+    /// stands for many clients. Tests turn this off to test the cap on 127.0.0.1.
+    public var exemptLoopback: Bool
 
     public static let defaultMaxRequestLineLength = 8 * 1024
     public static let defaultMaxHeaderSectionSize = 64 * 1024
@@ -31,6 +37,7 @@ public struct HTTPLimits: Sendable, Equatable {
     public static let defaultWriteTimeout = Duration.seconds(30)
     public static let defaultMaxConnections = 10_000
     public static let defaultWriteBufferHighWater = 64 * 1024
+    public static let defaultMaxConnectionsPerAddress = 256
 
     public init(maxRequestLineLength: Int = defaultMaxRequestLineLength,
                 maxHeaderSectionSize: Int = defaultMaxHeaderSectionSize,
@@ -41,7 +48,9 @@ public struct HTTPLimits: Sendable, Equatable {
                 bodyReadTimeout: Duration = defaultBodyReadTimeout,
                 writeTimeout: Duration = defaultWriteTimeout,
                 maxConnections: Int = defaultMaxConnections,
-                writeBufferHighWater: Int = defaultWriteBufferHighWater) {
+                writeBufferHighWater: Int = defaultWriteBufferHighWater,
+                maxConnectionsPerAddress: Int = defaultMaxConnectionsPerAddress,
+                exemptLoopback: Bool = true) {
         self.maxRequestLineLength = maxRequestLineLength
         self.maxHeaderSectionSize = maxHeaderSectionSize
         self.maxHeaderCount = maxHeaderCount
@@ -52,6 +61,8 @@ public struct HTTPLimits: Sendable, Equatable {
         self.writeTimeout = writeTimeout
         self.maxConnections = maxConnections
         self.writeBufferHighWater = writeBufferHighWater
+        self.maxConnectionsPerAddress = maxConnectionsPerAddress
+        self.exemptLoopback = exemptLoopback
     }
 }
 

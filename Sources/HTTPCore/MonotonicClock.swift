@@ -1,8 +1,8 @@
 import Glibc
 
-enum MonotonicClock {
+package enum MonotonicClock {
     /// Nanoseconds on `CLOCK_MONOTONIC`.
-    static func now() -> UInt64 {
+    package static func now() -> UInt64 {
         var spec = timespec()
         clock_gettime(CLOCK_MONOTONIC, &spec)
         return UInt64(spec.tv_sec) * 1_000_000_000 + UInt64(spec.tv_nsec)

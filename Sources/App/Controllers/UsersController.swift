@@ -10,7 +10,7 @@ struct UsersController: RouteCollection {
 
     func boot(routes: any RoutesBuilder) throws {
         let users = routes.grouped("api", "users")
-        users.post("siwa", use: signIn)
+        users.grouped(services.signInLimit).post("siwa", use: signIn)
         let authenticated = users.grouped(BearerAuthenticator(tokens: services.tokens))
         authenticated.get("me", use: me)
         authenticated.post("logout", use: logout)

@@ -20,8 +20,9 @@ struct WebAuthController: RouteCollection {
     func boot(routes: any RoutesBuilder) throws {
         routes.get("login") { req in try await signInPage(req, template: "login", buttonType: "sign-in") }
         routes.get("register") { req in try await signInPage(req, template: "register", buttonType: "sign-up") }
-        routes.post("login", "siwa", "callback", use: callback)
-        routes.post("login", "siwa", "handle", use: handle)
+        let signIn = routes.grouped(services.signInLimit)
+        signIn.post("login", "siwa", "callback", use: callback)
+        signIn.post("login", "siwa", "handle", use: handle)
         routes.post("logout", use: logout)
     }
 

@@ -1,0 +1,93 @@
+import HTTPCore
+import Synchronization
+
+/// A token bucket per client address: each holds up to `burst` tokens, refills at `perMinute / 60` tokens per
+/// second, and every request takes one. An empty bucket refuses, with the whole seconds until a token is back.
+///
+/// Memory is bounded: at most `maxTrackedAddresses` buckets. When a new address finds the table full, buckets
+/// that have refilled completely are dropped first (forgetting them changes nothing), then the least recently
+/// used ones, until `evictionBatch` slots are free.
+/// One lock around a dictionary: no task or actor hop on the hot path.
+public final class RateLimiter: Sendable {
+    /// Sustained requests per minute per address.
+    public let perMinute: Int
+    /// Requests an address may make at once after being quiet.
+    public let burst: Int
+    /// Most addresses tracked at once.
+    public let maxTrackedAddresses: Int
+    private let nanosecondsPerToken: Double
+    private let now: @Sendable () -> UInt64
+    private let buckets: Mutex<[AddressPrefix: Bucket]>
+
+    public static let defaultMaxTrackedAddresses = 100_000
+
+    struct Bucket {
+        var tokens: Double
+        /// Monotonic nanoseconds of the last refill.
+        var updated: UInt64
+    }
+
+    /// - Parameters:
+    ///   - perMinute: Sustained requests per minute per address; at least 1.
+    ///   - burst: The bucket's capacity; at least 1.
+    ///   - maxTrackedAddresses: Most buckets kept; at least 1.
+    ///   - now: Monotonic nanoseconds (tests inject a clock they move); `CLOCK_MONOTONIC` when nil.
+    public init(perMinute: Int, burst: Int, maxTrackedAddresses: Int = defaultMaxTrackedAddresses,
+                now: (@Sendable () -> UInt64)? = nil) {
+        self.perMinute = max(1, perMinute)
+        self.burst = max(1, burst)
+        self.maxTrackedAddresses = max(1, maxTrackedAddresses)
+        nanosecondsPerToken = 60_000_000_000 / Double(self.perMinute)
+        self.now = now ?? MonotonicClock.now
+        buckets = Mutex([:])
+    }
+
+    /// Buckets dropped at once when the table is full and none has refilled: a sixteenth of the table.
+    var evictionBatch: Int { max(1, maxTrackedAddresses / 16) }
+
+    /// Takes a token for `address`. Returns nil when the request may go ahead, else the whole seconds
+    /// (at least 1) until the bucket holds a token again, for `Retry-After` (RFC 9110 §10.2.3).
+    public func acquire(_ address: AddressPrefix) -> Int? {
+        let time = now()
+        return buckets.withLock { buckets -> Int? in
+            var bucket: Bucket
+            if let existing = buckets[address] {
+                bucket = refilled(existing, at: time)
+            } else {
+                if buckets.count >= maxTrackedAddresses { evict(from: &buckets, at: time) }
+                bucket = Bucket(tokens: Double(burst), updated: time)
+            }
+            if bucket.tokens >= 1 {
+                bucket.tokens -= 1
+                buckets[address] = bucket
+                return nil
+            }
+            buckets[address] = bucket
+            let wait = (1 - bucket.tokens) * nanosecondsPerToken / 1_000_000_000
+            return max(1, Int(wait.rounded(.up)))
+        }
+    }
+
+    /// Addresses tracked now.
+    public var trackedAddresses: Int { buckets.withLock { $0.count } }
+
+    /// Whether `address` has a bucket (one that is not full, or not yet swept).
+    public func isTracking(_ address: AddressPrefix) -> Bool { buckets.withLock { $0[address] != nil } }
+
+    private func refilled(_ bucket: Bucket, at time: UInt64) -> Bucket {
+        guard time > bucket.updated else { return bucket }
+        let earned = Double(time - bucket.updated) / nanosecondsPerToken
+        return Bucket(tokens: min(Double(burst), bucket.tokens + earned), updated: time)
+    }
+
+    /// Makes room for at least `evictionBatch` new buckets, so the scan runs at most once per batch: drops every
+    /// full bucket, then the least recently used ones if that was not enough.
+    private func evict(from buckets: inout [AddressPrefix: Bucket], at time: UInt64) {
+        let capacity = Double(burst)
+        buckets = buckets.filter { refilled($0.value, at: time).tokens < capacity }
+        let excess = buckets.count - (maxTrackedAddresses - evictionBatch)
+        guard excess > 0 else { return }
+        let oldest = buckets.sorted { $0.value.updated < $1.value.updated }.prefix(excess)
+        for (address, _) in oldest { buckets[address] = nil }
+    }
+}
