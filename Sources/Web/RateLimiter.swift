@@ -15,14 +15,17 @@ public final class RateLimiter: Sendable {
     public let burst: Int
     /// Most addresses tracked at once.
     public let maxTrackedAddresses: Int
-    private let nanosecondsPerToken: Double
+    /// Nanoseconds to earn one token; a bucket's content is counted in these nanoseconds, so all is integer.
+    private let nanosecondsPerToken: UInt64
+    private let capacity: UInt64
     private let now: @Sendable () -> UInt64
     private let buckets: Mutex<[AddressPrefix: Bucket]>
 
     public static let defaultMaxTrackedAddresses = 100_000
 
     struct Bucket {
-        var tokens: Double
+        /// Tokens times `nanosecondsPerToken`.
+        var content: UInt64
         /// Monotonic nanoseconds of the last refill.
         var updated: UInt64
     }
@@ -37,7 +40,8 @@ public final class RateLimiter: Sendable {
         self.perMinute = max(1, perMinute)
         self.burst = max(1, burst)
         self.maxTrackedAddresses = max(1, maxTrackedAddresses)
-        nanosecondsPerToken = 60_000_000_000 / Double(self.perMinute)
+        nanosecondsPerToken = max(1, 60_000_000_000 / UInt64(self.perMinute))
+        capacity = UInt64(self.burst) * nanosecondsPerToken
         self.now = now ?? MonotonicClock.now
         buckets = Mutex([:])
     }
@@ -55,16 +59,16 @@ public final class RateLimiter: Sendable {
                 bucket = refilled(existing, at: time)
             } else {
                 if buckets.count >= maxTrackedAddresses { evict(from: &buckets, at: time) }
-                bucket = Bucket(tokens: Double(burst), updated: time)
+                bucket = Bucket(content: capacity, updated: time)
             }
-            if bucket.tokens >= 1 {
-                bucket.tokens -= 1
+            if bucket.content >= nanosecondsPerToken {
+                bucket.content -= nanosecondsPerToken
                 buckets[address] = bucket
                 return nil
             }
             buckets[address] = bucket
-            let wait = (1 - bucket.tokens) * nanosecondsPerToken / 1_000_000_000
-            return max(1, Int(wait.rounded(.up)))
+            let wait = nanosecondsPerToken - bucket.content
+            return max(1, Int((wait + 999_999_999) / 1_000_000_000))
         }
     }
 
@@ -76,15 +80,13 @@ public final class RateLimiter: Sendable {
 
     private func refilled(_ bucket: Bucket, at time: UInt64) -> Bucket {
         guard time > bucket.updated else { return bucket }
-        let earned = Double(time - bucket.updated) / nanosecondsPerToken
-        return Bucket(tokens: min(Double(burst), bucket.tokens + earned), updated: time)
+        return Bucket(content: min(capacity, bucket.content + min(capacity, time - bucket.updated)), updated: time)
     }
 
     /// Makes room for at least `evictionBatch` new buckets, so the scan runs at most once per batch: drops every
     /// full bucket, then the least recently used ones if that was not enough.
     private func evict(from buckets: inout [AddressPrefix: Bucket], at time: UInt64) {
-        let capacity = Double(burst)
-        buckets = buckets.filter { refilled($0.value, at: time).tokens < capacity }
+        buckets = buckets.filter { refilled($0.value, at: time).content < capacity }
         let excess = buckets.count - (maxTrackedAddresses - evictionBatch)
         guard excess > 0 else { return }
         let oldest = buckets.sorted { $0.value.updated < $1.value.updated }.prefix(excess)
