@@ -74,6 +74,9 @@ public final class HTTPServer: Sendable {
     /// The bound port (the one chosen by the system when configured with 0); 0 before `start()`.
     public var localPort: Int { state.withLock { $0.port } }
 
+    /// What the running server shares between its connections (counters, limits); nil before `start()`.
+    var acceptor: ConnectionAcceptor? { state.withLock { $0.acceptor } }
+
     /// Starts if needed, then waits until the server has shut down.
     public func run() async throws {
         try start()
