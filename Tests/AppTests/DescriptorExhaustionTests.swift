@@ -1,0 +1,94 @@
+import Dispatch
+import Foundation
+import Glibc
+import Testing
+
+/// `siwa serve` under `ulimit -n 256` against 1000 client connections: connections already being served keep
+/// their answers while the server is saturated, and once the clients leave new ones are served again.
+/// Every wait is bounded; the scenario runs on its own thread, off the cooperative pool.
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct DescriptorExhaustionTests {
+    static let openFiles = 256
+    static let clients = 1000
+    /// Connections served from the start, kept alive through the flood.
+    static let early = 8
+    /// The connection cap `siwa` sets for itself under that limit (`DescriptorLimit`: 64 + 1/8 held back).
+    static let connectionCap = openFiles - (64 + openFiles / 8)
+
+    /// Raises this process's soft descriptor limit to its hard limit; returns the soft limit now in force.
+    static func raiseOwnLimit() -> Int {
+        var limit = rlimit()
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        limit.rlim_cur = limit.rlim_max
+        setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        return Int(min(limit.rlim_cur, rlim_t(Int.max)))
+    }
+
+    static func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
+        }
+    }
+
+    static func health(_ socket: LoopbackSocket, milliseconds: Int32 = 10_000) -> Int? {
+        guard (try? socket.send("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n")) != nil else { return nil }
+        return socket.response(milliseconds: milliseconds)?.status
+    }
+
+    @Test func servesThroughAndAfterDescriptorExhaustion() async throws {
+        let available = Self.raiseOwnLimit()
+        try #require(available >= Self.clients + 200, "this process may open only \(available) descriptors")
+        let report = try await Self.offThePool { try Self.scenario() }
+        #expect(report.earlyAnsweredWhileSaturated == Self.early)
+        #expect(report.peakSockets >= Self.connectionCap, "the server never held \(Self.connectionCap) sockets")
+        #expect(report.peakSockets <= Self.openFiles)
+        #expect(!report.probeAnsweredWhileSaturated)
+        #expect(report.probeAnsweredAfter)
+        #expect(report.freshAnsweredAfter == 5)
+        #expect(report.loweredCapLogged)
+        #expect(report.exitStatus == 0)
+    }
+
+    struct Report: Sendable {
+        var earlyAnsweredWhileSaturated = 0
+        var peakSockets = 0
+        var probeAnsweredWhileSaturated = true
+        var probeAnsweredAfter = false
+        var freshAnsweredAfter = 0
+        var loweredCapLogged = false
+        var exitStatus: Int32?
+    }
+
+    static func scenario() throws -> Report {
+        var report = Report()
+        let server = try SiwaProcess(openFiles: openFiles)
+        let port = try server.waitUntilListening()
+        let early = try (0..<Self.early).map { _ in try LoopbackSocket(port: port) }
+        for socket in early where health(socket) != 200 {
+            throw SiwaProcess.Failure(description: "not served before the flood: \(server.log.suffix(2000))")
+        }
+
+        var flood = try (0..<clients).map { _ in try LoopbackSocket(port: port) }
+        let saturatedBy = ContinuousClock.now + .seconds(30)
+        while server.openSockets < connectionCap, ContinuousClock.now < saturatedBy { usleep(20_000) }
+        report.peakSockets = server.openSockets
+
+        let probe = try LoopbackSocket(port: port)
+        try probe.send("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n")
+        report.earlyAnsweredWhileSaturated = early.filter { health($0) == 200 }.count
+        report.probeAnsweredWhileSaturated = probe.response(milliseconds: 1000) != nil
+        report.peakSockets = max(report.peakSockets, server.openSockets)
+
+        flood.removeAll()
+        report.probeAnsweredAfter = probe.response(milliseconds: 30_000)?.status == 200
+        for _ in 0..<5 {
+            let fresh = try LoopbackSocket(port: port)
+            if health(fresh) == 200 { report.freshAnsweredAfter += 1 }
+        }
+        report.loweredCapLogged = server.log.contains("connection limit lowered to fit the open-file limit")
+        withExtendedLifetime(early) {}
+        report.exitStatus = server.stop()
+        return report
+    }
+}
