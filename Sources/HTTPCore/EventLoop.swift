@@ -21,6 +21,10 @@ final class EventLoop: Sendable {
 
     /// Events that end any wait: errors and hang-ups wake readers and writers alike.
     private static let always = EPOLLERR.rawValue | EPOLLHUP.rawValue | EPOLLRDHUP.rawValue
+    /// Hang-ups are states, not events: once seen they stay in `pending`, so a reader that took the edge, then made
+    /// a short read (request and FIN arrived together), finds the end of input at its next wait instead of
+    /// sleeping until a timeout. A half-close does not end a wait for writing (the client may still read).
+    private static let sticky = EPOLLERR.rawValue | EPOLLHUP.rawValue | EPOLLRDHUP.rawValue
 
     private struct State {
         var waiters: [Int32: Waiter] = [:]
@@ -82,8 +86,9 @@ final class EventLoop: Sendable {
             let (immediate, watchWrites): (Readiness?, Bool) = state.withLock { state in
                 if idle && state.shuttingDown { return (.shutdown, false) }
                 let wanted = events | Self.always
-                if let pending = state.pending[fd], pending & wanted != 0 {
-                    state.pending[fd] = pending & ~wanted
+                let ending = events & EPOLLIN.rawValue != 0 ? wanted : wanted & ~EPOLLRDHUP.rawValue
+                if let pending = state.pending[fd], pending & ending != 0 {
+                    state.pending[fd] = pending & (~wanted | Self.sticky)
                     return (.ready, false)
                 }
                 state.waiters[fd] = Waiter(continuation: continuation, deadline: deadline, idle: idle, events: wanted)
@@ -134,7 +139,7 @@ final class EventLoop: Sendable {
                             let bits = events[i].events
                             if let waiter = state.waiters[fd], waiter.events & bits != 0 {
                                 state.waiters[fd] = nil
-                                state.pending[fd] = (state.pending[fd] ?? 0) | (bits & ~waiter.events)
+                                state.pending[fd] = (state.pending[fd] ?? 0) | (bits & (~waiter.events | Self.sticky))
                                 ready.append(waiter.continuation)
                             } else if let pending = state.pending[fd] {
                                 state.pending[fd] = pending | bits

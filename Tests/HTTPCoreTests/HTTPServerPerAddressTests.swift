@@ -8,27 +8,31 @@ import Testing
 @Suite(.timeLimit(.minutes(1)))
 struct HTTPServerPerAddressTests {
     static let cap = 3
-    static let limits = HTTPLimits(headerTimeout: .milliseconds(300), idleTimeout: .milliseconds(300),
+    /// Timeouts far beyond any test, so only the ending under test closes connections, however loaded the machine.
+    static let limits = HTTPLimits(headerTimeout: .seconds(30), idleTimeout: .seconds(30),
                                    maxConnectionsPerAddress: cap, exemptLoopback: false)
+    static let short = Duration.milliseconds(500)
     static let localhost = AddressPrefix.ipv4(0x7F00_0001)
     /// Longest wait for the server to notice closes; never reached when things work.
     static let patience = ContinuousClock.Duration.seconds(10)
 
     /// Connects and gets one answer; nil when the server closed the connection without answering (over the cap).
-    static func servedClient(port: Int) async throws -> RawClient? {
+    /// With `hold`, then starts another request and stops mid-head, so the connection is not idle.
+    static func servedClient(port: Int, hold: Bool = false) async throws -> RawClient? {
         let client = try RawClient(port: port)
         guard (try? client.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")) != nil else { return nil }
         guard let response = try? await client.readResponse() else { return nil }
         #expect(response.status == 200)
+        if hold { try client.send("GET /held HTTP/1.1\r\n") }
         return client
     }
 
     /// `count` served connections, retrying refused ones while the server still counts closing ones.
-    static func fill(_ count: Int, port: Int) async throws -> [RawClient] {
+    static func fill(_ count: Int, port: Int, hold: Bool = false) async throws -> [RawClient] {
         let deadline = ContinuousClock.now + patience
         var clients: [RawClient] = []
         while clients.count < count {
-            if let client = try await servedClient(port: port) {
+            if let client = try await servedClient(port: port, hold: hold) {
                 clients.append(client)
             } else {
                 try #require(ContinuousClock.now < deadline, "only \(clients.count) of \(count) connections served")
@@ -95,7 +99,10 @@ struct HTTPServerPerAddressTests {
     /// Two rounds of: `cap` connections end this way, then `cap` new ones are served and one more is refused.
     @Test(arguments: Ending.allCases)
     func everyEndingGivesThePlaceBack(_ ending: Ending) async throws {
-        try await withServer(limits: Self.limits, loops: 2) { server, port in
+        var limits = Self.limits
+        if ending == .idleTimeout { limits.idleTimeout = Self.short }
+        if ending == .headerTimeout { limits.headerTimeout = Self.short }
+        try await withServer(limits: limits, loops: 2) { server, port in
             let acceptor = try #require(server.acceptor)
             for _ in 0..<2 {
                 let clients = try await Self.fill(Self.cap, port: port)
@@ -110,7 +117,7 @@ struct HTTPServerPerAddressTests {
                 }
                 for client in clients { _ = await client.readToEnd() }
                 try await Self.waitUntilCounted(0, by: acceptor)
-                let next = try await Self.fill(Self.cap, port: port)
+                let next = try await Self.fill(Self.cap, port: port, hold: ending != .headerTimeout)
                 try await Self.expectRefused(port: port)
                 for client in next { client.shutdownWrite() }
                 try await Self.waitUntilCounted(0, by: acceptor)
@@ -121,9 +128,7 @@ struct HTTPServerPerAddressTests {
 
     @Test func failedTLSHandshakesGiveThePlaceBack() async throws {
         let tls = try await TLSServerTests.makeCertificate()
-        var limits = Self.limits
-        limits.headerTimeout = .seconds(30)
-        try await withServer(limits: limits, loops: 2, tls: tls) { server, port in
+        try await withServer(limits: Self.limits, loops: 2, tls: tls) { server, port in
             let acceptor = try #require(server.acceptor)
             for _ in 0..<2 {
                 let failing = try (0..<Self.cap).map { _ in try RawClient(port: port) }
@@ -141,9 +146,7 @@ struct HTTPServerPerAddressTests {
     }
 
     @Test func shutdownGivesEveryPlaceBack() async throws {
-        var limits = Self.limits
-        limits.idleTimeout = .seconds(30)
-        let server = HTTPServer(configuration: .init(hostname: "127.0.0.1", port: 0, loopCount: 2, limits: limits),
+        let server = HTTPServer(configuration: .init(hostname: "127.0.0.1", port: 0, loopCount: 2, limits: Self.limits),
                                 responder: EchoResponder(), logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() })
         try server.start()
         let acceptor = try #require(server.acceptor)
