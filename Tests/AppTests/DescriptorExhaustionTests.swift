@@ -40,6 +40,7 @@ struct DescriptorExhaustionTests {
         let available = Self.raiseOwnLimit()
         try #require(available >= Self.clients + 200, "this process may open only \(available) descriptors")
         let report = try await Self.offThePool { try Self.scenario() }
+        #expect(report.idleSockets == 1, "the server started with \(report.idleSockets) sockets")
         #expect(report.earlyAnsweredWhileSaturated == Self.early)
         #expect(report.peakSockets >= Self.connectionCap, "the server never held \(Self.connectionCap) sockets")
         #expect(report.peakSockets <= Self.openFiles)
@@ -53,6 +54,8 @@ struct DescriptorExhaustionTests {
     struct Report: Sendable {
         var earlyAnsweredWhileSaturated = 0
         var peakSockets = 0
+        /// Sockets the server holds before any client connects: its listener, and nothing inherited from the tests.
+        var idleSockets = 0
         var probeAnsweredWhileSaturated = true
         var probeAnsweredAfter = false
         var freshAnsweredAfter = 0
@@ -64,6 +67,7 @@ struct DescriptorExhaustionTests {
         var report = Report()
         let server = try SiwaProcess(openFiles: openFiles)
         let port = try server.waitUntilListening()
+        report.idleSockets = server.openSockets
         let early = try (0..<Self.early).map { _ in try LoopbackSocket(port: port) }
         for socket in early where health(socket) != 200 {
             throw SiwaProcess.Failure(description: "not served before the flood: \(server.log.suffix(2000))")

@@ -4,10 +4,11 @@ import Glibc
 /// The `siwa` executable built next to the test binary, run as `siwa serve` on a free loopback port under a shell
 /// `ulimit -n`, with its output in a file.
 final class SiwaProcess {
-    let process = Process()
+    let pid: pid_t
     let directory: URL
     let logURL: URL
     private(set) var port = 0
+    private var exitStatus: Int32?
 
     struct Failure: Error, CustomStringConvertible { var description: String }
 
@@ -28,14 +29,14 @@ final class SiwaProcess {
     }
 
     /// Starts the server with `environment` added and `openFiles` as its descriptor limit (soft and hard).
+    /// `posix_spawn` with `closefrom(3)`: the child must not inherit the test process's other sockets (tests
+    /// running alongside would never see their peers close).
     init(openFiles: Int, environment: [String: String] = [:]) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("siwa-process-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         logURL = directory.appendingPathComponent("server.log")
-        FileManager.default.createFile(atPath: logURL.path, contents: nil)
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "ulimit -n \(openFiles) && exec \"$0\" serve --port 0 --env-file /nonexistent",
-                             try Self.executable().path]
+        let arguments = ["/bin/sh", "-c", "ulimit -n \(openFiles) && exec \"$0\" serve --port 0 --env-file /nonexistent",
+                         try Self.executable().path]
         var variables = ProcessInfo.processInfo.environment
         for name in variables.keys where name.hasPrefix("IOS_") || name.hasPrefix("WEBSITE_") || name.hasPrefix("APPLE_")
             || name.hasPrefix("TLS_") || name.hasPrefix("SIWA_") || name == "TRUST_PROXY" || name == "PORT" {
@@ -44,12 +45,42 @@ final class SiwaProcess {
         variables["HOSTNAME"] = "127.0.0.1"
         variables["DATABASE_PATH"] = directory.appendingPathComponent("siwa.sqlite").path
         variables["LOG_LEVEL"] = "notice"
-        process.environment = variables.merging(environment) { _, new in new }
-        let log = try FileHandle(forWritingTo: logURL)
-        process.standardOutput = log
-        process.standardError = log
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        let environment = variables.merging(environment) { _, new in new }.map { "\($0.key)=\($0.value)" }
+
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, logURL.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        try Self.closeFrom(&actions, 3)
+        let argv = arguments.map { strdup($0) } + [nil]
+        let envp = environment.map { strdup($0) } + [nil]
+        defer { for pointer in argv + envp { free(pointer) } }
+        var child: pid_t = 0
+        let status = posix_spawn(&child, "/bin/sh", &actions, nil, argv, envp)
+        guard status == 0 else { throw Failure(description: "posix_spawn: \(status)") }
+        pid = child
+    }
+
+    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34), which the Glibc module does not import.
+    private static func closeFrom(_ actions: inout posix_spawn_file_actions_t, _ lowest: Int32) throws {
+        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+        guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else {
+            throw Failure(description: "posix_spawn_file_actions_addclosefrom_np is missing (glibc < 2.34)")
+        }
+        guard unsafeBitCast(symbol, to: CloseFrom.self)(&actions, lowest) == 0 else {
+            throw Failure(description: "posix_spawn_file_actions_addclosefrom_np failed")
+        }
+    }
+
+    /// Whether the child has not exited yet (reaps it when it has).
+    var isRunning: Bool {
+        guard exitStatus == nil else { return false }
+        var status: Int32 = 0
+        guard waitpid(pid, &status, WNOHANG) == pid else { return true }
+        exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : -(status & 0x7F)
+        return false
     }
 
     var log: String { (try? String(contentsOf: logURL, encoding: .utf8)) ?? "" }
@@ -57,7 +88,7 @@ final class SiwaProcess {
     /// Waits for the "listening on" line and returns the port.
     func waitUntilListening(timeout: Duration = .seconds(60)) throws -> Int {
         let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline, process.isRunning {
+        while ContinuousClock.now < deadline, isRunning {
             if let range = log.range(of: "listening on http://127.0.0.1:") {
                 let digits = log[range.upperBound...].prefix { $0.isNumber }
                 if let port = Int(digits), port > 0 {
@@ -72,29 +103,32 @@ final class SiwaProcess {
 
     /// Sockets the server holds open now (listener and connections), read from `/proc/<pid>/fd`.
     var openSockets: Int {
-        let folder = "/proc/\(process.processIdentifier)/fd"
+        let folder = "/proc/\(pid)/fd"
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
         return entries.filter { (try? FileManager.default.destinationOfSymbolicLink(atPath: "\(folder)/\($0)"))?.hasPrefix("socket:") == true }.count
     }
 
-    /// SIGTERM, then waits for the exit; SIGKILL if it takes longer than `timeout`. Returns the exit status.
+    /// SIGTERM, then waits for the exit; SIGKILL if it takes longer than `timeout`. Returns the exit status
+    /// (negative: the signal that ended it), nil when it had to be killed.
     func stop(timeout: Duration = .seconds(30)) -> Int32? {
-        guard process.isRunning else { return process.terminationStatus }
-        kill(process.processIdentifier, SIGTERM)
+        guard isRunning else { return exitStatus }
+        kill(pid, SIGTERM)
         let deadline = ContinuousClock.now + timeout
-        while process.isRunning, ContinuousClock.now < deadline { usleep(20_000) }
-        guard !process.isRunning else {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+        while isRunning, ContinuousClock.now < deadline { usleep(20_000) }
+        guard !isRunning else {
+            kill(pid, SIGKILL)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
             return nil
         }
-        return process.terminationStatus
+        return exitStatus
     }
 
     deinit {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+        if isRunning {
+            kill(pid, SIGKILL)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
         }
         try? FileManager.default.removeItem(at: directory)
     }
