@@ -17,13 +17,13 @@ struct HTTPServerPerAddressTests {
     static let patience = ContinuousClock.Duration.seconds(10)
 
     /// Connects and gets one answer; nil when the server closed the connection without answering (over the cap).
-    /// With `hold`, then starts another request and stops mid-head, so the connection is not idle.
+    /// With `hold`, a second request follows in the same write and stops mid-head, so the connection is never idle.
     static func servedClient(port: Int, hold: Bool = false) async throws -> RawClient? {
         let client = try RawClient(port: port)
-        guard (try? client.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")) != nil else { return nil }
+        let request = "GET / HTTP/1.1\r\nHost: a\r\n\r\n" + (hold ? "GET /held HTTP/1.1\r\n" : "")
+        guard (try? client.send(request)) != nil else { return nil }
         guard let response = try? await client.readResponse() else { return nil }
         #expect(response.status == 200)
-        if hold { try client.send("GET /held HTTP/1.1\r\n") }
         return client
     }
 
