@@ -29,6 +29,8 @@ final class Services: Sendable {
     static let bearerTokenLifetime: TimeInterval = 30 * 24 * 60 * 60
     /// Random bytes in a bearer token's value.
     static let bearerTokenBytes = 32
+    /// `Retry-After` of a 503 for Apple's keys: the key cache refetches at most every 10 s.
+    static let appleKeysRetryAfterSeconds = 10
 
     init(configuration: Configuration, database: DatabasePool, appleKeys: AppleKeySet, http: HTTPClient,
          logger: Logger, clock: @escaping @Sendable () -> Date = Date.init) {
@@ -64,7 +66,9 @@ final class Services: Sendable {
             return try await verifier.verify(token, nonce: nonce)
         } catch let error as AppleIDError {
             logger.notice("identity token refused", metadata: ["reason": "\(error)"])
-            throw Abort(error.status, reason: error.clientMessage)
+            let retry: HTTPHeaders = error.reason == .keysUnavailable
+                ? ["Retry-After": "\(Self.appleKeysRetryAfterSeconds)"] : [:]
+            throw Abort(error.status, reason: error.clientMessage, headers: retry)
         }
     }
 
