@@ -75,7 +75,14 @@ struct AppleKeysFaultTests {
         let (app, proxy) = try await start(fault: .slow(seconds: 12), clock: clock, log: log)
         clock.advance(by: 11)
         let started = Date()
-        let slow = Task { try await signIn(app, clock: clock, subject: "001.slow") }
+        // The test's own client must outwait the server's (both read timeouts are 10 s by default).
+        let patient = HTTPClient(configuration: HTTPClient.Configuration(readTimeout: .seconds(60)))
+        let token = try app.identityToken(subject: "001.slow", issuedAt: clock.now)
+        let slow = Task {
+            try await patient.send(HTTPClientRequest(method: .POST, url: app.baseURL + "/api/users/siwa",
+                                                     headers: ["Content-Type": "application/json"],
+                                                     body: Array("{\"token\":\"\(token)\"}".utf8)))
+        }
         try await Task.sleep(for: .milliseconds(300))
         #expect(try await app.send(.GET, "/health").status == .ok, "the server keeps serving during a slow fetch")
         let response = try await slow.value
