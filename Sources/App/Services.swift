@@ -31,6 +31,8 @@ final class Services: Sendable {
     static let bearerTokenBytes = 32
     /// `Retry-After` of a 503 for Apple's keys: the key cache refetches at most every 10 s.
     static let appleKeysRetryAfterSeconds = 10
+    /// `Retry-After` of a 503 when Apple's token endpoint is unreachable.
+    static let appleRetryAfterSeconds = 10
 
     init(configuration: Configuration, database: DatabasePool, appleKeys: AppleKeySet, http: HTTPClient,
          logger: Logger, clock: @escaping @Sendable () -> Date = Date.init) {
@@ -122,7 +124,9 @@ final class Services: Sendable {
                                                 expectedSubject: identity.sub, codeHash: identity.cHash)
         } catch let error as AppleAuthError {
             logger.warning("authorization code exchange failed", metadata: ["client_id": "\(clientID)", "cause": "\(error)"])
-            throw Abort(error.status, reason: error.clientMessage)
+            let retry: HTTPHeaders = error.status == .serviceUnavailable
+                ? ["Retry-After": "\(Self.appleRetryAfterSeconds)"] : [:]
+            throw Abort(error.status, reason: error.clientMessage, headers: retry)
         }
     }
 

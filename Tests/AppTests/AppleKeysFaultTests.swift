@@ -139,6 +139,27 @@ struct AppleKeysFaultTests {
         await app.stop()
     }
 
+    @Test func appleTokenEndpointDownIs503WithRetryAfterAndWritesNothingThenRecovers() async throws {
+        let log = LogCapture()
+        let app = try await TestApp.start(logger: log.logger())
+        await app.apple.simulateOutage(true)
+        let issued = try await app.apple.issueAuthorizationCode(clientID: TestApp.iosClientID, subject: "001.down",
+                                                                email: "down@example.com")
+        let response = try await app.sendJSON(.POST, "/api/users/siwa", ["token": issued.idToken,
+                                                                          "authorizationCode": issued.code])
+        #expect(response.status == .serviceUnavailable)
+        #expect(response.headers["Retry-After"] == "\(Services.appleRetryAfterSeconds)")
+        #expect(log.contains("authorization code exchange failed", "unreachable"), "\(log.all.suffix(3))")
+        #expect(!log.text.contains(issued.code))
+        #expect(try await app.count("users") == 0)
+
+        await app.apple.simulateOutage(false)
+        let retried = try await app.sendJSON(.POST, "/api/users/siwa", ["token": issued.idToken,
+                                                                         "authorizationCode": issued.code])
+        #expect(retried.status == .ok, "the same code works once Apple is back")
+        await app.stop()
+    }
+
     /// Polls `condition` for up to 20 s (background fetches on a loaded machine).
     private func waitUntil(_ condition: () -> Bool) async throws {
         let deadline = Date().addingTimeInterval(20)
