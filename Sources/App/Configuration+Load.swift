@@ -52,6 +52,8 @@ extension Configuration {
         maxBodySize = try Self.integer(env, "MAX_BODY_SIZE", in: 1...(1 << 30)) ?? maxBodySize
         maxConnections = try Self.integer(env, "MAX_CONNECTIONS", in: 1...1_000_000) ?? maxConnections
         databaseCacheKiB = try Self.integer(env, "DATABASE_CACHE_KIB", in: 64...1_048_576) ?? databaseCacheKiB
+        databaseBusyTimeoutMilliseconds = try Self.integer(env, "DATABASE_BUSY_TIMEOUT_MS", in: 1...600_000)
+            ?? databaseBusyTimeoutMilliseconds
         if let level = env.get("LOG_LEVEL") {
             guard let parsed = Logger.Level(rawValue: level.lowercased()) else {
                 throw ConfigurationError.malformed(name: "LOG_LEVEL", expected: "one of trace, debug, info, notice, warning, error")
