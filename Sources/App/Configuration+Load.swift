@@ -55,6 +55,8 @@ extension Configuration {
         signInRateLimit = try Self.integer(env, "SIGNIN_RATE_LIMIT", in: 0...1_000_000) ?? signInRateLimit
         signInRateBurst = try Self.integer(env, "SIGNIN_RATE_BURST", in: 1...1_000_000) ?? signInRateBurst
         databaseCacheKiB = try Self.integer(env, "DATABASE_CACHE_KIB", in: 64...1_048_576) ?? databaseCacheKiB
+        databaseBusyTimeoutMilliseconds = try Self.integer(env, "DATABASE_BUSY_TIMEOUT_MS", in: 1...600_000)
+            ?? databaseBusyTimeoutMilliseconds
         if let level = env.get("LOG_LEVEL") {
             guard let parsed = Logger.Level(rawValue: level.lowercased()) else {
                 throw ConfigurationError.malformed(name: "LOG_LEVEL", expected: "one of trace, debug, info, notice, warning, error")

@@ -31,6 +31,10 @@ final class Services: Sendable {
     static let bearerTokenLifetime: TimeInterval = 30 * 24 * 60 * 60
     /// Random bytes in a bearer token's value.
     static let bearerTokenBytes = 32
+    /// `Retry-After` of a 503 for Apple's keys: the key cache refetches at most every 10 s.
+    static let appleKeysRetryAfterSeconds = 10
+    /// `Retry-After` of a 503 when Apple's token endpoint is unreachable.
+    static let appleRetryAfterSeconds = 10
 
     init(configuration: Configuration, database: DatabasePool, appleKeys: AppleKeySet, http: HTTPClient,
          logger: Logger, clock: @escaping @Sendable () -> Date = Date.init) {
@@ -67,7 +71,9 @@ final class Services: Sendable {
             return try await verifier.verify(token, nonce: nonce)
         } catch let error as AppleIDError {
             logger.notice("identity token refused", metadata: ["reason": "\(error)"])
-            throw Abort(error.status, reason: error.clientMessage)
+            let retry: HTTPHeaders = error.reason == .keysUnavailable
+                ? ["Retry-After": "\(Self.appleKeysRetryAfterSeconds)"] : [:]
+            throw Abort(error.status, reason: error.clientMessage, headers: retry)
         }
     }
 
@@ -121,7 +127,9 @@ final class Services: Sendable {
                                                 expectedSubject: identity.sub, codeHash: identity.cHash)
         } catch let error as AppleAuthError {
             logger.warning("authorization code exchange failed", metadata: ["client_id": "\(clientID)", "cause": "\(error)"])
-            throw Abort(error.status, reason: error.clientMessage)
+            let retry: HTTPHeaders = error.status == .serviceUnavailable
+                ? ["Retry-After": "\(Self.appleRetryAfterSeconds)"] : [:]
+            throw Abort(error.status, reason: error.clientMessage, headers: retry)
         }
     }
 

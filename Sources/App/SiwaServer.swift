@@ -30,6 +30,7 @@ public final class SiwaServer: Sendable {
         let database = try await AppMigrations.openAndMigrate(
             path: configuration.databasePath,
             configuration: DatabaseConfiguration(synchronous: configuration.databaseSynchronous,
+                                                 busyTimeoutMilliseconds: configuration.databaseBusyTimeoutMilliseconds,
                                                  cacheSizeKiB: configuration.databaseCacheKiB)
         )
         let http = HTTPClient(configuration: HTTPClient.Configuration(extraCAFile: configuration.extraCAFile))
@@ -75,6 +76,8 @@ public final class SiwaServer: Sendable {
         var logger = Logger(label: "siwa")
         logger.logLevel = configuration.logLevel
         for problem in configuration.problems { logger.warning("\(problem)") }
+        // Past `ulimit -f` a write must fail with EFBIG (SQLite: SQLITE_FULL, a 503), not kill the server.
+        signal(SIGXFSZ, SIG_IGN)
         let server = try await SiwaServer(configuration: configuration, logger: logger)
         try server.start()
         let scheme = configuration.tls == nil ? "http" : "https"
