@@ -24,6 +24,8 @@ final class Services: Sendable {
     let webVerifier: IdentityTokenVerifier?
     let logger: Logger
     let clock: @Sendable () -> Date
+    /// What `GET /metrics` reports beyond the request counters.
+    let metrics = AppMetrics()
 
     /// How long a bearer token works.
     static let bearerTokenLifetime: TimeInterval = 30 * 24 * 60 * 60
@@ -65,8 +67,11 @@ final class Services: Sendable {
         -> AppleIdentityToken
     {
         do {
-            return try await verifier.verify(token, nonce: nonce)
+            let identity = try await verifier.verify(token, nonce: nonce)
+            metrics.record(.ok)
+            return identity
         } catch let error as AppleIDError {
+            metrics.record(VerificationResult(error.reason))
             logger.notice("identity token refused", metadata: ["reason": "\(error)"])
             let retry: HTTPHeaders = error.reason == .keysUnavailable
                 ? ["Retry-After": "\(Self.appleKeysRetryAfterSeconds)"] : [:]

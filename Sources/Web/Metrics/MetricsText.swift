@@ -23,13 +23,13 @@ public struct MetricsText: Sendable {
     }
 
     /// One sample line with an integer value.
-    public mutating func sample(_ name: String, _ labels: [(String, String)] = [], _ value: Int) {
+    public mutating func sample(_ name: String, _ labels: [(String, String)], _ value: Int) {
         appendName(name, labels)
         text += " \(value)\n"
     }
 
     /// One sample line with a floating-point value (`+Inf`, `-Inf` and `NaN` spelled as the format wants).
-    public mutating func sample(_ name: String, _ labels: [(String, String)] = [], _ value: Double) {
+    public mutating func sample(_ name: String, _ labels: [(String, String)], _ value: Double) {
         appendName(name, labels)
         text += " \(Self.format(value))\n"
     }
