@@ -2,7 +2,8 @@ import Synchronization
 
 /// A fixed number of integer counters, each an `Atomic<Int>` at a stable heap address.
 ///
-/// `add` is one relaxed atomic add: no lock, no allocation, safe from any thread. Reads at scrape time are
+/// `add` is one relaxed, wrapping atomic add (a single `lock xadd` on x86-64, no compare-and-swap loop): no lock,
+/// no allocation, safe from any thread. Reads at scrape time are
 /// relaxed too, so a scrape sees each counter at some recent value, not one consistent snapshot of all.
 public final class AtomicCounters: @unchecked Sendable {
     /// The number of counters.
@@ -26,7 +27,7 @@ public final class AtomicCounters: @unchecked Sendable {
     @inline(__always)
     public func add(_ index: Int, _ amount: Int = 1) {
         precondition(index >= 0 && index < count, "counter index out of range")
-        slots[index].add(amount, ordering: .relaxed)
+        slots[index].wrappingAdd(amount, ordering: .relaxed)
     }
 
     /// Stores `value` in counter `index` (for gauges).
