@@ -3,9 +3,10 @@ import Testing
 
 /// `HTTPServer.openConnections` and `acceptedConnections`, what the app's metrics page reads.
 struct HTTPServerConnectionCountTests {
-    /// Polls `condition` for up to 10 s (closing is asynchronous; the machine may be loaded).
+    /// Polls `condition` for up to 30 s (closing is asynchronous; the machine may be loaded). The clients wait up
+    /// to 60 s for an answer: under a full parallel test run a 5 s receive timeout was seen to expire.
     func eventually(_ condition: () -> Bool) async -> Bool {
-        for _ in 0..<1000 {
+        for _ in 0..<3000 {
             if condition() { return true }
             try? await Task.sleep(for: .milliseconds(10))
         }
@@ -16,8 +17,8 @@ struct HTTPServerConnectionCountTests {
         try await withServer { server, port in
             #expect(server.openConnections == 0)
             #expect(server.acceptedConnections == 0)
-            var first: RawClient? = try RawClient(port: port)
-            let second = try RawClient(port: port)
+            var first: RawClient? = try RawClient(port: port, timeoutMilliseconds: 60_000)
+            let second = try RawClient(port: port, timeoutMilliseconds: 60_000)
             try first?.send("GET /plaintext HTTP/1.1\r\nHost: x\r\n\r\n")
             try second.send("GET /plaintext HTTP/1.1\r\nHost: x\r\n\r\n")
             _ = try await first?.readResponse()
