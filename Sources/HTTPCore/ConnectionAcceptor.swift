@@ -68,7 +68,7 @@ final class ConnectionAcceptor: Sendable {
                 }
             }
             active.add(1, ordering: .relaxed)
-            accepted.add(1, ordering: .relaxed)
+            accepted.wrappingAdd(1, ordering: .relaxed)
             var one: Int32 = 1
             setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
             let peer = SocketAddress(address).description
