@@ -47,6 +47,8 @@ public struct Configuration: Sendable {
     /// (`DATABASE_BUSY_TIMEOUT_MS`).
     public var databaseBusyTimeoutMilliseconds = DatabaseConfiguration.defaultBusyTimeoutMilliseconds
     public var logLevel: Logger.Level = .info
+    /// `METRICS_TOKEN`: when set, `GET /metrics` answers requests bearing it; when nil, `/metrics` is a 404.
+    public var metricsToken: String?
     /// Folder with `Views/` and `Public/`.
     public var resourcesPath = "Resources"
     /// A CA file trusted for outgoing HTTPS in addition to the system store (tests).

@@ -26,6 +26,8 @@ final class Services: Sendable {
     /// In front of the sign-in routes: the per-address rate limit, or nothing when it is off.
     let signInLimit: [any Middleware]
     let clock: @Sendable () -> Date
+    /// What `GET /metrics` reports beyond the request counters.
+    let metrics = AppMetrics()
 
     /// How long a bearer token works.
     static let bearerTokenLifetime: TimeInterval = 30 * 24 * 60 * 60
@@ -68,8 +70,11 @@ final class Services: Sendable {
         -> AppleIdentityToken
     {
         do {
-            return try await verifier.verify(token, nonce: nonce)
+            let identity = try await verifier.verify(token, nonce: nonce)
+            metrics.record(.ok)
+            return identity
         } catch let error as AppleIDError {
+            metrics.record(VerificationResult(error.reason))
             logger.notice("identity token refused", metadata: ["reason": "\(error)"])
             let retry: HTTPHeaders = error.reason == .keysUnavailable
                 ? ["Retry-After": "\(Self.appleKeysRetryAfterSeconds)"] : [:]

@@ -41,6 +41,7 @@ public final class SiwaServer: Sendable {
         application = Application(hostname: configuration.hostname, port: configuration.port,
                                   trustProxy: configuration.trustProxy, maxBodySize: configuration.maxBodySize,
                                   logger: logger)
+        application.collectsMetrics = configuration.metricsToken != nil
         application.views = try ViewRenderer(directory: configuration.resourcesPath + "/Views")
         try routes(application, services: services)
         try application.boot()
@@ -53,6 +54,7 @@ public final class SiwaServer: Sendable {
             TLSServerConfiguration(certificatePath: $0.certificatePath, privateKeyPath: $0.privateKeyPath)
         }
         server = HTTPServer(configuration: serverConfiguration, responder: application, logger: logger)
+        services.metrics.attach(server)
         housekeeping = Task { [services] in await Housekeeping(services: services).run() }
     }
 

@@ -11,6 +11,9 @@ func routes(_ app: Application, services: Services) throws {
     try app.register(collection: HealthController())
     try app.register(collection: UsersController(services: services))
     try app.register(collection: AppleNotificationsController(services: services))
+    if let token = services.configuration.metricsToken {
+        try app.register(collection: MetricsController(services: services, token: token))
+    }
 
     let web = app.grouped(HTMLErrorPagesMiddleware(), SessionsMiddleware(store: services.sessions))
     try web.register(collection: HomeController(services: services))
