@@ -21,10 +21,11 @@ final class EventLoop: Sendable {
 
     /// Events that end any wait: errors and hang-ups wake readers and writers alike.
     private static let always = EPOLLERR.rawValue | EPOLLHUP.rawValue | EPOLLRDHUP.rawValue
-    /// Hang-ups are states, not events: once seen they stay in `pending`, so a reader that took the edge, then made
-    /// a short read (request and FIN arrived together), finds the end of input at its next wait instead of
-    /// sleeping until a timeout. A half-close does not end a wait for writing (the client may still read).
-    private static let sticky = EPOLLERR.rawValue | EPOLLHUP.rawValue | EPOLLRDHUP.rawValue
+    /// A hang-up that wakes a waiter is also left in `pending` for the next wait to read: a reader woken by data
+    /// and FIN in one edge makes a short read, counts the socket as drained, and would otherwise sleep until a
+    /// timeout with the end of input unread. It is taken once (a stale event for a reused descriptor costs one
+    /// extra read, never a loop); a half-close does not end a wait for writing (the client may still read).
+    private static let hangUps = EPOLLERR.rawValue | EPOLLHUP.rawValue | EPOLLRDHUP.rawValue
 
     private struct State {
         var waiters: [Int32: Waiter] = [:]
@@ -88,7 +89,7 @@ final class EventLoop: Sendable {
                 let wanted = events | Self.always
                 let ending = events & EPOLLIN.rawValue != 0 ? wanted : wanted & ~EPOLLRDHUP.rawValue
                 if let pending = state.pending[fd], pending & ending != 0 {
-                    state.pending[fd] = pending & (~wanted | Self.sticky)
+                    state.pending[fd] = pending & ~ending
                     return (.ready, false)
                 }
                 state.waiters[fd] = Waiter(continuation: continuation, deadline: deadline, idle: idle, events: wanted)
@@ -139,7 +140,7 @@ final class EventLoop: Sendable {
                             let bits = events[i].events
                             if let waiter = state.waiters[fd], waiter.events & bits != 0 {
                                 state.waiters[fd] = nil
-                                state.pending[fd] = (state.pending[fd] ?? 0) | (bits & (~waiter.events | Self.sticky))
+                                state.pending[fd] = (state.pending[fd] ?? 0) | (bits & (~waiter.events | Self.hangUps))
                                 ready.append(waiter.continuation)
                             } else if let pending = state.pending[fd] {
                                 state.pending[fd] = pending | bits
