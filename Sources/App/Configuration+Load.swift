@@ -52,12 +52,15 @@ extension Configuration {
         maxBodySize = try Self.integer(env, "MAX_BODY_SIZE", in: 1...(1 << 30)) ?? maxBodySize
         maxConnections = try Self.integer(env, "MAX_CONNECTIONS", in: 1...1_000_000) ?? maxConnections
         databaseCacheKiB = try Self.integer(env, "DATABASE_CACHE_KIB", in: 64...1_048_576) ?? databaseCacheKiB
+        databaseBusyTimeoutMilliseconds = try Self.integer(env, "DATABASE_BUSY_TIMEOUT_MS", in: 1...600_000)
+            ?? databaseBusyTimeoutMilliseconds
         if let level = env.get("LOG_LEVEL") {
             guard let parsed = Logger.Level(rawValue: level.lowercased()) else {
                 throw ConfigurationError.malformed(name: "LOG_LEVEL", expected: "one of trace, debug, info, notice, warning, error")
             }
             logLevel = parsed
         }
+        metricsToken = try Self.metricsToken(env)
         resourcesPath = env.get("RESOURCES_PATH") ?? resourcesPath
         extraCAFile = env.get("SIWA_EXTRA_CA_FILE")
     }
@@ -85,6 +88,21 @@ extension Configuration {
             throw ConfigurationError.malformed(name: "APPLE_BASE_URL", expected: "https:// (http:// only for a loopback host)")
         default: throw ConfigurationError.malformed(name: "APPLE_BASE_URL", expected: "an http(s) URL")
         }
+    }
+
+    /// The shortest `METRICS_TOKEN` accepted.
+    public static let minimumMetricsTokenLength = 32
+
+    /// `METRICS_TOKEN`: at least `minimumMetricsTokenLength` visible ASCII characters (a bearer token,
+    /// RFC 6750 §2.1, sent as is), so that a guessable value cannot open the metrics.
+    private static func metricsToken(_ env: Environment) throws -> String? {
+        guard let token = env.get("METRICS_TOKEN") else { return nil }
+        guard token.utf8.count >= minimumMetricsTokenLength, token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+            throw ConfigurationError.malformed(
+                name: "METRICS_TOKEN",
+                expected: "at least \(minimumMetricsTokenLength) visible ASCII characters without spaces (openssl rand -hex 32)")
+        }
+        return token
     }
 
     private static func appleKey(_ env: Environment) throws -> AppleKeyConfiguration? {

@@ -35,7 +35,12 @@ public struct Configuration: Sendable {
     /// SQLite page cache per connection in KiB (`DATABASE_CACHE_KIB`). Ids are time-ordered, so the pages a
     /// sign-in touches are mostly the newest ones and a small cache keeps them.
     public var databaseCacheKiB = 2_048
+    /// How long a write waits for a lock held by another process before the request gets a 503
+    /// (`DATABASE_BUSY_TIMEOUT_MS`).
+    public var databaseBusyTimeoutMilliseconds = DatabaseConfiguration.defaultBusyTimeoutMilliseconds
     public var logLevel: Logger.Level = .info
+    /// `METRICS_TOKEN`: when set, `GET /metrics` answers requests bearing it; when nil, `/metrics` is a 404.
+    public var metricsToken: String?
     /// Folder with `Views/` and `Public/`.
     public var resourcesPath = "Resources"
     /// A CA file trusted for outgoing HTTPS in addition to the system store (tests).

@@ -49,6 +49,7 @@ public enum DevEnvironment {
                                         clientSecretKey: try secrets.clientKey.publicKey,
                                         logger: Logger(label: "fake-apple"))
         try stand.start()
+        signal(SIGXFSZ, SIG_IGN)  // as `siwa serve`: past `ulimit -f` a write fails with EFBIG (a 503) instead
         let server = try await SiwaServer(configuration: configuration, logger: logger)
         try server.start()
         logger.notice("Apple stand-in on \(stand.baseURL)")

@@ -24,11 +24,17 @@ final class Services: Sendable {
     let webVerifier: IdentityTokenVerifier?
     let logger: Logger
     let clock: @Sendable () -> Date
+    /// What `GET /metrics` reports beyond the request counters.
+    let metrics = AppMetrics()
 
     /// How long a bearer token works.
     static let bearerTokenLifetime: TimeInterval = 30 * 24 * 60 * 60
     /// Random bytes in a bearer token's value.
     static let bearerTokenBytes = 32
+    /// `Retry-After` of a 503 for Apple's keys: the key cache refetches at most every 10 s.
+    static let appleKeysRetryAfterSeconds = 10
+    /// `Retry-After` of a 503 when Apple's token endpoint is unreachable.
+    static let appleRetryAfterSeconds = 10
 
     init(configuration: Configuration, database: DatabasePool, appleKeys: AppleKeySet, http: HTTPClient,
          logger: Logger, clock: @escaping @Sendable () -> Date = Date.init) {
@@ -61,10 +67,15 @@ final class Services: Sendable {
         -> AppleIdentityToken
     {
         do {
-            return try await verifier.verify(token, nonce: nonce)
+            let identity = try await verifier.verify(token, nonce: nonce)
+            metrics.record(.ok)
+            return identity
         } catch let error as AppleIDError {
+            metrics.record(VerificationResult(error.reason))
             logger.notice("identity token refused", metadata: ["reason": "\(error)"])
-            throw Abort(error.status, reason: error.clientMessage)
+            let retry: HTTPHeaders = error.reason == .keysUnavailable
+                ? ["Retry-After": "\(Self.appleKeysRetryAfterSeconds)"] : [:]
+            throw Abort(error.status, reason: error.clientMessage, headers: retry)
         }
     }
 
@@ -118,7 +129,9 @@ final class Services: Sendable {
                                                 expectedSubject: identity.sub, codeHash: identity.cHash)
         } catch let error as AppleAuthError {
             logger.warning("authorization code exchange failed", metadata: ["client_id": "\(clientID)", "cause": "\(error)"])
-            throw Abort(error.status, reason: error.clientMessage)
+            let retry: HTTPHeaders = error.status == .serviceUnavailable
+                ? ["Retry-After": "\(Self.appleRetryAfterSeconds)"] : [:]
+            throw Abort(error.status, reason: error.clientMessage, headers: retry)
         }
     }
 

@@ -30,6 +30,7 @@ public final class SiwaServer: Sendable {
         let database = try await AppMigrations.openAndMigrate(
             path: configuration.databasePath,
             configuration: DatabaseConfiguration(synchronous: configuration.databaseSynchronous,
+                                                 busyTimeoutMilliseconds: configuration.databaseBusyTimeoutMilliseconds,
                                                  cacheSizeKiB: configuration.databaseCacheKiB)
         )
         let http = HTTPClient(configuration: HTTPClient.Configuration(extraCAFile: configuration.extraCAFile))
@@ -40,6 +41,7 @@ public final class SiwaServer: Sendable {
         application = Application(hostname: configuration.hostname, port: configuration.port,
                                   trustProxy: configuration.trustProxy, maxBodySize: configuration.maxBodySize,
                                   logger: logger)
+        application.collectsMetrics = configuration.metricsToken != nil
         application.views = try ViewRenderer(directory: configuration.resourcesPath + "/Views")
         try routes(application, services: services)
         try application.boot()
@@ -51,6 +53,7 @@ public final class SiwaServer: Sendable {
             TLSServerConfiguration(certificatePath: $0.certificatePath, privateKeyPath: $0.privateKeyPath)
         }
         server = HTTPServer(configuration: serverConfiguration, responder: application, logger: logger)
+        services.metrics.attach(server)
         housekeeping = Task { [services] in await Housekeeping(services: services).run() }
     }
 
@@ -71,6 +74,8 @@ public final class SiwaServer: Sendable {
         var logger = Logger(label: "siwa")
         logger.logLevel = configuration.logLevel
         for problem in configuration.problems { logger.warning("\(problem)") }
+        // Past `ulimit -f` a write must fail with EFBIG (SQLite: SQLITE_FULL, a 503), not kill the server.
+        signal(SIGXFSZ, SIG_IGN)
         let server = try await SiwaServer(configuration: configuration, logger: logger)
         try server.start()
         let scheme = configuration.tls == nil ? "http" : "https"

@@ -10,6 +10,8 @@ public struct AppleAuthClient: Sendable {
     public let baseURL: String
     let clientSecret: ClientSecret
     let http: HTTPClient
+    /// Calls so far, by endpoint and outcome.
+    public let calls = AppleAuthCallCounters()
 
     /// - Parameters:
     ///   - baseURL: `APPLE_BASE_URL`, e.g. `https://appleid.apple.com`.
@@ -40,24 +42,29 @@ public struct AppleAuthClient: Sendable {
         var form = [("client_id", clientID), ("client_secret", try await clientSecret.secret(for: clientID)),
                     ("code", code), ("grant_type", "authorization_code")]
         if let redirectURI { form.append(("redirect_uri", redirectURI)) }
-        return try decodeTokenResponse(try await post("/auth/token", form))
+        return try decodeTokenResponse(try await post(.token, form))
     }
 
     /// Validates a refresh token (`grant_type=refresh_token`); Apple answers `invalid_grant` once it is revoked.
     public func refresh(refreshToken: String, clientID: String) async throws -> TokenResponse {
         let form = [("client_id", clientID), ("client_secret", try await clientSecret.secret(for: clientID)),
                     ("grant_type", "refresh_token"), ("refresh_token", refreshToken)]
-        return try decodeTokenResponse(try await post("/auth/token", form))
+        return try decodeTokenResponse(try await post(.token, form))
     }
 
     /// Revokes a refresh (or access) token.
     public func revoke(token: String, clientID: String, tokenTypeHint: String = "refresh_token") async throws {
         let form = [("client_id", clientID), ("client_secret", try await clientSecret.secret(for: clientID)),
                     ("token", token), ("token_type_hint", tokenTypeHint)]
-        _ = try await post("/auth/revoke", form)
+        _ = try await post(.revoke, form)
+        calls.record(.revoke, .ok)
     }
 
-    private func post(_ path: String, _ form: [(String, String)]) async throws -> HTTPClientResponse {
+    /// Posts `form` to `endpoint`; returns a 200 answer, or counts the failure in `calls` and throws it.
+    private func post(_ endpoint: AppleAuthCallCounters.Endpoint, _ form: [(String, String)]) async throws
+        -> HTTPClientResponse
+    {
+        let path = "/auth/\(endpoint.rawValue)"
         let response: HTTPClientResponse
         do {
             response = try await http.send(HTTPClientRequest(
@@ -66,16 +73,20 @@ public struct AppleAuthClient: Sendable {
                 body: Array(FormEncoding.encode(form).utf8)
             ))
         } catch {
+            calls.record(endpoint, .networkError)
             throw AppleAuthError(.unreachable, detail: "\(path): \(error)")
         }
         if response.status.code == 200 { return response }
         let code = (try? JSONValue(parsing: response.body))?["error"]?.stringValue
         if let code, response.status.code < 500 {
+            calls.record(endpoint, .init(appleErrorCode: code))
             throw AppleAuthError(.apple(code), detail: "\(path) answered \(response.status.code)")
         }
         if response.status.code >= 500 {
+            calls.record(endpoint, .serverError)
             throw AppleAuthError(.unreachable, detail: "\(path) answered \(response.status.code)")
         }
+        calls.record(endpoint, .malformedResponse)
         throw AppleAuthError(.malformedResponse, detail: "\(path) answered \(response.status.code) without an error code")
     }
 
@@ -83,7 +94,11 @@ public struct AppleAuthClient: Sendable {
         guard let json = try? JSONValue(parsing: response.body),
               let accessToken = json["access_token"]?.stringValue,
               let idToken = json["id_token"]?.stringValue
-        else { throw AppleAuthError(.malformedResponse, detail: "/auth/token answer lacks access_token or id_token") }
+        else {
+            calls.record(.token, .malformedResponse)
+            throw AppleAuthError(.malformedResponse, detail: "/auth/token answer lacks access_token or id_token")
+        }
+        calls.record(.token, .ok)
         return TokenResponse(
             accessToken: accessToken, tokenType: json["token_type"]?.stringValue ?? "Bearer",
             expiresIn: Int(json["expires_in"]?.numberValue ?? 0), refreshToken: json["refresh_token"]?.stringValue,

@@ -8,14 +8,17 @@ extension JWKSCache {
         do {
             let request = HTTPClientRequest(method: .GET, url: url, headers: ["Accept": "application/json"])
             let response = try await client.send(request)
-            guard response.status == .ok else { throw JWKSFetchFailure("HTTP status \(response.status.code)") }
+            guard response.status == .ok else {
+                throw JWKSFetchFailure("HTTP status \(response.status.code)", outcome: .httpError)
+            }
             let parsed: [String: Key]
             do {
                 parsed = try parse(response.body)
             } catch {
-                throw JWKSFetchFailure("body is not a usable key set (\(type(of: error)))")
+                throw JWKSFetchFailure("body is not a usable key set (\(type(of: error)))", outcome: .invalid)
             }
-            guard !parsed.isEmpty else { throw JWKSFetchFailure("key set is empty") }
+            guard !parsed.isEmpty else { throw JWKSFetchFailure("key set is empty", outcome: .invalid) }
+            fetches.record(.ok)
             let lifetime = policy.lifetime(for: response.headers, now: clock())
             keys = parsed
             expiresAt = clock().addingTimeInterval(lifetime)
@@ -25,6 +28,7 @@ extension JWKSCache {
             ])
             await store?.save(response.body)
         } catch {
+            fetches.record((error as? JWKSFetchFailure)?.outcome ?? JWKSFetchOutcome(error))
             let reason = (error as? HTTPClientError)?.description ?? (error as? JWKSFetchFailure)?.reason
                 ?? "\(type(of: error))"
             let kept = keys.isEmpty ? "no keys cached"
@@ -55,5 +59,9 @@ extension JWKSCache {
 /// Why a fetch was not used; only logged.
 struct JWKSFetchFailure: Error {
     var reason: String
-    init(_ reason: String) { self.reason = reason }
+    var outcome: JWKSFetchOutcome
+    init(_ reason: String, outcome: JWKSFetchOutcome) {
+        self.reason = reason
+        self.outcome = outcome
+    }
 }

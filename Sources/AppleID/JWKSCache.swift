@@ -26,6 +26,8 @@ public actor JWKSCache<Key: Sendable> {
     let store: JWKSCacheStore?
     let policy: JWKSCachePolicy
     let logger: Logger
+    /// Fetches so far, by outcome.
+    public nonisolated let fetches = JWKSFetchCounters()
 
     var keys: [String: Key] = [:]
     var expiresAt = Date.distantPast

@@ -18,6 +18,7 @@ final class ConnectionAcceptor: Sendable {
     let loops: [EventLoop]
     private let listener: Listener
     private let active = Atomic<Int>(0)
+    private let accepted = Atomic<Int>(0)
     private let shuttingDown = Atomic<Bool>(false)
     private let drained = Mutex<[CheckedContinuation<Void, Never>]>([])
 
@@ -37,6 +38,7 @@ final class ConnectionAcceptor: Sendable {
     }
 
     var activeConnections: Int { active.load(ordering: .relaxed) }
+    var acceptedConnections: Int { accepted.load(ordering: .relaxed) }
     var hasCapacity: Bool { active.load(ordering: .relaxed) < maxConnections }
     var isShuttingDown: Bool { shuttingDown.load(ordering: .sequentiallyConsistent) }
 
@@ -66,6 +68,7 @@ final class ConnectionAcceptor: Sendable {
                 }
             }
             active.add(1, ordering: .relaxed)
+            accepted.wrappingAdd(1, ordering: .relaxed)
             var one: Int32 = 1
             setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
             let peer = SocketAddress(address).description

@@ -71,6 +71,12 @@ public final class HTTPServer: Sendable {
         }
     }
 
+    /// Connections open now (accepted and not yet closed); 0 before `start()` and after `shutdown()`.
+    public var openConnections: Int { state.withLock { $0.acceptor?.activeConnections ?? 0 } }
+
+    /// Connections accepted since `start()`; 0 before it and after `shutdown()`.
+    public var acceptedConnections: Int { state.withLock { $0.acceptor?.acceptedConnections ?? 0 } }
+
     /// The bound port (the one chosen by the system when configured with 0); 0 before `start()`.
     public var localPort: Int { state.withLock { $0.port } }
 

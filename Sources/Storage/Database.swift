@@ -34,7 +34,12 @@ public final class Database {
         }
         self.handle = connection
         self.path = path
-        try configure(configuration, readOnly: readOnly)
+        do {
+            try configure(configuration, readOnly: readOnly)
+        } catch var error as SQLiteError {
+            error.message = "\(path): \(error.message)"
+            throw error
+        }
     }
 
     deinit {
@@ -45,6 +50,11 @@ public final class Database {
     private func configure(_ configuration: DatabaseConfiguration, readOnly: Bool) throws {
         sqlite3_extended_result_codes(handle, 1)
         sqlite3_busy_timeout(handle, Int32(clamping: configuration.busyTimeoutMilliseconds))
+        // SQLite silently falls back to read-only when the file is not writable; a writer must say so at once.
+        if !readOnly, sqlite3_db_readonly(handle, "main") == 1 {
+            throw SQLiteError(extendedCode: SQLITE_READONLY,
+                              message: "the database file is read-only (check its permissions and its directory's)")
+        }
         try executeScript("PRAGMA foreign_keys = ON")
         if !readOnly {
             let mode = try fetchOne(sql: "PRAGMA journal_mode = WAL") { row -> String in try row[0] }

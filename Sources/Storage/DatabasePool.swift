@@ -82,8 +82,8 @@ public final class DatabasePool: Sendable {
     /// Counts of committed write transactions and of the write closures they carried.
     public var writeStatistics: WriteStatistics { writeQueue.withLock { $0.statistics } }
 
-    /// Writes queued and not yet started (tests use it to line writes up behind a blocked one).
-    var pendingWriteCount: Int { writeQueue.withLock { $0.pending.count } }
+    /// Writes queued and not yet started: the group-commit queue's depth (metrics; tests line writes up with it).
+    public var pendingWriteCount: Int { writeQueue.withLock { $0.pending.count } }
 
     private func enqueue(_ job: WriteJob) {
         let startDrain = writeQueue.withLock { queue -> Bool in

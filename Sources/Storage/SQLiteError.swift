@@ -13,6 +13,12 @@ public struct SQLiteError: Error, Equatable, CustomStringConvertible {
         case foreignKeyConstraint
         /// Another connection held a conflicting lock past the busy timeout (`SQLITE_BUSY`, `SQLITE_LOCKED`).
         case busy
+        /// The disk is full or a file reached its size limit (`SQLITE_FULL`; `EFBIG` under `ulimit -f` maps here).
+        case full
+        /// The file cannot be written (`SQLITE_READONLY`: permissions, a read-only mount).
+        case readOnly
+        /// The operating system failed a read, write, lock or open (`SQLITE_IOERR`, `SQLITE_CANTOPEN`).
+        case ioError
         /// Anything else; see `extendedCode`.
         case other
     }
@@ -38,7 +44,14 @@ public struct SQLiteError: Error, Equatable, CustomStringConvertible {
         switch extendedCode {
         case CSQLITE_CONSTRAINT_UNIQUE, CSQLITE_CONSTRAINT_PRIMARYKEY: .uniqueConstraint
         case CSQLITE_CONSTRAINT_FOREIGNKEY: .foreignKeyConstraint
-        default: primaryCode == SQLITE_BUSY || primaryCode == SQLITE_LOCKED ? .busy : .other
+        default:
+            switch primaryCode {
+            case SQLITE_BUSY, SQLITE_LOCKED: .busy
+            case SQLITE_FULL: .full
+            case SQLITE_READONLY: .readOnly
+            case SQLITE_IOERR, SQLITE_CANTOPEN: .ioError
+            default: .other
+            }
         }
     }
 

@@ -26,6 +26,9 @@ extension Application {
         var http = response.httpResponse
         http.headers.replaceOrAdd(name: "X-Request-Id", value: id)
         let elapsed = (ContinuousClock.now - start).components
+        frozen.context.metrics?.record(routeIndex: req.route?.index, servedFile: req.servedFile, method: request.method,
+                                       status: http.status.code,
+                                       nanoseconds: Int(elapsed.seconds) * 1_000_000_000 + Int(elapsed.attoseconds / 1_000_000_000))
         let milliseconds = Double(elapsed.seconds) * 1000 + Double(elapsed.attoseconds) / 1e15
         // Method and path only: the query may carry codes or state.
         req.logger.info("\(request.method) \(req.path) \(http.status.code) \(Self.format(milliseconds)) ms")

@@ -24,6 +24,7 @@ public final class Application: HTTPResponder, RoutesBuilder, Sendable {
         var trustProxy: Bool
         var maxBodySize: Int
         var views: ViewRenderer?
+        var collectsMetrics = false
         var middleware: [any Middleware] = [ErrorMiddleware()]
         var routes: [Route] = []
         var frozen: Frozen?
@@ -104,7 +105,9 @@ public final class Application: HTTPResponder, RoutesBuilder, Sendable {
         try state.withLock { state in
             if let frozen = state.frozen { return frozen }
             let router = try Router(routes: state.routes)
-            let context = RequestContext(logger: logger, trustProxy: state.trustProxy, views: state.views)
+            let metrics = state.collectsMetrics ? RequestMetrics(routes: router.routes) : nil
+            let context = RequestContext(logger: logger, trustProxy: state.trustProxy, views: state.views,
+                                         metrics: metrics)
             let frozen = Frozen(router: router, responder: state.middleware.makeResponder(chainingTo: router),
                                 context: context)
             state.frozen = frozen

@@ -38,6 +38,7 @@ public struct FileMiddleware: Middleware {
         }
         var info = stat()
         guard stat(file, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return try await next.respond(to: request) }
+        request.servedFile = true
         let size = Int(info.st_size)
         let modified = Date(timeIntervalSince1970: TimeInterval(info.st_mtim.tv_sec))
         let etag = "\"\(String(size, radix: 16))-\(String(info.st_mtim.tv_sec, radix: 16))\(String(info.st_mtim.tv_nsec, radix: 16))\""
@@ -59,7 +60,10 @@ public struct FileMiddleware: Middleware {
                 }
             })
         }
-        guard let data = FileManager.default.contents(atPath: file) else { return try await next.respond(to: request) }
+        guard let data = FileManager.default.contents(atPath: file) else {
+            request.servedFile = false
+            return try await next.respond(to: request)
+        }
         return Response(status: .ok, headers: headers, body: .bytes(Array(data)))
     }
 

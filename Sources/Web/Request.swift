@@ -29,6 +29,8 @@ public final class Request {
     public var storage = RequestStorage()
     /// When true, errors are rendered as an HTML page whatever `Accept` says (`HTMLErrorPagesMiddleware`).
     public var prefersHTMLErrors = false
+    /// Whether `FileMiddleware` answered, for the `static` route label of the request metrics.
+    var servedFile = false
 
     let context: RequestContext
     var installedSession: Session?
@@ -67,4 +69,6 @@ struct RequestContext: Sendable {
     let logger: Logger
     let trustProxy: Bool
     let views: ViewRenderer?
+    /// The application's request counters, when it collects them (`Application.collectsMetrics`).
+    let metrics: RequestMetrics?
 }

@@ -5,6 +5,8 @@ public struct Route: Sendable, CustomStringConvertible {
     public let method: HTTPMethod
     public let path: [PathComponent]
     let responder: any Responder
+    /// The route's position in the frozen route table (set by `Router`), for per-route metrics; -1 before.
+    var index = -1
 
     init(method: HTTPMethod, path: [PathComponent], responder: any Responder) {
         self.method = method

@@ -7,8 +7,13 @@ struct Router: Responder {
 
     /// Builds the trie; fails on duplicate routes or a misplaced `**`.
     init(routes: [Route]) throws {
-        self.routes = routes
-        root = try RouterNode(entries: routes.map { ($0.path[...], $0) })
+        let indexed = routes.enumerated().map { index, route in
+            var route = route
+            route.index = index
+            return route
+        }
+        self.routes = indexed
+        root = try RouterNode(entries: indexed.map { ($0.path[...], $0) })
     }
 
     enum Lookup {

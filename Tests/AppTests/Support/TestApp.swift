@@ -24,7 +24,10 @@ final class TestApp: Sendable {
     ///   - lifecycle: configure the Apple key (`.p8`) and encryption key, and make the stand-in check client
     ///     secrets against that key.
     ///   - standInClientKey: the key the stand-in checks client secrets with, when not the server's own.
+    ///   - logger: the server's logger (default: quiet).
+    ///   - clock: the server's clock (tokens, key-cache expiry and refetch interval).
     static func start(directory: URL? = nil, lifecycle: Bool = true, standInClientKey: ES256PublicKey? = nil,
+                      logger: Logger? = nil, clock: TestClock? = nil,
                       configure: (inout Configuration) -> Void = { _ in }) async throws -> TestApp {
         let directory = directory ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("siwa-app-tests-\(UUID().uuidString)")
@@ -53,7 +56,8 @@ final class TestApp: Sendable {
             configuration.encryptionKey = secrets.encryptionKey
         }
         configure(&configuration)
-        let server = try await SiwaServer(configuration: configuration, logger: quietLogger("siwa"))
+        let server = try await SiwaServer(configuration: configuration, logger: logger ?? quietLogger("siwa"),
+                                          clock: clock?.closure ?? Date.init)
         try server.start()
         return TestApp(directory: directory, apple: stand, server: server)
     }

@@ -1,0 +1,49 @@
+import AppleID
+import Web
+
+extension Services {
+    /// The `GET /metrics` page: the application's request counters, then what the server, Apple's key cache,
+    /// the token verifiers, Apple's token endpoints and the SQLite writer have counted. Every value is read
+    /// now, from counters their owners keep; nothing here runs on the request path.
+    func metricsPage(requests: RequestMetrics?) -> String {
+        var page = MetricsText()
+        requests?.render(into: &page)
+        let server = metrics.httpServer
+        page.family("siwa_http_open_connections", .gauge, help: "Client connections open now.")
+        page.sample("siwa_http_open_connections", [], server?.openConnections ?? 0)
+        page.family("siwa_http_accepted_connections_total", .counter, help: "Client connections accepted since start.")
+        page.sample("siwa_http_accepted_connections_total", [], server?.acceptedConnections ?? 0)
+
+        page.family("siwa_jwks_fetches_total", .counter, help: "Fetches of Apple's signing keys (JWKS), by outcome.")
+        for outcome in JWKSFetchOutcome.allCases {
+            page.sample("siwa_jwks_fetches_total", [("outcome", outcome.rawValue)], appleKeys.fetches[outcome])
+        }
+
+        page.family("siwa_token_verifications_total", .counter,
+                    help: "Identity tokens verified for sign-in (app and web), by result: ok or why refused.")
+        for result in VerificationResult.allCases {
+            page.sample("siwa_token_verifications_total", [("result", result.rawValue)], metrics.verifications[result.slot])
+        }
+
+        page.family("siwa_apple_token_requests_total", .counter,
+                    help: "Calls to Apple's /auth/token and /auth/revoke, by endpoint and outcome.")
+        if let calls = lifecycle.client?.calls {
+            for endpoint in AppleAuthCallCounters.Endpoint.allCases {
+                for outcome in AppleAuthCallCounters.Outcome.allCases {
+                    page.sample("siwa_apple_token_requests_total",
+                                [("endpoint", endpoint.rawValue), ("outcome", outcome.rawValue)], calls[endpoint, outcome])
+                }
+            }
+        }
+
+        let statistics = database.writeStatistics
+        page.family("siwa_sqlite_write_queue_depth", .gauge, help: "Writes queued for the SQLite writer, not yet started.")
+        page.sample("siwa_sqlite_write_queue_depth", [], database.pendingWriteCount)
+        page.family("siwa_sqlite_write_transactions_total", .counter,
+                    help: "Write transactions committed (each a group commit of one or more writes).")
+        page.sample("siwa_sqlite_write_transactions_total", [], statistics.transactions)
+        page.family("siwa_sqlite_writes_total", .counter, help: "Writes committed.")
+        page.sample("siwa_sqlite_writes_total", [], statistics.writes)
+        return page.text
+    }
+}

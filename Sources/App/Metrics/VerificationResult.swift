@@ -1,0 +1,44 @@
+import AppleID
+
+/// The `result` label of `siwa_token_verifications_total`: `ok`, or why an identity token was refused.
+enum VerificationResult: String, CaseIterable, Sendable {
+    case ok
+    case malformed
+    case unsupportedAlgorithm = "unsupported_algorithm"
+    case criticalHeader = "critical_header"
+    case forbiddenHeader = "forbidden_header"
+    case unknownKeyID = "unknown_key_id"
+    case badSignature = "bad_signature"
+    case wrongIssuer = "wrong_issuer"
+    case wrongAudience = "wrong_audience"
+    case expired
+    case issuedInFuture = "issued_in_future"
+    case tooOld = "too_old"
+    case missingSubject = "missing_subject"
+    case nonceMismatch = "nonce_mismatch"
+    case keysUnavailable = "keys_unavailable"
+
+    init(_ reason: AppleIDError.Reason) {
+        self = switch reason {
+        case .malformed: .malformed
+        case .unsupportedAlgorithm: .unsupportedAlgorithm
+        case .criticalHeader: .criticalHeader
+        case .forbiddenHeader: .forbiddenHeader
+        case .unknownKeyID: .unknownKeyID
+        case .badSignature: .badSignature
+        case .wrongIssuer: .wrongIssuer
+        case .wrongAudience: .wrongAudience
+        case .expired: .expired
+        case .issuedInFuture: .issuedInFuture
+        case .tooOld: .tooOld
+        case .missingSubject: .missingSubject
+        case .nonceMismatch: .nonceMismatch
+        case .keysUnavailable: .keysUnavailable
+        }
+    }
+
+    /// Position in `allCases`: the result's counter.
+    var slot: Int { Self.slots[self] ?? 0 }
+
+    private static let slots = Dictionary(uniqueKeysWithValues: allCases.enumerated().map { ($1, $0) })
+}

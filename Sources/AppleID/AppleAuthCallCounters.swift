@@ -1,0 +1,50 @@
+import Synchronization
+
+/// Calls to Apple's token endpoints by endpoint and outcome, since the client was made; read by the app's metrics.
+public final class AppleAuthCallCounters: Sendable {
+    /// Which endpoint was called.
+    public enum Endpoint: String, CaseIterable, Sendable {
+        /// `POST /auth/token` (code exchange and refresh-token validation).
+        case token
+        /// `POST /auth/revoke`.
+        case revoke
+    }
+
+    /// How a call ended.
+    public enum Outcome: String, CaseIterable, Sendable {
+        case ok
+        case invalidGrant = "invalid_grant"
+        case invalidClient = "invalid_client"
+        case invalidRequest = "invalid_request"
+        case unauthorizedClient = "unauthorized_client"
+        case unsupportedGrantType = "unsupported_grant_type"
+        /// Apple answered another `{"error": code}` (RFC 6749 §5.2).
+        case otherAppleError = "apple_error"
+        /// Apple answered 5xx.
+        case serverError = "server_error"
+        /// The request could not be sent or the answer not read (DNS, connect, TLS, timeout).
+        case networkError = "network_error"
+        /// Apple answered something that is not its documented shape.
+        case malformedResponse = "malformed_response"
+
+        /// The outcome for Apple's error `code`; codes outside RFC 6749 §5.2 count as `apple_error`.
+        init(appleErrorCode code: String) {
+            self = Outcome(rawValue: code).flatMap { [.ok, .otherAppleError, .serverError, .networkError,
+                                                      .malformedResponse].contains($0) ? nil : $0 }
+                ?? .otherAppleError
+        }
+    }
+
+    private let counts = Mutex<[Endpoint: [Outcome: Int]]>([:])
+
+    public init() {}
+
+    /// Calls to `endpoint` that ended with `outcome`.
+    public subscript(endpoint: Endpoint, outcome: Outcome) -> Int {
+        counts.withLock { $0[endpoint]?[outcome] ?? 0 }
+    }
+
+    func record(_ endpoint: Endpoint, _ outcome: Outcome) {
+        counts.withLock { $0[endpoint, default: [:]][outcome, default: 0] += 1 }
+    }
+}

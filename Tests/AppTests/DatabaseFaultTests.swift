@@ -1,0 +1,135 @@
+import Foundation
+import Glibc
+import HTTPCore
+import Testing
+import Web
+@testable import App
+
+/// SQLite locked by another process past the busy timeout, and a file size limit reached mid-run: the writes get
+/// 503 with `Retry-After` and a log line naming the cause, reads go on, and writes work again once the fault
+/// is gone, without a restart.
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct DatabaseFaultTests {
+    /// A short busy timeout keeps the test quick; the default is `DatabaseConfiguration.defaultBusyTimeoutMilliseconds`.
+    static let busyTimeoutMilliseconds = 300
+
+    /// `python3` holding `BEGIN EXCLUSIVE` on `path` until its stdin closes.
+    final class LockHolder {
+        let process = Process()
+        private let input = Pipe()
+
+        init(path: String) throws {
+            let script = """
+                import sqlite3, sys
+                db = sqlite3.connect(sys.argv[1], isolation_level=None)
+                db.execute("PRAGMA busy_timeout = 10000")
+                db.execute("BEGIN EXCLUSIVE")
+                print("locked", flush=True)
+                sys.stdin.read()
+                db.execute("COMMIT")
+                """
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["python3", "-c", script, path]
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardInput = input
+            try process.run()
+            let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+            guard line.hasPrefix("locked") else {
+                Issue.record("python3 could not lock \(path): \(line)")
+                throw CocoaError(.fileLocking)
+            }
+        }
+
+        func release() {
+            try? input.fileHandleForWriting.close()
+            process.waitUntilExit()
+        }
+    }
+
+    @Test func aLockHeldPastTheBusyTimeoutIs503ForWritesWhileReadsGoOnAndRecovers() async throws {
+        #expect(DatabaseUnavailableMiddleware.retryAfterSeconds > 0)
+        let log = LogCapture()
+        let app = try await TestApp.start(logger: log.logger()) { configuration in
+            configuration.databaseBusyTimeoutMilliseconds = Self.busyTimeoutMilliseconds
+        }
+        let first = try await app.sendJSON(.POST, "/api/users/siwa", ["token": try app.identityToken(subject: "001.before")])
+        let bearer = try #require(try first.json()["value"] as? String)
+
+        let lock = try LockHolder(path: app.databasePath)
+        let token = try app.identityToken(subject: "001.locked")
+        let attempts = try await withThrowingTaskGroup(of: HTTPClientResponse.self) { group in
+            for _ in 0..<4 { group.addTask { try await app.sendJSON(.POST, "/api/users/siwa", ["token": token]) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        for response in attempts {
+            #expect(response.status == .serviceUnavailable)
+            #expect(response.headers["Retry-After"] == "\(DatabaseUnavailableMiddleware.retryAfterSeconds)")
+            #expect(try response.json()["reason"] as? String == DatabaseUnavailableMiddleware.clientReason)
+        }
+        #expect(log.contains("database unavailable: locked by another connection",
+                             "busy timeout (\(Self.busyTimeoutMilliseconds) ms)"), "\(log.all.suffix(3))")
+        #expect(!log.text.contains(token) && !log.text.contains(bearer))
+        let me = try await app.sendJSON(.GET, "/api/users/me", [:], bearer: bearer)
+        #expect(me.status == .ok, "reading with an existing bearer works while the writer is locked out")
+        #expect(try await app.send(.GET, "/health").status == .ok)
+
+        lock.release()
+        let after = try await app.sendJSON(.POST, "/api/users/siwa", ["token": token])
+        #expect(after.status == .ok, "the writer recovers once the lock is released")
+        #expect(try await app.count("users") == 2)
+        await app.stop()
+    }
+
+    @Test func theBusyTimeoutIsANamedDefault() throws {
+        #expect(Configuration().databaseBusyTimeoutMilliseconds == 5_000)
+        let env = Environment(["DATABASE_BUSY_TIMEOUT_MS": "1"])
+        #expect(try Configuration(env).databaseBusyTimeoutMilliseconds == 1)
+        #expect(throws: (any Error).self) { try Configuration(Environment(["DATABASE_BUSY_TIMEOUT_MS": "0"])) }
+    }
+
+    @Test func aFileSizeLimitReachedMidRunIs503AndNothingCommittedIsLost() async throws {
+        let app = try SpawnedApp()
+        let server = try app.launch()
+        var bearers: [String] = []
+        for index in 0..<3 {
+            let response = try await app.signIn(token: try app.identityToken(subject: "001.full.\(index)"))
+            #expect(response.status == .ok)
+            bearers.append(try #require(try response.json()["value"] as? String))
+        }
+        let wal = try FileManager.default.attributesOfItem(atPath: app.databasePath + "-wal")[.size] as? Int ?? 0
+        try Self.setFileSizeLimit(pid: server.pid, bytes: max(wal, 4096))
+
+        for index in 0..<3 {
+            let response = try await app.signIn(token: try app.identityToken(subject: "001.refused.\(index)"))
+            #expect(response.status == .serviceUnavailable, "\(index)")
+            #expect(response.headers["Retry-After"] != nil)
+            #expect(try response.json()["error"] as? Bool == true)
+        }
+        #expect(server.process.isRunning, "SIGXFSZ must not kill the server")
+        #expect(server.log.contains("database unavailable: a write failed"), "\(server.log.suffix(600))")
+        for bearer in bearers { #expect(try await app.me(bearer: bearer).status == .ok) }
+        #expect(try await app.health().status == .ok)
+
+        try Self.setFileSizeLimit(pid: server.pid, bytes: nil)
+        let back = try await app.signIn(token: try app.identityToken(subject: "001.after"))
+        #expect(back.status == .ok, "writes work again once the limit is lifted")
+        bearers.append(try #require(try back.json()["value"] as? String))
+
+        server.signal(SIGTERM)
+        server.waitForExit()
+        try app.launch()
+        for bearer in bearers { #expect(try await app.me(bearer: bearer).status == .ok, "committed before the fault") }
+        await app.stop()
+    }
+
+    /// Sets the soft `RLIMIT_FSIZE` of `pid` (nil: unlimited) with util-linux `prlimit`.
+    static func setFileSizeLimit(pid: pid_t, bytes: Int?) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
+        process.arguments = ["--pid", "\(pid)", "--fsize=\(bytes.map(String.init) ?? "unlimited"):"]
+        try process.run()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw POSIXError(.EPERM) }
+    }
+}

@@ -1,0 +1,171 @@
+import Foundation
+import Glibc
+import Synchronization
+
+/// A plain-HTTP stand-in in front of the Apple stand-in, on 127.0.0.1: forwards and records every exchange, or
+/// plays a fault on `/auth/keys` (refused, slow, garbage, truncated, a replacement body).
+final class AppleProxy: Sendable {
+    enum Fault: Sendable {
+        /// Forward to the stand-in.
+        case none
+        /// Nothing listens on the port: connections are refused.
+        case refused
+        /// Answer after `seconds` (forwarded).
+        case slow(seconds: Double)
+        /// Answer `status` with `body` as JSON.
+        case reply(status: String, body: String)
+        /// Promise `body.count + 100` bytes, send `body`, close.
+        case truncated(body: String)
+    }
+
+    /// One forwarded exchange, as raw text.
+    struct Exchange: Sendable {
+        var request: String
+        var response: String
+    }
+
+    let port: UInt16
+    let upstreamPort: UInt16
+    var baseURL: String { "http://127.0.0.1:\(port)" }
+    private let state: Mutex<(fault: Fault, listener: Int32, generation: Int, exchanges: [Exchange], keyFetches: Int)>
+
+    /// Requests for `/auth/keys` received, forwarded or not.
+    var keyFetches: Int { state.withLock { $0.keyFetches } }
+    var exchanges: [Exchange] { state.withLock { $0.exchanges } }
+
+    init(upstreamPort: Int) throws {
+        self.upstreamPort = UInt16(upstreamPort)
+        let fd = try Self.bind(port: 0)
+        guard listen(fd, 128) == 0 else { throw POSIXError(.EADDRINUSE) }
+        var address = sockaddr_in()
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        port = UInt16(bigEndian: address.sin_port)
+        state = Mutex((.none, fd, 0, [], 0))
+        startAccepting(fd, generation: 0)
+    }
+
+    /// Switches the fault; `.refused` closes the listening socket and keeps the port bound without listening.
+    func set(_ fault: Fault) throws {
+        let (old, generation) = state.withLock { state -> (Int32, Int) in
+            state.fault = fault
+            return (state.listener, state.generation)
+        }
+        let wantsListening: Bool = if case .refused = fault { false } else { true }
+        let isListening = state.withLock { $0.generation % 2 == 0 }
+        guard wantsListening != isListening else { return }
+        if wantsListening {
+            guard listen(old, 128) == 0 else { throw POSIXError(.EADDRINUSE) }
+            state.withLock { $0.generation = generation + 1 }
+            startAccepting(old, generation: generation + 1)
+        } else {
+            Glibc.shutdown(old, Int32(SHUT_RDWR))
+            close(old)
+            let fd = try Self.bind(port: port)
+            state.withLock {
+                $0.listener = fd
+                $0.generation = generation + 1
+            }
+        }
+    }
+
+    private static func bind(port: UInt16) throws -> Int32 {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard fd >= 0, bound == 0 else { throw POSIXError(.EADDRNOTAVAIL) }
+        return fd
+    }
+
+    private func startAccepting(_ listener: Int32, generation: Int) {
+        Thread { [self] in
+            while state.withLock({ $0.generation == generation }) {
+                let fd = accept(listener, nil, nil)
+                if fd < 0 { continue }
+                Thread { [self] in serve(fd) }.start()
+            }
+        }.start()
+    }
+
+    private func serve(_ fd: Int32) {
+        defer { close(fd) }
+        guard let request = Self.readMessage(fd) else { return }
+        let text = String(decoding: request, as: UTF8.self)
+        let isKeys = text.hasPrefix("GET /auth/keys")
+        let fault = state.withLock { state -> Fault in
+            if isKeys { state.keyFetches += 1 }
+            return isKeys ? state.fault : .none
+        }
+        switch fault {
+        case .none, .refused: forward(request, to: fd)
+        case .slow(let seconds):
+            Thread.sleep(forTimeInterval: seconds)
+            forward(request, to: fd)
+        case .reply(let status, let body):
+            let head = "HTTP/1.1 \(status)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n"
+            Self.send(Array((head + "Connection: close\r\n\r\n" + body).utf8), to: fd)
+        case .truncated(let body):
+            let head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count + 100)\r\n"
+            Self.send(Array((head + "Connection: close\r\n\r\n" + body).utf8), to: fd)
+        }
+    }
+
+    private func forward(_ request: [UInt8], to client: Int32) {
+        let upstream = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(upstream) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = upstreamPort.bigEndian
+        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(upstream, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0, Self.send(request, to: upstream), let response = Self.readMessage(upstream) else { return }
+        state.withLock {
+            $0.exchanges.append(Exchange(request: String(decoding: request, as: UTF8.self),
+                                         response: String(decoding: response, as: UTF8.self)))
+        }
+        Self.send(response, to: client)
+    }
+
+    /// A head and the `Content-Length` body after it; nil when the peer closes first.
+    static func readMessage(_ fd: Int32) -> [UInt8]? {
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 16_384)
+        var headEnd: Int?
+        var total = Int.max
+        while bytes.count < total {
+            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count <= 0 { return headEnd == nil ? nil : bytes }
+            bytes += buffer[0..<count]
+            if headEnd == nil, let range = bytes.firstRange(of: Array("\r\n\r\n".utf8)) {
+                headEnd = range.upperBound
+                let head = String(decoding: bytes[..<range.upperBound], as: UTF8.self).lowercased()
+                let length = head.split(separator: "\r\n").first { $0.hasPrefix("content-length:") }
+                    .flatMap { Int($0.dropFirst("content-length:".count).trimmingCharacters(in: .whitespaces)) } ?? 0
+                total = range.upperBound + length
+            }
+        }
+        return bytes
+    }
+
+    @discardableResult
+    static func send(_ bytes: [UInt8], to fd: Int32) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let sent = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+            if sent <= 0 { return false }
+            offset += sent
+        }
+        return true
+    }
+}

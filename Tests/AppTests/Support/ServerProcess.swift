@@ -1,0 +1,86 @@
+import Foundation
+import Glibc
+import Testing
+
+/// The real `siwa` binary as a child process, with its stdout and stderr captured together.
+final class ServerProcess {
+    let process = Process()
+    private let output = LogCapture()
+    private let reader: Thread
+
+    /// Everything the child has written so far.
+    var log: String { output.all.joined() }
+    var pid: pid_t { process.processIdentifier }
+
+    /// `siwa`, built next to this test binary by `swift build` / `swift test`.
+    static func siwaURL() throws -> URL {
+        let me = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        var directory = URL(fileURLWithPath: me).deletingLastPathComponent()
+        while !FileManager.default.isExecutableFile(atPath: directory.appendingPathComponent("siwa").path),
+              directory.pathComponents.count > 1 {
+            directory.deleteLastPathComponent()
+        }
+        let binary = directory.appendingPathComponent("siwa")
+        guard FileManager.default.isExecutableFile(atPath: binary.path) else {
+            Issue.record("siwa not found above \(me); run `swift build` first")
+            throw CocoaError(.fileNoSuchFile)
+        }
+        return binary
+    }
+
+    /// Starts `siwa <arguments>` in `directory` (so no stray `.env` is read) with only `environment` and `PATH`.
+    /// - Parameter wrapper: a command the binary runs under, e.g. `setpriv --reuid=65534 …`.
+    init(_ arguments: [String], environment: [String: String], directory: URL, wrapper: [String] = []) throws {
+        let binary = try Self.siwaURL().path
+        let command = wrapper + [binary] + arguments
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments = Array(command.dropFirst())
+        process.environment = environment.merging(["PATH": "/usr/bin:/bin", "HOME": directory.path]) { $1 }
+        process.currentDirectoryURL = directory
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        process.standardInput = FileHandle.nullDevice
+        let handle = pipe.fileHandleForReading
+        reader = Thread { [output] in
+            while true {
+                let chunk = handle.availableData
+                if chunk.isEmpty { return }
+                output.append(String(decoding: chunk, as: UTF8.self))
+            }
+        }
+        try process.run()
+        reader.start()
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
+    /// The port from `siwa listening on http://host:port`, waiting up to `timeout` seconds.
+    func waitForPort(timeout: TimeInterval = 60) throws -> Int {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if let range = log.range(of: "siwa listening on http://127.0.0.1:") {
+                let digits = log[range.upperBound...].prefix { $0.isNumber }
+                if let port = Int(digits), log[range.upperBound...].dropFirst(digits.count).first == "\n" { return port }
+            }
+            if !process.isRunning { break }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        Issue.record("siwa did not start: \(log.suffix(2000))")
+        throw CocoaError(.executableLoad)
+    }
+
+    /// Waits up to `timeout` seconds for the child to end; its exit status, or nil when still running.
+    @discardableResult
+    func waitForExit(timeout: TimeInterval = 30) -> Int32? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning, Date() < deadline { Thread.sleep(forTimeInterval: 0.05) }
+        guard !process.isRunning else { return nil }
+        Thread.sleep(forTimeInterval: 0.1)  // the reader drains what is left in the pipe
+        return process.terminationStatus
+    }
+
+    func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+}

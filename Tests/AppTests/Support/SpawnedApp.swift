@@ -1,0 +1,89 @@
+import Foundation
+import Glibc
+import HTTPCore
+import Logging
+@testable import App
+
+/// The real `siwa serve` as a child process on a SQLite file in a temp directory, against the Apple stand-in
+/// running in the test (tokens are minted with the stand-in's key, as `siwa mint` does).
+final class SpawnedApp {
+    static let clientID = "com.example.til"
+
+    let directory: URL
+    let apple: FakeAppleServer
+    let client = HTTPClient()
+    private(set) var server: ServerProcess?
+    private(set) var baseURL = ""
+
+    var databasePath: String { directory.appendingPathComponent("db/siwa.sqlite").path }
+    var keys: FakeAppleKeys { apple.keys }
+
+    /// The stand-in and an empty directory (`db/` for the database, writable by anyone so a server run as
+    /// another user can use it).
+    init() throws {
+        directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("siwa-spawned-\(UUID().uuidString.lowercased())")
+        try FileManager.default.createDirectory(at: directory.appendingPathComponent("db"),
+                                                withIntermediateDirectories: true)
+        chmod(directory.path, 0o777)
+        chmod(directory.appendingPathComponent("db").path, 0o777)
+        apple = try FakeAppleServer(
+            hostname: "127.0.0.1", port: 0,
+            keys: try FakeAppleKeys.loadOrCreate(path: directory.appendingPathComponent("apple.pem").path),
+            logger: TestApp.quietLogger("fake-apple")
+        )
+        try apple.start()
+    }
+
+    /// The environment of `siwa serve`: a free port, the database, the API route, the stand-in.
+    func environment(_ extra: [String: String] = [:]) -> [String: String] {
+        [
+            "PORT": "0", "HOSTNAME": "127.0.0.1", "DATABASE_PATH": databasePath,
+            "IOS_APPLICATION_IDENTIFIER": Self.clientID, "APPLE_BASE_URL": apple.baseURL, "LOG_LEVEL": "info",
+        ].merging(extra) { $1 }
+    }
+
+    /// Starts `siwa serve` and waits until it listens.
+    @discardableResult
+    func launch(_ extra: [String: String] = [:], wrapper: [String] = []) throws -> ServerProcess {
+        let process = try ServerProcess(["serve"], environment: environment(extra), directory: directory, wrapper: wrapper)
+        server = process
+        baseURL = "http://127.0.0.1:\(try process.waitForPort())"
+        return process
+    }
+
+    /// SIGKILLs the server, if one runs, and waits for it.
+    func kill() {
+        server?.signal(SIGKILL)
+        server?.waitForExit()
+    }
+
+    /// Stops the server (SIGTERM) and the stand-in, and removes the files.
+    func stop() async {
+        server?.signal(SIGTERM)
+        server?.waitForExit()
+        await apple.shutdown()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    func identityToken(subject: String) throws -> String {
+        try keys.mintIdentityToken(IdentityTokenRequest(subject: subject, audience: Self.clientID,
+                                                        email: "\(subject)@example.com"))
+    }
+
+    func signIn(token: String) async throws -> HTTPClientResponse {
+        try await client.send(HTTPClientRequest(
+            method: .POST, url: baseURL + "/api/users/siwa", headers: ["Content-Type": "application/json"],
+            body: Array(try JSONSerialization.data(withJSONObject: ["token": token]))
+        ))
+    }
+
+    func me(bearer: String) async throws -> HTTPClientResponse {
+        try await client.send(HTTPClientRequest(method: .GET, url: baseURL + "/api/users/me",
+                                                headers: ["Authorization": "Bearer \(bearer)"]))
+    }
+
+    func health() async throws -> HTTPClientResponse {
+        try await client.send(HTTPClientRequest(method: .GET, url: baseURL + "/health"))
+    }
+}
