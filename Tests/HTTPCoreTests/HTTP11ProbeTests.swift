@@ -12,8 +12,9 @@ struct HTTP11ProbeTests {
         return (try? HTTP11Probe.load(from: docs)) ?? []
     }()
 
-    static let limits = HTTPLimits(headerTimeout: .milliseconds(300), idleTimeout: .milliseconds(300),
-                                   bodyReadTimeout: .milliseconds(300))
+    static let limits = HTTPLimits(headerTimeout: .milliseconds(300 * Sanitizer.timeScale),
+                                   idleTimeout: .milliseconds(300 * Sanitizer.timeScale),
+                                   bodyReadTimeout: .milliseconds(300 * Sanitizer.timeScale))
 
     @Test func probesWereFound() {
         guard TestVectors.folder("http11probe/docs") != nil else { return }
@@ -39,7 +40,7 @@ struct HTTP11ProbeTests {
         try await withServer(limits: Self.limits) { _, port in
             var failures: [String] = []
             for probe in Self.probes where Self.deliberate[probe.id] == nil {
-                let client = try RawClient(port: port, timeoutMilliseconds: 3000)
+                let client = try RawClient(port: port, timeoutMilliseconds: 3000 * Sanitizer.timeScale)
                 try? client.send(probe.request)
                 let isHead = probe.request.starts(with: Array("HEAD ".utf8))
                 var statuses: [Int] = []

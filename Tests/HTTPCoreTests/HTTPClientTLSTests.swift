@@ -1,9 +1,12 @@
+import TestSupport
 import Testing
 @testable import HTTPCore
 
 /// `https://` against a loopback TLS server using certificates made at test time by `ClientTestCertificates`.
 struct HTTPClientTLSTests {
     let certificates = ClientTestCertificates.shared
+    /// The client's default connect timeout (it covers the handshake), longer under a sanitizer.
+    static let connectTimeout = Duration.seconds(5 * Sanitizer.timeScale)
 
     func serve(_ pair: (chain: String, key: String)) throws -> ScriptedServer {
         try ScriptedServer(tls: certificates.serverContext(pair)) { request in
@@ -14,7 +17,8 @@ struct HTTPClientTLSTests {
 
     func failure(_ url: String, extraCAFile: String?) async -> HTTPClientError? {
         do {
-            _ = try await HTTPClient(configuration: .init(extraCAFile: extraCAFile)).send(HTTPClientRequest(url: url))
+            let configuration = HTTPClient.Configuration(connectTimeout: Self.connectTimeout, extraCAFile: extraCAFile)
+            _ = try await HTTPClient(configuration: configuration).send(HTTPClientRequest(url: url))
             return nil
         } catch {
             return error as? HTTPClientError
@@ -25,7 +29,8 @@ struct HTTPClientTLSTests {
     func goodCertificateWithExtraCA(_ host: String) async throws {
         let server = try serve(certificates.good)
         defer { server.stop() }
-        let client = HTTPClient(configuration: .init(extraCAFile: certificates.caFile))
+        let client = HTTPClient(configuration: .init(connectTimeout: Self.connectTimeout,
+                                                     extraCAFile: certificates.caFile))
         let response = try await client.send(HTTPClientRequest(url: "https://\(host):\(server.port)/auth/keys"))
         #expect(response.status == .ok)
         #expect(response.body == Array("secure GET /auth/keys HTTP/1.1".utf8))
@@ -38,7 +43,8 @@ struct HTTPClientTLSTests {
     func framingOverTLS(_ reply: String) async throws {
         let server = try ScriptedServer(tls: certificates.serverContext(certificates.good)) { _ in .reply(Array(reply.utf8)) }
         defer { server.stop() }
-        let client = HTTPClient(configuration: .init(extraCAFile: certificates.caFile))
+        let client = HTTPClient(configuration: .init(connectTimeout: Self.connectTimeout,
+                                                     extraCAFile: certificates.caFile))
         let response = try await client.send(HTTPClientRequest(url: "https://localhost:\(server.port)/auth/keys"))
         #expect(response.body == Array("{\"keys\":[]}".utf8))
     }

@@ -1,30 +1,34 @@
 import Glibc
 import Logging
 import Synchronization
+import TestSupport
 import Testing
 @testable import HTTPCore
 
 @Suite(.timeLimit(.minutes(1)))
 struct HTTPServerLimitsTests {
-    static let short = HTTPLimits(headerTimeout: .milliseconds(200), idleTimeout: .milliseconds(200),
-                                  bodyReadTimeout: .milliseconds(200), writeTimeout: .milliseconds(300))
+    static let scale = Sanitizer.timeScale
+    static let short = HTTPLimits(headerTimeout: .milliseconds(200 * scale), idleTimeout: .milliseconds(200 * scale),
+                                  bodyReadTimeout: .milliseconds(200 * scale),
+                                  writeTimeout: .milliseconds(300 * scale))
 
     /// A header line every 100 ms never trips a per-read timeout, so being cut within the 6 s trickle proves the
-    /// 1 s header timeout counts the whole head (the 5 s bound leaves room for a loaded machine).
+    /// 1 s header timeout counts the whole head (the 5 s bound leaves room for a loaded machine). Under a
+    /// sanitizer the timeout, the trickle and the bound are `scale` times longer.
     @Test func slowlorisIsCutOffAfterHeaderTimeoutInTotal() async throws {
-        let limits = HTTPLimits(headerTimeout: .seconds(1), idleTimeout: .seconds(1))
+        let limits = HTTPLimits(headerTimeout: .seconds(Self.scale), idleTimeout: .seconds(Self.scale))
         try await withServer(limits: limits) { _, port in
             let client = try RawClient(port: port)
             let start = ContinuousClock.now
             try client.send("GET / HTTP/1.1\r\n")
             var cut = false
-            for i in 0..<60 {
+            for i in 0..<60 * Self.scale {
                 try? await Task.sleep(for: .milliseconds(100))
                 if (try? client.send("X-\(i): y\r\n")) == nil { cut = true; break }
                 if await client.hasInput(within: 0) { cut = true; break }
             }
             #expect(cut)
-            #expect(ContinuousClock.now - start < .seconds(5))
+            #expect(ContinuousClock.now - start < .seconds(5 * Self.scale))
             let response = try await client.readResponse()
             #expect(response.status == 408)
         }
@@ -37,7 +41,7 @@ struct HTTPServerLimitsTests {
             #expect(try await client.readResponse().status == 200)
             let start = ContinuousClock.now
             #expect(await client.isClosedByPeer())
-            #expect(ContinuousClock.now - start < .milliseconds(2000))
+            #expect(ContinuousClock.now - start < .milliseconds(2000 * Self.scale))
             let silent = try RawClient(port: port)
             #expect(await silent.isClosedByPeer())
         }
@@ -97,8 +101,9 @@ struct HTTPServerLimitsTests {
         var logger = Logger(label: "test")
         logger.logLevel = .warning
         let arrival = Arrival()
-        let server = HTTPServer(configuration: .init(port: 0, loopCount: 1), responder: SlowResponder(arrival: arrival),
-                                logger: logger)
+        let release = Arrival()
+        let server = HTTPServer(configuration: .init(port: 0, loopCount: 1),
+                                responder: SlowResponder(arrival: arrival, release: release), logger: logger)
         try server.start()
         let port = server.localPort
         let idle = try RawClient(port: port)
@@ -108,10 +113,12 @@ struct HTTPServerLimitsTests {
         try slow.send("GET /slow HTTP/1.1\r\nHost: a\r\n\r\n")
         await arrival.wait()
         async let stopped: Void = server.shutdown()
+        // The idle keep-alive connection closes once shutdown has begun; only then does the handler answer.
+        #expect(await idle.isClosedByPeer())
+        release.signal()
         let response = try await slow.readResponse()
         #expect(response.text == "slow done")
         #expect(response.headers["connection"] == "close")
-        #expect(await idle.isClosedByPeer())
         await stopped
         #expect((try? RawClient(port: port)) == nil)
         try await server.run()
@@ -129,7 +136,7 @@ struct HTTPServerLimitsTests {
                 }
             })
         }
-        let limits = HTTPLimits(writeTimeout: .seconds(2))
+        let limits = HTTPLimits(writeTimeout: .seconds(2 * Self.scale))
         try await withServer(limits: limits, responder: responder) { _, port in
             let client = try RawClient(port: port)
             try client.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
@@ -146,12 +153,12 @@ struct HTTPServerLimitsTests {
             #expect(await client.hasInput(within: 0))
             // Past the write timeout the server has cut the stalled connection: draining what the kernel holds
             // then reaches EOF, and the handler produces nothing more (it would if the connection were alive).
-            try await Task.sleep(for: .milliseconds(3000))
+            try await Task.sleep(for: .milliseconds(3000 * Self.scale))
             let producedBeforeDrain = produced.value
             let start = ContinuousClock.now
             _ = await client.readToEnd()
             #expect(produced.value == producedBeforeDrain)
-            #expect(ContinuousClock.now - start < .seconds(10))
+            #expect(ContinuousClock.now - start < .seconds(10 * Self.scale))
         }
     }
 }

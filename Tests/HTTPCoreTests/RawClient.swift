@@ -1,5 +1,6 @@
 import Dispatch
 import Glibc
+import TestSupport
 @testable import HTTPCore
 
 /// A blocking loopback client for tests: sends raw bytes, reads raw responses, with a receive timeout.
@@ -20,7 +21,7 @@ final class RawClient: @unchecked Sendable {
         var description: String
     }
 
-    init(port: Int, host: String = "127.0.0.1", timeoutMilliseconds: Int = 5000) throws {
+    init(port: Int, host: String = "127.0.0.1", timeoutMilliseconds: Int = 5000 * Sanitizer.timeScale) throws {
         let isV6 = host.contains(":")
         fd = socket(isV6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw ClientError(description: "socket") }

@@ -4,7 +4,7 @@ import Testing
 struct ReadBufferTests {
     @Test func releasedStorageIsAllocatedAgainOnTheNextRead() {
         let buffer = ReadBuffer(capacity: 64)
-        buffer.append(UnsafeRawBufferPointer(start: [UInt8]("GET".utf8), count: 3))
+        [UInt8]("GET".utf8).withUnsafeBytes { buffer.append($0) }
         buffer.releaseIfEmpty()
         #expect(buffer.capacity == 64, "a buffer holding unread bytes is kept")
         buffer.consume(3)
