@@ -27,7 +27,7 @@ public final class HTTPServer: Sendable {
 
     /// - Parameters:
     ///   - configuration: address, loops, limits, TLS.
-    ///   - responder: called once per request, off the loop threads.
+    ///   - responder: called once per request, on the loop thread of the connection (it must not block).
     ///   - logger: gets one access line per request at `info`, and warnings.
     public init(configuration: HTTPServerConfiguration, responder: any HTTPResponder, logger: Logger) {
         self.configuration = configuration
