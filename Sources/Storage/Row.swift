@@ -30,7 +30,7 @@ public struct Row {
     ///
     /// - Throws: `SQLiteError` (`SQLITE_MISMATCH`) when the stored value cannot be read as `T`.
     public subscript<T: DatabaseValueConvertible>(_ index: Int) -> T {
-        get throws { try decode(value(at: index), column: "\(index)") }
+        get throws { try decode(value(at: index), column: index) }
     }
 
     /// The column called `name`, decoded as `T`.
@@ -38,7 +38,8 @@ public struct Row {
         get throws { try decode(value(named: name), column: name) }
     }
 
-    private func decode<T: DatabaseValueConvertible>(_ value: DatabaseValue, column: String) throws -> T {
+    /// `column` (an index or a name) is turned into text only for the error.
+    private func decode<T: DatabaseValueConvertible>(_ value: DatabaseValue, column: some Sendable) throws -> T {
         guard let decoded = T.fromDatabaseValue(value) else {
             throw SQLiteError.misuse(
                 "column \(column) cannot be read as \(T.self)", sql: statement.sql, code: SQLITE_MISMATCH)
