@@ -74,6 +74,9 @@ public final class HTTPServer: Sendable {
     /// The bound port (the one chosen by the system when configured with 0); 0 before `start()`.
     public var localPort: Int { state.withLock { $0.port } }
 
+    /// Whether `shutdown()` has begun (or finished).
+    var isShuttingDown: Bool { state.withLock { $0.acceptor?.isShuttingDown ?? $0.finished } }
+
     /// Starts if needed, then waits until the server has shut down.
     public func run() async throws {
         try start()

@@ -25,12 +25,20 @@ final class Arrival: Sendable {
     }
 }
 
-/// Answers `/slow` after 300 ms, signalling `arrival` when the handler starts; everything else like `EchoResponder`.
+/// Answers `/slow` after 300 ms, or once `release` is signalled when given, signalling `arrival` when the handler
+/// starts; everything else like `EchoResponder`.
 struct SlowResponder: HTTPResponder {
     let arrival: Arrival
+    var release: Arrival?
 
     func respond(to request: HTTPRequest, connection: ConnectionInfo) async -> HTTPResponse {
-        if request.path == "/slow" { arrival.signal() }
+        if request.path == "/slow" {
+            arrival.signal()
+            if let release {
+                await release.wait()
+                return HTTPResponse(string: "slow done")
+            }
+        }
         return await EchoResponder().respond(to: request, connection: connection)
     }
 }

@@ -97,8 +97,9 @@ struct HTTPServerLimitsTests {
         var logger = Logger(label: "test")
         logger.logLevel = .warning
         let arrival = Arrival()
-        let server = HTTPServer(configuration: .init(port: 0, loopCount: 1), responder: SlowResponder(arrival: arrival),
-                                logger: logger)
+        let release = Arrival()
+        let server = HTTPServer(configuration: .init(port: 0, loopCount: 1),
+                                responder: SlowResponder(arrival: arrival, release: release), logger: logger)
         try server.start()
         let port = server.localPort
         let idle = try RawClient(port: port)
@@ -108,6 +109,9 @@ struct HTTPServerLimitsTests {
         try slow.send("GET /slow HTTP/1.1\r\nHost: a\r\n\r\n")
         await arrival.wait()
         async let stopped: Void = server.shutdown()
+        // The handler finishes only once shutdown has begun, however late the shutdown task gets a thread.
+        while !server.isShuttingDown { try await Task.sleep(for: .milliseconds(1)) }
+        release.signal()
         let response = try await slow.readResponse()
         #expect(response.text == "slow done")
         #expect(response.headers["connection"] == "close")
