@@ -16,6 +16,22 @@ extension JSONValue {
         return out
     }
 
+    /// Compact UTF-8 JSON of an object with `members` in the order given: `serialized()` of the same object
+    /// when they are sorted by name, without building and sorting a dictionary. Names must be unique.
+    public static func serializedObject(_ members: KeyValuePairs<String, JSONValue>) -> [UInt8] {
+        var out = [UInt8]()
+        out.reserveCapacity(initialCapacity)
+        out.append(UInt8(ascii: "{"))
+        for (index, member) in members.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            writeString(member.key, into: &out)
+            out.append(UInt8(ascii: ":"))
+            member.value.write(into: &out)
+        }
+        out.append(UInt8(ascii: "}"))
+        return out
+    }
+
     /// Room reserved up front: the API's answers fit, so they are written without regrowing.
     static let initialCapacity = 256
 

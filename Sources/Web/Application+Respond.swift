@@ -28,7 +28,9 @@ extension Application {
         let elapsed = (ContinuousClock.now - start).components
         let milliseconds = Double(elapsed.seconds) * 1000 + Double(elapsed.attoseconds) / 1e15
         // Method and path only: the query may carry codes or state.
-        req.logger.info("\(request.method) \(req.path) \(http.status.code) \(Self.format(milliseconds)) ms")
+        if req.logLevel <= .info {
+            req.logger.info("\(request.method) \(req.path) \(http.status.code) \(Self.format(milliseconds)) ms")
+        }
         return http
     }
 

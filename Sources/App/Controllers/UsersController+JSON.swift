@@ -8,23 +8,23 @@ import Web
 /// `GET /api/users/me` in the profile, nor `uuidString`'s `snprintf` per byte.
 extension UsersController.SignInResponse {
     func encodeResponse(for request: Request) throws -> Response {
-        UsersController.json(.object([
+        UsersController.json([
             "id": .string(id.text(uppercase: true)),
             "user": .object(["id": .string(user.id.text(uppercase: true))]),
             "value": .string(value),
-        ]))
+        ])
     }
 }
 
 extension UsersController.MeResponse {
     func encodeResponse(for request: Request) throws -> Response {
-        UsersController.json(.object([
+        UsersController.json([
             "email": .string(email),
             "id": .string(id.text(uppercase: true)),
             "isPrivateEmail": .bool(isPrivateEmail),
             "name": .string(name),
             "username": .string(username),
-        ]))
+        ])
     }
 }
 
@@ -82,7 +82,9 @@ extension UsersController.SignInRequest {
 }
 
 extension UsersController {
-    static func json(_ value: JSONValue) -> Response {
-        Response(status: .ok, headers: ["Content-Type": "application/json; charset=utf-8"], body: .bytes(value.serialized()))
+    /// An object answer; `members` sorted by name, as `Response.json` sorts them.
+    static func json(_ members: KeyValuePairs<String, JSONValue>) -> Response {
+        Response(status: .ok, headers: ["Content-Type": "application/json; charset=utf-8"],
+                 body: .bytes(JSONValue.serializedObject(members)))
     }
 }
