@@ -90,15 +90,19 @@ final class Services: Sendable {
     {
         let now = clock()
         let email = identity.email ?? ""
-        let candidate = User(name: name?.stored ?? "", username: email, email: email,
-                             isPrivateEmail: identity.isPrivateEmail ?? false, siwaIdentifier: identity.sub,
-                             createdAt: now)
+        // One generator call for the token's secret and both ids (each RAND_bytes costs a getpid and a lock).
+        let ids = UUID.timeOrderedRandomCount
+        let random = try SecureRandom.bytes(count: issueToken ? Self.bearerTokenBytes + 2 * ids : ids)
+        let candidate = User(id: .timeOrdered(now: Date(), random: random.suffix(ids)), name: name?.stored ?? "",
+                             username: email, email: email, isPrivateEmail: identity.isPrivateEmail ?? false,
+                             siwaIdentifier: identity.sub, createdAt: now)
         var value: String?
         var token: BearerToken?
         if issueToken {
-            let secret = Base64URL.encode(try SecureRandom.bytes(count: Self.bearerTokenBytes))
+            let secret = Base64URL.encode(Array(random.prefix(Self.bearerTokenBytes)))
             value = secret
-            token = BearerToken(userID: candidate.id, valueHash: SHA256.hash(secret), createdAt: now,
+            let id = UUID.timeOrdered(now: Date(), random: random.dropFirst(Self.bearerTokenBytes).prefix(ids))
+            token = BearerToken(id: id, userID: candidate.id, valueHash: SHA256.hash(secret), createdAt: now,
                                 expiresAt: now + Self.bearerTokenLifetime)
         }
         let result: UserRepository.SignIn

@@ -62,38 +62,63 @@ extension Connection {
     /// Status line, the response's fields (minus the ones the server owns), `Date`, framing and `Connection`.
     func writeHead(status: HTTPStatus, headers: HTTPHeaders, version: HTTPVersion, keepAlive: Bool,
                    framing: ResponseFraming) {
-        output.append(contentsOf: Self.statusLinePrefix)
-        appendDecimal(status.code)
-        output.append(HTTPGrammar.space)
-        if Self.isSafeValue(status.reasonPhrase) { output.append(contentsOf: status.reasonPhrase.utf8) }
-        output.append(contentsOf: Self.crlf)
-        for field in headers where !Self.isServerOwned(field.name) {
-            guard Self.isSafeName(field.name), Self.isSafeValue(field.value) else {
-                acceptor.logger.warning("dropped a response header field with invalid characters",
-                                        metadata: ["field": "\(field.name.utf8.count <= 64 ? field.name : "")"])
-                continue
-            }
-            output.append(contentsOf: field.name.utf8)
-            output.append(contentsOf: Self.colonSpace)
-            output.append(contentsOf: field.value.utf8)
-            output.append(contentsOf: Self.crlf)
+        var dropped: [String] = []
+        Self.appendHead(to: &output, status: status, headers: headers, version: version, keepAlive: keepAlive,
+                        framing: framing, date: acceptor.dateCache.headerLine(), dropped: &dropped)
+        for name in dropped {
+            acceptor.logger.warning("dropped a response header field with invalid characters",
+                                    metadata: ["field": "\(name.utf8.count <= 64 ? name : "")"])
         }
-        output.append(contentsOf: acceptor.dateCache.headerLine())
+    }
+
+    /// `writeHead` on a local buffer: one exclusive access to `output` for the whole head, and each name and
+    /// value checked and copied as one run of bytes. Fields with invalid characters go to `dropped` instead.
+    static func appendHead(to out: inout [UInt8], status: HTTPStatus, headers: HTTPHeaders, version: HTTPVersion,
+                           keepAlive: Bool, framing: ResponseFraming, date: [UInt8], dropped: inout [String]) {
+        out.append(contentsOf: statusLinePrefix)
+        appendDecimal(status.code, to: &out)
+        out.append(HTTPGrammar.space)
+        if isSafeValue(status.reasonPhrase) { out.append(contentsOf: status.reasonPhrase.utf8) }
+        out.append(contentsOf: crlf)
+        for field in headers where !isServerOwned(field.name) {
+            var name = field.name
+            var value = field.value
+            let appended = name.withUTF8 { name in
+                value.withUTF8 { value in appendField(name, value, to: &out) }
+            }
+            if !appended { dropped.append(field.name) }
+        }
+        out.append(contentsOf: date)
         switch framing {
         case .none: break
         case .length(let length):
-            output.append(contentsOf: Self.contentLengthPrefix)
-            appendDecimal(length)
-            output.append(contentsOf: Self.crlf)
+            out.append(contentsOf: contentLengthPrefix)
+            appendDecimal(length, to: &out)
+            out.append(contentsOf: crlf)
         case .chunked:
-            output.append(contentsOf: Self.chunkedLine)
+            out.append(contentsOf: chunkedLine)
         }
         if !keepAlive {
-            output.append(contentsOf: Self.closeLine)
+            out.append(contentsOf: closeLine)
         } else if version.minor == 0 {
-            output.append(contentsOf: Self.keepAliveLine)
+            out.append(contentsOf: keepAliveLine)
         }
-        output.append(contentsOf: Self.crlf)
+        out.append(contentsOf: crlf)
+    }
+
+    /// Appends `name: value` and CRLF, or nothing (false) unless the name is a token (RFC 9110 §5.1) and the
+    /// value has no CR, LF, NUL or other CTL but HTAB (§5.5): no header injection, no response splitting.
+    static func appendField(_ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>,
+                            to out: inout [UInt8]) -> Bool {
+        guard !name.isEmpty, name.allSatisfy(HTTPGrammar.isTokenChar), value.allSatisfy(HTTPGrammar.isFieldValueChar)
+        else { return false }
+        out.append(contentsOf: name)
+        out.append(HTTPGrammar.colon)
+        out.append(HTTPGrammar.space)
+        out.append(contentsOf: value)
+        out.append(HTTPGrammar.cr)
+        out.append(HTTPGrammar.lf)
+        return true
     }
 
     /// A JSON error in the project's shape, `{"error": true, "reason": "..."}`, closing the connection.
@@ -104,18 +129,13 @@ extension Connection {
         output.append(contentsOf: body)
     }
 
-    func appendDecimal(_ value: Int) {
+    static func appendDecimal(_ value: Int, to out: inout [UInt8]) {
         guard value >= 10 else {
-            output.append(UInt8(0x30 + value))
+            out.append(UInt8(0x30 + value))
             return
         }
-        appendDecimal(value / 10)
-        output.append(UInt8(0x30 + value % 10))
-    }
-
-    /// A field name must be a token (RFC 9110 §5.1): this also stops header injection through names.
-    static func isSafeName(_ name: String) -> Bool {
-        !name.isEmpty && name.utf8.allSatisfy(HTTPGrammar.isTokenChar)
+        appendDecimal(value / 10, to: &out)
+        out.append(UInt8(0x30 + value % 10))
     }
 
     /// No CR, LF, NUL or other CTL but HTAB in a value or reason phrase (RFC 9110 §5.5): no response splitting.
@@ -135,7 +155,6 @@ extension Connection {
 
     static let statusLinePrefix = Array("HTTP/1.1 ".utf8)
     static let crlf = Array("\r\n".utf8)
-    static let colonSpace = Array(": ".utf8)
     static let contentLengthPrefix = Array("Content-Length: ".utf8)
     static let chunkedLine = Array("Transfer-Encoding: chunked\r\n".utf8)
     static let closeLine = Array("Connection: close\r\n".utf8)

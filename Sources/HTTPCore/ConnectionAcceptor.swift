@@ -85,7 +85,7 @@ final class ConnectionAcceptor: Sendable {
             setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
             let peer = SocketAddress(address).description
             let connection = Connection(fd: fd, loop: loop, acceptor: self, peer: peer, countedAs: counted)
-            Task { await connection.run() }
+            Task(executorPreference: loop) { await connection.run() }
         }
     }
 

@@ -6,13 +6,15 @@ import Synchronization
 ///
 /// The loop does no I/O for connections: a connection's task does its own non-blocking reads and writes and,
 /// when the socket would block, parks here with `wait(for:events:deadline:idle:)` until the fd is ready, its
-/// deadline passes, or the server shuts down. The loop thread also accepts new connections.
+/// deadline passes, or the server shuts down. The loop thread also accepts new connections, and it is the
+/// connections' task executor (`EventLoop+Executor.swift`): their tasks run on this thread between two
+/// `epoll_wait` calls, so a request costs no thread hop to answer.
 /// Connections are registered once, edge-triggered; an edge that arrives while nobody waits is remembered in
 /// `pending`, so parking costs no system call.
 final class EventLoop: Sendable {
     enum Readiness: Sendable { case ready, timedOut, shutdown }
 
-    private struct Waiter {
+    struct Waiter {
         var continuation: UnsafeContinuation<Readiness, Never>
         var deadline: UInt64
         var idle: Bool
@@ -27,7 +29,7 @@ final class EventLoop: Sendable {
     /// extra read, never a loop); a half-close does not end a wait for writing (the client may still read).
     private static let hangUps = EPOLLERR.rawValue | EPOLLHUP.rawValue | EPOLLRDHUP.rawValue
 
-    private struct State {
+    struct State {
         var waiters: [Int32: Waiter] = [:]
         var pending: [Int32: UInt32] = [:]
         var watchingWrites: Set<Int32> = []
@@ -35,13 +37,17 @@ final class EventLoop: Sendable {
         var stopped = false
         var listenerRegistered = false
         var listenerRetryAt: UInt64?
+        /// Jobs of tasks that prefer this loop as their executor, run by the loop thread in order.
+        var jobs: [UnownedJob] = []
+        /// The loop thread is in (or about to enter) `epoll_wait`: a new job must write `wakeFD`.
+        var sleeping = false
     }
 
     private static let sweepInterval: UInt64 = 25_000_000
     let index: Int
     private let epfd: Int32
-    private let wakeFD: Int32
-    private let state = Mutex(State())
+    let wakeFD: Int32
+    let state = Mutex(State())
 
     init(index: Int) throws {
         self.index = index
@@ -122,14 +128,21 @@ final class EventLoop: Sendable {
         var ready: [UnsafeContinuation<Readiness, Never>] = []
         ready.reserveCapacity(512)
         var nextSweep = MonotonicClock.now() + Self.sweepInterval
+        var jobs: [UnownedJob] = []
         while true {
+            let timeout: Int32 = state.withLock { state in
+                guard state.jobs.isEmpty else { return 0 }
+                state.sleeping = true
+                return 25
+            }
             let count = events.withUnsafeMutableBufferPointer {
-                epoll_wait(epfd, $0.baseAddress, Int32($0.count), 25)
+                epoll_wait(epfd, $0.baseAddress, Int32($0.count), timeout)
             }
             var acceptNow = false
             var wake = false
-            if count > 0 {
-                state.withLock { state in
+            state.withLock { state in
+                state.sleeping = false
+                if count > 0 {
                     for i in 0..<Int(count) {
                         let fd = events[i].data.fd
                         if fd == wakeFD {
@@ -148,15 +161,19 @@ final class EventLoop: Sendable {
                         }
                     }
                 }
-                for continuation in ready { continuation.resume(returning: .ready) }
-                ready.removeAll(keepingCapacity: true)
             }
+            for continuation in ready { continuation.resume(returning: .ready) }
+            ready.removeAll(keepingCapacity: true)
             if wake {
                 var value: UInt64 = 0
                 _ = read(wakeFD, &value, 8)
-                if state.withLock({ $0.stopped }) { return }
+                if state.withLock({ $0.stopped }) {
+                    handOffJobs()
+                    return
+                }
             }
             if acceptNow { acceptor.acceptConnections(from: listener, on: self) }
+            runJobs(&jobs)
             let now = MonotonicClock.now()
             if now >= nextSweep {
                 nextSweep = now + Self.sweepInterval

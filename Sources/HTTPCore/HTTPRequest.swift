@@ -49,13 +49,16 @@ public struct HTTPRequest: Sendable {
 
     /// The path part of the target, still percent-encoded (everything before `?`).
     public var path: Substring {
-        if let q = target.firstIndex(of: "?") { return target[..<q] }
+        if let q = queryMark { return target[..<q] }
         return target[...]
     }
 
     /// The raw query string after `?`, if any, still percent-encoded.
     public var query: Substring? {
-        guard let q = target.firstIndex(of: "?") else { return nil }
-        return target[target.index(after: q)...]
+        guard let q = queryMark else { return nil }
+        return target[target.utf8.index(after: q)...]
     }
+
+    /// Where `?` is, searched as a byte: `firstIndex(of:)` on the characters breaks graphemes for nothing.
+    private var queryMark: String.Index? { target.utf8.firstIndex(of: UInt8(ascii: "?")) }
 }

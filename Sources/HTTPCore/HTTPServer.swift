@@ -27,7 +27,7 @@ public final class HTTPServer: Sendable {
 
     /// - Parameters:
     ///   - configuration: address, loops, limits, TLS.
-    ///   - responder: called once per request, off the loop threads.
+    ///   - responder: called once per request, on the loop thread of the connection (it must not block).
     ///   - logger: gets one access line per request at `info`, and warnings.
     public init(configuration: HTTPServerConfiguration, responder: any HTTPResponder, logger: Logger) {
         self.configuration = configuration
@@ -82,6 +82,9 @@ public final class HTTPServer: Sendable {
 
     /// What the running server shares between its connections (counters, limits); nil before `start()`.
     var acceptor: ConnectionAcceptor? { state.withLock { $0.acceptor } }
+
+    /// Whether `shutdown()` has begun (or finished).
+    var isShuttingDown: Bool { state.withLock { $0.acceptor?.isShuttingDown ?? $0.finished } }
 
     /// Starts if needed, then waits until the server has shut down.
     public func run() async throws {

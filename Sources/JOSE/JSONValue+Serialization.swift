@@ -11,9 +11,29 @@ extension JSONValue {
     /// Compact UTF-8 JSON with object members sorted by name, so equal values serialise equally.
     public func serialized() -> [UInt8] {
         var out = [UInt8]()
+        out.reserveCapacity(Self.initialCapacity)
         write(into: &out)
         return out
     }
+
+    /// Compact UTF-8 JSON of an object with `members` in the order given: `serialized()` of the same object
+    /// when they are sorted by name, without building and sorting a dictionary. Names must be unique.
+    public static func serializedObject(_ members: KeyValuePairs<String, JSONValue>) -> [UInt8] {
+        var out = [UInt8]()
+        out.reserveCapacity(initialCapacity)
+        out.append(UInt8(ascii: "{"))
+        for (index, member) in members.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: ",")) }
+            writeString(member.key, into: &out)
+            out.append(UInt8(ascii: ":"))
+            member.value.write(into: &out)
+        }
+        out.append(UInt8(ascii: "}"))
+        return out
+    }
+
+    /// Room reserved up front: the API's answers fit, so they are written without regrowing.
+    static let initialCapacity = 256
 
     private func write(into out: inout [UInt8]) {
         switch self {
@@ -47,20 +67,34 @@ extension JSONValue {
     }
 
     /// RFC 8259 §7: quote, backslash and control characters escaped; everything else literal UTF-8.
+    /// Runs of bytes that need no escape are copied whole.
     private static func writeString(_ string: String, into out: inout [UInt8]) {
-        let hex = Array("0123456789abcdef".utf8)
+        var string = string
         out.append(UInt8(ascii: "\""))
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
-            case UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
-            case 0x0a: out += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
-            case 0x0d: out += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
-            case 0x09: out += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
-            case 0..<0x20: out += Array("\\u00".utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 0xf)]]
-            default: out.append(byte)
+        string.withUTF8 { utf8 in
+            var start = 0
+            for (index, byte) in utf8.enumerated() where needsEscape(byte) {
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start..<index]))
+                start = index + 1
+                switch byte {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), byte])
+                case 0x0a: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+                case 0x0d: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+                case 0x09: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+                default:
+                    out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                                            hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0xf)]])
+                }
             }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[start...]))
         }
         out.append(UInt8(ascii: "\""))
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    @inline(__always)
+    private static func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
     }
 }

@@ -61,9 +61,9 @@ extension Data: DatabaseValueConvertible {
 
 extension UUID: DatabaseValueConvertible {
     /// Lowercase text, the form RFC 9562 section 4 recommends for output.
-    public var databaseValue: DatabaseValue { .text(uuidString.lowercased()) }
+    public var databaseValue: DatabaseValue { .text(text(uppercase: false)) }
     public static func fromDatabaseValue(_ value: DatabaseValue) -> UUID? {
-        if case .text(let v) = value { return UUID(uuidString: v) }
+        if case .text(let v) = value { return UUID(text: v) }
         return nil
     }
 }

@@ -25,6 +25,22 @@ final class ReaderSet: Sendable {
         if let connection { run(work, on: connection) }
     }
 
+    /// Runs `work` on the calling thread when a connection is idle (no read waits in line then) and returns its
+    /// result; nil, without running it, when every connection is busy.
+    func runInline<T>(_ work: (Database) -> T) -> T? {
+        guard let connection = state.withLock({ $0.idle.popLast() }) else { return nil }
+        let result = connection.runHere(work)
+        let next = state.withLock { state -> Work? in
+            if state.waiting.isEmpty {
+                state.idle.append(connection)
+                return nil
+            }
+            return state.waiting.removeFirst()
+        }
+        if let next { run(next, on: connection) }
+        return result
+    }
+
     private func run(_ work: @escaping Work, on connection: SerialConnection) {
         connection.async { [self] database in
             var next: Work? = work

@@ -29,20 +29,30 @@ public struct Row {
     /// Column `index`, decoded as `T`.
     ///
     /// - Throws: `SQLiteError` (`SQLITE_MISMATCH`) when the stored value cannot be read as `T`.
+    /// Inlinable, so callers in other modules decode with `T` known (no generic metadata looked up per column).
+    @inlinable
     public subscript<T: DatabaseValueConvertible>(_ index: Int) -> T {
-        get throws { try decode(value(at: index), column: "\(index)") }
+        get throws {
+            guard let decoded = T.fromDatabaseValue(try value(at: index)) else {
+                throw mismatch(column: String(index), type: T.self)
+            }
+            return decoded
+        }
     }
 
     /// The column called `name`, decoded as `T`.
+    @inlinable
     public subscript<T: DatabaseValueConvertible>(_ name: String) -> T {
-        get throws { try decode(value(named: name), column: name) }
+        get throws {
+            guard let decoded = T.fromDatabaseValue(try value(named: name)) else {
+                throw mismatch(column: name, type: T.self)
+            }
+            return decoded
+        }
     }
 
-    private func decode<T: DatabaseValueConvertible>(_ value: DatabaseValue, column: String) throws -> T {
-        guard let decoded = T.fromDatabaseValue(value) else {
-            throw SQLiteError.misuse(
-                "column \(column) cannot be read as \(T.self)", sql: statement.sql, code: SQLITE_MISMATCH)
-        }
-        return decoded
+    @usableFromInline
+    func mismatch(column: String, type: Any.Type) -> SQLiteError {
+        SQLiteError.misuse("column \(column) cannot be read as \(type)", sql: statement.sql, code: SQLITE_MISMATCH)
     }
 }

@@ -19,6 +19,12 @@ final class SerialConnection: @unchecked Sendable {
         queue.sync { work(database) }
     }
 
+    /// Runs `work` on the calling thread, now: only for a holder that owns the connection for the time being
+    /// (a reader checked out of `ReaderSet`, whose queue has nothing queued meanwhile).
+    func runHere<T>(_ work: (Database) -> T) -> T {
+        work(database)
+    }
+
     /// Runs `work` on the connection's queue, later; `work` must not escape the database.
     func async(_ work: @escaping @Sendable (Database) -> Void) {
         queue.async { [self] in work(self.database) }

@@ -31,7 +31,9 @@ extension Application {
                                        nanoseconds: Int(elapsed.seconds) * 1_000_000_000 + Int(elapsed.attoseconds / 1_000_000_000))
         let milliseconds = Double(elapsed.seconds) * 1000 + Double(elapsed.attoseconds) / 1e15
         // Method and path only: the query may carry codes or state.
-        req.logger.info("\(request.method) \(req.path) \(http.status.code) \(Self.format(milliseconds)) ms")
+        if req.logLevel <= .info {
+            req.logger.info("\(request.method) \(req.path) \(http.status.code) \(Self.format(milliseconds)) ms")
+        }
         return http
     }
 

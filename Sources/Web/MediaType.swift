@@ -7,8 +7,31 @@ enum MediaType {
     /// The type/subtype of a header value, lowercased, parameters dropped (RFC 9110 §8.3.1).
     static func essence(of value: String?) -> String? {
         guard let value else { return nil }
+        if let essence = asciiEssence(of: value) { return essence.isEmpty ? nil : essence }
         let essence = value.split(separator: ";", maxSplits: 1).first.map { $0.trimmingSpaces().lowercased() } ?? ""
         return essence.isEmpty ? nil : essence
+    }
+
+    /// `essence(of:)` for an all-ASCII value, on its bytes (the usual case: a character walk and `lowercased()`
+    /// cost more than the rest of reading a small JSON body); nil for any other value.
+    private static func asciiEssence(of value: String) -> String? {
+        var value = value
+        return value.withUTF8 { bytes -> String? in
+            guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+            // The first non-empty run between semicolons, as `split` (which omits empty runs) gives it.
+            var start = bytes.startIndex
+            while start < bytes.endIndex, bytes[start] == UInt8(ascii: ";") { start += 1 }
+            var end = bytes[start...].firstIndex(of: UInt8(ascii: ";")) ?? bytes.endIndex
+            while start < end, bytes[start] == UInt8(ascii: " ") || bytes[start] == UInt8(ascii: "\t") { start += 1 }
+            while end > start, bytes[end - 1] == UInt8(ascii: " ") || bytes[end - 1] == UInt8(ascii: "\t") { end -= 1 }
+            return String(unsafeUninitializedCapacity: end - start) { out in
+                for offset in 0..<(end - start) {
+                    let byte = bytes[start + offset]
+                    out[offset] = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+                }
+                return end - start
+            }
+        }
     }
 
     /// Whether an `Accept` header asks for HTML rather than JSON: it lists `text/html` and no JSON type.

@@ -1,12 +1,24 @@
 extension Request {
     /// The token of an `Authorization: Bearer <token>` header (RFC 6750 §2.1; the scheme is case-insensitive,
     /// RFC 9110 §11.1), or nil when absent, of another scheme, or empty.
+    /// Read byte by byte: leading spaces, the scheme up to the next space, then the rest after that one space,
+    /// trimmed of spaces and tabs.
     public var bearerToken: String? {
         guard let value = headers["Authorization"] else { return nil }
-        let parts = value.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
-        let token = parts[1].trimmingSpaces()
+        let bytes = value.utf8
+        var index = bytes.startIndex
+        while index < bytes.endIndex, bytes[index] == UInt8(ascii: " ") { index = bytes.index(after: index) }
+        let schemeStart = index
+        while index < bytes.endIndex, bytes[index] != UInt8(ascii: " ") { index = bytes.index(after: index) }
+        guard index < bytes.endIndex, Self.isBearer(bytes[schemeStart..<index]) else { return nil }
+        let token = value[bytes.index(after: index)...].trimmingSpaces()
         return token.isEmpty ? nil : String(token)
+    }
+
+    /// `bearer` in any case (the letters of `bearer` have no non-ASCII upper or lower case forms).
+    private static func isBearer(_ scheme: Substring.UTF8View) -> Bool {
+        guard scheme.count == 6 else { return false }
+        return zip(scheme, "bearer".utf8).allSatisfy { $0 | 0x20 == $1 }
     }
 }
 

@@ -23,8 +23,17 @@ public final class Request {
     public internal(set) var route: Route?
     /// A random id, also in the logger's metadata (`request-id`) and the `X-Request-Id` response header.
     public let id: String
-    /// The application's logger with this request's id.
-    public var logger: Logger
+    /// The application's logger with this request's id; built on first use (most requests never log).
+    public var logger: Logger {
+        get {
+            if let storedLogger { return storedLogger }
+            var logger = context.logger
+            logger[metadataKey: "request-id"] = .string(id)
+            storedLogger = logger
+            return logger
+        }
+        set { storedLogger = newValue }
+    }
     /// Arbitrary per-request values keyed by type.
     public var storage = RequestStorage()
     /// When true, errors are rendered as an HTML page whatever `Accept` says (`HTMLErrorPagesMiddleware`).
@@ -35,6 +44,10 @@ public final class Request {
     let context: RequestContext
     var installedSession: Session?
     private var parsedCookies: [String: String]?
+    private var storedLogger: Logger?
+
+    /// The level of `logger`, without building it.
+    var logLevel: Logger.Level { storedLogger?.logLevel ?? context.logger.logLevel }
 
     init(head: HTTPRequest, connection: ConnectionInfo, context: RequestContext, id: String) {
         self.head = head
@@ -47,9 +60,6 @@ public final class Request {
         query = QueryContainer(rawQuery: head.query)
         self.context = context
         self.id = id
-        var logger = context.logger
-        logger[metadataKey: "request-id"] = .string(id)
-        self.logger = logger
     }
 
     /// Cookies sent by the client (RFC 6265 §5.4), name to value; the first of duplicate names wins.

@@ -6,7 +6,10 @@
 enum RequestPath {
     static func segments(ofTarget target: String) -> [String]? {
         var path = target[...]
-        if let end = path.firstIndex(where: { $0 == "?" || $0 == "#" }) { path = path[..<end] }
+        // Byte searches: the characters' views break graphemes for nothing (every byte sought is ASCII).
+        if let end = path.utf8.firstIndex(where: { $0 == UInt8(ascii: "?") || $0 == UInt8(ascii: "#") }) {
+            path = path[..<end]
+        }
         if path == "*" { return [] }
         if !path.hasPrefix("/") {
             // absolute-form (RFC 9112 §3.2.2): scheme "://" authority path
@@ -16,7 +19,8 @@ enum RequestPath {
             path = afterAuthority[slash...]
         }
         var segments: [String] = []
-        for raw in path.split(separator: "/", omittingEmptySubsequences: true) {
+        for bytes in path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: true) {
+            let raw = path[bytes.startIndex..<bytes.endIndex]
             guard let segment = try? PercentDecoding.decode(raw), !segment.utf8.contains(0) else { return nil }
             switch segment {
             case ".": continue

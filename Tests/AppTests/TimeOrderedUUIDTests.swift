@@ -26,4 +26,10 @@ struct TimeOrderedUUIDTests {
         let ids = Set((0..<1000).map { _ in UUID.timeOrdered(now: now) })
         #expect(ids.count == 1000)
     }
+
+    @Test func givenRandomBytesFillEverythingButTimeVersionAndVariant() {
+        let random = ArraySlice([UInt8](repeating: 0xFF, count: 16))
+        let id = UUID.timeOrdered(now: Date(timeIntervalSince1970: 1_700_000_000.5), random: random)
+        #expect(id.uuidString == "018BCFE5-69F4-7FFF-BFFF-FFFFFFFFFFFF")
+    }
 }

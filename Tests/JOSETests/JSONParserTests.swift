@@ -39,4 +39,13 @@ struct JSONParserTests {
         #expect(try JSONValue(parsing: value.serialized()) == value)
         #expect(String(decoding: JSONValue.number(1_700_000_000).serialized(), as: UTF8.self) == "1700000000")
     }
+
+    @Test func serialisedObjectFromSortedMembersMatchesSerialized() {
+        let members: KeyValuePairs<String, JSONValue> = [
+            "a": ["x\"\n\u{1}\\/é", 1.5, true, nil], "b": ["c": "d", "a": 2], "e": "", "f": false,
+        ]
+        let object = JSONValue.object(Dictionary(uniqueKeysWithValues: members.map { ($0.key, $0.value) }))
+        #expect(JSONValue.serializedObject(members) == object.serialized())
+        #expect(JSONValue.serializedObject([:]) == Array("{}".utf8))
+    }
 }

@@ -47,7 +47,7 @@ struct ControllerTests {
     }
 
     @Test(arguments: [
-        ("Bearer abc", "abc"), ("bearer  abc ", "abc"), ("BEARER x.y.z", "x.y.z"),
+        ("Bearer abc", "abc"), ("bearer  abc ", "abc"), ("BEARER x.y.z", "x.y.z"), (" Bearer a b", "a b"),
     ])
     func bearerTokensAreParsed(header: String, token: String) async throws {
         let app = Application.fixture()
@@ -55,7 +55,7 @@ struct ControllerTests {
         #expect(try await app.testing.send(.GET, "/t", headers: ["Authorization": header]).text == token)
     }
 
-    @Test(arguments: ["Basic abc", "Bearer", "Bearer   ", "Bearerabc"])
+    @Test(arguments: ["Basic abc", "Bearer", "Bearer   ", "Bearerabc", "Bearer\tabc", "Bearers abc"])
     func otherAuthorizationIsNoBearerToken(header: String) async throws {
         let app = Application.fixture()
         app.get("t") { req in req.bearerToken ?? "none" }

@@ -61,7 +61,23 @@ struct PersonName: Sendable, Equatable {
     var fullName: String
 
     init(fullName: String) {
-        self.fullName = fullName.trimmingCharacters(in: .whitespacesAndNewlines)
+        self.fullName = Self.trimmedASCII(fullName) ?? fullName.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// `text` without leading and trailing tabs, line breaks (LF, VT, FF, CR) and spaces when it is all ASCII:
+    /// what `trimmingCharacters(in: .whitespacesAndNewlines)` gives for ASCII, without Foundation's character
+    /// set walk (1.7% of a sign-in in the profile); nil for any other text.
+    static func trimmedASCII(_ text: String) -> String? {
+        var text = text
+        return text.withUTF8 { bytes -> String? in
+            guard bytes.allSatisfy({ $0 < 0x80 }) else { return nil }
+            func isBlank(_ byte: UInt8) -> Bool { byte == 0x20 || (byte >= 0x09 && byte <= 0x0D) }
+            var start = 0
+            var end = bytes.count
+            while start < end, isBlank(bytes[start]) { start += 1 }
+            while end > start, isBlank(bytes[end - 1]) { end -= 1 }
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+        }
     }
 
     init(firstName: String, lastName: String) {

@@ -37,7 +37,7 @@ struct UsersController: RouteCollection {
         guard let verifier = services.iosVerifier else {
             throw Abort(.serviceUnavailable, reason: "Sign in with Apple for apps is not configured (IOS_APPLICATION_IDENTIFIER).")
         }
-        let body = try req.content.decode(SignInRequest.self)
+        let body = try SignInRequest.decode(from: req)
         guard !body.token.isEmpty else { throw Abort(.badRequest, reason: "Field 'token' must not be empty") }
         let identity = try await services.verify(body.token, nonce: body.nonce, with: verifier, logger: req.logger)
         let appleToken = try await services.exchange(code: body.authorizationCode, clientID: identity.audience,

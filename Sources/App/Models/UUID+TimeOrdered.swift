@@ -8,7 +8,18 @@ extension UUID {
     /// (Foundation's `UUID()` on Linux opens, reads and closes `/dev/urandom` per id). The creation time is
     /// readable from the id, to the millisecond. Falls back to `UUID()` if the generator fails.
     public static func timeOrdered(now: Date = Date()) -> UUID {
-        guard var bytes = try? SecureRandom.bytes(count: 16) else { return UUID() }
+        guard let bytes = try? SecureRandom.bytes(count: timeOrderedRandomCount) else { return UUID() }
+        return timeOrdered(now: now, random: bytes[...])
+    }
+
+    /// Random bytes `timeOrdered(now:random:)` takes (its first 6 and 2 more bits are replaced).
+    static let timeOrderedRandomCount = 16
+
+    /// `timeOrdered(now:)` with `random` (`timeOrderedRandomCount` bytes from `SecureRandom`) drawn by the caller,
+    /// so that one generator call can serve several ids and a token.
+    static func timeOrdered(now: Date, random: ArraySlice<UInt8>) -> UUID {
+        precondition(random.count == timeOrderedRandomCount, "a time-ordered UUID takes 16 random bytes")
+        var bytes = Array(random)
         let milliseconds = UInt64(max(0, now.timeIntervalSince1970 * 1000))
         for index in 0..<6 { bytes[index] = UInt8(truncatingIfNeeded: milliseconds >> (8 * (5 - index))) }
         bytes[6] = (bytes[6] & 0x0F) | 0x70

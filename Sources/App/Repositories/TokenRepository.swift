@@ -23,9 +23,10 @@ public struct TokenRepository: Sendable {
     }
 
     /// The user owning the token whose value hashes to `valueHash`, or nil when unknown or expired.
+    /// One indexed lookup, run on the calling thread when a reader is idle (every bearer request makes it).
     public func findUser(valueHash: [UInt8]) async throws -> User? {
         let now = now()
-        return try await pool.read { db in
+        return try await pool.readInline { db in
             try db.fetchOne(
                 sql: """
                     SELECT \(UserRepository.qualifiedColumns)

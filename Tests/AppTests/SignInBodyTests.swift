@@ -1,0 +1,40 @@
+import Foundation
+import JOSE
+import Testing
+@testable import App
+
+/// The sign-in body read by the JOSE parser gives what `JSONDecoder` gives, and refuses (to hand the body to
+/// `JSONDecoder`, which then answers) whatever it cannot read alike.
+struct SignInBodyTests {
+    typealias Body = UsersController.SignInRequest
+
+    static func direct(_ json: String) -> Body? {
+        guard let members = try? JSONValue.parseObjectMembers(Array(json.utf8)) else { return nil }
+        return Body(members: members)
+    }
+
+    @Test(arguments: [
+        #"{"token":"a.b.c"}"#,
+        #"{"token":"a.b.c","name":"Ada Lovelace","nonce":"n-1","authorizationCode":"c"}"#,
+        #"{"name":null,"token":"x","nonce":null,"authorizationCode":null,"extra":[1,{"y":true}]}"#,
+        #" { "token" : "t\u00e9\"\\\/\n" , "name" : "\ud83d\ude00" } "#,
+        #"{"token":""}"#,
+    ])
+    func readsLikeJSONDecoder(json: String) throws {
+        let expected = try JSONDecoder().decode(Body.self, from: Data(json.utf8))
+        let body = try #require(Self.direct(json))
+        #expect(body.token == expected.token)
+        #expect(body.name == expected.name)
+        #expect(body.nonce == expected.nonce)
+        #expect(body.authorizationCode == expected.authorizationCode)
+    }
+
+    @Test(arguments: [
+        #"{}"#, #"{"name":"x"}"#, #"{"token":null}"#, #"{"token":1}"#, #"{"token":"x","name":5}"#,
+        #"{"token":"x","nonce":{}}"#, #"{"token":"x","authorizationCode":true}"#, #"{"token":"a","token":"b"}"#,
+        #"["token"]"#, #""token""#, #"{"token":"x"} x"#, "",
+    ])
+    func leavesEverythingElseToJSONDecoder(json: String) {
+        #expect(Self.direct(json) == nil)
+    }
+}
