@@ -61,3 +61,23 @@ let package = Package(
         ]),
     ]
 )
+
+// libFuzzer targets (Fuzz/<Name>/), declared only when SIWA_FUZZ=1 so that `swift build`, `swift test` and
+// Scripts/test never see them: they link libFuzzer's own `main` and must be built one product at a time with
+// `--sanitize=fuzzer --sanitize=address` (Scripts/fuzz does this, in .build-fuzz).
+if Context.environment["SIWA_FUZZ"] == "1" {
+    let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
+        ("FuzzHTTPRequest", ["HTTPCore"]),
+        ("FuzzChunked", ["HTTPCore"]),
+        ("FuzzJSON", ["JOSE", "CryptoCore"]),
+        ("FuzzJWS", ["JOSE"]),
+        ("FuzzClaims", ["AppleID", "JOSE"]),
+        ("FuzzBase64URL", ["JOSE"]),
+        ("FuzzForm", ["Web"]),
+        ("FuzzCookie", ["Web"]),
+    ]
+    for target in fuzzTargets {
+        package.targets.append(.executableTarget(name: target.name, dependencies: target.dependencies,
+                                                 path: "Fuzz/\(target.name)"))
+    }
+}

@@ -45,7 +45,9 @@ extension IdentityTokenVerifier {
         return try checkClaims(header: jws.header, members: members, requireExpiration: requireExpiration)
     }
 
-    private func checkClaims(
+    /// The claim checks of ``verifyJWT(_:requireExpiration:)`` on already verified members (internal, not private,
+    /// so the claims fuzz target can reach them without a signature).
+    func checkClaims(
         header: JOSEHeader, members: [JSONMember], requireExpiration: Bool
     ) throws -> (jwt: VerifiedJWT, claims: AppleIDClaims) {
         let claims = AppleIDClaims(members)

@@ -64,6 +64,11 @@ public struct IdentityTokenVerifier: Sendable {
     /// - Throws: ``AppleIDError``; show its `clientMessage`, log its `description`.
     public func verify(_ token: String, nonce: String? = nil) async throws -> AppleIdentityToken {
         let (jwt, claims) = try await verifiedClaims(token, requireExpiration: true)
+        return try identityToken(jwt: jwt, claims: claims, nonce: nonce)
+    }
+
+    /// The identity-token checks after the signature and the registered claims: `sub`, `nonce`, the Apple extras.
+    func identityToken(jwt: VerifiedJWT, claims: AppleIDClaims, nonce: String?) throws -> AppleIdentityToken {
         guard case .string(let sub)? = claims.sub, !sub.isEmpty else {
             throw AppleIDError(.missingSubject, detail: "sub missing, empty or not a string")
         }

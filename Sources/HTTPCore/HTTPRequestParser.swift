@@ -85,8 +85,11 @@ struct HTTPRequestParser {
     }
 
     /// 414 for a long target; 400 when not even the method ends within the limit (no SP: not a request line).
-    private static func overlongLine(_ bytes: UnsafeRawBufferPointer) -> HTTPParseError {
-        bytes.contains(HTTPGrammar.space) ? HTTPParseError(.requestLineTooLong) : HTTPParseError(.invalidMethod)
+    /// Only the first `maxRequestLineLength + 1` bytes are looked at, so the verdict does not depend on how much
+    /// more has arrived.
+    private func overlongLine(_ bytes: UnsafeRawBufferPointer) -> HTTPParseError {
+        let line = UnsafeRawBufferPointer(rebasing: bytes[0..<min(bytes.count, limits.maxRequestLineLength + 1)])
+        return line.contains(HTTPGrammar.space) ? HTTPParseError(.requestLineTooLong) : HTTPParseError(.invalidMethod)
     }
 
     /// Finds the empty line ending the header section, refusing bare CR/LF and enforcing the size limits.
@@ -109,10 +112,12 @@ struct HTTPRequestParser {
         while position < bytes.count,
               let found = memchr(base + position, Int32(HTTPGrammar.lf), bytes.count - position) {
             let lf = base.distance(to: UnsafeRawPointer(found))
-            guard lf > 0, bytes[lf - 1] == HTTPGrammar.cr else { throw HTTPParseError(.bareLineFeed) }
+            // Limits first, in the order the end-of-buffer checks below apply them: had the bytes come in
+            // smaller reads, a line or head already over its limit would have been refused before this LF.
+            if inRequestLine, lf - 1 > limits.maxRequestLineLength { throw overlongLine(bytes) }
             if lf + 1 > limits.maxHeaderSectionSize { throw HTTPParseError(.headerSectionTooLarge) }
+            guard lf > 0, bytes[lf - 1] == HTTPGrammar.cr else { throw HTTPParseError(.bareLineFeed) }
             if inRequestLine {
-                if lf - 1 > limits.maxRequestLineLength { throw Self.overlongLine(bytes) }
                 inRequestLine = false
             } else if lf - 1 == lineStart {
                 let head = try HTTPHeadParser.parse(UnsafeRawBufferPointer(rebasing: bytes[0..<lineStart]),
@@ -124,7 +129,7 @@ struct HTTPRequestParser {
             lineStart = lf + 1
             position = lf + 1
         }
-        if inRequestLine, bytes.count > limits.maxRequestLineLength + 1 { throw Self.overlongLine(bytes) }
+        if inRequestLine, bytes.count > limits.maxRequestLineLength + 1 { throw overlongLine(bytes) }
         if bytes.count >= limits.maxHeaderSectionSize { throw HTTPParseError(.headerSectionTooLarge) }
         scanned = bytes.count
         return nil

@@ -2,27 +2,31 @@
 enum CookieParser {
     /// Name to value; for duplicate names the first wins (the most specific path comes first, §5.4 step 2).
     /// Pieces without `=` or with an empty name are skipped; a value in double quotes is unquoted (§4.1.1).
+    /// The grammar is read as bytes (§5.4): a combining mark after `;`, `=`, a blank or a quote does not hide it.
     static func parse(_ headers: [String]) -> [String: String] {
         var cookies: [String: String] = [:]
         for header in headers {
-            for piece in header.split(separator: ";") {
-                guard let equals = piece.firstIndex(of: "=") else { continue }
-                let name = trim(piece[..<equals])
-                var value = trim(piece[piece.index(after: equals)...])
-                guard !name.isEmpty, cookies[String(name)] == nil else { continue }
-                if value.count >= 2, value.first == "\"", value.last == "\"" {
+            let utf8 = header.utf8
+            for piece in utf8.split(separator: UInt8(ascii: ";")) {
+                guard let equals = piece.firstIndex(of: UInt8(ascii: "=")) else { continue }
+                let name = trim(piece[piece.startIndex..<equals])
+                var value = trim(piece[utf8.index(after: equals)..<piece.endIndex])
+                guard !name.isEmpty else { continue }
+                let key = String(header[name.startIndex..<name.endIndex])
+                guard cookies[key] == nil else { continue }
+                if value.count >= 2, value.first == UInt8(ascii: "\""), value.last == UInt8(ascii: "\"") {
                     value = value.dropFirst().dropLast()
                 }
-                cookies[String(name)] = String(value)
+                cookies[key] = String(header[value.startIndex..<value.endIndex])
             }
         }
         return cookies
     }
 
-    private static func trim(_ text: Substring) -> Substring {
-        var text = text
-        while let first = text.first, first == " " || first == "\t" { text = text.dropFirst() }
-        while let last = text.last, last == " " || last == "\t" { text = text.dropLast() }
-        return text
+    private static func trim(_ bytes: Substring.UTF8View) -> Substring.UTF8View {
+        var bytes = bytes
+        while let first = bytes.first, first == UInt8(ascii: " ") || first == UInt8(ascii: "\t") { bytes = bytes.dropFirst() }
+        while let last = bytes.last, last == UInt8(ascii: " ") || last == UInt8(ascii: "\t") { bytes = bytes.dropLast() }
+        return bytes
     }
 }

@@ -4,15 +4,17 @@ enum URLEncodedForm {
     struct MalformedError: Error, Equatable {}
 
     /// The pairs in order; a pair without `=` has an empty value; empty pieces are skipped.
+    /// `&` and `=` are found as bytes, as the spec reads them: a combining mark after one does not hide it.
     static func parse(_ text: Substring) throws(MalformedError) -> [(name: String, value: String)] {
         var pairs: [(name: String, value: String)] = []
-        for piece in text.split(separator: "&", omittingEmptySubsequences: true) {
+        let utf8 = text.utf8
+        for piece in utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
             let name: Substring, value: Substring
-            if let equals = piece.firstIndex(of: "=") {
-                name = piece[..<equals]
-                value = piece[piece.index(after: equals)...]
+            if let equals = piece.firstIndex(of: UInt8(ascii: "=")) {
+                name = text[piece.startIndex..<equals]
+                value = text[utf8.index(after: equals)..<piece.endIndex]
             } else {
-                name = piece
+                name = text[piece.startIndex..<piece.endIndex]
                 value = ""
             }
             do {
