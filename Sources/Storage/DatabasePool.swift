@@ -140,8 +140,9 @@ public final class DatabasePool: Sendable {
         guard checkpointThreshold > 0 else { return .none }
         let monitor = database.walMonitor
         if monitor.pages < monitor.pagesAtLastCheckpoint { monitor.pagesAtLastCheckpoint = 0 }  // the WAL restarted
+        guard !isCheckpointing else { return .none }
         if monitor.pages >= checkpointThreshold * Self.writerCheckpointFactor { return .onWriter }
-        guard !isCheckpointing, monitor.pages - monitor.pagesAtLastCheckpoint >= checkpointThreshold else {
+        guard monitor.pages - monitor.pagesAtLastCheckpoint >= checkpointThreshold else {
             return .none
         }
         monitor.pagesAtLastCheckpoint = monitor.pages
@@ -149,15 +150,19 @@ public final class DatabasePool: Sendable {
         return .beside
     }
 
-    /// How far past `checkpointThresholdPages` the WAL may grow before the writer checkpoints it itself.
-    static let writerCheckpointFactor = 4
+    /// How far past `checkpointThresholdPages` the WAL may grow before the writer checkpoints it itself (16 x 1000
+    /// pages of 4 KiB: a WAL of up to 64 MiB under a sustained write load). The writer's checkpoint costs two
+    /// `fdatasync` calls (9-30 ms on the benchmark machine) while every write waits, so it must be rare: with 4, new-user
+    /// sign-ins at 64 connections had a p99 of 21 ms; with 16, 13-14 ms and 4-7% more sign-ins per second
+    /// (`Benchmarks/run`'s workload, 8 s runs); 32 was worse again (p99 49-52 ms).
+    static let writerCheckpointFactor = 16
 
     /// Completes the backfill while the writer waits between transactions, so the WAL can start over from its
     /// beginning at the next write.
     ///
     /// A checkpoint beside a busy writer never catches up with the last frames, and SQLite restarts the WAL only
-    /// once every frame is backfilled. The writer waits for the checkpoint running beside it, if any, then for one
-    /// more on the checkpointer connection (the writer's queue is a Dispatch thread, so waiting blocks no task).
+    /// once every frame is backfilled. The writer asks for this only while no checkpoint runs beside it, and waits
+    /// for one on the checkpointer connection (the writer's queue is a Dispatch thread, so waiting blocks no task).
     private func finishCheckpoint(_ database: Database) {
         guard let checkpointer, checkpointer.sync({ (try? $0.checkpoint()) != nil }) else { return }
         database.walMonitor.pages = 0
