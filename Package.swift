@@ -64,11 +64,11 @@ let package = Package(
 
 // libFuzzer targets (Fuzz/<Name>/), declared only when SIWA_FUZZ=1 so that `swift build`, `swift test` and
 // Scripts/test never see them: they link libFuzzer's own `main` and must be built one product at a time with
-// `--sanitize=fuzzer --sanitize=address` (Scripts/fuzz does this, in .build-fuzz).
+// `-Xswiftc -sanitize=fuzzer,address` (Scripts/fuzz does this, in .build-fuzz).
 if Context.environment["SIWA_FUZZ"] == "1" {
     let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
-        ("FuzzHTTPRequest", ["HTTPCore"]),
-        ("FuzzChunked", ["HTTPCore"]),
+        ("FuzzHTTPRequest", ["HTTPCore", "FuzzSupport"]),
+        ("FuzzChunked", ["HTTPCore", "FuzzSupport"]),
         ("FuzzJSON", ["JOSE", "CryptoCore"]),
         ("FuzzJWS", ["JOSE"]),
         ("FuzzClaims", ["AppleID", "JOSE"]),
@@ -76,6 +76,7 @@ if Context.environment["SIWA_FUZZ"] == "1" {
         ("FuzzForm", ["Web"]),
         ("FuzzCookie", ["Web"]),
     ]
+    package.targets.append(.target(name: "FuzzSupport", path: "Fuzz/FuzzSupport"))
     for target in fuzzTargets {
         package.targets.append(.executableTarget(name: target.name, dependencies: target.dependencies,
                                                  path: "Fuzz/\(target.name)"))

@@ -1,3 +1,4 @@
+import FuzzSupport
 @testable import HTTPCore
 
 /// Small limits so that every boundary (line length, head size, field count, body size) is within a few KB.
@@ -73,29 +74,9 @@ func checkReserialisation(_ head: HTTPRequestHead) {
     }
 }
 
-/// A split point that depends on the whole input, so the fuzzer can move it by changing any byte.
-func splitPoint(_ bytes: UnsafeRawBufferPointer, salt: UInt64) -> Int {
-    guard bytes.count > 1 else { return 0 }
-    var hash: UInt64 = 0xcbf2_9ce4_8422_2325 ^ salt
-    for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
-    return Int(hash % UInt64(bytes.count))
-}
-
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = UnsafeRawBufferPointer(start: data, count: size)
-    let whole = run([bytes])
-    let a = splitPoint(bytes, salt: 1), b = splitPoint(bytes, salt: 2)
-    let (first, second) = (min(a, b), max(a, b))
-    let split = run([UnsafeRawBufferPointer(rebasing: bytes[0..<first]),
-                     UnsafeRawBufferPointer(rebasing: bytes[first..<second]),
-                     UnsafeRawBufferPointer(rebasing: bytes[second...])])
-    guard whole == split else {
-        fatalError("split at \(first), \(second) changes the outcome:\n\(whole)\n---\n\(split)")
-    }
-    if size <= 256 {
-        let trickled = run((0..<size).map { UnsafeRawBufferPointer(rebasing: bytes[$0..<($0 + 1)]) })
-        guard whole == trickled else { fatalError("byte-by-byte feed changes the outcome:\n\(whole)\n---\n\(trickled)") }
-    }
+    _ = checkSplitsAgree(bytes, run: run)
     return 0
 }
