@@ -20,6 +20,7 @@ final class ConnectionAcceptor: Sendable {
     private let listener: Listener
     private let active = Atomic<Int>(0)
     private let accepted = Atomic<Int>(0)
+    private let refused = Atomic<Int>(0)
     private let shuttingDown = Atomic<Bool>(false)
     private let drained = Mutex<[CheckedContinuation<Void, Never>]>([])
 
@@ -42,6 +43,8 @@ final class ConnectionAcceptor: Sendable {
 
     var activeConnections: Int { active.load(ordering: .relaxed) }
     var acceptedConnections: Int { accepted.load(ordering: .relaxed) }
+    /// Connections closed unread because their address was at `maxConnectionsPerAddress`.
+    var refusedConnections: Int { refused.load(ordering: .relaxed) }
     var hasCapacity: Bool { active.load(ordering: .relaxed) < maxConnections }
     var isShuttingDown: Bool { shuttingDown.load(ordering: .sequentiallyConsistent) }
 
@@ -75,6 +78,7 @@ final class ConnectionAcceptor: Sendable {
             case .uncounted: counted = nil
             case .counted(let prefix): counted = prefix
             case .refused(let prefix):
+                refused.wrappingAdd(1, ordering: .relaxed)
                 close(fd)
                 perAddress.logRefusal(of: prefix, logger: logger)
                 continue

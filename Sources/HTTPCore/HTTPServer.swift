@@ -77,6 +77,9 @@ public final class HTTPServer: Sendable {
     /// Connections accepted since `start()`; 0 before it and after `shutdown()`.
     public var acceptedConnections: Int { state.withLock { $0.acceptor?.acceptedConnections ?? 0 } }
 
+    /// Connections closed unread since `start()` because their address held `maxConnectionsPerAddress` already.
+    public var refusedConnections: Int { state.withLock { $0.acceptor?.refusedConnections ?? 0 } }
+
     /// The bound port (the one chosen by the system when configured with 0); 0 before `start()`.
     public var localPort: Int { state.withLock { $0.port } }
 

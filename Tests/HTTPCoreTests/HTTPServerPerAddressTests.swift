@@ -62,9 +62,11 @@ struct HTTPServerPerAddressTests {
     @Test func capAllowsNAndClosesNPlusOneUnread() async throws {
         try await withServer(limits: Self.limits, loops: 2) { server, port in
             let clients = try await Self.fill(Self.cap, port: port)
+            let refusedBefore = server.refusedConnections
             try await Self.expectRefused(port: port)
             let acceptor = try #require(server.acceptor)
             #expect(acceptor.perAddress.openConnections(from: Self.localhost) == Self.cap)
+            #expect(server.refusedConnections == refusedBefore + 1)
             for client in clients {
                 try client.send("GET /again HTTP/1.1\r\nHost: a\r\n\r\n")
                 #expect(try await client.readResponse().text == "GET /again 0\n")

@@ -13,6 +13,9 @@ extension Services {
         page.sample("siwa_http_open_connections", [], server?.openConnections ?? 0)
         page.family("siwa_http_accepted_connections_total", .counter, help: "Client connections accepted since start.")
         page.sample("siwa_http_accepted_connections_total", [], server?.acceptedConnections ?? 0)
+        page.family("siwa_http_refused_connections_total", .counter,
+                    help: "Client connections closed unread because their address was at MAX_CONNECTIONS_PER_IP.")
+        page.sample("siwa_http_refused_connections_total", [], server?.refusedConnections ?? 0)
 
         page.family("siwa_jwks_fetches_total", .counter, help: "Fetches of Apple's signing keys (JWKS), by outcome.")
         for outcome in JWKSFetchOutcome.allCases {
