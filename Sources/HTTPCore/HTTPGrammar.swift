@@ -1,5 +1,5 @@
 /// Character classes of RFC 9110 §5.6 and RFC 9112, as byte predicates.
-enum HTTPGrammar {
+package enum HTTPGrammar {
     static let cr: UInt8 = 0x0D
     static let lf: UInt8 = 0x0A
     static let space: UInt8 = 0x20
@@ -29,8 +29,9 @@ enum HTTPGrammar {
         byte > 0x20 && byte < 0x7F && byte != 0x23 && byte != 0x5C
     }
 
+    /// The value of one hexadecimal digit (RFC 5234 HEXDIG, either case), or nil.
     @inline(__always)
-    static func hexValue(_ byte: UInt8) -> UInt8? {
+    package static func hexValue(_ byte: UInt8) -> UInt8? {
         switch byte {
         case 0x30...0x39: byte - 0x30
         case 0x41...0x46: byte - 0x41 + 10

@@ -1,3 +1,4 @@
+import HTTPCore
 /// Strict percent-decoding (RFC 3986 §2.1): `%` must be followed by two hex digits and the result must be UTF-8.
 enum PercentDecoding {
     struct Error: Swift.Error, Equatable {}
@@ -15,9 +16,9 @@ enum PercentDecoding {
             let byte = utf8[index]
             if byte == UInt8(ascii: "%") {
                 let high = utf8.index(after: index)
-                guard high != utf8.endIndex, let h = hexValue(utf8[high]) else { throw Error() }
+                guard high != utf8.endIndex, let h = HTTPGrammar.hexValue(utf8[high]) else { throw Error() }
                 let low = utf8.index(after: high)
-                guard low != utf8.endIndex, let l = hexValue(utf8[low]) else { throw Error() }
+                guard low != utf8.endIndex, let l = HTTPGrammar.hexValue(utf8[low]) else { throw Error() }
                 bytes.append(h << 4 | l)
                 index = utf8.index(after: low)
                 continue
@@ -27,15 +28,6 @@ enum PercentDecoding {
         }
         guard let string = String(validating: bytes, as: UTF8.self) else { throw Error() }
         return string
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 
     /// Percent-encodes every byte outside RFC 3986's unreserved set (§2.3).
