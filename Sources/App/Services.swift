@@ -31,8 +31,6 @@ final class Services: Sendable {
 
     /// How long a bearer token works.
     static let bearerTokenLifetime: TimeInterval = 30 * 24 * 60 * 60
-    /// Random bytes in a bearer token's value.
-    static let bearerTokenBytes = 32
     /// `Retry-After` of a 503 for Apple's keys: the key cache refetches at most every 10 s.
     static let appleKeysRetryAfterSeconds = 10
     /// `Retry-After` of a 503 when Apple's token endpoint is unreachable.
@@ -92,17 +90,18 @@ final class Services: Sendable {
         let email = identity.email ?? ""
         // One generator call for the token's secret and both ids (each RAND_bytes costs a getpid and a lock).
         let ids = UUID.timeOrderedRandomCount
-        let random = try SecureRandom.bytes(count: issueToken ? Self.bearerTokenBytes + 2 * ids : ids)
+        let secretBytes = BearerTokenValue.secretBytes
+        let random = try SecureRandom.bytes(count: issueToken ? secretBytes + 2 * ids : ids)
         let candidate = User(id: .timeOrdered(now: Date(), random: random.suffix(ids)), name: name?.stored ?? "",
                              username: email, email: email, isPrivateEmail: identity.isPrivateEmail ?? false,
                              siwaIdentifier: identity.sub, createdAt: now)
         var value: String?
         var token: BearerToken?
         if issueToken {
-            let secret = Base64URL.encode(Array(random.prefix(Self.bearerTokenBytes)))
-            value = secret
-            let id = UUID.timeOrdered(now: Date(), random: random.dropFirst(Self.bearerTokenBytes).prefix(ids))
-            token = BearerToken(id: id, userID: candidate.id, valueHash: SHA256.hash(secret), createdAt: now,
+            let id = UUID.timeOrdered(now: Date(), random: random.dropFirst(secretBytes).prefix(ids))
+            let text = BearerTokenValue.text(id: id, secret: random.prefix(secretBytes))
+            value = text
+            token = BearerToken(id: id, userID: candidate.id, valueHash: SHA256.hash(text), createdAt: now,
                                 expiresAt: now + Self.bearerTokenLifetime)
         }
         let result: UserRepository.SignIn

@@ -57,6 +57,7 @@ public final class Database {
         }
         try executeScript("PRAGMA foreign_keys = ON")
         if !readOnly {
+            try execute(sql: "PRAGMA page_size = \(configuration.pageSize)")  // no effect once the file has a page
             let mode = try fetchOne(sql: "PRAGMA journal_mode = WAL") { row -> String in try row[0] }
             guard mode?.lowercased() == "wal" || path == ":memory:" else {
                 throw SQLiteError.misuse("cannot switch \(path) to WAL mode (got \(mode ?? "nothing"))")

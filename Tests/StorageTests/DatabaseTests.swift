@@ -23,6 +23,18 @@ struct DatabaseTests {
         #expect(try pragma("cache_size") == .integer(-Int64(DatabaseConfiguration.defaultCacheSizeKiB)))
     }
 
+    @Test func aNewFileGetsTheConfiguredPageSizeAndAnExistingOneKeepsItsOwn() throws {
+        #expect(try pragma("page_size") == .integer(Int64(DatabaseConfiguration.defaultPageSize)))
+        let path = directory.path("sized.sqlite")
+        do {
+            let large = try Database(path: path, configuration: .init(pageSize: 4_096))
+            try large.executeScript("CREATE TABLE t (x); INSERT INTO t VALUES (1);")
+        }
+        let reopened = try Database(path: path)
+        #expect(try reopened.fetchOne(sql: "PRAGMA page_size") { try $0.value(at: 0) } == .integer(4_096))
+        #expect(try reopened.fetchOne(sql: "SELECT x FROM t") { try $0[0] as Int } == 1)
+    }
+
     @Test func fullSynchronousIsConfigurable() throws {
         let full = try Database(path: directory.path("full.sqlite"), configuration: .init(synchronous: .full))
         #expect(try full.fetchOne(sql: "PRAGMA synchronous") { try $0.value(at: 0) } == .integer(2))

@@ -7,12 +7,17 @@ struct StorageBenchmark: Sendable {
     let count: Int
     let concurrency: Int
 
-    /// A distinct 32-byte stand-in for a token's SHA-256.
-    static func hash(_ run: Int, _ index: Int) -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: 32)
-        for shift in 0..<8 { bytes[shift] = UInt8(truncatingIfNeeded: index >> (shift * 8)) }
-        bytes[31] = UInt8(truncatingIfNeeded: run)
-        return bytes
+    /// A distinct bearer token value: a version 7 id that grows with `run` and `index` (as the server's ids grow
+    /// with time) and a fixed secret.
+    static func value(_ run: Int, _ index: Int) -> String {
+        var id = [UInt8](repeating: 0x5a, count: 16)
+        let order = UInt64(run) << 32 | UInt64(index)
+        for byte in 0..<6 { id[byte] = UInt8(truncatingIfNeeded: order >> (8 * (5 - byte))) }
+        id[6] = 0x70
+        id[8] = 0x80
+        let uuid = UUID(uuid: (id[0], id[1], id[2], id[3], id[4], id[5], id[6], id[7],
+                               id[8], id[9], id[10], id[11], id[12], id[13], id[14], id[15]))
+        return BearerTokenValue.text(id: uuid, secret: [UInt8](repeating: 7, count: BearerTokenValue.secretBytes))
     }
 
     /// Runs `operation(index)` for every index below `count`, `width` at a time; returns operations per second.
@@ -43,7 +48,8 @@ struct StorageBenchmark: Sendable {
             let email = "u\(run)-\(index)@example.com"
             let user = User(name: "User \(index)", username: email, email: email, isPrivateEmail: false,
                             siwaIdentifier: "\(run).\(index)", createdAt: now)
-            let token = BearerToken(userID: user.id, valueHash: Self.hash(run, index), createdAt: now,
+            let value = BearerTokenValue(Self.value(run, index))
+            let token = BearerToken(id: value.id ?? UUID(), userID: user.id, valueHash: value.hash, createdAt: now,
                                     expiresAt: now.addingTimeInterval(3600))
             try await users.createUserAndToken(user, token: token)
         }
@@ -52,7 +58,7 @@ struct StorageBenchmark: Sendable {
     func lookups(_ pool: DatabasePool, run: Int, width: Int) async throws -> Double {
         let tokens = TokenRepository(pool: pool)
         return try await measure(width: width) { index in
-            guard try await tokens.findUser(valueHash: Self.hash(run, index)) != nil else {
+            guard try await tokens.findUser(BearerTokenValue(Self.value(run, index))) != nil else {
                 throw SQLiteError(extendedCode: 0, message: "token \(index) of run \(run) not found")
             }
         }

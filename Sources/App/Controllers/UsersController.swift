@@ -67,7 +67,7 @@ struct UsersController: RouteCollection {
 
     @Sendable func logout(_ req: Request) async throws -> HTTPStatus {
         let bearer = try req.auth.require(BearerCredential.self)
-        try await services.tokens.delete(valueHash: bearer.valueHash)
+        try await services.tokens.delete(id: bearer.tokenID)
         return .noContent
     }
 

@@ -1,11 +1,10 @@
-import CryptoCore
 import Foundation
 import HTTPCore
 import Web
 
-/// The bearer token a request authenticated with, as stored: only its SHA-256 (the value is never kept).
+/// The bearer token a request authenticated with: its id (the value itself is never kept).
 struct BearerCredential: Sendable {
-    var valueHash: [UInt8]
+    var tokenID: UUID
 }
 
 /// Requires `Authorization: Bearer <token>` naming a live token (RFC 6750 §2.1), and logs its user in:
@@ -13,7 +12,8 @@ struct BearerCredential: Sendable {
 struct BearerAuthenticator: Middleware {
     let tokens: TokenRepository
 
-    /// Longest token value looked up; ours are 43 characters, so a longer one cannot be ours.
+    /// Longest token value looked up; ours are 64 characters (`BearerTokenValue.length`), so a longer one cannot
+    /// be ours.
     static let maximumTokenLength = 512
 
     func respond(to request: Request, chainingTo next: any Responder) async throws -> Response {
@@ -23,12 +23,11 @@ struct BearerAuthenticator: Middleware {
         guard value.utf8.count <= Self.maximumTokenLength else {
             throw Self.unauthorized("Invalid or expired bearer token", error: "invalid_token")
         }
-        let hash = SHA256.hash(value)
-        guard let user = try await tokens.findUser(valueHash: hash) else {
+        guard let found = try await tokens.find(BearerTokenValue(value)) else {
             throw Self.unauthorized("Invalid or expired bearer token", error: "invalid_token")
         }
-        request.auth.login(user)
-        request.auth.login(BearerCredential(valueHash: hash))
+        request.auth.login(found.user)
+        request.auth.login(BearerCredential(tokenID: found.tokenID))
         return try await next.respond(to: request)
     }
 

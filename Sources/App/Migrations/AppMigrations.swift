@@ -11,6 +11,7 @@ public enum AppMigrations {
         migrator.register(version: 3, name: "create apple tokens", CreateAppleTokens.migrate)
         migrator.register(version: 4, name: "create sign-in support tables", CreateSignInSupport.migrate)
         migrator.register(version: 5, name: "add email forwarding state", AddEmailForwarding.migrate)
+        migrator.register(version: 6, name: "key bearer tokens by id", KeyTokensByID.migrate)
         return migrator
     }
 

@@ -1,7 +1,8 @@
+import CryptoCore
 import Foundation
 import Storage
 
-/// API bearer tokens, stored by the SHA-256 of their value (the caller hashes).
+/// API bearer tokens, stored with the SHA-256 of their value and found by the id the value carries.
 public struct TokenRepository: Sendable {
     let pool: DatabasePool
     let now: @Sendable () -> Date
@@ -17,31 +18,47 @@ public struct TokenRepository: Sendable {
     /// Stores `token`.
     ///
     /// - Throws: `SQLiteError` `.foreignKeyConstraint` when its user does not exist,
-    ///   `.uniqueConstraint` when the id or hash is taken.
+    ///   `.uniqueConstraint` when the id is taken.
     public func create(_ token: BearerToken) async throws {
         try await pool.write { db in try Self.insert(token, into: db) }
     }
 
-    /// The user owning the token whose value hashes to `valueHash`, or nil when unknown or expired.
+    /// The token `value` names and its user, or nil when unknown, expired or not matching its stored hash.
     /// One indexed lookup, run on the calling thread when a reader is idle (every bearer request makes it).
-    public func findUser(valueHash: [UInt8]) async throws -> User? {
+    public func find(_ value: BearerTokenValue) async throws -> (tokenID: UUID, user: User)? {
         let now = now()
         return try await pool.readInline { db in
-            try db.fetchOne(
+            guard let id = value.id else {
+                return try db.fetchOne(
+                    sql: """
+                        SELECT tokens.id, \(UserRepository.qualifiedColumns)
+                        FROM tokens JOIN users ON users.id = tokens.user_id
+                        WHERE tokens.value_hash = ? AND \(KeyTokensByID.isLegacy("tokens.id")) AND tokens.expires_at > ?
+                        """,
+                    arguments: [value.hash, now]) { row in (try row[0] as UUID, try User(row: row, offset: 1)) }
+            }
+            let found = try db.fetchOne(
                 sql: """
-                    SELECT \(UserRepository.qualifiedColumns)
+                    SELECT tokens.value_hash, \(UserRepository.qualifiedColumns)
                     FROM tokens JOIN users ON users.id = tokens.user_id
-                    WHERE tokens.value_hash = ? AND tokens.expires_at > ?
+                    WHERE tokens.id = ? AND tokens.expires_at > ?
                     """,
-                arguments: [valueHash, now], User.init(row:))
+                arguments: [id, now]) { row in (try row[0] as [UInt8], try User(row: row, offset: 1)) }
+            guard let found, constantTimeEquals(found.0, value.hash) else { return nil }
+            return (id, found.1)
         }
     }
 
-    /// Deletes the token whose value hashes to `valueHash` (logout); false when there was none.
+    /// The user owning the token `value` names, or nil (see `find`).
+    public func findUser(_ value: BearerTokenValue) async throws -> User? {
+        try await find(value)?.user
+    }
+
+    /// Deletes the token with `id` (logout); false when there was none.
     @discardableResult
-    public func delete(valueHash: [UInt8]) async throws -> Bool {
+    public func delete(id: UUID) async throws -> Bool {
         try await pool.write { db in
-            try db.execute(sql: "DELETE FROM tokens WHERE value_hash = ?", arguments: [valueHash])
+            try db.execute(sql: "DELETE FROM tokens WHERE id = ?", arguments: [id])
             return db.changes == 1
         }
     }

@@ -110,9 +110,13 @@ public struct UserRepository: Sendable {
 
 extension User {
     /// Reads the columns of `UserRepository.columns`, in that order.
-    init(row: Row) throws {
+    init(row: Row) throws { try self.init(row: row, offset: 0) }
+
+    /// Reads `UserRepository.columns` from `row`, starting at column `offset`.
+    init(row: Row, offset: Int) throws {
         self.init(
-            id: try row[0], name: try row[1], username: try row[2], email: try row[3], isPrivateEmail: try row[4],
-            siwaIdentifier: try row[5], createdAt: try row[6], updatedAt: try row[7])
+            id: try row[offset], name: try row[offset + 1], username: try row[offset + 2], email: try row[offset + 3],
+            isPrivateEmail: try row[offset + 4], siwaIdentifier: try row[offset + 5], createdAt: try row[offset + 6],
+            updatedAt: try row[offset + 7])
     }
 }

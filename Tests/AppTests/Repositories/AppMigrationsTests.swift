@@ -1,4 +1,6 @@
+import CryptoCore
 import Foundation
+import JOSE
 import Storage
 import Testing
 @testable import App
@@ -21,11 +23,54 @@ struct AppMigrationsTests {
         let db = try await TemporaryDatabase(migratedTo: 1)
         let clock = TestClock()
         let user = User.fixture(at: clock.now)
-        try await UserRepository(pool: db.pool).createUserAndToken(user, token: .fixture(userID: user.id, at: clock.now))
-        #expect(try await AppMigrations.migrator.migrate(db.pool) == [2, 3, 4, 5])
-        #expect(try await TokenRepository(pool: db.pool, now: clock.closure).findUser(valueHash: [UInt8](repeating: 1, count: 32)) == user)
+        let legacy = Base64URL.encode([UInt8](repeating: 1, count: 32))
+        let token = BearerToken(userID: user.id, valueHash: SHA256.hash(legacy), createdAt: clock.now,
+                                expiresAt: clock.now + 3600)
+        try await UserRepository(pool: db.pool).createUserAndToken(user, token: token)
+        #expect(try await AppMigrations.migrator.migrate(db.pool) == [2, 3, 4, 5, 6])
+        #expect(try await TokenRepository(pool: db.pool, now: clock.closure).findUser(BearerTokenValue(legacy)) == user)
         try await AppleTokenRepository(pool: db.pool)
             .add(AppleToken(userID: user.id, clientID: "c", encryptedRefreshToken: [1], createdAt: clock.now))
+    }
+
+    @Test func versionSixKeepsEarlierTokensWorkingByTheirHashAndIndexesNewOnesByIdOnly() async throws {
+        let db = try await TemporaryDatabase(migratedTo: 5)
+        let clock = TestClock()
+        let user = User.fixture(at: clock.now)
+        let legacy = Base64URL.encode([UInt8](repeating: 4, count: 32))
+        let legacyID = UUID.timeOrdered(now: clock.now)
+        try await UserRepository(pool: db.pool).createUserAndToken(user, token: BearerToken(
+            id: legacyID, userID: user.id, valueHash: SHA256.hash(legacy), createdAt: clock.now,
+            expiresAt: clock.now + 3600))
+        #expect(try await AppMigrations.migrator.migrate(db.pool) == [6])
+
+        let tokens = TokenRepository(pool: db.pool, now: clock.closure)
+        let found = try #require(try await tokens.find(BearerTokenValue(legacy)))
+        #expect(found.user == user)
+        #expect(found.tokenID.uuidString.lowercased().dropFirst(14).first == "8")
+        #expect(found.tokenID.uuidString.lowercased().replacingCharacters(in: "xxxxxxxx-xxxx-".endIndex..<"xxxxxxxx-xxxx-8".endIndex, with: "7")
+                == legacyID.uuidString.lowercased())
+        try await tokens.create(.fixture(userID: user.id, hash: 5, at: clock.now))
+        #expect(try await tokens.findUser(.fixture(5)) == user)
+        #expect(try await tokens.delete(id: found.tokenID))
+        #expect(try await tokens.findUser(BearerTokenValue(legacy)) == nil)
+
+        let indexes = try await db.pool.read { db in
+            try db.fetchAll(sql: "SELECT name, \"unique\", partial FROM pragma_index_list('tokens') ORDER BY name") {
+                "\(try $0[0] as String) unique=\(try $0[1] as Int) partial=\(try $0[2] as Int)"
+            }
+        }
+        #expect(indexes == [
+            "sqlite_autoindex_tokens_1 unique=1 partial=0", "tokens_expires_at unique=0 partial=0",
+            "tokens_legacy_value_hash unique=1 partial=1", "tokens_user_id unique=0 partial=0",
+        ])
+        let plan = try await db.pool.read { db in
+            try db.fetchAll(sql: """
+                EXPLAIN QUERY PLAN SELECT tokens.id FROM tokens JOIN users ON users.id = tokens.user_id
+                WHERE tokens.value_hash = ? AND \(KeyTokensByID.isLegacy("tokens.id")) AND tokens.expires_at > ?
+                """, arguments: [SHA256.hash(legacy), clock.now]) { try $0[3] as String }
+        }
+        #expect(plan.contains { $0.contains("tokens_legacy_value_hash") })
     }
 
     @Test func refusesToOpenADatabaseFromANewerBuild() async throws {

@@ -1,4 +1,6 @@
+import CryptoCore
 import Foundation
+import JOSE
 import Storage
 import Testing
 @testable import App
@@ -16,13 +18,38 @@ struct TokenRepositoryTests {
     @Test func findsTheUserUntilTheTokenExpires() async throws {
         let (_, tokens, user) = try await setUp()
         try await tokens.create(.fixture(userID: user.id, at: clock.now, lifetime: 60))
-        let hash = [UInt8](repeating: 1, count: 32)
-        #expect(try await tokens.findUser(valueHash: hash) == user)
+        #expect(try await tokens.findUser(.fixture(1)) == user)
         clock.advance(by: 59.999)
-        #expect(try await tokens.findUser(valueHash: hash) == user)
+        #expect(try await tokens.findUser(.fixture(1)) == user)
         clock.advance(by: 0.001)
-        #expect(try await tokens.findUser(valueHash: hash) == nil)
-        #expect(try await tokens.findUser(valueHash: [UInt8](repeating: 9, count: 32)) == nil)
+        #expect(try await tokens.findUser(.fixture(1)) == nil)
+        #expect(try await tokens.findUser(.fixture(9)) == nil)
+    }
+
+    @Test func aValueNamingTheRightIdWithAnotherSecretFindsNothing() async throws {
+        let (_, tokens, user) = try await setUp()
+        try await tokens.create(.fixture(userID: user.id, hash: 1, at: clock.now))
+        let id = BearerTokenValue.fixtureID(1)
+        let forged = BearerTokenValue(BearerTokenValue.text(id: id, secret: [UInt8](repeating: 2, count: 32)))
+        #expect(forged.id == id)
+        #expect(try await tokens.find(forged) == nil)
+        #expect(try await tokens.find(.fixture(1))?.tokenID == id)
+    }
+
+    @Test func valuesThatNameNoIdAreLookedUpByHashAmongLegacyTokensOnly() async throws {
+        let (db, tokens, user) = try await setUp()
+        // A new token whose stored hash is that of a 43-character value: found neither by id nor by hash.
+        let legacyText = Base64URL.encode([UInt8](repeating: 3, count: 32))
+        try await tokens.create(BearerToken(id: BearerTokenValue.fixtureID(3), userID: user.id,
+                                            valueHash: SHA256.hash(legacyText), createdAt: clock.now,
+                                            expiresAt: clock.now + 60))
+        #expect(try await tokens.findUser(BearerTokenValue(legacyText)) == nil)
+        // Marked legacy (version 8, as the migration does): found by its hash.
+        try await db.pool.write { db in
+            try db.execute(sql: "UPDATE tokens SET id = substr(id, 1, 14) || '8' || substr(id, 16)")
+        }
+        #expect(try await tokens.findUser(BearerTokenValue(legacyText)) == user)
+        #expect(try await tokens.findUser(BearerTokenValue(legacyText + "A")) == nil)
     }
 
     @Test func tokenForAMissingUserIsAForeignKeyViolation() async throws {
@@ -33,7 +60,7 @@ struct TokenRepositoryTests {
         #expect(error.reason == .foreignKeyConstraint)
     }
 
-    @Test func duplicateHashIsAUniqueViolation() async throws {
+    @Test func duplicateIdIsAUniqueViolation() async throws {
         let (_, tokens, user) = try await setUp()
         try await tokens.create(.fixture(userID: user.id, at: clock.now))
         let error = try await #require(throws: SQLiteError.self) {
@@ -42,15 +69,15 @@ struct TokenRepositoryTests {
         #expect(error.reason == .uniqueConstraint)
     }
 
-    @Test func deletesByHashAndByUser() async throws {
+    @Test func deletesByIdAndByUser() async throws {
         let (_, tokens, user) = try await setUp()
         for hash in UInt8(1)...3 { try await tokens.create(.fixture(userID: user.id, hash: hash, at: clock.now)) }
-        #expect(try await tokens.delete(valueHash: [UInt8](repeating: 1, count: 32)))
-        #expect(try await tokens.delete(valueHash: [UInt8](repeating: 1, count: 32)) == false)
-        #expect(try await tokens.findUser(valueHash: [UInt8](repeating: 1, count: 32)) == nil)
-        #expect(try await tokens.findUser(valueHash: [UInt8](repeating: 2, count: 32)) == user)
+        #expect(try await tokens.delete(id: BearerTokenValue.fixtureID(1)))
+        #expect(try await tokens.delete(id: BearerTokenValue.fixtureID(1)) == false)
+        #expect(try await tokens.findUser(.fixture(1)) == nil)
+        #expect(try await tokens.findUser(.fixture(2)) == user)
         #expect(try await tokens.deleteAll(userID: user.id) == 2)
-        #expect(try await tokens.findUser(valueHash: [UInt8](repeating: 2, count: 32)) == nil)
+        #expect(try await tokens.findUser(.fixture(2)) == nil)
     }
 
     @Test func sweepsOnlyExpiredTokens() async throws {
@@ -60,7 +87,7 @@ struct TokenRepositoryTests {
         clock.advance(by: 10)
         #expect(try await tokens.sweepExpired() == 1)
         #expect(try await tokens.sweepExpired() == 0)
-        #expect(try await tokens.findUser(valueHash: [UInt8](repeating: 2, count: 32)) == user)
+        #expect(try await tokens.findUser(.fixture(2)) == user)
     }
 
     @Test func deletingTheUserCascadesToTokens() async throws {

@@ -50,7 +50,7 @@ struct UserRepositoryTests {
         let tokens = TokenRepository(pool: db.pool, now: clock.closure)
         let user = User.fixture(at: clock.now)
         try await users.createUserAndToken(user, token: .fixture(userID: user.id, at: clock.now))
-        #expect(try await tokens.findUser(valueHash: [UInt8](repeating: 1, count: 32)) == user)
+        #expect(try await tokens.findUser(.fixture(1)) == user)
         // Second user with a clashing token hash: the user insert must be rolled back too.
         let other = User.fixture(sub: "other", at: clock.now)
         await #expect(throws: SQLiteError.self) {
@@ -67,7 +67,7 @@ struct UserRepositoryTests {
         #expect(first.created && first.token?.userID == first.user.id)
         let second = try await users.signIn(.fixture(at: clock.now), token: .fixture(userID: UUID(), hash: 2, at: clock.now))
         #expect(!second.created && second.user == first.user)
-        #expect(try await tokens.findUser(valueHash: [UInt8](repeating: 2, count: 32)) == first.user)
+        #expect(try await tokens.findUser(.fixture(2)) == first.user)
     }
 
     @Test func concurrentFirstSignInsShareOneUser() async throws {
@@ -107,11 +107,11 @@ struct UserRepositoryTests {
         #expect(try await users.delete(id: user.id, queueing: [revocation]))
 
         #expect(try await users.find(id: user.id) == nil)
-        #expect(try await tokens.findUser(valueHash: [UInt8](repeating: 1, count: 32)) == nil)
+        #expect(try await tokens.findUser(.fixture(1)) == nil)
         #expect(try await sessions.load(id: "s1") == nil)
         #expect(try await appleTokens.list(userID: user.id).isEmpty)
         #expect(try await pending.list(limit: 10) == [revocation])
-        #expect(try await tokens.findUser(valueHash: [UInt8](repeating: 2, count: 32)) == keep)
+        #expect(try await tokens.findUser(.fixture(2)) == keep)
         #expect(try await sessions.load(id: "s2") != nil)
         #expect(try await users.delete(id: user.id) == false)
     }
