@@ -51,6 +51,16 @@ for conns in conns_list:
     if r and physical:
         print("  new-user logins at %d connections: %.0f/s = %.0f%% of that limit" % (conns, r["rps"],
                                                                                    100 * r["rps"] / physical))
+signin_commits = float(limits.get("sqlite_signin_commits_per_s") or 0)
+if signin_commits and rsa:
+    per_signin = min(rsa, signin_commits)
+    print("  with what a sign-in writes (a user and a token row, our schema, one transaction each): %.0f commits/s"
+          " -> min %.0f/s" % (signin_commits, per_signin))
+    for conns in conns_list:
+        r = rows.get(("ours", "new", conns))
+        if r:
+            print("  new-user logins at %d connections: %.0f%% of that (group commit puts many in one transaction)"
+                  % (conns, 100 * r["rps"] / per_signin))
 idle = extra.get("idle")
 if idle:
     print("idle: %s/%s connections held (%s alive at the end), RSS %.1f MB, /health mean %s ms, max %s ms, non-200 %s"

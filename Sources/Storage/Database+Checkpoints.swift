@@ -28,4 +28,19 @@ extension Database {
         let code = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
         guard code == SQLITE_OK else { throw SQLiteError(code: code, connection: handle, sql: nil) }
     }
+
+    /// Flushes the database file's written pages to disk: the `xSync` of SQLite's own handle for the file
+    /// (`fdatasync` on Linux), outside any transaction. Does nothing before the connection has opened the file.
+    ///
+    /// A checkpoint that ends before the last frame of a growing WAL does not sync the database file (the WAL
+    /// still holds those pages), so the one that finally reaches the end has to flush everything backfilled
+    /// since; syncing after each checkpoint keeps that last one, which the writer waits for, short.
+    func syncDatabaseFile() throws {
+        var file: UnsafeMutablePointer<sqlite3_file>?
+        let found = sqlite3_file_control(handle, "main", SQLITE_FCNTL_FILE_POINTER, &file)
+        guard found == SQLITE_OK else { throw SQLiteError(code: found, connection: handle, sql: nil) }
+        guard let file, let sync = file.pointee.pMethods?.pointee.xSync else { return }
+        let code = sync(file, SQLITE_SYNC_NORMAL)
+        guard code == SQLITE_OK else { throw SQLiteError(code: code, connection: handle, sql: nil) }
+    }
 }

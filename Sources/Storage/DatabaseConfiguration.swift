@@ -24,6 +24,8 @@ public struct DatabaseConfiguration: Sendable {
     /// WAL than with SQLite's 4 KiB default and ran 11% faster (12.0k/s against 10.8k/s, `Benchmarks/run`'s
     /// workload at 64 connections). Reads of single rows by key do not notice.
     public static let defaultPageSize = 1_024
+    /// The default `walLimitBytes`: 64 MiB.
+    public static let defaultWALLimitBytes = 64 << 20
     /// The default `checkpointThresholdPages` (SQLite's own automatic-checkpoint threshold).
     public static let defaultCheckpointThresholdPages = 1_000
 
@@ -43,6 +45,9 @@ public struct DatabaseConfiguration: Sendable {
     /// A `DatabasePool` checkpoints the WAL on a connection of its own once the WAL holds this many pages, so the
     /// writer never stalls on a checkpoint's `fsync`; 0 leaves SQLite's automatic checkpoint in the writer.
     public var checkpointThresholdPages: Int
+    /// How large a `DatabasePool`'s WAL may grow under a write load that never pauses before the writer waits for
+    /// a checkpoint to finish, so that the WAL can start over from its beginning (with checkpoints beside the writer).
+    public var walLimitBytes: Int
 
     public init(
         synchronous: Synchronous = .normal,
@@ -51,7 +56,8 @@ public struct DatabaseConfiguration: Sendable {
         cacheSizeKiB: Int = defaultCacheSizeKiB,
         readerCount: Int = defaultReaderCount,
         maxWriteBatch: Int = defaultMaxWriteBatch,
-        checkpointThresholdPages: Int = defaultCheckpointThresholdPages
+        checkpointThresholdPages: Int = defaultCheckpointThresholdPages,
+        walLimitBytes: Int = defaultWALLimitBytes
     ) {
         self.synchronous = synchronous
         self.pageSize = pageSize
@@ -60,5 +66,6 @@ public struct DatabaseConfiguration: Sendable {
         self.readerCount = readerCount
         self.maxWriteBatch = maxWriteBatch
         self.checkpointThresholdPages = checkpointThresholdPages
+        self.walLimitBytes = walLimitBytes
     }
 }

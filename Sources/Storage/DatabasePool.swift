@@ -18,6 +18,8 @@ public final class DatabasePool: Sendable {
     private let writer: SerialConnection
     private let checkpointer: SerialConnection?
     private let checkpointThreshold: Int
+    /// `DatabaseConfiguration.walLimitBytes` in pages of this database.
+    private let walLimitPages: Int
     private let readers: ReaderSet
     private let writeQueue: Mutex<WriteQueue>
     private let maxWriteBatch: Int
@@ -31,6 +33,8 @@ public final class DatabasePool: Sendable {
         self.path = path
         let writerDatabase = try Database(path: path, configuration: configuration)
         self.checkpointThreshold = max(configuration.checkpointThresholdPages, 0)
+        let pageSize = try writerDatabase.fetchOne(sql: "PRAGMA page_size") { row -> Int in try row[0] }
+        self.walLimitPages = max(checkpointThreshold, configuration.walLimitBytes / max(pageSize ?? 4_096, 512))
         if checkpointThreshold > 0 {
             writerDatabase.trackWALInsteadOfCheckpointing()
             self.checkpointer = SerialConnection(
@@ -135,13 +139,18 @@ public final class DatabasePool: Sendable {
     private enum CheckpointAction { case none, beside, onWriter }
 
     /// Decides after a commit: a checkpoint beside the writer each time the WAL grew by the threshold, and a
-    /// finishing one, with the writer waiting, once the WAL holds `writerCheckpointFactor` times the threshold.
+    /// finishing one, with the writer waiting, once the WAL holds `walLimitPages`.
+    ///
+    /// The writer's wait is one checkpoint of the frames written since the last one beside it: two `fdatasync`
+    /// calls of a few hundred KiB (4-10 ms on the benchmark machine; 5-30 ms before checkpoints beside the writer
+    /// synced the database file, see `checkpoint`). With a 64 MiB limit and 1 KiB pages that happens about every
+    /// 3 s under `Benchmarks/run`'s returning-user sign-ins; with 16 MiB, every 0.75 s.
     private func checkpointAction(_ database: Database, isCheckpointing: inout Bool) -> CheckpointAction {
         guard checkpointThreshold > 0 else { return .none }
         let monitor = database.walMonitor
         if monitor.pages < monitor.pagesAtLastCheckpoint { monitor.pagesAtLastCheckpoint = 0 }  // the WAL restarted
         guard !isCheckpointing else { return .none }
-        if monitor.pages >= checkpointThreshold * Self.writerCheckpointFactor { return .onWriter }
+        if monitor.pages >= walLimitPages { return .onWriter }
         guard monitor.pages - monitor.pagesAtLastCheckpoint >= checkpointThreshold else {
             return .none
         }
@@ -149,13 +158,6 @@ public final class DatabasePool: Sendable {
         isCheckpointing = true
         return .beside
     }
-
-    /// How far past `checkpointThresholdPages` the WAL may grow before the writer checkpoints it itself (16 x 1000
-    /// pages of 4 KiB: a WAL of up to 64 MiB under a sustained write load). The writer's checkpoint costs two
-    /// `fdatasync` calls (9-30 ms on the benchmark machine) while every write waits, so it must be rare: with 4, new-user
-    /// sign-ins at 64 connections had a p99 of 21 ms; with 16, 13-14 ms and 4-7% more sign-ins per second
-    /// (`Benchmarks/run`'s workload, 8 s runs); 32 was worse again (p99 49-52 ms).
-    static let writerCheckpointFactor = 16
 
     /// Completes the backfill while the writer waits between transactions, so the WAL can start over from its
     /// beginning at the next write.
@@ -170,9 +172,10 @@ public final class DatabasePool: Sendable {
         writeQueue.withLock { $0.statistics.checkpoints += 1 }
     }
 
-    /// Backfills the WAL into the database file on the checkpointer connection, beside the writer.
+    /// Backfills the WAL into the database file on the checkpointer connection, beside the writer, then syncs the
+    /// database file, so that the writer's own checkpoint (`finishCheckpoint`) has only the latest pages to sync.
     private func checkpoint(_ database: Database) {
-        let succeeded = (try? database.checkpoint()) != nil
+        let succeeded = (try? database.checkpoint()) != nil && (try? database.syncDatabaseFile()) != nil
         writeQueue.withLock { queue in
             queue.isCheckpointing = false
             if succeeded { queue.statistics.checkpoints += 1 }

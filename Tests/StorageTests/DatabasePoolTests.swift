@@ -148,7 +148,7 @@ struct DatabasePoolTests {
     }
 
     @Test func checkpointsBesideTheWriterOnceTheWALIsLarge() async throws {
-        let pool = try await makePool(DatabaseConfiguration(checkpointThresholdPages: 4))
+        let pool = try await makePool(DatabaseConfiguration(checkpointThresholdPages: 4, walLimitBytes: 256 << 10))
         let file = directory.path()
         let sizeBefore = try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int ?? 0
         for value in 0..<200 {
@@ -166,7 +166,7 @@ struct DatabasePoolTests {
         let sizeAfter = try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int ?? 0
         #expect(sizeAfter > sizeBefore + 4 * 4096)  // pages were copied from the WAL into the database file
         // 200 writes of > 8 KiB each: without WAL restarts the log would exceed 1.6 MB. The writer restarts it at
-        // 4 x writerCheckpointFactor (16) pages, 256 KiB, plus what was committed while the last checkpoint ran.
+        // walLimitBytes, 256 KiB, plus what was committed while the last checkpoint ran.
         let walSize = try FileManager.default.attributesOfItem(atPath: file + "-wal")[.size] as? Int ?? 0
         #expect(walSize < 1_000_000, "the WAL grew to \(walSize) bytes")
         #expect(try await count(pool) == 200)

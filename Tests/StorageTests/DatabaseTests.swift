@@ -35,6 +35,15 @@ struct DatabaseTests {
         #expect(try reopened.fetchOne(sql: "SELECT x FROM t") { try $0[0] as Int } == 1)
     }
 
+    @Test func syncsTheDatabaseFileOutsideTransactionsAndIgnoresMemoryDatabases() throws {
+        try database.executeScript("CREATE TABLE t (x); INSERT INTO t VALUES (1);")
+        try database.checkpoint()
+        try database.syncDatabaseFile()
+        #expect(try database.fetchOne(sql: "SELECT x FROM t") { try $0[0] as Int } == 1)
+        let memory = try Database(path: ":memory:")
+        try memory.syncDatabaseFile()
+    }
+
     @Test func fullSynchronousIsConfigurable() throws {
         let full = try Database(path: directory.path("full.sqlite"), configuration: .init(synchronous: .full))
         #expect(try full.fetchOne(sql: "PRAGMA synchronous") { try $0.value(at: 0) } == .integer(2))
