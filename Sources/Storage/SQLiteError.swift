@@ -55,6 +55,10 @@ public struct SQLiteError: Error, Equatable, CustomStringConvertible {
         }
     }
 
+    /// Whether a write to a file failed (`SQLITE_IOERR_WRITE`): what SQLite reports for a full disk it did not
+    /// see coming, `EFBIG` past `ulimit -f`, or a device error.
+    public var isWriteFailure: Bool { extendedCode == CSQLITE_IOERR_WRITE }
+
     public var description: String {
         var text = "SQLite error \(extendedCode): \(message)"
         if let sql { text += " (while executing `\(sql)`)" }

@@ -13,6 +13,13 @@ struct WriterFaultTests {
         #expect(SQLiteError(extendedCode: code, message: "m").reason == reason)
     }
 
+    @Test func onlySQLiteIOErrWriteIsAWriteFailure() {
+        #expect(SQLiteError(extendedCode: 778, message: "m").isWriteFailure)  // SQLITE_IOERR_WRITE
+        for code: Int32 in [10, 266, 522, 13, 8] {  // IOERR, IOERR_READ, IOERR_SHORT_READ, FULL, READONLY
+            #expect(!SQLiteError(extendedCode: code, message: "m").isWriteFailure)
+        }
+    }
+
     @Test func aFullDatabaseFailsOnlyThatWriteAndTheWriterRecovers() async throws {
         let directory = try TemporaryDirectory()
         let pool = try DatabasePool(path: directory.path())

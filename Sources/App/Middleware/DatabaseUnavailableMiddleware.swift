@@ -13,9 +13,6 @@ struct DatabaseUnavailableMiddleware: Middleware {
     /// What the client sees; the cause stays in the log.
     static let clientReason = "The database is temporarily unavailable; try again later."
 
-    /// `SQLITE_IOERR_WRITE`: what SQLite reports for `EFBIG` (a write past `RLIMIT_FSIZE`).
-    static let ioErrorWrite: Int32 = 778
-
     let busyTimeoutMilliseconds: Int
 
     func respond(to request: Request, chainingTo next: any Responder) async throws -> Response {
@@ -37,7 +34,7 @@ struct DatabaseUnavailableMiddleware: Middleware {
         case .busy: "locked by another connection for longer than the busy timeout (\(busyTimeoutMilliseconds) ms)"
         case .full: "disk full or file size limit reached (SQLITE_FULL)"
         case .readOnly: "the database file cannot be written (SQLITE_READONLY)"
-        case .ioError where error.extendedCode == Self.ioErrorWrite:
+        case .ioError where error.isWriteFailure:
             "a write failed: disk full, file size limit (ulimit -f) or device error (SQLITE_IOERR_WRITE)"
         case .ioError: "the operating system failed a file operation (SQLITE_IOERR or SQLITE_CANTOPEN)"
         case .uniqueConstraint, .foreignKeyConstraint, .other: nil
