@@ -32,8 +32,7 @@ public struct BearerTokenValue: Sendable, Equatable {
             id = nil
             return
         }
-        id = UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                         bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        id = UUID(bytes: bytes.prefix(16))
     }
 
     /// The value of a new token: `id` and `secret` (`secretBytes` random bytes from `SecureRandom`).
