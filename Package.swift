@@ -49,7 +49,9 @@ let package = Package(
         .executableTarget(name: "JOSEBench", dependencies: ["AppleID", "JOSE", "CryptoCore"], path: "Benchmarks/JOSE/Sources"),
         .executableTarget(name: "WebBenchmark", dependencies: ["Web", "HTTPCore"], path: "Benchmarks/Web/Sources"),
 
-        .target(name: "TestSupport", dependencies: ["CryptoCore"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: [
+            "CryptoCore", .product(name: "Logging", package: "swift-log"),
+        ], path: "Tests/TestSupport"),
         .testTarget(name: "CryptoCoreTests", dependencies: ["CryptoCore", "TestSupport"]),
         .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore", "CryptoCore", "TestSupport"]),
         .testTarget(name: "WebTests", dependencies: ["Web", "HTTPCore"]),

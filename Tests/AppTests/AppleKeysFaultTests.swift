@@ -1,5 +1,6 @@
 import Foundation
 import HTTPCore
+import TestSupport
 import Testing
 @testable import App
 

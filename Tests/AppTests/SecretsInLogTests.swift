@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import HTTPCore
+import TestSupport
 import Testing
 @testable import App
 

@@ -2,6 +2,7 @@ import Foundation
 import HTTPCore
 import Synchronization
 import Testing
+import TestSupport
 @testable import AppleID
 
 /// The persistence hook: seeded before any fetch, saved after each fetch that parsed.
@@ -19,13 +20,13 @@ struct JWKSCacheStoreTests {
 
     let server: JWKSTestServer
     let clock = JWKSTestClock()
-    let log = JWKSTestLogRecorder()
+    let log = LogCapture()
 
     init() throws { server = try JWKSTestServer() }
 
     func makeCache(_ store: MemoryStore) -> JWKSCache<String> {
         JWKSCache(url: server.url, client: HTTPClient(), parse: JWKSCacheTests.parse, clock: { [clock] in clock.now },
-                  store: store.store, logger: log.logger)
+                  store: store.store, logger: log.logger())
     }
 
     @Test func seedServesDuringOutage() async throws {
@@ -80,7 +81,7 @@ struct JWKSCacheStoreTests {
         defer { server.stop() }
         server.set { $0.body = JWKSTestServer.jwks(["a": "SECRET-MATERIAL"]) }
         let cache = JWKSCache(url: server.url, client: HTTPClient(), parse: JWKSCacheTests.parse,
-                              clock: { [clock] in clock.now }, logger: log.logger)
+                              clock: { [clock] in clock.now }, logger: log.logger())
         #expect(try await cache.key(for: "a") == "SECRET-MATERIAL")
         #expect(log.all.contains { $0.contains("JWKS fetched") && $0.contains("a") })
         #expect(!log.all.contains { $0.contains("SECRET-MATERIAL") || $0.contains("\"keys\"") })

@@ -2,13 +2,14 @@ import Foundation
 import HTTPCore
 import Logging
 import Testing
+import TestSupport
 @testable import AppleID
 
 /// The cache against a real loopback JWKS server, with an injected clock.
 struct JWKSCacheTests {
     let server: JWKSTestServer
     let clock = JWKSTestClock()
-    let log = JWKSTestLogRecorder()
+    let log = LogCapture()
 
     init() throws { server = try JWKSTestServer() }
 
@@ -26,7 +27,7 @@ struct JWKSCacheTests {
 
     func makeCache(store: JWKSCacheStore? = nil, url: String? = nil) -> JWKSCache<String> {
         JWKSCache(url: url ?? server.url, client: HTTPClient(), parse: Self.parse, clock: { [clock] in clock.now },
-                  store: store, logger: log.logger)
+                  store: store, logger: log.logger())
     }
 
     func reason(_ body: () async throws -> String) async -> JWKSCacheError.Reason? {

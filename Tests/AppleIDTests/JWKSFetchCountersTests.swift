@@ -1,19 +1,20 @@
 import Foundation
 import HTTPCore
 import Testing
+import TestSupport
 @testable import AppleID
 
 /// Each JWKS fetch is counted once, by how it ended.
 struct JWKSFetchCountersTests {
     let server: JWKSTestServer
     let clock = JWKSTestClock()
-    let log = JWKSTestLogRecorder()
+    let log = LogCapture()
 
     init() throws { server = try JWKSTestServer() }
 
     func makeCache(url: String? = nil) -> JWKSCache<String> {
         JWKSCache(url: url ?? server.url, client: HTTPClient(), parse: JWKSCacheTests.parse, clock: { [clock] in clock.now },
-                  logger: log.logger)
+                  logger: log.logger())
     }
 
     func counts(_ cache: JWKSCache<String>) -> [JWKSFetchOutcome: Int] {

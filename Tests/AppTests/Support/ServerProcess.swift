@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import TestSupport
 import Testing
 
 /// The real `siwa` binary as a child process, with its stdout and stderr captured together.
