@@ -1,6 +1,5 @@
 import Foundation
 import HTTPCore
-import Logging
 import Testing
 import TestSupport
 @testable import AppleID
