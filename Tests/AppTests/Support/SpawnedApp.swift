@@ -16,10 +16,15 @@ final class SpawnedApp {
     private(set) var baseURL = ""
 
     var databasePath: String { directory.appendingPathComponent("db/siwa.sqlite").path }
+    /// The server's copy of the templates and static files.
+    var resources: URL { directory.appendingPathComponent("Resources") }
+    static let packageResources = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .appendingPathComponent("../../../Resources").standardized
     var keys: FakeAppleKeys { apple.keys }
 
-    /// The stand-in and an empty directory (`db/` for the database, writable by anyone so a server run as
-    /// another user can use it).
+    /// The stand-in and a directory holding `db/` for the database, writable by anyone, and a copy of the
+    /// package's `Resources/`, so a server run as another user can use both wherever the package is checked out
+    /// (a clone in a `mktemp -d` folder is readable by its owner only).
     init() throws {
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("siwa-spawned-\(UUID().uuidString.lowercased())")
@@ -27,6 +32,7 @@ final class SpawnedApp {
                                                 withIntermediateDirectories: true)
         chmod(directory.path, 0o777)
         chmod(directory.appendingPathComponent("db").path, 0o777)
+        try FileManager.default.copyItem(at: Self.packageResources, to: directory.appendingPathComponent("Resources"))
         apple = try FakeAppleServer(
             hostname: "127.0.0.1", port: 0,
             keys: try FakeAppleKeys.loadOrCreate(path: directory.appendingPathComponent("apple.pem").path),
@@ -40,6 +46,7 @@ final class SpawnedApp {
         [
             "PORT": "0", "HOSTNAME": "127.0.0.1", "DATABASE_PATH": databasePath,
             "IOS_APPLICATION_IDENTIFIER": Self.clientID, "APPLE_BASE_URL": apple.baseURL, "LOG_LEVEL": "info",
+            "RESOURCES_PATH": resources.path,
         ].merging(extra) { $1 }
     }
 
