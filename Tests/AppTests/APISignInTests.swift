@@ -24,7 +24,8 @@ struct APISignInTests {
         let value = try #require(body["value"] as? String)
         #expect(UUID(uuidString: body["id"] as? String ?? "") != nil)
         let userID = try #require((body["user"] as? [String: Any])?["id"] as? String)
-        #expect(Base64URLCheck.decodedCount(value) == 16 + BearerTokenValue.secretBytes)
+        #expect(value.utf8.count == 43)
+        #expect(Base64URLCheck.decodedCount(value) == 32)
         #expect(BearerTokenValue(value).id == UUID(uuidString: body["id"] as? String ?? ""))
 
         let me = try await app.sendJSON(.GET, "/api/users/me", [:], bearer: value)

@@ -17,14 +17,29 @@ struct BearerTokenValueTests {
     }
 
     @Test func valuesOfOtherLengthsOrNotBase64URLNameNoId() {
-        let valid = BearerTokenValue.text(id: UUID(), secret: [UInt8](repeating: 1, count: BearerTokenValue.secretBytes))
-        let legacy = Base64URL.encode([UInt8](repeating: 1, count: BearerTokenValue.secretBytes))
-        #expect(legacy.utf8.count == BearerTokenValue.legacyLength)
-        for text in [legacy, String(valid.dropLast()), valid + "A", String(valid.dropLast()) + "=",
-                     String(valid.dropLast()) + "+", "", String(repeating: "é", count: 32)] {
+        let valid = BearerTokenValue.text(id: .timeOrdered(),
+                                          secret: [UInt8](repeating: 1, count: BearerTokenValue.secretBytes))
+        #expect(BearerTokenValue(valid).id != nil)
+        for text in [String(valid.dropLast()), valid + "A", String(valid.dropLast()) + "=",
+                     String(valid.dropLast()) + "+", "", String(repeating: "é", count: 22)] {
             let value = BearerTokenValue(text)
             #expect(value.id == nil, "\(text)")
             #expect(value.hash == SHA256.hash(text))
         }
+    }
+
+    /// The contract's form: 32 bytes, base64url. A legacy value (32 random bytes) has the same length; it names an
+    /// id only when its first bytes read as a version-7 UUID, and is then still found by its hash.
+    @Test func aValueIs32BytesAndNamesAnIdOnlyWhenItsFirstBytesAreAVersion7UUID() {
+        #expect(BearerTokenValue.idBytes + BearerTokenValue.secretBytes == 32)
+        #expect(BearerTokenValue.length == Base64URL.encode([UInt8](repeating: 0, count: 32)).utf8.count)
+        let version4 = BearerTokenValue.text(id: UUID(), secret: [UInt8](repeating: 1, count: BearerTokenValue.secretBytes))
+        #expect(version4.utf8.count == BearerTokenValue.length)
+        #expect(BearerTokenValue(version4).id == nil)
+        var wrongVariant = [UInt8](repeating: 0x77, count: 32)
+        wrongVariant[8] = 0xC0
+        #expect(BearerTokenValue(Base64URL.encode(wrongVariant)).id == nil)
+        wrongVariant[8] = 0x80
+        #expect(BearerTokenValue(Base64URL.encode(wrongVariant)).id != nil)
     }
 }

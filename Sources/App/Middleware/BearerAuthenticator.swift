@@ -12,7 +12,7 @@ struct BearerCredential: Sendable {
 struct BearerAuthenticator: Middleware {
     let tokens: TokenRepository
 
-    /// Longest token value looked up; ours are 64 characters (`BearerTokenValue.length`), so a longer one cannot
+    /// Longest token value looked up; ours are 43 characters (`BearerTokenValue.length`), so a longer one cannot
     /// be ours.
     static let maximumTokenLength = 512
 

@@ -4,21 +4,23 @@ import JOSE
 
 /// The text of an API bearer token, as a client presents it.
 ///
-/// A value is the token's id followed by `secretBytes` random bytes, base64url-encoded together (RFC 4648 §5;
-/// 64 characters). The server finds the row by the id, then compares the SHA-256 of the whole value with the
-/// stored `value_hash` in constant time (the "split token" pattern). Token ids are time-ordered, so issuing a
-/// token appends to the primary-key index; a unique index on the hash would cost one random page per token.
-/// Values issued before ids were embedded (`legacyLength` characters: the random bytes alone) are still found by
-/// their hash (see `KeyTokensByID`).
+/// A value is 32 bytes, base64url-encoded (RFC 4648 §5; 43 characters), as the contract asks: the token's id (16
+/// bytes, a time-ordered UUID whose 74 bits after the time are random) followed by `secretBytes` random bytes. The
+/// server finds the row by the id, then compares the SHA-256 of the whole value with the stored `value_hash` in
+/// constant time (the "split token" pattern). Token ids are time-ordered, so issuing a token appends to the
+/// primary-key index; a unique index on the hash would cost one random page per token.
+///
+/// Values issued before ids were embedded are 32 random bytes of the same length; they are still found by their
+/// hash (see `KeyTokensByID`), whether or not their first bytes happen to read as a version-7 id.
 public struct BearerTokenValue: Sendable, Equatable {
-    /// Random bytes in a value.
-    public static let secretBytes = 32
-    /// Characters in a value: base64url of 16 id bytes and `secretBytes`.
-    public static let length = 64
-    /// Characters in a value issued before ids were embedded: base64url of `secretBytes`.
-    public static let legacyLength = 43
+    /// Bytes of the token id at the start of a value.
+    public static let idBytes = 16
+    /// Random bytes after the id: 128 bits an attacker must guess even knowing the id.
+    public static let secretBytes = 16
+    /// Characters in a value: base64url of `idBytes + secretBytes` (32) bytes, unpadded.
+    public static let length = 43
 
-    /// The token the value names; nil for a legacy value.
+    /// The token the value names when its first bytes read as a version-7 id; nil otherwise.
     public let id: UUID?
     /// SHA-256 of the value: what `tokens.value_hash` keeps.
     public let hash: [UInt8]
@@ -27,12 +29,14 @@ public struct BearerTokenValue: Sendable, Equatable {
     /// matches nothing unless it is a legacy value.
     public init(_ text: String) {
         hash = SHA256.hash(text)
-        guard text.utf8.count == Self.length, let bytes = Base64URL.decode(text), bytes.count == 16 + Self.secretBytes
+        guard text.utf8.count == Self.length, let bytes = Base64URL.decode(text),
+              bytes.count == Self.idBytes + Self.secretBytes
         else {
             id = nil
             return
         }
-        id = UUID(bytes: bytes.prefix(16))
+        let id = UUID(bytes: bytes.prefix(Self.idBytes))
+        self.id = id.isTimeOrdered ? id : nil
     }
 
     /// The value of a new token: `id` and `secret` (`secretBytes` random bytes from `SecureRandom`).

@@ -27,6 +27,11 @@ extension UUID {
         return UUID(bytes: bytes)
     }
 
+    /// Whether the id has version 7 and the RFC 9562 variant, as `timeOrdered` makes them.
+    var isTimeOrdered: Bool {
+        uuid.6 >> 4 == 0x7 && uuid.8 >> 6 == 0b10
+    }
+
     /// The UUID whose 16 bytes, in order, are `bytes`.
     init(bytes: some Collection<UInt8>) {
         precondition(bytes.count == 16, "a UUID is 16 bytes")

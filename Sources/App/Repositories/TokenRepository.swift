@@ -24,28 +24,29 @@ public struct TokenRepository: Sendable {
     }
 
     /// The token `value` names and its user, or nil when unknown, expired or not matching its stored hash.
-    /// One indexed lookup, run on the calling thread when a reader is idle (every bearer request makes it).
+    /// One indexed lookup by the id the value carries, run on the calling thread when a reader is idle (every
+    /// bearer request makes it); a value it does not find is then looked up among the legacy tokens by its hash.
     public func find(_ value: BearerTokenValue) async throws -> (tokenID: UUID, user: User)? {
         let now = now()
         return try await pool.readInline { db in
-            guard let id = value.id else {
-                return try db.fetchOne(
-                    sql: """
-                        SELECT tokens.id, \(UserRepository.qualifiedColumns)
-                        FROM tokens JOIN users ON users.id = tokens.user_id
-                        WHERE tokens.value_hash = ? AND \(KeyTokensByID.isLegacy("tokens.id")) AND tokens.expires_at > ?
-                        """,
-                    arguments: [value.hash, now]) { row in (try row[0] as UUID, try User(row: row, offset: 1)) }
-            }
-            let found = try db.fetchOne(
+            if let id = value.id, let found = try db.fetchOne(
                 sql: """
                     SELECT tokens.value_hash, \(UserRepository.qualifiedColumns)
                     FROM tokens JOIN users ON users.id = tokens.user_id
                     WHERE tokens.id = ? AND tokens.expires_at > ?
                     """,
-                arguments: [id, now]) { row in (try row[0] as [UInt8], try User(row: row, offset: 1)) }
-            guard let found, constantTimeEquals(found.0, value.hash) else { return nil }
-            return (id, found.1)
+                arguments: [id, now], { row in (try row[0] as [UInt8], try User(row: row, offset: 1)) }),
+                constantTimeEquals(found.0, value.hash)
+            {
+                return (id, found.1)
+            }
+            return try db.fetchOne(
+                sql: """
+                    SELECT tokens.id, \(UserRepository.qualifiedColumns)
+                    FROM tokens JOIN users ON users.id = tokens.user_id
+                    WHERE tokens.value_hash = ? AND \(KeyTokensByID.isLegacy("tokens.id")) AND tokens.expires_at > ?
+                    """,
+                arguments: [value.hash, now]) { row in (try row[0] as UUID, try User(row: row, offset: 1)) }
         }
     }
 

@@ -30,7 +30,7 @@ struct TokenRepositoryTests {
         let (_, tokens, user) = try await setUp()
         try await tokens.create(.fixture(userID: user.id, hash: 1, at: clock.now))
         let id = BearerTokenValue.fixtureID(1)
-        let forged = BearerTokenValue(BearerTokenValue.text(id: id, secret: [UInt8](repeating: 2, count: 32)))
+        let forged = BearerTokenValue(BearerTokenValue.text(id: id, secret: [UInt8](repeating: 2, count: BearerTokenValue.secretBytes)))
         #expect(forged.id == id)
         #expect(try await tokens.find(forged) == nil)
         #expect(try await tokens.find(.fixture(1))?.tokenID == id)
@@ -50,6 +50,24 @@ struct TokenRepositoryTests {
         }
         #expect(try await tokens.findUser(BearerTokenValue(legacyText)) == user)
         #expect(try await tokens.findUser(BearerTokenValue(legacyText + "A")) == nil)
+    }
+
+    @Test func aLegacyValueWhoseFirstBytesReadAsAnIdIsStillFoundByItsHash() async throws {
+        let (db, tokens, user) = try await setUp()
+        // 32 random bytes that happen to carry version 7 and the RFC 9562 variant (1 in 64 legacy values).
+        var bytes = [UInt8](repeating: 0x77, count: 32)
+        bytes[8] = 0x80
+        let legacyText = Base64URL.encode(bytes)
+        #expect(BearerTokenValue(legacyText).id != nil)
+        try await tokens.create(BearerToken(id: UUID.timeOrdered(now: clock.now), userID: user.id,
+                                            valueHash: SHA256.hash(legacyText), createdAt: clock.now,
+                                            expiresAt: clock.now + 60))
+        try await db.pool.write { db in
+            try db.execute(sql: "UPDATE tokens SET id = substr(id, 1, 14) || '8' || substr(id, 16)")
+        }
+        let found = try #require(try await tokens.find(BearerTokenValue(legacyText)))
+        #expect(found.user == user)
+        #expect(found.tokenID != BearerTokenValue(legacyText).id)
     }
 
     @Test func tokenForAMissingUserIsAForeignKeyViolation() async throws {
