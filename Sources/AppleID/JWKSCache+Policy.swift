@@ -9,7 +9,10 @@ public struct JWKSCachePolicy: Sendable {
     public var maximumLifetime: TimeInterval = 86_400
     /// Lifetime when the response has neither `Cache-Control: max-age` nor `Expires` (1 h).
     public var defaultLifetime: TimeInterval = 3_600
-    /// Least time between two fetch attempts, successful or not (10 s).
+    /// Least time between two refetches of an expired set, and between two refetches for an unknown `kid`,
+    /// successful or not (10 s). The two are counted apart: a set fetched a moment ago (at start, or because it
+    /// expired) does not stop the one refetch an unknown `kid` asks for, so a key Apple has just rotated in works
+    /// at once.
     public var minimumRefetchInterval: TimeInterval = 10
 
     public init() {}

@@ -7,8 +7,10 @@ import Logging
 /// Rules (DESIGN.md "JWKS"):
 /// - The set is kept for Cache-Control's `max-age` clamped to `policy` (RFC 9111 §5.2.2.1), 1 h by default.
 /// - A known `kid` never waits for the network: an expired set is still served while one refetch runs.
-/// - An unknown `kid` waits for one refetch shared by every concurrent caller (single-flight); fetches are
-///   at least `policy.minimumRefetchInterval` apart, so a flood of bogus kids costs at most one fetch.
+/// - An unknown `kid` waits for one refetch shared by every concurrent caller (single-flight). Such refetches are
+///   at least `policy.minimumRefetchInterval` apart, so a flood of bogus kids costs at most one fetch per
+///   interval; they are counted apart from the first fetch and from refreshes of an expired set, so a key
+///   rotated in just after one of those is fetched at once.
 /// - A failed fetch keeps the current keys. With no keys at all the error is `keysUnavailable` (a 503),
 ///   otherwise `unknownKeyID` (a 401).
 /// - `store` seeds the cache before the first fetch and saves every body that parsed, so the last good set
@@ -31,7 +33,10 @@ public actor JWKSCache<Key: Sendable> {
 
     var keys: [String: Key] = [:]
     var expiresAt = Date.distantPast
+    /// When the last fetch other than one for an unknown `kid` started.
     var lastFetchAttempt: Date?
+    /// When the last refetch for an unknown `kid` started.
+    var lastUnknownKeyRefetch: Date?
     var inFlight: Task<Void, Never>?
     var seeding: Task<Void, Never>?
     var isSeeded = false
@@ -61,10 +66,19 @@ public actor JWKSCache<Key: Sendable> {
     public func key(for kid: String) async throws -> Key {
         await seedIfNeeded()
         if let key = keys[kid] {
-            if clock() >= expiresAt { startRefreshIfAllowed() }
+            if clock() >= expiresAt { startFetchIfAllowed(after: &lastFetchAttempt) }
             return key
         }
-        await refreshIfAllowed()
+        await inFlight?.value
+        if keys[kid] == nil {
+            // Before any key set is known this is the first fetch (or a retry of it), not a refetch.
+            if keys.isEmpty {
+                startFetchIfAllowed(after: &lastFetchAttempt)
+            } else {
+                startFetchIfAllowed(after: &lastUnknownKeyRefetch)
+            }
+            await inFlight?.value
+        }
         if let key = keys[kid] { return key }
         throw JWKSCacheError(keys.isEmpty ? .keysUnavailable : .unknownKeyID)
     }
@@ -72,7 +86,8 @@ public actor JWKSCache<Key: Sendable> {
     /// Fetches now unless a fetch is running or ran within the refetch interval; e.g. to warm up at start.
     public func refresh() async {
         await seedIfNeeded()
-        await refreshIfAllowed()
+        startFetchIfAllowed(after: &lastFetchAttempt)
+        await inFlight?.value
     }
 
     /// Waits for a running fetch, if any.
@@ -80,17 +95,13 @@ public actor JWKSCache<Key: Sendable> {
         await inFlight?.value
     }
 
-    /// Joins the running fetch, or starts one if the rate limit allows, and waits for it.
-    private func refreshIfAllowed() async {
-        startRefreshIfAllowed()
-        await inFlight?.value
-    }
-
-    private func startRefreshIfAllowed() {
+    /// Starts a fetch unless one is running or `last` (the previous fetch of the same kind) is within the
+    /// refetch interval.
+    private func startFetchIfAllowed(after last: inout Date?) {
         guard inFlight == nil else { return }
         let now = clock()
-        if let last = lastFetchAttempt, now < last.addingTimeInterval(policy.minimumRefetchInterval) { return }
-        lastFetchAttempt = now
+        if let last, now < last.addingTimeInterval(policy.minimumRefetchInterval) { return }
+        last = now
         inFlight = Task { await self.fetch() }
     }
 

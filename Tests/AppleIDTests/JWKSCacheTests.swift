@@ -29,6 +29,10 @@ struct JWKSCacheTests {
                   store: store, logger: log.logger())
     }
 
+    func attempts(_ cache: JWKSCache<String>) -> Int {
+        JWKSFetchOutcome.allCases.reduce(0) { $0 + cache.fetches[$1] }
+    }
+
     func reason(_ body: () async throws -> String) async -> JWKSCacheError.Reason? {
         do {
             _ = try await body()
@@ -66,16 +70,33 @@ struct JWKSCacheTests {
         #expect(server.fetches == 1)
     }
 
-    @Test func rotationFoundAfterOneRefetch() async throws {
+    /// The first fetch does not count against the refetch interval: a key rotated in a moment later is found.
+    @Test func rotationRightAfterTheFirstFetchIsFoundAfterOneRefetch() async throws {
         defer { server.stop() }
         let cache = makeCache()
         #expect(try await cache.key(for: "a") == "key-a")
         server.set { $0.body = JWKSTestServer.jwks(["a": "key-a", "b": "key-b"]) }
-        clock.advance(by: 11)
+        clock.advance(by: 1)
         #expect(try await cache.key(for: "b") == "key-b")
         #expect(server.fetches == 2)
         #expect(try await cache.key(for: "a") == "key-a")
         #expect(server.fetches == 2)
+    }
+
+    /// Nor does the refresh of an expired set, or a warm-up `refresh()`.
+    @Test func rotationRightAfterARefreshIsFoundAfterOneRefetch() async throws {
+        defer { server.stop() }
+        let cache = makeCache()
+        await cache.refresh()
+        #expect(server.fetches == 1)
+        clock.advance(by: 3_601)
+        #expect(try await cache.key(for: "a") == "key-a")
+        await cache.settled()
+        #expect(server.fetches == 2)
+        server.set { $0.body = JWKSTestServer.jwks(["b": "key-b"]) }
+        clock.advance(by: 1)
+        #expect(try await cache.key(for: "b") == "key-b")
+        #expect(server.fetches == 3)
     }
 
     @Test func thousandConcurrentUnknownKidsCostOneFetch() async throws {
@@ -111,13 +132,25 @@ struct JWKSCacheTests {
         let cache = makeCache()
         #expect(try await cache.key(for: "a") == "key-a")
         #expect(await reason { try await cache.key(for: "x") } == .unknownKeyID)
-        #expect(server.fetches == 1)
-        clock.advance(by: 10)
-        #expect(await reason { try await cache.key(for: "x") } == .unknownKeyID)
         #expect(server.fetches == 2)
         clock.advance(by: 9.9)
         #expect(await reason { try await cache.key(for: "y") } == .unknownKeyID)
         #expect(server.fetches == 2)
+        clock.advance(by: 0.1)
+        #expect(await reason { try await cache.key(for: "x") } == .unknownKeyID)
+        #expect(server.fetches == 3)
+    }
+
+    @Test func withoutKeysTheFirstFetchIsRetriedAtMostOncePerInterval() async throws {
+        server.stop()
+        let cache = makeCache()
+        #expect(await reason { try await cache.key(for: "a") } == .keysUnavailable)
+        clock.advance(by: 9.9)
+        #expect(await reason { try await cache.key(for: "a") } == .keysUnavailable)
+        #expect(attempts(cache) == 1)
+        clock.advance(by: 0.1)
+        #expect(await reason { try await cache.key(for: "a") } == .keysUnavailable)
+        #expect(attempts(cache) == 2)
     }
 
     @Test func outageKeepsCachedKeysEvenExpired() async throws {
