@@ -14,7 +14,6 @@ final class Services: Sendable {
     let users: UserRepository
     let tokens: TokenRepository
     let sessions: SQLiteSessionStore
-    let states: SIWAStateRepository
     let notifications: AppleNotificationRepository
     let appleKeys: AppleKeySet
     let lifecycle: AppleTokenLifecycle
@@ -47,7 +46,6 @@ final class Services: Sendable {
         users = UserRepository(pool: database, now: clock)
         tokens = TokenRepository(pool: database, now: clock)
         sessions = SQLiteSessionStore(pool: database, now: clock)
-        states = SIWAStateRepository(pool: database, now: clock)
         notifications = AppleNotificationRepository(pool: database, now: clock)
         lifecycle = AppleTokenLifecycle(
             configuration: configuration, appleTokens: AppleTokenRepository(pool: database),

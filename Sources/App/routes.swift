@@ -15,7 +15,9 @@ func routes(_ app: Application, services: Services) throws {
         try app.register(collection: MetricsController(services: services, token: token))
     }
 
-    let web = app.grouped(HTMLErrorPagesMiddleware(), SessionsMiddleware(store: services.sessions))
+    // Errors of the HTML routes are JSON like the API's (DESIGN.md: "Errors are always {"error": true, …}"), and an
+    // HTML page when the client asks for HTML first (a browser's Accept), as `ErrorMiddleware` decides.
+    let web = app.grouped(SessionsMiddleware(store: services.sessions))
     try web.register(collection: HomeController(services: services))
     try web.register(collection: WebAuthController(services: services))
     try web.register(collection: AccountController(services: services))

@@ -1,6 +1,7 @@
 extension HTTPCookie {
     /// The `Set-Cookie` field value (RFC 6265 §4.1.1): `name=value; Max-Age=...; Expires=...; Path=...; Domain=...;
-    /// Secure; HttpOnly; SameSite=...`. Throws `CookieError` instead of sending something a client would misread.
+    /// HttpOnly; Secure; SameSite=...`, the order DESIGN.md writes them in. Throws `CookieError` instead of sending
+    /// something a client would misread.
     public func serialized() throws(CookieError) -> String {
         guard !name.isEmpty, name.utf8.allSatisfy(Self.isTokenByte) else { throw .invalidName(name) }
         guard value.utf8.allSatisfy(Self.isCookieOctet) else { throw .invalidValue(cookie: name) }
@@ -18,8 +19,8 @@ extension HTTPCookie {
             line += "; Domain=" + domain
         }
         if sameSite == .none, !secure { throw .sameSiteNoneRequiresSecure(cookie: name) }
-        if secure { line += "; Secure" }
         if httpOnly { line += "; HttpOnly" }
+        if secure { line += "; Secure" }
         if sameSite != .unset { line += "; SameSite=" + sameSite.rawValue }
         return line
     }

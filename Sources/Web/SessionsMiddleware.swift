@@ -2,8 +2,10 @@ import Foundation
 
 /// Loads the session named by the session cookie before the route runs, and saves it after, only when changed.
 ///
-/// Ids are 32 random bytes in base64url; the cookie is `HttpOnly; SameSite=Lax; Path=/`, plus `Secure` when the
-/// request came over HTTPS. A cookie that is malformed or names no live session is ignored (and expired).
+/// Ids are 32 random bytes in base64url; the cookie is `session=<id>; Path=/; HttpOnly; SameSite=Lax`, plus
+/// `Secure` when the request came over HTTPS (DESIGN.md's attributes, in its order). It carries no `Max-Age`: the
+/// browser keeps it for its session, and the server ends the session `expiry` after its last change. A cookie that
+/// is malformed or names no live session is ignored (and expired).
 public struct SessionsMiddleware: Middleware {
     /// The default session lifetime, 7 days.
     public static let defaultExpiry: TimeInterval = 7 * 24 * 60 * 60
@@ -62,7 +64,7 @@ public struct SessionsMiddleware: Middleware {
         }
         try await store.save(id: id, record: SessionRecord(data: session.data, expiresAt: now() + expiry))
         session.id = id
-        try response.cookies.set(HTTPCookie(name: cookieName, value: id, maxAge: Int(expiry), path: "/",
+        try response.cookies.set(HTTPCookie(name: cookieName, value: id, path: "/",
                                             secure: request.isSecure, httpOnly: true, sameSite: .lax))
     }
 }

@@ -54,7 +54,7 @@ struct ResponseTests {
                                 expires: Date(timeIntervalSince1970: 784_111_777), path: "/", domain: "example.com",
                                 secure: true, httpOnly: true, sameSite: .none)
         #expect(try cookie.serialized() == "SIWA_STATE=abc-123_; Max-Age=300; Expires=Sun, 06 Nov 1994 08:49:37 GMT; "
-            + "Path=/; Domain=example.com; Secure; HttpOnly; SameSite=None")
+            + "Path=/; Domain=example.com; HttpOnly; Secure; SameSite=None")
         #expect(try HTTPCookie(name: "a", value: "", path: nil).serialized() == "a=")
         #expect(try HTTPCookie(name: "a", value: "b", sameSite: .lax).serialized() == "a=b; Path=/; SameSite=Lax")
     }

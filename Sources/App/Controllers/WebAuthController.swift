@@ -12,7 +12,7 @@ struct WebAuthController: RouteCollection {
 
     /// Name of the cookie that carries the state across Apple's redirect.
     static let stateCookieName = "SIWA_STATE"
-    /// How long a state is good for, in seconds: the cookie's Max-Age and the server-side record's life.
+    /// How long a state is good for, in seconds: the cookie's Max-Age.
     static let stateLifetime = 300
     /// Where Apple's button script lives.
     static let appleScriptURL = "https://appleid.cdn-apple.com/appleauth/static/jsapi/appleid/1/en_US/appleid.auth.js"
@@ -28,9 +28,11 @@ struct WebAuthController: RouteCollection {
 
     /// What `login` and `register` render.
     struct SignInPageContext: Sendable {
-        var clientId: String
-        var redirectURI: String
-        var state: String
+        /// The button's settings as JavaScript string literals, written into `AppleID.auth.init` as Apple's
+        /// documentation (and the Vapor book's template) writes them.
+        var clientIdLiteral: String
+        var redirectURILiteral: String
+        var stateLiteral: String
         var appleScriptURL: String
         var authorizeURL: String
         var buttonType: String
@@ -40,9 +42,10 @@ struct WebAuthController: RouteCollection {
     func signInPage(_ req: Request, template: String, buttonType: String) async throws -> Response {
         let (clientID, redirectURL) = try webFlowSettings()
         let state = Base64URL.encode(try SecureRandom.bytes(count: 32))
-        try await services.states.insert(stateHash: SHA256.hash(state))
         let context = SignInPageContext(
-            clientId: clientID, redirectURI: redirectURL, state: state,
+            clientIdLiteral: ScriptEscaping.stringLiteral(clientID),
+            redirectURILiteral: ScriptEscaping.stringLiteral(redirectURL),
+            stateLiteral: ScriptEscaping.stringLiteral(state),
             appleScriptURL: appleScriptURL, authorizeURL: authorizeURL(clientID: clientID, redirectURL: redirectURL, state: state),
             buttonType: buttonType, currentUser: try await services.currentUser(req).map { CurrentUserContext($0) }
         )
@@ -90,9 +93,6 @@ struct WebAuthController: RouteCollection {
         let cookieState = req.cookies[Self.stateCookieName] ?? ""
         guard let state = form.state, !state.isEmpty, !cookieState.isEmpty, constantTimeEquals(state, cookieState) else {
             throw Abort(.unauthorized, reason: "The sign-in state does not match this browser. Start again from the login page.")
-        }
-        guard try await services.states.consume(stateHash: SHA256.hash(state)) else {
-            throw Abort(.unauthorized, reason: "This sign-in link was already used or has expired. Start again from the login page.")
         }
         if let error = form.error {
             req.logger.info("Apple sign-in ended without a token", metadata: ["apple_error": "\(error.prefix(64))"])

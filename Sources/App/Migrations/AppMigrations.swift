@@ -12,6 +12,7 @@ public enum AppMigrations {
         migrator.register(version: 4, name: "create sign-in support tables", CreateSignInSupport.migrate)
         migrator.register(version: 5, name: "add email forwarding state", AddEmailForwarding.migrate)
         migrator.register(version: 6, name: "key bearer tokens by id", KeyTokensByID.migrate)
+        migrator.register(version: 7, name: "drop web-flow states", DropWebFlowStates.migrate)
         return migrator
     }
 

@@ -6,30 +6,6 @@ import Testing
 struct SignInSupportRepositoryTests {
     let clock = TestClock()
 
-    @Test func stateIsConsumedOnceAndOnlyWhileLive() async throws {
-        let db = try await TemporaryDatabase()
-        let states = SIWAStateRepository(pool: db.pool, now: clock.closure)
-        try await states.insert(stateHash: [1])
-        try await states.insert(stateHash: [2])
-        #expect(try await states.consume(stateHash: [1]))
-        #expect(try await states.consume(stateHash: [1]) == false)
-        #expect(try await states.consume(stateHash: [3]) == false)
-        clock.advance(by: 300)
-        #expect(try await states.consume(stateHash: [2]) == false)
-    }
-
-    @Test func stateIsLiveJustBeforeItsLifetimeEnds() async throws {
-        let db = try await TemporaryDatabase()
-        let states = SIWAStateRepository(pool: db.pool, now: clock.closure)
-        try await states.insert(stateHash: [1])
-        try await states.insert(stateHash: [2])
-        clock.advance(by: 299.999)
-        #expect(try await states.consume(stateHash: [1]))
-        #expect(try await states.sweepExpired() == 0)
-        clock.advance(by: 0.001)
-        #expect(try await states.sweepExpired() == 1)
-    }
-
     @Test func jwksCacheKeepsTheLastSave() async throws {
         let db = try await TemporaryDatabase()
         let cache = JWKSCacheRepository(pool: db.pool)
