@@ -27,6 +27,15 @@ struct APISignInTests {
         #expect(value.utf8.count == 43)
         #expect(Base64URLCheck.decodedCount(value) == 32)
         #expect(BearerTokenValue(value).id == UUID(uuidString: body["id"] as? String ?? ""))
+        // Ids are written in lower case (RFC 9562 §4), as the database keeps them: each names its row.
+        let tokenID = try #require(body["id"] as? String)
+        #expect(tokenID == tokenID.lowercased() && userID == userID.lowercased())
+        let rows = try await app.server.services.database.read { db in
+            try db.fetchOne(
+                sql: "SELECT COUNT(*) FROM tokens JOIN users ON users.id = tokens.user_id WHERE tokens.id = ? AND users.id = ?",
+                arguments: [tokenID, userID]) { row in try row[0] as Int }
+        }
+        #expect(rows == 1)
 
         let me = try await app.sendJSON(.GET, "/api/users/me", [:], bearer: value)
         #expect(me.status == .ok)

@@ -3,14 +3,14 @@ import JOSE
 import Storage
 import Web
 
-/// The iOS API's two busiest answers, serialised straight to bytes: the same JSON `Response.json` gives (members
-/// sorted by name, UUIDs upper-case as `uuidString` writes them) without `JSONEncoder`, which took 9% of a
-/// `GET /api/users/me` in the profile, nor `uuidString`'s `snprintf` per byte.
+/// The iOS API's two busiest answers, serialised straight to bytes, members sorted by name, without `JSONEncoder`
+/// (9% of a `GET /api/users/me` in the profile) or `uuidString`'s `snprintf` per byte. UUIDs are written in lower
+/// case, as RFC 9562 §4 asks of output and as the database keeps them, so an id from an answer names its row.
 extension UsersController.SignInResponse {
     func encodeResponse(for request: Request) throws -> Response {
         UsersController.json([
-            "id": .string(id.text(uppercase: true)),
-            "user": .object(["id": .string(user.id.text(uppercase: true))]),
+            "id": .string(id.text(uppercase: false)),
+            "user": .object(["id": .string(user.id.text(uppercase: false))]),
             "value": .string(value),
         ])
     }
@@ -20,7 +20,7 @@ extension UsersController.MeResponse {
     func encodeResponse(for request: Request) throws -> Response {
         UsersController.json([
             "email": .string(email),
-            "id": .string(id.text(uppercase: true)),
+            "id": .string(id.text(uppercase: false)),
             "isPrivateEmail": .bool(isPrivateEmail),
             "name": .string(name),
             "username": .string(username),
