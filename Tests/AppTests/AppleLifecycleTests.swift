@@ -117,6 +117,29 @@ struct AppleLifecycleTests {
         await app.stop()
     }
 
+    /// The three variables DESIGN.md names are enough: without `SIWA_ENCRYPTION_KEY` the server makes a key, keeps
+    /// it beside the database (mode 0600) and uses the same one after a restart.
+    @Test func withoutAnEncryptionKeyTheServerKeepsOneBesideTheDatabase() async throws {
+        let app = try await TestApp.start { $0.encryptionKey = nil }
+        #expect(app.server.services.lifecycle.isEnabled)
+        let issued = try await app.apple.issueAuthorizationCode(clientID: TestApp.iosClientID, subject: "001.k",
+                                                                email: "k@example.com")
+        let bearer = try #require(try await signIn(app, subject: "001.k", code: issued.code, idToken: issued.idToken)
+            .json()["value"] as? String)
+        #expect(try await app.count("apple_tokens") == 1)
+        let keyPath = AppleTokenLifecycle.keyFilePath(databasePath: app.databasePath)
+        let attributes = try FileManager.default.attributesOfItem(atPath: keyPath)
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+        #expect((attributes[.size] as? Int) == AES256GCM.keySize)
+        await app.stop(keepFiles: true)
+
+        let restarted = try await TestApp.start(directory: app.directory) { $0.encryptionKey = nil }
+        #expect(try await restarted.sendJSON(.DELETE, "/api/users/me", [:], bearer: bearer).status == .noContent)
+        let revocations = await restarted.apple.revocations()
+        #expect(revocations.count == 1)
+        await restarted.stop()
+    }
+
     @Test func aMissingKeyFileTurnsTheLifecycleOffWithAReason() async throws {
         let app = try await TestApp.start { configuration in
             configuration.appleKey?.privateKeyPath = "/nonexistent/AuthKey.p8"

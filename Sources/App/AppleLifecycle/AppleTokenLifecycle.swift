@@ -8,8 +8,9 @@ import Logging
 /// Apple's token lifecycle for the app: exchanging authorization codes for refresh tokens (kept encrypted),
 /// revoking them when an account is deleted, retrying failed revocations, and validating stored tokens.
 ///
-/// Off (every method a no-op that says so) unless `APPLE_TEAM_ID`, `APPLE_KEY_ID`, `APPLE_PRIVATE_KEY_PATH`
-/// and `SIWA_ENCRYPTION_KEY` are set and the key loads.
+/// On when `APPLE_TEAM_ID`, `APPLE_KEY_ID` and `APPLE_PRIVATE_KEY_PATH` are set and the key loads; off otherwise
+/// (every method a no-op that says so). Refresh tokens are encrypted with `SIWA_ENCRYPTION_KEY`, or without it
+/// with a key the server makes and keeps beside the database (`keyFilePath(databasePath:)`).
 final class AppleTokenLifecycle: Sendable {
     let client: AppleAuthClient?
     let sealer: RefreshTokenSealer?
@@ -35,12 +36,8 @@ final class AppleTokenLifecycle: Sendable {
             (client, sealer, disabledReason) = (nil, nil, "APPLE_TEAM_ID, APPLE_KEY_ID and APPLE_PRIVATE_KEY_PATH are not set")
             return
         }
-        guard let encryptionKey = configuration.encryptionKey else {
-            (client, sealer, disabledReason) = (nil, nil, "SIWA_ENCRYPTION_KEY is not set (needed to keep Apple refresh tokens)")
-            logger.error("Apple token lifecycle is off: SIWA_ENCRYPTION_KEY is not set (openssl rand -base64 32)")
-            return
-        }
         do {
+            let encryptionKey = try Self.encryptionKey(configuration, logger: logger)
             let secret = try ClientSecret.load(teamID: key.teamID, keyID: key.keyID, privateKeyPath: key.privateKeyPath,
                                                clock: clock)
             (client, sealer, disabledReason) = (
@@ -54,6 +51,18 @@ final class AppleTokenLifecycle: Sendable {
     }
 
     var isEnabled: Bool { client != nil && sealer != nil }
+
+    /// Where the refresh-token key is kept when `SIWA_ENCRYPTION_KEY` is not set: beside the database, in a file of
+    /// its own (mode 0600), so that a copy of the database alone does not yield Apple's refresh tokens.
+    static func keyFilePath(databasePath: String) -> String { databasePath + ".refresh-token-key" }
+
+    private static func encryptionKey(_ configuration: Configuration, logger: Logger) throws -> [UInt8] {
+        if let key = configuration.encryptionKey { return key }
+        let path = keyFilePath(databasePath: configuration.databasePath)
+        let key = try SecretFile.loadOrCreate(path: path, count: AES256GCM.keySize)
+        logger.notice("SIWA_ENCRYPTION_KEY is not set: Apple refresh tokens are encrypted with the key kept in \(path)")
+        return key
+    }
 
     /// Exchanges `code` (issued to `clientID`) and checks Apple's answer: the returned `id_token` is verified like
     /// any identity token for `clientID`, names `expectedSubject`, and its `at_hash` matches the access token;

@@ -23,13 +23,7 @@ struct DevSecrets {
             clientKey = try ES256PrivateKey.generate()
             try write(Data(try clientKey.pemRepresentation().utf8), to: clientKeyPath)
         }
-        let encryptionKey: [UInt8]
-        if let data = fileManager.contents(atPath: encryptionKeyPath), data.count == AES256GCM.keySize {
-            encryptionKey = [UInt8](data)
-        } else {
-            encryptionKey = try SecureRandom.bytes(count: AES256GCM.keySize)
-            try write(Data(encryptionKey), to: encryptionKeyPath)
-        }
+        let encryptionKey = try SecretFile.loadOrCreate(path: encryptionKeyPath, count: AES256GCM.keySize)
         return DevSecrets(clientKeyPath: clientKeyPath, clientKey: clientKey, encryptionKey: encryptionKey)
     }
 

@@ -1,0 +1,43 @@
+import Foundation
+import Testing
+@testable import App
+
+struct SecretFileTests {
+    let directory: URL
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("siwa-secret-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    @Test func makesAPrivateFileOnceThenReadsItBack() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("key").path
+        let first = try SecretFile.loadOrCreate(path: path, count: 32)
+        #expect(first.count == 32)
+        #expect(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int == 0o600)
+        #expect(try SecretFile.loadOrCreate(path: path, count: 32) == first)
+        let other = try SecretFile.loadOrCreate(path: directory.appendingPathComponent("other").path, count: 32)
+        #expect(other != first)
+    }
+
+    @Test func aFileOfAnotherSizeIsAnErrorAndIsLeftAsItIs() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("key").path
+        for size in [0, 31, 33] {
+            try Data(repeating: 7, count: size).write(to: URL(fileURLWithPath: path))
+            #expect(throws: SecretFile.Failure.wrongSize(path: path, expected: 32)) {
+                try SecretFile.loadOrCreate(path: path, count: 32)
+            }
+            #expect(FileManager.default.contents(atPath: path) == Data(repeating: 7, count: size))
+        }
+    }
+
+    @Test func anUnwritableFolderIsAnError() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("missing/key").path
+        #expect(throws: SecretFile.Failure.unusable(path: path, errno: ENOENT)) {
+            try SecretFile.loadOrCreate(path: path, count: 32)
+        }
+    }
+}
