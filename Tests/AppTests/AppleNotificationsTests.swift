@@ -87,7 +87,7 @@ struct AppleNotificationsTests {
         await app.stop()
     }
 
-    @Test func badSignatureForeignAudienceAndStaleAre401() async throws {
+    @Test func badSignatureForeignAudienceStaleAndMalformedJWTsAre401() async throws {
         let app = try await TestApp.start()
         _ = try await signedIn(app, subject: "001.safe")
         let otherKeys = try FakeAppleKeys(privateKey: try RSAPrivateKey.generate(bits: 2048))
@@ -95,8 +95,11 @@ struct AppleNotificationsTests {
         #expect(try await notify(app, "account-delete", subject: "001.safe", audience: "com.evil.app").status == .unauthorized)
         #expect(try await notify(app, "account-delete", subject: "001.safe",
                                  issuedAt: Date().addingTimeInterval(-2 * 3600)).status == .unauthorized)
-        #expect(try await app.sendJSON(.POST, "/api/apple/notifications", ["payload": "a.b"]).status == .badRequest)
+        #expect(try await app.sendJSON(.POST, "/api/apple/notifications", ["payload": "a.b"]).status == .unauthorized)
         #expect(try await app.sendJSON(.POST, "/api/apple/notifications", [:]).status == .badRequest)
+        // Signed by Apple for our audience, but an identity token: no `events` claim.
+        let notNotification = try await app.sendJSON(.POST, "/api/apple/notifications", ["payload": try app.identityToken()])
+        #expect(notNotification.status == .badRequest)
         #expect(try await app.count("users") == 1)
         await app.stop()
     }

@@ -31,14 +31,22 @@ struct AppleNotificationsController: RouteCollection {
         let body = try req.content.decode(Body.self)
         let verifier = IdentityTokenVerifier(keys: services.appleKeys, clientIDs: clientIDs,
                                              maximumTokenAge: ServerNotification.maximumAge, clock: services.clock)
-        let notification: ServerNotification
+        // The payload is refused as an identity token is (401, 503 without keys); a payload Apple signed whose
+        // claims are not a notification is malformed input (400).
+        let jwt: VerifiedJWT
         do {
-            notification = try ServerNotification(try await verifier.verifyJWT(body.payload, requireExpiration: false))
+            jwt = try await verifier.verifyJWT(body.payload, requireExpiration: false)
         } catch let error as AppleIDError {
             req.logger.notice("Apple notification refused", metadata: ["reason": "\(error)"])
-            if error.reason == .malformed { throw Abort(.badRequest, reason: "Malformed notification payload") }
             throw Abort(error.status, reason: error.status == .serviceUnavailable
-                        ? error.clientMessage : "Invalid notification signature or audience")
+                        ? error.clientMessage : "Invalid notification payload, signature or audience")
+        }
+        let notification: ServerNotification
+        do {
+            notification = try ServerNotification(jwt)
+        } catch let error as AppleIDError {
+            req.logger.notice("Apple notification refused", metadata: ["reason": "\(error)"])
+            throw Abort(.badRequest, reason: "The notification's claims are not an Apple notification")
         }
         let outcome = try await services.notifications.apply(notification)
         req.logger.info("Apple notification", metadata: ["type": "\(notification.type)", "outcome": "\(outcome)"])
