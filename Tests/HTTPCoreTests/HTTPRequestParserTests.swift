@@ -99,6 +99,10 @@ struct HTTPRequestParserTests {
         }
         #expect(HTTPRequestParser.status(request(5), limits: limits) == 200)
         #expect(HTTPRequestParser.status(request(6), limits: limits) == 431)
+        let defaults = HTTPLimits()
+        #expect(defaults.maxHeaderCount == 1_000)
+        #expect(HTTPRequestParser.status(request(1_000), limits: defaults) == 200)
+        #expect(HTTPRequestParser.status(request(1_001), limits: defaults) == 431)
     }
 
     @Test func bodyLimitAtNAndNPlusOne() {
