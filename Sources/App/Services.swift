@@ -78,14 +78,27 @@ final class Services: Sendable {
         }
     }
 
+    /// Longest email address taken from a form (RFC 5321 §4.5.3.1.3 caps a path at 256 octets, brackets included).
+    static let maximumFormEmailLength = 254
+
+    /// `text` when it could be an email address: not empty, at most `maximumFormEmailLength` bytes, with an `@`
+    /// that neither starts nor ends it.
+    static func plausibleEmail(_ text: String) -> String? {
+        guard text.utf8.count <= maximumFormEmailLength, let at = text.firstIndex(of: "@"),
+              at != text.startIndex, text.index(after: at) != text.endIndex else { return nil }
+        return text
+    }
+
     /// Finds the user by Apple's `sub` (never by email) or creates one from the token (email required), storing
     /// a newer email; issues a bearer token when `issueToken` is set and stores `appleToken` (from a code
-    /// exchange). One write transaction: on any failure nothing is written.
+    /// exchange). `formEmail` (the web flow's copy of Apple's `user` JSON, which passed through the browser) is
+    /// used only when the token carries no email, as the Vapor book's web handler reads it; the token's own email,
+    /// which Apple signed, always wins. One write transaction: on any failure nothing is written.
     func signIn(identity: AppleIdentityToken, name: PersonName?, issueToken: Bool, appleToken: AppleToken? = nil,
-                logger: Logger) async throws -> (user: User, token: IssuedBearerToken?)
+                formEmail: String? = nil, logger: Logger) async throws -> (user: User, token: IssuedBearerToken?)
     {
         let now = clock()
-        let email = identity.email ?? ""
+        let email = identity.email ?? formEmail.flatMap(Self.plausibleEmail) ?? ""
         // One generator call for the token's secret and both ids (each RAND_bytes costs a getpid and a lock).
         let ids = UUID.timeOrderedRandomCount
         let secretBytes = BearerTokenValue.secretBytes

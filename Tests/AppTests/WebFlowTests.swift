@@ -128,6 +128,27 @@ struct WebFlowTests {
         await app.stop()
     }
 
+    /// As the Vapor book's web handler: a new user's email may come from the form (Apple's `user` JSON) when the
+    /// token has none; the token's own email always wins, and a form value that is no address is not taken.
+    @Test func handleTakesTheFormEmailOnlyWhenTheTokenHasNone() async throws {
+        let app = try await TestApp.start()
+        let bare = try app.identityToken(subject: "001.bare", audience: TestApp.webClientID, email: nil)
+        let refused = try await app.sendForm("/login/siwa/handle", [("token", bare), ("email", "not-an-address")])
+        #expect(refused.status == .badRequest)
+        #expect(try await app.count("users") == 0)
+        let created = try await app.sendForm("/login/siwa/handle", [
+            ("token", bare), ("email", "form@example.com"), ("firstName", "Form"), ("lastName", "User"),
+        ])
+        #expect(created.status == .seeOther)
+        #expect(try await app.server.services.users.find(siwaIdentifier: "001.bare")?.email == "form@example.com")
+
+        let signed = try app.identityToken(subject: "001.signed", audience: TestApp.webClientID, email: "apple@example.com")
+        let both = try await app.sendForm("/login/siwa/handle", [("token", signed), ("email", "form@example.com")])
+        #expect(both.status == .seeOther)
+        #expect(try await app.server.services.users.find(siwaIdentifier: "001.signed")?.email == "apple@example.com")
+        await app.stop()
+    }
+
     @Test func handleRefusesTokensForTheAppAudienceAndWritesNothing() async throws {
         let app = try await TestApp.start()
         let response = try await app.sendForm("/login/siwa/handle", [("token", try app.identityToken())])

@@ -133,7 +133,7 @@ struct WebAuthController: RouteCollection {
         )
         let name = PersonName(firstName: form.firstName ?? "", lastName: form.lastName ?? "")
         let user = try await services.signIn(identity: identity, name: name, issueToken: false, appleToken: appleToken,
-                                             logger: req.logger).user
+                                             formEmail: form.email, logger: req.logger).user
         req.session.authenticate(user.id.uuidString)
         return .redirect(to: "/")
     }
