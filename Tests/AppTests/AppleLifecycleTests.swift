@@ -41,6 +41,30 @@ struct AppleLifecycleTests {
         try? FileManager.default.removeItem(at: app.directory)
     }
 
+    /// The stand-in's `/dev/app-credential` plays the device: its code is an app's (no redirect URI), so the
+    /// server's exchange with the bundle id succeeds, and the same code cannot be used twice.
+    @Test func theStandInsAppCredentialSignsInWithItsCode() async throws {
+        let app = try await TestApp.start()
+        let form = TestApp.formEncode([("client_id", TestApp.iosClientID), ("email", "device@example.com")])
+        let issue = { try await app.client.send(HTTPClientRequest(
+            method: .POST, url: app.apple.baseURL + "/dev/app-credential",
+            headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Array(form.utf8))) }
+        let credential = try await issue().json()
+        let code = try #require(credential["authorizationCode"] as? String)
+        let idToken = try #require(credential["identityToken"] as? String)
+        let user = try #require(credential["user"] as? String)
+        #expect(try await signIn(app, subject: user, code: code, idToken: idToken).status == .ok)
+        #expect(try await app.count("apple_tokens") == 1)
+        #expect(try await signIn(app, subject: user, code: code, idToken: idToken).status == .badRequest)
+        let second = try await issue().json()
+        #expect(second["user"] as? String == user, "the same email is the same Apple user")
+        let missing = try await app.client.send(HTTPClientRequest(
+            method: .POST, url: app.apple.baseURL + "/dev/app-credential",
+            headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Array("client_id=x".utf8)))
+        #expect(missing.status == .badRequest)
+        await app.stop()
+    }
+
     @Test func refusedCodesAreClearErrorsAndWriteNothing() async throws {
         let app = try await TestApp.start()
         let web = try await app.apple.issueAuthorizationCode(clientID: TestApp.webClientID, subject: "001.web",

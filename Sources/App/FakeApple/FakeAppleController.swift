@@ -24,6 +24,7 @@ struct FakeAppleController: RouteCollection {
         routes.post("auth", "authorize", use: authorize)
         routes.post("auth", "token", use: token)
         routes.post("auth", "revoke", use: revoke)
+        routes.post("dev", "app-credential", use: appCredential)
         routes.get("appleauth", "static", "jsapi", "appleid", "1", "en_US", "appleid.auth.js", use: script)
     }
 
@@ -65,6 +66,20 @@ struct FakeAppleController: RouteCollection {
             fields.append(("user", try FakeAppleAuthorizePage.userJSON(name: form.name ?? "", email: sharedEmail)))
         }
         return .html(FakeAppleAuthorizePage.formPost(to: query.redirect_uri, fields: fields))
+    }
+
+    /// What `ASAuthorizationAppleIDCredential` gives an iOS app, which no web page can play: an identity token and
+    /// an authorization code issued to `client_id` (the bundle id) with no redirect URI, so the server exchanges
+    /// it as an app's code. Not an Apple endpoint; the stand-in's way to test `authorizationCode` with curl.
+    @Sendable func appCredential(_ req: Request) async throws -> Response {
+        let form = try req.content.decode(AppCredentialForm.self)
+        let email = form.email.trimmingCharacters(in: .whitespaces)
+        guard !form.client_id.isEmpty else { throw Abort(.badRequest, reason: "client_id (the bundle id) is required.") }
+        guard email.contains("@") else { throw Abort(.badRequest, reason: "email must be an email address.") }
+        let subject = FakeAppleKeys.subject(forEmail: email)
+        let (code, idToken) = try await issueCode(clientID: form.client_id, redirectURI: "", subject: subject,
+                                                  email: email, isPrivateEmail: false, nonce: form.nonce)
+        return try Response.json(AppCredential(identityToken: idToken, authorizationCode: code, user: subject))
     }
 
     @Sendable func token(_ req: Request) async throws -> Response {
@@ -179,6 +194,19 @@ struct ConsentForm: Codable, Sendable {
     var name: String?
     var email: String
     var hideEmail: String?
+}
+
+struct AppCredentialForm: Codable, Sendable {
+    var client_id: String
+    var email: String
+    var nonce: String?
+}
+
+/// The fields of `ASAuthorizationAppleIDCredential` an app sends on: `identityToken`, `authorizationCode`, `user`.
+struct AppCredential: Codable, Sendable {
+    var identityToken: String
+    var authorizationCode: String
+    var user: String
 }
 
 struct TokenForm: Codable, Sendable {
