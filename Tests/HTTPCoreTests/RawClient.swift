@@ -49,10 +49,9 @@ final class RawClient: @unchecked Sendable {
                 }
             }
         }
-        guard result == 0 else {
-            close(fd)
-            throw ClientError(description: "connect failed errno \(errno)")
-        }
+        // No close here: `fd` is set, so a throw runs `deinit`, which closes it. Closing twice would close whatever
+        // descriptor another test opened under the same number in between.
+        guard result == 0 else { throw ClientError(description: "connect failed errno \(errno)") }
     }
 
     deinit { close(fd) }

@@ -27,7 +27,10 @@ final class AppleProxy: Sendable {
     let port: UInt16
     let upstreamPort: UInt16
     var baseURL: String { "http://127.0.0.1:\(port)" }
-    private let state: Mutex<(fault: Fault, listener: Int32, generation: Int, exchanges: [Exchange], keyFetches: Int)>
+    /// `generation` is even while listening; `acceptorRunning` until the accept thread of the current listening
+    /// generation has left its loop, after which it never touches that descriptor again.
+    private let state: Mutex<(fault: Fault, listener: Int32, generation: Int, exchanges: [Exchange], keyFetches: Int,
+                              acceptorRunning: Bool)>
 
     /// Requests for `/auth/keys` received, forwarded or not.
     var keyFetches: Int { state.withLock { $0.keyFetches } }
@@ -43,7 +46,7 @@ final class AppleProxy: Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
         }
         port = UInt16(bigEndian: address.sin_port)
-        state = Mutex((.none, fd, 0, [], 0))
+        state = Mutex((.none, fd, 0, [], 0, true))
         startAccepting(fd, generation: 0)
     }
 
@@ -58,16 +61,19 @@ final class AppleProxy: Sendable {
         guard wantsListening != isListening else { return }
         if wantsListening {
             guard listen(old, 128) == 0 else { throw POSIXError(.EADDRINUSE) }
-            state.withLock { $0.generation = generation + 1 }
+            state.withLock {
+                $0.generation = generation + 1
+                $0.acceptorRunning = true
+            }
             startAccepting(old, generation: generation + 1)
         } else {
-            Glibc.shutdown(old, Int32(SHUT_RDWR))
+            // Stop the accept thread and wait until it has left its loop before closing: a descriptor closed under a
+            // thread still calling accept on it could be another test's by then.
+            state.withLock { $0.generation = generation + 1 }
+            while state.withLock({ $0.acceptorRunning }) { usleep(1_000) }
             close(old)
             let fd = try Self.bind(port: port)
-            state.withLock {
-                $0.listener = fd
-                $0.generation = generation + 1
-            }
+            state.withLock { $0.listener = fd }
         }
     }
 
@@ -86,13 +92,17 @@ final class AppleProxy: Sendable {
         return fd
     }
 
+    /// Accepts on `listener` until the generation changes, polling so that the change is seen within 20 ms.
     private func startAccepting(_ listener: Int32, generation: Int) {
         Thread { [self] in
             while state.withLock({ $0.generation == generation }) {
+                var entry = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+                guard poll(&entry, 1, 20) > 0 else { continue }
                 let fd = accept(listener, nil, nil)
                 if fd < 0 { continue }
                 Thread { [self] in serve(fd) }.start()
             }
+            state.withLock { $0.acceptorRunning = false }
         }.start()
     }
 

@@ -20,10 +20,9 @@ final class LoopbackSocket {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         let code = errno
-        guard result == 0 || code == EINPROGRESS else {
-            close(fd)
-            throw Failure(description: "connect: errno \(code)")
-        }
+        // No close here: `fd` is set, so a throw runs `deinit`, which closes it. Closing twice would close whatever
+        // descriptor another test opened under the same number in between.
+        guard result == 0 || code == EINPROGRESS else { throw Failure(description: "connect: errno \(code)") }
     }
 
     deinit { close(fd) }
