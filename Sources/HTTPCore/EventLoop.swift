@@ -54,11 +54,9 @@ final class EventLoop: Sendable {
         epfd = epoll_create1(Int32(EPOLL_CLOEXEC))
         guard epfd >= 0 else { throw SocketError("epoll_create1") }
         wakeFD = eventfd(0, Int32(EFD_NONBLOCK) | Int32(EFD_CLOEXEC))
-        guard wakeFD >= 0 else {
-            let error = SocketError("eventfd")
-            close(epfd)
-            throw error
-        }
+        // Every property is set from here on, so a throw runs `deinit`, which closes `epfd` (and `close(-1)` is
+        // harmless); closing it here too would close whatever another thread opened under that number meanwhile.
+        guard wakeFD >= 0 else { throw SocketError("eventfd") }
         var event = epoll_event(events: EPOLLIN.rawValue, data: epoll_data_t(fd: wakeFD))
         epoll_ctl(epfd, EPOLL_CTL_ADD, wakeFD, &event)
     }
