@@ -18,30 +18,35 @@ enum SecretFile {
         }
     }
 
-    /// The `count` bytes in `path`; when there is no such file, `count` random bytes written there first. The
-    /// file is created exclusively, so two processes starting at once end up with the same key; an existing file
+    /// The `count` bytes in `path`; when there is no such file, `count` random bytes written there first. A new
+    /// key is written whole to a file of its own and then linked into place (`link` never replaces a file), so a
+    /// reader never sees half a key and two processes starting at once end up with the same one. An existing file
     /// of another size is an error, never overwritten.
     static func loadOrCreate(path: String, count: Int) throws -> [UInt8] {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        if descriptor < 0 {
-            guard errno == EEXIST else { throw Failure.unusable(path: path, errno: errno) }
-            return try load(path: path, count: count)
-        }
-        defer { close(descriptor) }
+        if let existing = try load(path: path, count: count) { return existing }
         let bytes = try SecureRandom.bytes(count: count)
+        let suffix = try SecureRandom.bytes(count: 8).map { String($0, radix: 16) }.joined()
+        let temporary = "\(path).\(suffix).new"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw Failure.unusable(path: path, errno: errno) }
+        defer { unlink(temporary) }
         let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        guard written == count, fsync(descriptor) == 0 else {
-            let code = errno
-            unlink(path)
-            throw Failure.unusable(path: path, errno: code)
+        let synced = written == count && fsync(descriptor) == 0
+        let code = errno
+        close(descriptor)
+        guard synced else { throw Failure.unusable(path: path, errno: code) }
+        if link(temporary, path) == 0 { return bytes }
+        guard errno == EEXIST, let winner = try load(path: path, count: count) else {
+            throw Failure.unusable(path: path, errno: errno)
         }
-        return bytes
+        return winner
     }
 
-    /// Reads the file with `open`/`fstat`/`read` (Foundation's `FileManager.contents` leaks its buffer for an empty
-    /// file, which LeakSanitizer reports).
-    private static func load(path: String, count: Int) throws -> [UInt8] {
+    /// The key in `path`, or nil when there is no such file. Read with `open`/`fstat`/`read` (Foundation's
+    /// `FileManager.contents` leaks its buffer for an empty file, which LeakSanitizer reports).
+    private static func load(path: String, count: Int) throws -> [UInt8]? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        if descriptor < 0, errno == ENOENT { return nil }
         guard descriptor >= 0 else { throw Failure.unusable(path: path, errno: errno) }
         defer { close(descriptor) }
         var status = stat()

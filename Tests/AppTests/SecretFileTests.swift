@@ -21,6 +21,19 @@ struct SecretFileTests {
         #expect(other != first)
     }
 
+    @Test func concurrentCallersAllGetTheOneKeyWrittenAndNoTemporaryFileIsLeft() async throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("key").path
+        let keys = try await withThrowingTaskGroup(of: [UInt8].self) { group in
+            for _ in 0..<16 { group.addTask { try SecretFile.loadOrCreate(path: path, count: 32) } }
+            return try await group.reduce(into: [[UInt8]]()) { $0.append($1) }
+        }
+        #expect(keys.count == 16)
+        #expect(Set(keys).count == 1)
+        #expect(keys.first == (try SecretFile.loadOrCreate(path: path, count: 32)))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["key"])
+    }
+
     @Test func aFileOfAnotherSizeIsAnErrorAndIsLeftAsItIs() throws {
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("key").path
