@@ -39,9 +39,9 @@ struct HTTPServerLimitsTests {
             let client = try RawClient(port: port)
             try client.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
             #expect(try await client.readResponse().status == 200)
-            let start = ContinuousClock.now
+            // Closed within the client's receive timeout (5 s): the 200 ms idle timeout, not the 60 s default. No
+            // tighter bound: with the whole suite running on two cores, the close has taken up to 2.7 s.
             #expect(await client.isClosedByPeer())
-            #expect(ContinuousClock.now - start < .milliseconds(2000 * Self.scale))
             let silent = try RawClient(port: port)
             #expect(await silent.isClosedByPeer())
         }
