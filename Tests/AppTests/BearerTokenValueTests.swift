@@ -28,18 +28,27 @@ struct BearerTokenValueTests {
         }
     }
 
-    /// The contract's form: 32 bytes, base64url. A legacy value (32 random bytes) has the same length; it names an
-    /// id only when its first bytes read as a version-7 UUID, and is then still found by its hash.
-    @Test func aValueIs32BytesAndNamesAnIdOnlyWhenItsFirstBytesAreAVersion7UUID() {
+    /// The contract's form: 32 bytes, base64url. The id is masked, so values for neighbouring ids share no prefix,
+    /// and the same id with another secret gives other bytes; an id unmasked with the wrong secret names nothing.
+    @Test func aValueIs32BytesWithTheIdMaskedBySecret() throws {
         #expect(BearerTokenValue.idBytes + BearerTokenValue.secretBytes == 32)
-        #expect(BearerTokenValue.length == Base64URL.encode([UInt8](repeating: 0, count: 32)).utf8.count)
+        let now = Date()
+        let first = BearerTokenValue.text(id: .timeOrdered(now: now), secret: [UInt8](repeating: 1, count: 16))
+        let second = BearerTokenValue.text(id: .timeOrdered(now: now), secret: [UInt8](repeating: 2, count: 16))
+        #expect(first.utf8.count == 43 && second.utf8.count == 43)
+        #expect(first.prefix(4) != second.prefix(4), "time-ordered ids would share their first 6 bytes unmasked")
+        let id = UUID.timeOrdered(now: now)
+        let value = try #require(Base64URL.decode(BearerTokenValue.text(id: id, secret: [UInt8](repeating: 3, count: 16))))
+        #expect(Array(value.prefix(16)) != withUnsafeBytes(of: id.uuid) { Array($0) })
+        var swapped = value
+        swapped.replaceSubrange(16..., with: [UInt8](repeating: 4, count: 16))
+        #expect(BearerTokenValue(Base64URL.encode(swapped)).id != id)
+    }
+
+    /// A version-4 id (not time-ordered) is not taken for an id: such a value is looked up as a legacy one.
+    @Test func onlyVersion7IdsAreTaken() {
         let version4 = BearerTokenValue.text(id: UUID(), secret: [UInt8](repeating: 1, count: BearerTokenValue.secretBytes))
         #expect(version4.utf8.count == BearerTokenValue.length)
         #expect(BearerTokenValue(version4).id == nil)
-        var wrongVariant = [UInt8](repeating: 0x77, count: 32)
-        wrongVariant[8] = 0xC0
-        #expect(BearerTokenValue(Base64URL.encode(wrongVariant)).id == nil)
-        wrongVariant[8] = 0x80
-        #expect(BearerTokenValue(Base64URL.encode(wrongVariant)).id != nil)
     }
 }
