@@ -43,7 +43,7 @@ enum ErrorRenderer {
     }
 
     static func wantsHTML(_ request: Request) -> Bool {
-        request.prefersHTMLErrors || MediaType.prefersHTML(accept: request.headers["Accept"])
+        MediaType.prefersHTML(accept: request.headers["Accept"])
     }
 
     static func json(status: HTTPStatus, reason: String) -> Response {
@@ -71,14 +71,4 @@ struct ErrorPage: Codable, Sendable {
     let status: Int
     let title: String
     let reason: String
-}
-
-/// Marks a group of routes as HTML pages: their errors render as HTML whatever the `Accept` header says.
-public struct HTMLErrorPagesMiddleware: Middleware {
-    public init() {}
-
-    public func respond(to request: Request, chainingTo next: any Responder) async throws -> Response {
-        request.prefersHTMLErrors = true
-        return try await next.respond(to: request)
-    }
 }

@@ -36,8 +36,6 @@ public final class Request {
     }
     /// Arbitrary per-request values keyed by type.
     public var storage = RequestStorage()
-    /// When true, errors are rendered as an HTML page whatever `Accept` says (`HTMLErrorPagesMiddleware`).
-    public var prefersHTMLErrors = false
     /// Whether `FileMiddleware` answered, for the `static` route label of the request metrics.
     var servedFile = false
 

@@ -65,11 +65,11 @@ struct ErrorMiddlewareTests {
         #expect(notFound.text.contains("<h1>404 Not Found</h1>"))
     }
 
-    @Test func htmlRoutesRenderErrorPagesWithTheErrorTemplate() async throws {
+    @Test func htmlErrorPagesUseTheErrorTemplate() async throws {
         let app = Application.fixture()
         app.views = try ViewRenderer(templates: ["error": "<p>{{status}} {{title}}: {{reason}}</p>"])
-        app.grouped(HTMLErrorPagesMiddleware()).get("login") { _ -> View in throw Abort(.badRequest, reason: "a<b") }
-        let response = try await app.testing.send(.GET, "/login")
+        app.get("login") { _ -> View in throw Abort(.badRequest, reason: "a<b") }
+        let response = try await app.testing.send(.GET, "/login", headers: ["Accept": "text/html"])
         #expect(response.text == "<p>400 Bad Request: a&lt;b</p>")
     }
 

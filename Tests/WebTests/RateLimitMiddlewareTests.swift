@@ -8,7 +8,7 @@ struct RateLimitMiddlewareTests {
         let limit = RateLimitMiddleware(limiter: RateLimiter(perMinute: 60, burst: burst, now: clock.now),
                                         reason: "Slow down: {seconds} s.")
         app.grouped(limit).post("api", "signin") { _ in "ok" }
-        app.grouped(HTMLErrorPagesMiddleware(), limit).post("page", "signin") { _ in "ok" }
+        app.grouped(limit).post("page", "signin") { _ in "ok" }
         app.post("free") { _ in "free" }
         return app
     }
@@ -30,11 +30,12 @@ struct RateLimitMiddlewareTests {
         #expect(try await app.testing.send(.POST, "/api/signin", connection: Self.peer("203.0.113.8:1")).status == .ok)
     }
 
-    @Test func pageRouteAnswersHTML429() async throws {
+    @Test func browserGetsAnHTML429() async throws {
         let app = Self.app(trustProxy: false, burst: 1)
         let client = Self.peer("[2001:db8::1]:5")
         #expect(try await app.testing.send(.POST, "/page/signin", connection: client).status == .ok)
-        let refused = try await app.testing.send(.POST, "/page/signin", connection: Self.peer("[2001:db8::2]:6"))
+        let refused = try await app.testing.send(.POST, "/page/signin", headers: ["Accept": "text/html"],
+                                                 connection: Self.peer("[2001:db8::2]:6"))
         #expect(refused.status == .tooManyRequests)
         #expect(refused.headers["Retry-After"] == "1")
         #expect(refused.headers["Content-Type"]?.hasPrefix("text/html") == true)
