@@ -95,7 +95,8 @@ public final class DatabasePool: Sendable {
         return try await read(body)
     }
 
-    /// Counts of committed write transactions and of the write closures they carried.
+    /// Counts of committed write transactions and of the write closures they carried; a caller sees its own
+    /// commit counted as soon as its `write` returns.
     public var writeStatistics: WriteStatistics { writeQueue.withLock { $0.statistics } }
 
     /// Writes queued and not yet started: the group-commit queue's depth (metrics; tests line writes up with it).
@@ -114,20 +115,21 @@ public final class DatabasePool: Sendable {
     /// Runs queued writes batch by batch until the queue is empty; only ever running on the writer's queue.
     private func drain(_ database: Database) {
         while let batch = nextBatchAfterYielding() {
-            let committed: Int
+            let committed: [WriteCompletion]
             if batch.count == 1, batch[0].exclusive {
                 batch[0].runAlone(database)
-                committed = 0
+                committed = []
             } else {
                 committed = WriteBatch(jobs: batch).commit(on: database)
             }
             let action = writeQueue.withLock { queue -> CheckpointAction in
-                if committed > 0 {
+                if !committed.isEmpty {
                     queue.statistics.transactions += 1
-                    queue.statistics.writes += committed
+                    queue.statistics.writes += committed.count
                 }
                 return checkpointAction(database, isCheckpointing: &queue.isCheckpointing)
             }
+            committed.forEach { $0.resume() }
             switch action {
             case .none: break
             case .beside: checkpointer?.async { [self] database in checkpoint(database) }
@@ -139,7 +141,8 @@ public final class DatabasePool: Sendable {
     private enum CheckpointAction { case none, beside, onWriter }
 
     /// Decides after a commit: a checkpoint beside the writer each time the WAL grew by the threshold, and a
-    /// finishing one, with the writer waiting, once the WAL holds `walLimitPages`.
+    /// finishing one, with the writer waiting, once the WAL holds `walLimitPages`, even while one runs beside it
+    /// (the writer then waits for that one first), so the WAL never outgrows the limit by more than one batch.
     ///
     /// The writer's wait is one checkpoint of the frames written since the last one beside it: two `fdatasync`
     /// calls of a few hundred KiB (4-10 ms on the benchmark machine; 5-30 ms before checkpoints beside the writer
@@ -149,8 +152,8 @@ public final class DatabasePool: Sendable {
         guard checkpointThreshold > 0 else { return .none }
         let monitor = database.walMonitor
         if monitor.pages < monitor.pagesAtLastCheckpoint { monitor.pagesAtLastCheckpoint = 0 }  // the WAL restarted
-        guard !isCheckpointing else { return .none }
         if monitor.pages >= walLimitPages { return .onWriter }
+        guard !isCheckpointing else { return .none }
         guard monitor.pages - monitor.pagesAtLastCheckpoint >= checkpointThreshold else {
             return .none
         }
@@ -163,8 +166,8 @@ public final class DatabasePool: Sendable {
     /// beginning at the next write.
     ///
     /// A checkpoint beside a busy writer never catches up with the last frames, and SQLite restarts the WAL only
-    /// once every frame is backfilled. The writer asks for this only while no checkpoint runs beside it, and waits
-    /// for one on the checkpointer connection (the writer's queue is a Dispatch thread, so waiting blocks no task).
+    /// once every frame is backfilled. The writer waits for this one on the checkpointer's queue, after any
+    /// checkpoint already running there (the writer's queue is a Dispatch thread, so waiting blocks no task).
     private func finishCheckpoint(_ database: Database) {
         guard let checkpointer, checkpointer.sync({ (try? $0.checkpoint()) != nil }) else { return }
         database.walMonitor.pages = 0

@@ -2,10 +2,11 @@
 struct WriteBatch {
     let jobs: [WriteJob]
 
-    /// Runs every job and commits, resuming each caller exactly once.
+    /// Runs every job and commits. Callers whose job failed are resumed with its error here; those whose changes
+    /// were committed are returned, for the pool to count before it resumes them.
     ///
-    /// - Returns: the number of jobs whose changes were committed.
-    func commit(on database: Database) -> Int {
+    /// - Returns: the completions of the jobs whose changes were committed, not yet resumed.
+    func commit(on database: Database) -> [WriteCompletion] {
         var succeeded: [(job: WriteJob, completion: WriteCompletion)] = []
         var remaining = jobs[...]
         while let job = remaining.first {
@@ -15,7 +16,7 @@ struct WriteBatch {
                 } catch {
                     remaining.forEach { $0.fail(error) }
                     succeeded.forEach { $0.job.fail(error) }
-                    return 0
+                    return []
                 }
             }
             remaining.removeFirst()
@@ -34,16 +35,15 @@ struct WriteBatch {
         }
         guard !succeeded.isEmpty else {
             database.rollback()
-            return 0
+            return []
         }
         do {
             try database.execute(sql: "COMMIT TRANSACTION")
         } catch {
             database.rollback()
             succeeded.forEach { $0.job.fail(error) }
-            return 0
+            return []
         }
-        succeeded.forEach { $0.completion.resume() }
-        return succeeded.count
+        return succeeded.map(\.completion)
     }
 }
