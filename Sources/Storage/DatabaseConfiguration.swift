@@ -30,8 +30,9 @@ public struct DatabaseConfiguration: Sendable {
     /// SQLite's own automatic-checkpoint threshold. A checkpoint beside the writer takes a core for as long as it
     /// copies pages, so under load on one core it delays the requests in flight meanwhile; four times as many
     /// checkpoints of a quarter of the size spread that delay. Returning users' sign-ins at 64 connections on one
-    /// core (`Benchmarks/run`'s workload, 8 s runs): p99 over mean latency 1.90-1.96 -> 1.62-1.71, so p99
-    /// 10.5-10.9 -> 9.0-10.3 ms at the same 10.7-11.9k/s. The checkpoint at the WAL limit has less left to copy.
+    /// core (`Benchmarks/run`'s workload, 8 s runs): p99 over mean latency 1.90-2.0 -> 1.62-1.72, so p99
+    /// 10.5-11.5 -> 9.0-10.3 ms at the same 10.6-11.9k/s (BENCHMARKS.md). The checkpoint at the WAL limit has
+    /// less left to copy.
     public static let defaultCheckpointThresholdPages = 250
 
     /// The page size of a database this creates (`PRAGMA page_size`, a power of two from 512 to 65536); an
