@@ -57,7 +57,7 @@ let package = Package(
         .testTarget(name: "WebTests", dependencies: ["Web", "HTTPCore"]),
         .testTarget(name: "JOSETests", dependencies: ["JOSE", "CryptoCore", "TestSupport"]),
         .testTarget(name: "AppleIDTests", dependencies: ["AppleID", "JOSE", "HTTPCore", "CryptoCore", "TestSupport"]),
-        .testTarget(name: "StorageTests", dependencies: ["Storage"]),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport"]),
         .testTarget(name: "AppTests", dependencies: [
             "App", "Web", "AppleID", "Storage", "JOSE", "HTTPCore", "CryptoCore", "TestSupport",
         ]),

@@ -16,8 +16,7 @@ struct DatabaseFaultTests {
 
     /// `python3` holding `BEGIN EXCLUSIVE` on `path` until its stdin closes.
     final class LockHolder {
-        let process = Process()
-        private let input = Pipe()
+        let process: ChildProcess
 
         init(path: String) throws {
             let script = """
@@ -29,13 +28,10 @@ struct DatabaseFaultTests {
                 sys.stdin.read()
                 db.execute("COMMIT")
                 """
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", "-c", script, path]
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardInput = input
-            try process.run()
-            let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+            process = try ChildProcess("/usr/bin/env", arguments: ["python3", "-c", script, path], input: .pipe,
+                                       output: .pipe)
+            let output = try #require(process.output)
+            let line = String(decoding: output.availableData, as: UTF8.self)
             guard line.hasPrefix("locked") else {
                 Issue.record("python3 could not lock \(path): \(line)")
                 throw CocoaError(.fileLocking)
@@ -43,7 +39,7 @@ struct DatabaseFaultTests {
         }
 
         func release() {
-            try? input.fileHandleForWriting.close()
+            try? process.input?.close()
             process.waitUntilExit()
         }
     }
@@ -126,11 +122,8 @@ struct DatabaseFaultTests {
 
     /// Sets the soft `RLIMIT_FSIZE` of `pid` (nil: unlimited) with util-linux `prlimit`.
     static func setFileSizeLimit(pid: pid_t, bytes: Int?) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/prlimit")
-        process.arguments = ["--pid", "\(pid)", "--fsize=\(bytes.map(String.init) ?? "unlimited"):"]
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw POSIXError(.EPERM) }
+        let status = try ChildProcess.run("/usr/bin/prlimit",
+                                          arguments: ["--pid", "\(pid)", "--fsize=\(bytes.map(String.init) ?? "unlimited"):"])
+        guard status == 0 else { throw POSIXError(.EPERM) }
     }
 }

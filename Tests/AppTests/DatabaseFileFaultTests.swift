@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import HTTPCore
+import TestSupport
 import Testing
 @testable import App
 
@@ -90,13 +91,6 @@ struct DatabaseFileFaultTests {
 
     /// Runs a command quietly; whether it exited 0.
     static func run(_ executable: String, _ arguments: [String]) -> Bool {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
+        (try? ChildProcess.run(executable, arguments: arguments)) == 0
     }
 }

@@ -11,17 +11,14 @@ struct TLSServerTests {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue(label: "process").async {
                 do {
-                    let process = Process()
-                    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-                    process.arguments = arguments
-                    let stdin = Pipe(), stdout = Pipe()
-                    process.standardInput = stdin
-                    process.standardOutput = stdout
-                    process.standardError = FileHandle.nullDevice
-                    try process.run()
-                    stdin.fileHandleForWriting.write(Data(input.utf8))
-                    try stdin.fileHandleForWriting.close()
-                    let output = stdout.fileHandleForReading.readDataToEndOfFile()
+                    let process = try ChildProcess("/usr/bin/env", arguments: arguments, input: .pipe, output: .pipe,
+                                                   error: .null)
+                    guard let stdin = process.input, let stdout = process.output else {
+                        throw ChildProcess.Failure(description: "no pipes")
+                    }
+                    stdin.write(Data(input.utf8))
+                    try stdin.close()
+                    let output = stdout.readDataToEndOfFile()
                     process.waitUntilExit()
                     continuation.resume(returning: (process.terminationStatus, String(decoding: output, as: UTF8.self)))
                 } catch {

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 @testable import Storage
 
@@ -29,26 +30,22 @@ struct CrashTests {
 
     /// Runs the child until it reported `committedBeforeKill` commits, SIGKILLs it, returns every id it reported.
     static func runAndKill(path: String, synchronous: String, firstID: Int) throws -> Set<Int> {
-        let process = Process()
-        process.executableURL = try childURL()
-        process.arguments = [path, synchronous, String(firstID)]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
+        let process = try ChildProcess(try childURL().path, arguments: [path, synchronous, String(firstID)],
+                                       output: .pipe)
 
         var text = ""
         let started = Date()
-        let reader = output.fileHandleForReading
+        let reader = try #require(process.output)
         while text.split(separator: "\n").count < committedBeforeKill + 1,
               Date().timeIntervalSince(started) < deadline {
             let chunk = reader.availableData
             if chunk.isEmpty { break }
             text += String(decoding: chunk, as: UTF8.self)
         }
-        kill(process.processIdentifier, SIGKILL)
+        kill(process.pid, SIGKILL)
         text += String(decoding: reader.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        #expect(process.terminationReason == .uncaughtSignal && process.terminationStatus == SIGKILL)
+        #expect(process.wasSignaled && process.terminationStatus == SIGKILL)
 
         var lines = text.split(separator: "\n")
         try #require(lines.first == "ready", "child did not start: \(text.prefix(200))")

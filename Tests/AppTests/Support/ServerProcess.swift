@@ -5,13 +5,13 @@ import Testing
 
 /// The real `siwa` binary as a child process, with its stdout and stderr captured together.
 final class ServerProcess {
-    let process = Process()
+    let process: ChildProcess
     private let output = LogCapture()
     private let reader: Thread
 
     /// Everything the child has written so far.
     var log: String { output.all.joined() }
-    var pid: pid_t { process.processIdentifier }
+    var pid: pid_t { process.pid }
 
     /// `siwa`, built next to this test binary by `swift build` / `swift test`.
     static func siwaURL() throws -> URL {
@@ -34,28 +34,22 @@ final class ServerProcess {
     init(_ arguments: [String], environment: [String: String], directory: URL, wrapper: [String] = []) throws {
         let binary = try Self.siwaURL().path
         let command = wrapper + [binary] + arguments
-        process.executableURL = URL(fileURLWithPath: command[0])
-        process.arguments = Array(command.dropFirst())
-        process.environment = environment.merging(["PATH": "/usr/bin:/bin", "HOME": directory.path]) { $1 }
-        process.currentDirectoryURL = directory
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        process.standardInput = FileHandle.nullDevice
-        let handle = pipe.fileHandleForReading
+        process = try ChildProcess(command[0], arguments: Array(command.dropFirst()),
+                                   environment: environment.merging(["PATH": "/usr/bin:/bin", "HOME": directory.path]) { $1 },
+                                   directory: directory.path, input: .null, output: .pipe, error: .output)
+        let handle = process.output
         reader = Thread { [output] in
-            while true {
+            while let handle {
                 let chunk = handle.availableData
                 if chunk.isEmpty { return }
                 output.append(String(decoding: chunk, as: UTF8.self))
             }
         }
-        try process.run()
         reader.start()
     }
 
     deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        if process.isRunning { kill(process.pid, SIGKILL) }
     }
 
     /// The port from `siwa listening on http://host:port`, waiting up to `timeout` seconds.
@@ -83,5 +77,5 @@ final class ServerProcess {
         return process.terminationStatus
     }
 
-    func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+    func signal(_ number: Int32) { kill(process.pid, number) }
 }

@@ -1,14 +1,15 @@
 import Foundation
 import Glibc
+import TestSupport
 
 /// The `siwa` executable built next to the test binary, run as `siwa serve` on a free loopback port under a shell
 /// `ulimit -n`, with its output in a file.
 final class SiwaProcess {
     let pid: pid_t
+    private let process: ChildProcess
     let directory: URL
     let logURL: URL
     private(set) var port = 0
-    private var exitStatus: Int32?
 
     struct Failure: Error, CustomStringConvertible { var description: String }
 
@@ -29,8 +30,8 @@ final class SiwaProcess {
     }
 
     /// Starts the server with `environment` added and `openFiles` as its descriptor limit (soft and hard).
-    /// `posix_spawn` with `closefrom(3)`: the child must not inherit the test process's other sockets (tests
-    /// running alongside would never see their peers close).
+    /// `ChildProcess` closes the test process's other descriptors in the child (tests running alongside would
+    /// never see their peers close).
     init(openFiles: Int, environment: [String: String] = [:]) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("siwa-process-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -45,42 +46,19 @@ final class SiwaProcess {
         variables["HOSTNAME"] = "127.0.0.1"
         variables["DATABASE_PATH"] = directory.appendingPathComponent("siwa.sqlite").path
         variables["LOG_LEVEL"] = "notice"
-        let environment = variables.merging(environment) { _, new in new }.map { "\($0.key)=\($0.value)" }
-
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, logURL.path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        try Self.closeFrom(&actions, 3)
-        let argv = arguments.map { strdup($0) } + [nil]
-        let envp = environment.map { strdup($0) } + [nil]
-        defer { for pointer in argv + envp { free(pointer) } }
-        var child: pid_t = 0
-        let status = posix_spawn(&child, "/bin/sh", &actions, nil, argv, envp)
-        guard status == 0 else { throw Failure(description: "posix_spawn: \(status)") }
-        pid = child
-    }
-
-    /// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34), which the Glibc module does not import.
-    private static func closeFrom(_ actions: inout posix_spawn_file_actions_t, _ lowest: Int32) throws {
-        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-        guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else {
-            throw Failure(description: "posix_spawn_file_actions_addclosefrom_np is missing (glibc < 2.34)")
-        }
-        guard unsafeBitCast(symbol, to: CloseFrom.self)(&actions, lowest) == 0 else {
-            throw Failure(description: "posix_spawn_file_actions_addclosefrom_np failed")
-        }
+        process = try ChildProcess(arguments[0], arguments: Array(arguments.dropFirst()),
+                                   environment: variables.merging(environment) { _, new in new },
+                                   output: .file(logURL.path), error: .output)
+        pid = process.pid
     }
 
     /// Whether the child has not exited yet (reaps it when it has).
-    var isRunning: Bool {
-        guard exitStatus == nil else { return false }
-        var status: Int32 = 0
-        guard waitpid(pid, &status, WNOHANG) == pid else { return true }
-        exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : -(status & 0x7F)
-        return false
+    var isRunning: Bool { process.isRunning }
+
+    /// The exit status once the child has ended, negative for the signal that ended it.
+    private var exitStatus: Int32? {
+        guard !process.isRunning else { return nil }
+        return process.wasSignaled ? -process.terminationStatus : process.terminationStatus
     }
 
     /// The server's output so far. Read with read(2): under AddressSanitizer, FoundationEssentials'
@@ -131,8 +109,7 @@ final class SiwaProcess {
         while isRunning, ContinuousClock.now < deadline { usleep(20_000) }
         guard !isRunning else {
             kill(pid, SIGKILL)
-            var status: Int32 = 0
-            waitpid(pid, &status, 0)
+            process.waitUntilExit()
             return nil
         }
         return exitStatus
@@ -141,8 +118,7 @@ final class SiwaProcess {
     deinit {
         if isRunning {
             kill(pid, SIGKILL)
-            var status: Int32 = 0
-            waitpid(pid, &status, 0)
+            process.waitUntilExit()
         }
         try? FileManager.default.removeItem(at: directory)
     }
