@@ -11,26 +11,9 @@ struct CrashTests {
     static let rounds = 4
     static let deadline: TimeInterval = 30
 
-    /// `StorageCrashChild`, built next to this test binary by `swift build` / `swift test`.
-    static func childURL() throws -> URL {
-        let me = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-        var directory = URL(fileURLWithPath: me).deletingLastPathComponent()
-        while !FileManager.default.fileExists(atPath: directory.appendingPathComponent("StorageCrashChild").path),
-              directory.pathComponents.count > 1, directory.lastPathComponent != "debug",
-              directory.lastPathComponent != "release" {
-            directory.deleteLastPathComponent()
-        }
-        let child = directory.appendingPathComponent("StorageCrashChild")
-        guard FileManager.default.isExecutableFile(atPath: child.path) else {
-            Issue.record("StorageCrashChild not found next to \(me); run `swift build` first")
-            throw CocoaError(.fileNoSuchFile)
-        }
-        return child
-    }
-
     /// Runs the child until it reported `committedBeforeKill` commits, SIGKILLs it, returns every id it reported.
     static func runAndKill(path: String, synchronous: String, firstID: Int) throws -> Set<Int> {
-        let process = try ChildProcess(try childURL().path, arguments: [path, synchronous, String(firstID)],
+        let process = try ChildProcess(try ChildProcess.builtProduct("StorageCrashChild"), arguments: [path, synchronous, String(firstID)],
                                        output: .pipe)
 
         var text = ""

@@ -42,49 +42,41 @@ public final class ChildProcess: Sendable {
         defer { posix_spawn_file_actions_destroy(&actions) }
         var parentEnds: [Int32] = []
         var childEnds: [Int32] = []
-        defer { childEnds.forEach { close($0) } }
-
-        var inputPipe: (read: Int32, write: Int32)?
-        switch input {
-        case .null:
-            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        case .pipe:
-            let ends = try Self.makePipe()
-            inputPipe = ends
-            parentEnds.append(ends.write)
-            childEnds.append(ends.read)
-            posix_spawn_file_actions_adddup2(&actions, ends.read, 0)
+        var spawned = false
+        defer {
+            childEnds.forEach { close($0) }
+            if !spawned { parentEnds.forEach { close($0) } }
         }
-        var outputPipe: (read: Int32, write: Int32)?
+
+        /// A pipe with one end dup'ed onto the child's `target` descriptor; returns the parent's end.
+        func pipe(to target: Int32, childReads: Bool) throws -> Int32 {
+            let ends = try Self.makePipe()
+            let (childEnd, parentEnd) = childReads ? (ends.read, ends.write) : (ends.write, ends.read)
+            parentEnds.append(parentEnd)
+            childEnds.append(childEnd)
+            posix_spawn_file_actions_adddup2(&actions, childEnd, target)
+            return parentEnd
+        }
+
+        var inputEnd: Int32?
+        switch input {
+        case .null: posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        case .pipe: inputEnd = try pipe(to: 0, childReads: true)
+        }
+        var outputEnd: Int32?
         switch output {
         case .inherit: break
         case .null: posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
         case .file(let path): posix_spawn_file_actions_addopen(&actions, 1, path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        case .pipe:
-            let ends: (read: Int32, write: Int32)
-            do {
-                ends = try Self.makePipe()
-            } catch {
-                parentEnds.forEach { close($0) }
-                throw error
-            }
-            outputPipe = ends
-            parentEnds.append(ends.read)
-            childEnds.append(ends.write)
-            posix_spawn_file_actions_adddup2(&actions, ends.write, 1)
+        case .pipe: outputEnd = try pipe(to: 1, childReads: false)
         }
         switch error {
         case .inherit: break
         case .null: posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
         case .output: posix_spawn_file_actions_adddup2(&actions, 1, 2)
         }
-        do {
-            if let directory { try Self.addChdir(&actions, directory) }
-            try Self.closeFrom(&actions, 3)
-        } catch {
-            parentEnds.forEach { close($0) }
-            throw error
-        }
+        if let directory { try Self.addChdir(&actions, directory) }
+        try Self.closeFrom(&actions, 3)
 
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let variables = environment ?? ProcessInfo.processInfo.environment
@@ -93,12 +85,12 @@ public final class ChildProcess: Sendable {
         var child: pid_t = 0
         let status = posix_spawn(&child, executable, &actions, nil, argv, envp)
         guard status == 0 else {
-            parentEnds.forEach { close($0) }
             throw Failure(description: "posix_spawn \(executable): \(String(cString: strerror(status)))")
         }
+        spawned = true
         pid = child
-        self.input = inputPipe.map { FileHandle(fileDescriptor: $0.write, closeOnDealloc: true) }
-        self.output = outputPipe.map { FileHandle(fileDescriptor: $0.read, closeOnDealloc: true) }
+        self.input = inputEnd.map { FileHandle(fileDescriptor: $0, closeOnDealloc: true) }
+        self.output = outputEnd.map { FileHandle(fileDescriptor: $0, closeOnDealloc: true) }
     }
 
     /// Whether the child has not ended yet (reaps it when it has).
@@ -139,6 +131,23 @@ public final class ChildProcess: Sendable {
         let child = try ChildProcess(executable, arguments: arguments, output: .null, error: .null)
         child.waitUntilExit()
         return child.terminationStatus
+    }
+
+    /// The path of `name`, an executable product that `swift build` / `swift test` put beside the running test
+    /// binary or in a folder above it.
+    public static func builtProduct(_ name: String) throws -> String {
+        let me = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
+        var directory = URL(fileURLWithPath: me).deletingLastPathComponent()
+        while directory.pathComponents.count > 1 {
+            let candidate = directory.appendingPathComponent(name).path
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: candidate, isDirectory: &isDirectory), !isDirectory.boolValue,
+               FileManager.default.isExecutableFile(atPath: candidate) {
+                return candidate
+            }
+            directory.deleteLastPathComponent()
+        }
+        throw Failure(description: "\(name) not found above \(me); run `swift build` first")
     }
 
     private static func makePipe() throws -> (read: Int32, write: Int32) {

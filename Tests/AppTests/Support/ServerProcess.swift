@@ -13,33 +13,17 @@ final class ServerProcess {
     var log: String { output.all.joined() }
     var pid: pid_t { process.pid }
 
-    /// `siwa`, built next to this test binary by `swift build` / `swift test`.
-    static func siwaURL() throws -> URL {
-        let me = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-        var directory = URL(fileURLWithPath: me).deletingLastPathComponent()
-        while !FileManager.default.isExecutableFile(atPath: directory.appendingPathComponent("siwa").path),
-              directory.pathComponents.count > 1 {
-            directory.deleteLastPathComponent()
-        }
-        let binary = directory.appendingPathComponent("siwa")
-        guard FileManager.default.isExecutableFile(atPath: binary.path) else {
-            Issue.record("siwa not found above \(me); run `swift build` first")
-            throw CocoaError(.fileNoSuchFile)
-        }
-        return binary
-    }
-
     /// Starts `siwa <arguments>` in `directory` (so no stray `.env` is read) with only `environment` and `PATH`.
     /// - Parameter wrapper: a command the binary runs under, e.g. `setpriv --reuid=65534 …`.
     init(_ arguments: [String], environment: [String: String], directory: URL, wrapper: [String] = []) throws {
-        let binary = try Self.siwaURL().path
+        let binary = try ChildProcess.builtProduct("siwa")
         let command = wrapper + [binary] + arguments
         process = try ChildProcess(command[0], arguments: Array(command.dropFirst()),
                                    environment: environment.merging(["PATH": "/usr/bin:/bin", "HOME": directory.path]) { $1 },
                                    directory: directory.path, input: .null, output: .pipe, error: .output)
-        let handle = process.output
+        guard let handle = process.output else { throw ChildProcess.Failure(description: "no output pipe") }
         reader = Thread { [output] in
-            while let handle {
+            while true {
                 let chunk = handle.availableData
                 if chunk.isEmpty { return }
                 output.append(String(decoding: chunk, as: UTF8.self))

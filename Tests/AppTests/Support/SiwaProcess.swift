@@ -5,29 +5,13 @@ import TestSupport
 /// The `siwa` executable built next to the test binary, run as `siwa serve` on a free loopback port under a shell
 /// `ulimit -n`, with its output in a file.
 final class SiwaProcess {
-    let pid: pid_t
     private let process: ChildProcess
+    var pid: pid_t { process.pid }
     let directory: URL
     let logURL: URL
     private(set) var port = 0
 
     struct Failure: Error, CustomStringConvertible { var description: String }
-
-    /// `siwa`, found beside the test bundle (`swift build` / `swift test` build it).
-    static func executable() throws -> URL {
-        let me = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
-        var directory = URL(fileURLWithPath: me).deletingLastPathComponent()
-        while directory.pathComponents.count > 1 {
-            let candidate = directory.appendingPathComponent("siwa")
-            var isDirectory: ObjCBool = false
-            if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue,
-               FileManager.default.isExecutableFile(atPath: candidate.path) {
-                return candidate
-            }
-            directory.deleteLastPathComponent()
-        }
-        throw Failure(description: "siwa not found next to \(me); run `swift build` first")
-    }
 
     /// Starts the server with `environment` added and `openFiles` as its descriptor limit (soft and hard).
     /// `ChildProcess` closes the test process's other descriptors in the child (tests running alongside would
@@ -37,7 +21,7 @@ final class SiwaProcess {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         logURL = directory.appendingPathComponent("server.log")
         let arguments = ["/bin/sh", "-c", "ulimit -n \(openFiles) && exec \"$0\" serve --port 0 --env-file /nonexistent",
-                         try Self.executable().path]
+                         try ChildProcess.builtProduct("siwa")]
         var variables = ProcessInfo.processInfo.environment
         for name in variables.keys where name.hasPrefix("IOS_") || name.hasPrefix("WEBSITE_") || name.hasPrefix("APPLE_")
             || name.hasPrefix("TLS_") || name.hasPrefix("SIWA_") || name == "TRUST_PROXY" || name == "PORT" {
@@ -49,7 +33,6 @@ final class SiwaProcess {
         process = try ChildProcess(arguments[0], arguments: Array(arguments.dropFirst()),
                                    environment: variables.merging(environment) { _, new in new },
                                    output: .file(logURL.path), error: .output)
-        pid = process.pid
     }
 
     /// Whether the child has not exited yet (reaps it when it has).
