@@ -46,6 +46,12 @@ struct HalfCloseTests {
             client.shutdownWrite()
             let acceptor = try #require(server.acceptor)
             let deadline = ContinuousClock.now + .seconds(20)
+            // First the accept, which may come after the client's connect returns: until then no connection is
+            // active or counted, and the wait below would end before it began.
+            while acceptor.acceptedConnections == 0, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            #expect(acceptor.acceptedConnections == 1)
             while acceptor.activeConnections > 0, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(20))
             }
