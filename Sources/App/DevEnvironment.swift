@@ -52,13 +52,13 @@ public enum DevEnvironment {
         signal(SIGXFSZ, SIG_IGN)  // as `siwa serve`: past `ulimit -f` a write fails with EFBIG (a 503) instead
         let server = try await SiwaServer(configuration: configuration, logger: logger)
         try server.start()
-        logger.notice("Apple stand-in on \(stand.baseURL)")
-        logger.notice("siwa on http://\(hostname):\(server.localPort) — open /login to sign in")
-        logger.notice("iOS API: siwa mint --aud \(iosClientID) --key-file \(keyFile) gives a token for POST /api/users/siwa")
         let signals = ShutdownSignals.install {
             await server.shutdown()
             await stand.shutdown()
         }
+        logger.notice("Apple stand-in on \(stand.baseURL)")
+        logger.notice("siwa on http://\(hostname):\(server.localPort) — open /login to sign in")
+        logger.notice("iOS API: siwa mint --aud \(iosClientID) --key-file \(keyFile) gives a token for POST /api/users/siwa")
         async let serving: Void = server.run()
         async let standing: Void = stand.run()
         _ = try await (serving, standing)

@@ -82,9 +82,9 @@ public final class SiwaServer: Sendable {
         signal(SIGXFSZ, SIG_IGN)
         let server = try await SiwaServer(configuration: configuration, logger: logger)
         try server.start()
+        let signals = ShutdownSignals.install { await server.shutdown() }
         let scheme = configuration.tls == nil ? "http" : "https"
         logger.notice("siwa listening on \(scheme)://\(configuration.hostname):\(server.localPort)")
-        let signals = ShutdownSignals.install { await server.shutdown() }
         try await server.run()
         withExtendedLifetime(signals) {}
     }

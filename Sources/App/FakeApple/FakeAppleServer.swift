@@ -72,8 +72,8 @@ public final class FakeAppleServer: Sendable {
         let stand = try FakeAppleServer(hostname: hostname, port: port, keys: keys, clientSecretKey: clientSecretKey,
                                         logger: logger)
         try stand.start()
-        logger.notice("Apple stand-in on \(stand.baseURL) (key file \(keyFile), kid \(keys.keyID))")
         let signals = ShutdownSignals.install { await stand.shutdown() }
+        logger.notice("Apple stand-in on \(stand.baseURL) (key file \(keyFile), kid \(keys.keyID))")
         try await stand.run()
         withExtendedLifetime(signals) {}
     }
