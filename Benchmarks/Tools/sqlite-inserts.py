@@ -1,8 +1,9 @@
 """The storage half of the sign-in's physical limit, on one connection with the server's settings (WAL,
 synchronous=NORMAL), one transaction per commit:
-  - committed single-row inserts per second into a one-column table (the issue's definition), and
+  - committed single-row inserts per second into a bare table (an id and a 200-byte blob), for reference, and
   - with MIGRATED (a file `siwa migrate` created, so the real schema and page size), committed new-user sign-ins
-    per second: a user row and a token row per transaction, ids time-ordered as the server makes them.
+    per second: a user row and a token row per transaction, ids time-ordered as the server makes them (the
+    storage half of the benchmark's physical limit).
 Usage: sqlite-inserts.py FILE SECONDS [MIGRATED]   prints "single_row_commits_per_s [signin_commits_per_s]" """
 import hashlib
 import os

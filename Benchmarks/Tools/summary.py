@@ -18,6 +18,11 @@ for line in open(sys.argv[1]):
 conns_list = [int(c) for c in sys.argv[2].split()]
 
 
+def rps(server, workload, conns=64):
+    r = rows.get((server, workload, conns))
+    return r["rps"] if r else 0
+
+
 def ms(us):
     return "%.2f" % (us / 1000)
 
@@ -42,25 +47,24 @@ for ours, peer, workload in pairs:
 limits = extra.get("limits", {})
 rsa = float(limits.get("rsa2048_verify_per_s") or 0)
 sqlite = float(limits.get("sqlite_single_row_commits_per_s") or 0)
-physical = min(rsa, sqlite) if rsa and sqlite else 0
-print()
-print("physical limits (1 core): RSA-2048 verify %.0f/s (openssl speed), committed single-row SQLite inserts %.0f/s"
-      " (WAL, synchronous=NORMAL) -> min %.0f/s" % (rsa, sqlite, physical))
-for conns in conns_list:
-    r = rows.get(("ours", "new", conns))
-    if r and physical:
-        print("  new-user logins at %d connections: %.0f/s = %.0f%% of that limit" % (conns, r["rps"],
-                                                                                   100 * r["rps"] / physical))
 signin_commits = float(limits.get("sqlite_signin_commits_per_s") or 0)
-if signin_commits and rsa:
-    per_signin = min(rsa, signin_commits)
-    print("  with what a sign-in writes (a user and a token row, our schema, one transaction each): %.0f commits/s"
-          " -> min %.0f/s" % (signin_commits, per_signin))
+# The bar's limit, as the project states it: one core verifies a token (RSA-2048) and commits what a new user's
+# sign-in writes (a user and a token row); done one after the other, a sign-in costs the sum of the two.
+physical = 1 / (1 / rsa + 1 / signin_commits) if rsa and signin_commits else 0
+print()
+if physical:
+    print("physical limit (1 core): RSA-2048 verify %.0f/s (openssl speed) and a new user's commit, a user and a"
+          " token row in our schema, %.0f/s (WAL, synchronous=NORMAL, one transaction each) -> one after the"
+          " other %.0f sign-ins/s" % (rsa, signin_commits, physical))
     for conns in conns_list:
         r = rows.get(("ours", "new", conns))
         if r:
-            print("  new-user logins at %d connections: %.0f%% of that (group commit puts many in one transaction)"
-                  % (conns, 100 * r["rps"] / per_signin))
+            print("  new-user logins at %d connections: %.0f/s = %.0f%% of that limit (group commit puts many in"
+                  " one transaction)" % (conns, r["rps"], 100 * r["rps"] / physical))
+if rsa and sqlite:
+    bare = min(rsa, sqlite)
+    print("  for reference, against committed single-row inserts into a bare table (an id and a 200-byte blob), %.0f/s: min(RSA, that) %.0f/s;"
+          " new-user logins at 64 connections %.0f%% of it" % (sqlite, bare, 100 * rps("ours", "new") / bare))
 idle = extra.get("idle")
 if idle:
     print("idle: %s/%s connections held (%s alive at the end), RSS %.1f MB, /health mean %s ms, max %s ms, non-200 %s"
@@ -81,17 +85,12 @@ def bar(name, ok, detail):
     print("  [%s] %s: %s" % ("met" if ok else "NOT met", name, detail))
 
 
-def rps(server, workload, conns=64):
-    r = rows.get((server, workload, conns))
-    return r["rps"] if r else 0
-
-
 if rps("vapor", "new"):
     bar("new-user logins >= 3x Vapor at 64", rps("ours", "new") >= 3 * rps("vapor", "new"),
         "%.2fx" % (rps("ours", "new") / rps("vapor", "new")))
 if physical:
     bar("new-user logins >= 50% of the physical limit", rps("ours", "new") >= 0.5 * physical,
-        "%.0f%%" % (100 * rps("ours", "new") / physical))
+        "%.0f%% of %.0f/s" % (100 * rps("ours", "new") / physical, physical))
 if rps("vapor", "returning"):
     bar("returning-user logins >= 4x Vapor at 64", rps("ours", "returning") >= 4 * rps("vapor", "returning"),
         "%.2fx" % (rps("ours", "returning") / rps("vapor", "returning")))
