@@ -53,7 +53,8 @@ public final class SiwaServer: Sendable {
         serverConfiguration.tls = configuration.tls.map {
             TLSServerConfiguration(certificatePath: $0.certificatePath, privateKeyPath: $0.privateKeyPath)
         }
-        server = HTTPServer(configuration: serverConfiguration, responder: application, logger: logger)
+        server = HTTPServer(configuration: serverConfiguration, responder: application, logger: logger,
+                            loopHooks: DatabaseLoopHooks(database: database))
         services.metrics.attach(server)
         housekeeping = Task { [services] in await Housekeeping(services: services).run() }
     }

@@ -119,8 +119,10 @@ final class EventLoop: Sendable {
         state.withLock { $0.waiters.removeValue(forKey: fd) }
     }
 
-    /// Runs the loop on the calling thread until `stop()`; accepts on `listener` through `acceptor`.
-    func run(listener: Listener, acceptor: ConnectionAcceptor) {
+    /// Runs the loop on the calling thread until `stop()`; accepts on `listener` through `acceptor`; runs `hooks`
+    /// as the thread starts and after each iteration's jobs.
+    func run(listener: Listener, acceptor: ConnectionAcceptor, hooks: (any EventLoopHooks)? = nil) {
+        hooks?.loopThreadStarted()
         resumeListener(listener, force: true)
         var events = [epoll_event](repeating: epoll_event(), count: 512)
         var ready: [UnsafeContinuation<Readiness, Never>] = []
@@ -172,6 +174,7 @@ final class EventLoop: Sendable {
             }
             if acceptNow { acceptor.acceptConnections(from: listener, on: self) }
             runJobs(&jobs)
+            hooks?.loopIterationEnded()
             let now = MonotonicClock.now()
             if now >= nextSweep {
                 nextSweep = now + Self.sweepInterval

@@ -14,6 +14,7 @@ import Synchronization
 public final class HTTPServer: Sendable {
     public let configuration: HTTPServerConfiguration
     private let responder: any HTTPResponder
+    private let loopHooks: (any EventLoopHooks)?
     let logger: Logger
     private let state = Mutex(State())
 
@@ -29,9 +30,12 @@ public final class HTTPServer: Sendable {
     ///   - configuration: address, loops, limits, TLS.
     ///   - responder: called once per request, on the loop thread of the connection (it must not block).
     ///   - logger: gets one access line per request at `info`, and warnings.
-    public init(configuration: HTTPServerConfiguration, responder: any HTTPResponder, logger: Logger) {
+    ///   - loopHooks: run on every loop thread as it starts and after each iteration of its loop.
+    public init(configuration: HTTPServerConfiguration, responder: any HTTPResponder, logger: Logger,
+                loopHooks: (any EventLoopHooks)? = nil) {
         self.configuration = configuration
         self.responder = responder
+        self.loopHooks = loopHooks
         self.logger = logger
     }
 
@@ -60,7 +64,7 @@ public final class HTTPServer: Sendable {
                                               logger: logger, accessLog: configuration.accessLog, tls: tls, loops: loops,
                                               listener: listener)
             state.threads = loops.map { loop in
-                LoopThread { loop.run(listener: listener, acceptor: acceptor) }
+                LoopThread { [loopHooks] in loop.run(listener: listener, acceptor: acceptor, hooks: loopHooks) }
             }
             state.acceptor = acceptor
             state.port = listener.port

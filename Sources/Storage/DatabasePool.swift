@@ -12,6 +12,10 @@ import Synchronization
 /// consistent WAL snapshot per closure. Callers suspend on continuations: no event-loop thread and no thread of
 /// Swift's cooperative pool ever blocks on SQLite. WAL checkpoints run on a connection of their own beside the
 /// writer (`DatabaseConfiguration.checkpointThresholdPages`), so commits do not wait for a checkpoint's `fsync`.
+///
+/// A thread that works in rounds, an event loop, can commit its own writes instead
+/// (`commitWritesOnCurrentThread()`): its writes wait for the end of its round, `commitQueuedWrites()`, and
+/// commit there together, with no writer thread to wake and no second thread competing for the core.
 public final class DatabasePool: Sendable {
     /// The database file.
     public let path: String
@@ -102,10 +106,54 @@ public final class DatabasePool: Sendable {
     /// Writes queued and not yet started: the group-commit queue's depth (metrics; tests line writes up with it).
     public var pendingWriteCount: Int { writeQueue.withLock { $0.pending.count } }
 
+    /// Makes the calling thread commit the writes it queues itself: from now on `write` called on this thread
+    /// (not `writeWithoutTransaction`) queues its closure without waking the writer thread, and the thread must
+    /// call `commitQueuedWrites()` at the end of every round of its work, or those writes wait forever. For event
+    /// loops: the writes of the requests one loop iteration served commit together at its end.
+    public func commitWritesOnCurrentThread() {
+        pthread_setspecific(Self.roundThreadKey, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    /// Commits the queued writes on the calling thread, one batch in one transaction, unless the writer
+    /// thread is already at work (it then commits them after its current batch). What one batch leaves (more than
+    /// `maxWriteBatch` writes, or a checkpoint the writer must finish) goes on on the writer thread, so the
+    /// calling thread waits for at most one commit.
+    public func commitQueuedWrites() {
+        let start = writeQueue.withLock { queue -> Bool in
+            guard !queue.pending.isEmpty, !queue.isDraining else { return false }
+            queue.isDraining = true
+            return true
+        }
+        guard start else { return }
+        writer.sync { database in
+            guard let batch = nextBatch() else { return }
+            let mustFinishCheckpoint = commit(batch, on: database)
+            let handOff = writeQueue.withLock { queue -> Bool in
+                guard queue.pending.isEmpty, !mustFinishCheckpoint else { return true }
+                queue.isDraining = false
+                return false
+            }
+            guard handOff else { return }
+            writer.async { [self] database in
+                if mustFinishCheckpoint { finishCheckpoint(database) }
+                drain(database)
+            }
+        }
+    }
+
+    /// The pool a thread commits its own writes for (`commitWritesOnCurrentThread`), compared, never dereferenced.
+    private static let roundThreadKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
     private func enqueue(_ job: WriteJob) {
+        let committer: UnsafeMutableRawPointer? = pthread_getspecific(Self.roundThreadKey)
+        let deferred = !job.exclusive && committer == Unmanaged.passUnretained(self).toOpaque()
         let startDrain = writeQueue.withLock { queue -> Bool in
             queue.pending.append(job)
-            if queue.isDraining { return false }
+            if queue.isDraining || deferred { return false }
             queue.isDraining = true
             return true
         }
@@ -115,26 +163,36 @@ public final class DatabasePool: Sendable {
     /// Runs queued writes batch by batch until the queue is empty; only ever running on the writer's queue.
     private func drain(_ database: Database) {
         while let batch = nextBatchAfterYielding() {
-            let committed: [WriteCompletion]
-            if batch.count == 1, batch[0].exclusive {
-                batch[0].runAlone(database)
-                committed = []
-            } else {
-                committed = WriteBatch(jobs: batch).commit(on: database)
+            if commit(batch, on: database) { finishCheckpoint(database) }
+        }
+    }
+
+    /// Commits one batch (or runs one exclusive job), counts it, resumes its callers and starts a checkpoint
+    /// beside the writer when one is due; on the writer's queue.
+    ///
+    /// - Returns: whether the writer must now finish a checkpoint itself (the WAL reached its limit).
+    private func commit(_ batch: [WriteJob], on database: Database) -> Bool {
+        let committed: [WriteCompletion]
+        if batch.count == 1, batch[0].exclusive {
+            batch[0].runAlone(database)
+            committed = []
+        } else {
+            committed = WriteBatch(jobs: batch).commit(on: database)
+        }
+        let action = writeQueue.withLock { queue -> CheckpointAction in
+            if !committed.isEmpty {
+                queue.statistics.transactions += 1
+                queue.statistics.writes += committed.count
             }
-            let action = writeQueue.withLock { queue -> CheckpointAction in
-                if !committed.isEmpty {
-                    queue.statistics.transactions += 1
-                    queue.statistics.writes += committed.count
-                }
-                return checkpointAction(database, isCheckpointing: &queue.isCheckpointing)
-            }
-            committed.forEach { $0.resume() }
-            switch action {
-            case .none: break
-            case .beside: checkpointer?.async { [self] database in checkpoint(database) }
-            case .onWriter: finishCheckpoint(database)
-            }
+            return checkpointAction(database, isCheckpointing: &queue.isCheckpointing)
+        }
+        committed.forEach { $0.resume() }
+        switch action {
+        case .none: return false
+        case .beside:
+            checkpointer?.async { [self] database in checkpoint(database) }
+            return false
+        case .onWriter: return true
         }
     }
 

@@ -3,7 +3,8 @@ import Dispatch
 /// A `Database` confined to its own serial dispatch queue: the only way the pool reaches a connection.
 ///
 /// `@unchecked Sendable` because `database` is touched only from `queue` (GRDB.swift's `SerializedDatabase`
-/// pattern); the queue's threads are Dispatch's, never Swift's cooperative pool or an event loop.
+/// pattern): work runs on Dispatch's threads, or on the thread that called `sync` while it waits (an event loop
+/// committing its own writes), never on a thread of Swift's cooperative pool.
 final class SerialConnection: @unchecked Sendable {
     private let database: Database
     private let queue: DispatchQueue
@@ -13,8 +14,8 @@ final class SerialConnection: @unchecked Sendable {
         self.queue = DispatchQueue(label: label, qos: .userInitiated)
     }
 
-    /// Runs `work` on the connection's queue and waits for it: only from another connection's queue, never from
-    /// a task.
+    /// Runs `work` on the connection's queue and waits for it: from another connection's queue or an event-loop
+    /// thread, never from a task.
     func sync<T>(_ work: (Database) -> T) -> T {
         queue.sync { work(database) }
     }

@@ -1,0 +1,123 @@
+import Foundation
+import Glibc
+import Testing
+@testable import Storage
+
+/// Writes committed by the thread that queued them, at the end of its round (`commitWritesOnCurrentThread`).
+struct LoopCommitTests {
+    let directory: TemporaryDirectory
+
+    init() throws { directory = try TemporaryDirectory() }
+
+    private func makePool(_ configuration: DatabaseConfiguration = DatabaseConfiguration()) async throws -> DatabasePool {
+        let pool = try DatabasePool(path: directory.path(), configuration: configuration)
+        try await pool.write { try $0.executeScript("CREATE TABLE t (a INTEGER PRIMARY KEY)") }
+        return pool
+    }
+
+    private func count(_ pool: DatabasePool) async throws -> Int {
+        try await pool.read { try $0.fetchOne(sql: "SELECT count(*) FROM t") { try $0[0] as Int } ?? 0 }
+    }
+
+    /// Starts one task per value on `thread`, each inserting its value, lets them run in one round and returns
+    /// which committed.
+    private func insertInOneRound(_ values: [Int], on thread: RoundThread, _ pool: DatabasePool) async -> [Bool] {
+        let tasks = values.map { value in
+            Task(executorPreference: thread) {
+                try await pool.write { try $0.execute(sql: "INSERT INTO t VALUES (?)", arguments: [value]) }
+            }
+        }
+        thread.open()
+        var committed: [Bool] = []
+        for task in tasks { committed.append((try? await task.value) != nil) }
+        return committed
+    }
+
+    @Test func writesQueuedInOneRoundCommitTogetherAtItsEnd() async throws {
+        let pool = try await makePool()
+        let before = pool.writeStatistics
+        let thread = RoundThread(committingFor: pool)
+        let committed = await insertInOneRound(Array(0..<10), on: thread, pool)
+        thread.stop()
+        #expect(committed == Array(repeating: true, count: 10))
+        #expect(pool.writeStatistics.transactions - before.transactions == 1)
+        #expect(pool.writeStatistics.writes - before.writes == 10)
+        #expect(try await count(pool) == 10)
+    }
+
+    @Test func queuedWritesWaitForTheEndOfTheRound() async throws {
+        let pool = try await makePool()
+        let before = pool.writeStatistics
+        let thread = RoundThread(committingFor: pool)
+        let writer = Task(executorPreference: thread) {
+            try await pool.write { try $0.execute(sql: "INSERT INTO t VALUES (1)") }
+        }
+        let probe = Task(executorPreference: thread) { () -> (pending: Int, transactions: Int) in
+            usleep(50_000)  // the round goes on: a writer thread woken by the write would have committed it by now
+            return (pool.pendingWriteCount, pool.writeStatistics.transactions - before.transactions)
+        }
+        thread.open()
+        let seen = await probe.value
+        try await writer.value
+        thread.stop()
+        #expect(seen.pending == 1 && seen.transactions == 0)
+        #expect(pool.writeStatistics.transactions - before.transactions == 1)
+    }
+
+    @Test func aRoundBeyondMaxWriteBatchLeavesTheRestToTheWriterThread() async throws {
+        let pool = try await makePool(DatabaseConfiguration(maxWriteBatch: 3))
+        let before = pool.writeStatistics
+        let thread = RoundThread(committingFor: pool)
+        let committed = await insertInOneRound(Array(0..<7), on: thread, pool)
+        thread.stop()
+        #expect(committed == Array(repeating: true, count: 7))
+        #expect(pool.writeStatistics.transactions - before.transactions == 3)  // 3 on the round's thread, 3 + 1 after
+        #expect(try await count(pool) == 7)
+    }
+
+    @Test func aFailingWriteInARoundIsRolledBackAlone() async throws {
+        let pool = try await makePool()
+        try await pool.write { try $0.execute(sql: "INSERT INTO t VALUES (100)") }
+        let thread = RoundThread(committingFor: pool)
+        let committed = await insertInOneRound([1, 100, 2, 3], on: thread, pool)
+        thread.stop()
+        #expect(committed == [true, false, true, true])
+        #expect(try await count(pool) == 4)
+    }
+
+    @Test func otherThreadsStillWakeTheWriter() async throws {
+        let pool = try await makePool()
+        let thread = RoundThread(committingFor: pool)  // never opened: it commits nothing
+        try await pool.write { try $0.execute(sql: "INSERT INTO t VALUES (1)") }
+        #expect(try await count(pool) == 1)
+        thread.open()
+        thread.stop()
+    }
+
+    @Test func theWALLimitHoldsWhenRoundsCommit() async throws {
+        let pool = try await makePool(DatabaseConfiguration(checkpointThresholdPages: 4, walLimitBytes: 256 << 10))
+        try await pool.write { try $0.execute(sql: "CREATE TABLE pad (b BLOB)") }
+        let thread = RoundThread(committingFor: pool)
+        thread.open()
+        for round in 0..<20 {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<10 {
+                    group.addTask(executorPreference: thread) {
+                        try await pool.write { db in
+                            try db.execute(sql: "INSERT INTO t VALUES (?)", arguments: [round * 10 + index])
+                            try db.execute(sql: "INSERT INTO pad VALUES (?)", arguments: [[UInt8](repeating: 7, count: 8192)])
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
+        thread.stop()
+        // 200 writes of > 8 KiB: 1.6 MB of WAL without restarts; the writer restarts it at 256 KiB, also when the
+        // batch that reached the limit was committed on the round's thread.
+        let walSize = try FileManager.default.attributesOfItem(atPath: directory.path() + "-wal")[.size] as? Int ?? 0
+        #expect(walSize < 1_000_000, "the WAL grew to \(walSize) bytes")
+        #expect(pool.writeStatistics.checkpoints > 0)
+        #expect(try await count(pool) == 200)
+    }
+}
