@@ -9,9 +9,10 @@ import Synchronization
 /// `BEGIN IMMEDIATE … COMMIT`, each inside its own savepoint, so one closure that throws is rolled back alone
 /// and the others still commit. Every caller is resumed only after the `COMMIT` that made its changes durable
 /// (or with the error that prevented it). Reads use a small set of read-only connections, each reading one
-/// consistent WAL snapshot per closure. Callers suspend on continuations: no event-loop thread and no thread of
-/// Swift's cooperative pool ever blocks on SQLite. WAL checkpoints run on a connection of their own beside the
-/// writer (`DatabaseConfiguration.checkpointThresholdPages`), so commits do not wait for a checkpoint's `fsync`.
+/// consistent WAL snapshot per closure. Callers suspend on continuations: no thread of Swift's cooperative pool
+/// ever blocks on SQLite, and an event-loop thread only when it commits its own writes (below). WAL checkpoints
+/// run on a connection of their own beside the writer (`DatabaseConfiguration.checkpointThresholdPages`), so
+/// commits do not wait for a checkpoint's `fsync`.
 ///
 /// A thread that works in rounds, an event loop, can commit its own writes instead
 /// (`commitWritesOnCurrentThread()`): its writes wait for the end of its round, `commitQueuedWrites()`, and
