@@ -11,13 +11,11 @@ struct DatabasePoolTests {
     init() throws { directory = try TemporaryDirectory() }
 
     private func makePool(_ configuration: DatabaseConfiguration = DatabaseConfiguration()) async throws -> DatabasePool {
-        let pool = try DatabasePool(path: directory.path(), configuration: configuration)
-        try await pool.write { try $0.executeScript("CREATE TABLE t (a INTEGER PRIMARY KEY)") }
-        return pool
+        try await makePoolWithTable(in: directory, configuration)
     }
 
     private func count(_ pool: DatabasePool) async throws -> Int {
-        try await pool.read { try $0.fetchOne(sql: "SELECT count(*) FROM t") { try $0[0] as Int } ?? 0 }
+        try await rowCount(pool)
     }
 
     private func waitForPending(_ pool: DatabasePool, _ count: Int) async throws {

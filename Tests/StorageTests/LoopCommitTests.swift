@@ -9,16 +9,6 @@ struct LoopCommitTests {
 
     init() throws { directory = try TemporaryDirectory() }
 
-    private func makePool(_ configuration: DatabaseConfiguration = DatabaseConfiguration()) async throws -> DatabasePool {
-        let pool = try DatabasePool(path: directory.path(), configuration: configuration)
-        try await pool.write { try $0.executeScript("CREATE TABLE t (a INTEGER PRIMARY KEY)") }
-        return pool
-    }
-
-    private func count(_ pool: DatabasePool) async throws -> Int {
-        try await pool.read { try $0.fetchOne(sql: "SELECT count(*) FROM t") { try $0[0] as Int } ?? 0 }
-    }
-
     /// Starts one task per value on `thread`, each inserting its value, lets them run in one round and returns
     /// which committed.
     private func insertInOneRound(_ values: [Int], on thread: RoundThread, _ pool: DatabasePool) async -> [Bool] {
@@ -34,7 +24,7 @@ struct LoopCommitTests {
     }
 
     @Test func writesQueuedInOneRoundCommitTogetherAtItsEnd() async throws {
-        let pool = try await makePool()
+        let pool = try await makePoolWithTable(in: directory)
         let before = pool.writeStatistics
         let thread = RoundThread(committingFor: pool)
         let committed = await insertInOneRound(Array(0..<10), on: thread, pool)
@@ -42,11 +32,11 @@ struct LoopCommitTests {
         #expect(committed == Array(repeating: true, count: 10))
         #expect(pool.writeStatistics.transactions - before.transactions == 1)
         #expect(pool.writeStatistics.writes - before.writes == 10)
-        #expect(try await count(pool) == 10)
+        #expect(try await rowCount(pool) == 10)
     }
 
     @Test func queuedWritesWaitForTheEndOfTheRound() async throws {
-        let pool = try await makePool()
+        let pool = try await makePoolWithTable(in: directory)
         let before = pool.writeStatistics
         let thread = RoundThread(committingFor: pool)
         let writer = Task(executorPreference: thread) {
@@ -65,37 +55,38 @@ struct LoopCommitTests {
     }
 
     @Test func aRoundBeyondMaxWriteBatchLeavesTheRestToTheWriterThread() async throws {
-        let pool = try await makePool(DatabaseConfiguration(maxWriteBatch: 3))
+        let pool = try await makePoolWithTable(in: directory, DatabaseConfiguration(maxWriteBatch: 3))
         let before = pool.writeStatistics
         let thread = RoundThread(committingFor: pool)
         let committed = await insertInOneRound(Array(0..<7), on: thread, pool)
         thread.stop()
         #expect(committed == Array(repeating: true, count: 7))
         #expect(pool.writeStatistics.transactions - before.transactions == 3)  // 3 on the round's thread, 3 + 1 after
-        #expect(try await count(pool) == 7)
+        #expect(try await rowCount(pool) == 7)
     }
 
     @Test func aFailingWriteInARoundIsRolledBackAlone() async throws {
-        let pool = try await makePool()
+        let pool = try await makePoolWithTable(in: directory)
         try await pool.write { try $0.execute(sql: "INSERT INTO t VALUES (100)") }
         let thread = RoundThread(committingFor: pool)
         let committed = await insertInOneRound([1, 100, 2, 3], on: thread, pool)
         thread.stop()
         #expect(committed == [true, false, true, true])
-        #expect(try await count(pool) == 4)
+        #expect(try await rowCount(pool) == 4)
     }
 
     @Test func otherThreadsStillWakeTheWriter() async throws {
-        let pool = try await makePool()
+        let pool = try await makePoolWithTable(in: directory)
         let thread = RoundThread(committingFor: pool)  // never opened: it commits nothing
         try await pool.write { try $0.execute(sql: "INSERT INTO t VALUES (1)") }
-        #expect(try await count(pool) == 1)
+        #expect(try await rowCount(pool) == 1)
         thread.open()
         thread.stop()
     }
 
     @Test func theWALLimitHoldsWhenRoundsCommit() async throws {
-        let pool = try await makePool(DatabaseConfiguration(checkpointThresholdPages: 4, walLimitBytes: 256 << 10))
+        let configuration = DatabaseConfiguration(checkpointThresholdPages: 4, walLimitBytes: 256 << 10)
+        let pool = try await makePoolWithTable(in: directory, configuration)
         try await pool.write { try $0.execute(sql: "CREATE TABLE pad (b BLOB)") }
         let thread = RoundThread(committingFor: pool)
         thread.open()
@@ -118,6 +109,6 @@ struct LoopCommitTests {
         let walSize = try FileManager.default.attributesOfItem(atPath: directory.path() + "-wal")[.size] as? Int ?? 0
         #expect(walSize < 1_000_000, "the WAL grew to \(walSize) bytes")
         #expect(pool.writeStatistics.checkpoints > 0)
-        #expect(try await count(pool) == 200)
+        #expect(try await rowCount(pool) == 200)
     }
 }
