@@ -6,14 +6,21 @@ import Storage
 ///
 /// On one core this takes the writer thread's wait for the core out of every sign-in: the tail of the latency
 /// distribution shrinks at the same rate (BENCHMARKS.md, "Group commit on the loop threads").
-struct DatabaseLoopHooks: EventLoopHooks {
-    let database: DatabasePool
+///
+/// The database is held weakly: it belongs to the app's services, and the server holding it would close it (and
+/// checkpoint its WAL) whenever the server happens to be released last, even while the process exits.
+final class DatabaseLoopHooks: EventLoopHooks {
+    private weak let database: DatabasePool?
+
+    init(database: DatabasePool) {
+        self.database = database
+    }
 
     func loopThreadStarted() {
-        database.commitWritesOnCurrentThread()
+        database?.commitWritesOnCurrentThread()
     }
 
     func loopIterationEnded() {
-        database.commitQueuedWrites()
+        database?.commitQueuedWrites()
     }
 }
