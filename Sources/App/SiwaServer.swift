@@ -31,7 +31,8 @@ public final class SiwaServer: Sendable {
             path: configuration.databasePath,
             configuration: DatabaseConfiguration(synchronous: configuration.databaseSynchronous,
                                                  busyTimeoutMilliseconds: configuration.databaseBusyTimeoutMilliseconds,
-                                                 cacheSizeKiB: configuration.databaseCacheKiB)
+                                                 cacheSizeKiB: configuration.databaseCacheKiB,
+                                                 roundExecutor: EventLoopRounds())
         )
         let http = HTTPClient(configuration: HTTPClient.Configuration(extraCAFile: configuration.extraCAFile))
         let appleKeys = AppleKeySet.apple(configuration: configuration, database: database, client: http, logger: logger,
@@ -53,8 +54,7 @@ public final class SiwaServer: Sendable {
         serverConfiguration.tls = configuration.tls.map {
             TLSServerConfiguration(certificatePath: $0.certificatePath, privateKeyPath: $0.privateKeyPath)
         }
-        server = HTTPServer(configuration: serverConfiguration, responder: application, logger: logger,
-                            loopHooks: DatabaseLoopHooks(database: database))
+        server = HTTPServer(configuration: serverConfiguration, responder: application, logger: logger)
         services.metrics.attach(server)
         housekeeping = Task { [services] in await Housekeeping(services: services).run() }
     }

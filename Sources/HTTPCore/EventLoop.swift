@@ -119,10 +119,15 @@ final class EventLoop: Sendable {
         state.withLock { $0.waiters.removeValue(forKey: fd) }
     }
 
-    /// Runs the loop on the calling thread until `stop()`; accepts on `listener` through `acceptor`; runs `hooks`
-    /// as the thread starts and after each iteration's jobs.
-    func run(listener: Listener, acceptor: ConnectionAcceptor, hooks: (any EventLoopHooks)? = nil) {
-        hooks?.loopThreadStarted()
+    /// Runs the loop on the calling thread until `stop()`; accepts on `listener` through `acceptor`; runs the
+    /// tasks added with `EventLoopIteration.runAtEnd` after each iteration's jobs.
+    func run(listener: Listener, acceptor: ConnectionAcceptor) {
+        let endTasks = IterationEndTasks()
+        endTasks.attachToThread()
+        defer {
+            endTasks.run()
+            endTasks.detachFromThread()
+        }
         resumeListener(listener, force: true)
         var events = [epoll_event](repeating: epoll_event(), count: 512)
         var ready: [UnsafeContinuation<Readiness, Never>] = []
@@ -131,7 +136,7 @@ final class EventLoop: Sendable {
         var jobs: [UnownedJob] = []
         while true {
             let timeout: Int32 = state.withLock { state in
-                guard state.jobs.isEmpty else { return 0 }
+                guard state.jobs.isEmpty, endTasks.isEmpty else { return 0 }
                 state.sleeping = true
                 return 25
             }
@@ -174,7 +179,7 @@ final class EventLoop: Sendable {
             }
             if acceptNow { acceptor.acceptConnections(from: listener, on: self) }
             runJobs(&jobs)
-            hooks?.loopIterationEnded()
+            endTasks.run()
             let now = MonotonicClock.now()
             if now >= nextSweep {
                 nextSweep = now + Self.sweepInterval

@@ -14,7 +14,6 @@ import Synchronization
 public final class HTTPServer: Sendable {
     public let configuration: HTTPServerConfiguration
     private let responder: any HTTPResponder
-    private let loopHooks: (any EventLoopHooks)?
     let logger: Logger
     private let state = Mutex(State())
 
@@ -30,12 +29,9 @@ public final class HTTPServer: Sendable {
     ///   - configuration: address, loops, limits, TLS.
     ///   - responder: called once per request, on the loop thread of the connection (it must not block).
     ///   - logger: gets one access line per request at `info`, and warnings.
-    ///   - loopHooks: run on every loop thread as it starts and after each iteration of its loop.
-    public init(configuration: HTTPServerConfiguration, responder: any HTTPResponder, logger: Logger,
-                loopHooks: (any EventLoopHooks)? = nil) {
+    public init(configuration: HTTPServerConfiguration, responder: any HTTPResponder, logger: Logger) {
         self.configuration = configuration
         self.responder = responder
-        self.loopHooks = loopHooks
         self.logger = logger
     }
 
@@ -64,7 +60,7 @@ public final class HTTPServer: Sendable {
                                               logger: logger, accessLog: configuration.accessLog, tls: tls, loops: loops,
                                               listener: listener)
             state.threads = loops.map { loop in
-                LoopThread { [loopHooks] in loop.run(listener: listener, acceptor: acceptor, hooks: loopHooks) }
+                LoopThread { loop.run(listener: listener, acceptor: acceptor) }
             }
             state.acceptor = acceptor
             state.port = listener.port

@@ -54,6 +54,9 @@ public struct DatabaseConfiguration: Sendable {
     /// How large a `DatabasePool`'s WAL may grow under a write load that never pauses before the writer waits for
     /// a checkpoint to finish, so that the WAL can start over from its beginning (with checkpoints beside the writer).
     public var walLimitBytes: Int
+    /// Where writes queued from inside a round of this executor commit: at the end of that round, on its thread
+    /// (see `RoundExecutor`); `nil` sends every write to the pool's writer thread.
+    public var roundExecutor: (any RoundExecutor)?
 
     public init(
         synchronous: Synchronous = .normal,
@@ -63,7 +66,8 @@ public struct DatabaseConfiguration: Sendable {
         readerCount: Int = defaultReaderCount,
         maxWriteBatch: Int = defaultMaxWriteBatch,
         checkpointThresholdPages: Int = defaultCheckpointThresholdPages,
-        walLimitBytes: Int = defaultWALLimitBytes
+        walLimitBytes: Int = defaultWALLimitBytes,
+        roundExecutor: (any RoundExecutor)? = nil
     ) {
         self.synchronous = synchronous
         self.pageSize = pageSize
@@ -73,5 +77,6 @@ public struct DatabaseConfiguration: Sendable {
         self.maxWriteBatch = maxWriteBatch
         self.checkpointThresholdPages = checkpointThresholdPages
         self.walLimitBytes = walLimitBytes
+        self.roundExecutor = roundExecutor
     }
 }

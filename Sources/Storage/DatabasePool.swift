@@ -1,61 +1,31 @@
-import Dispatch
-import Glibc
-import Synchronization
 
 /// SQLite connections arranged the way SQLite can use them: one writer, several readers.
 ///
-/// Writes go to a single connection on its own serial queue, so they never contend for the write lock.
-/// Queued write closures are committed together ("group commit"): up to `maxWriteBatch` closures share one
-/// `BEGIN IMMEDIATE … COMMIT`, each inside its own savepoint, so one closure that throws is rolled back alone
-/// and the others still commit. Every caller is resumed only after the `COMMIT` that made its changes durable
-/// (or with the error that prevented it). Reads use a small set of read-only connections, each reading one
-/// consistent WAL snapshot per closure. Callers suspend on continuations: no thread of Swift's cooperative pool
-/// ever blocks on SQLite, and an event-loop thread only when it commits its own writes (below). WAL checkpoints
-/// run on a connection of their own beside the writer (`DatabaseConfiguration.checkpointThresholdPages`), so
-/// commits do not wait for a checkpoint's `fsync`.
-///
-/// A thread that works in rounds, an event loop, can commit its own writes instead
-/// (`commitWritesOnCurrentThread()`): its writes wait for the end of its round, `commitQueuedWrites()`, and
-/// commit there together, with no writer thread to wake and no second thread competing for the core.
+/// Writes go to the `DatabaseWriter`, which commits them in groups on a single connection, so they never contend
+/// for the write lock, and resumes each caller only after its commit (see `DatabaseWriter` for who commits when,
+/// and `RoundExecutor` for commits at the end of an event loop's round). Reads use a small set of read-only
+/// connections, each reading one consistent WAL snapshot per closure. Callers suspend on continuations: no thread
+/// of Swift's cooperative pool ever blocks on SQLite.
 public final class DatabasePool: Sendable {
     /// The database file.
     public let path: String
-    private let writer: SerialConnection
-    private let checkpointer: SerialConnection?
-    private let checkpointThreshold: Int
-    /// `DatabaseConfiguration.walLimitBytes` in pages of this database.
-    private let walLimitPages: Int
+    let writer: DatabaseWriter
     private let readers: ReaderSet
-    private let writeQueue: Mutex<WriteQueue>
-    private let maxWriteBatch: Int
 
     /// Opens the writer (switching the file to WAL), then `configuration.readerCount` readers.
     ///
     /// - Parameters:
     ///   - path: the database file; created when missing. In-memory databases cannot be shared, use `Database`.
-    ///   - configuration: connection settings and pool sizes.
+    ///   - configuration: connection settings, pool sizes and the round executor whose writes commit on it.
     public init(path: String, configuration: DatabaseConfiguration = DatabaseConfiguration()) throws {
         self.path = path
-        let writerDatabase = try Database(path: path, configuration: configuration)
-        self.checkpointThreshold = max(configuration.checkpointThresholdPages, 0)
-        let pageSize = try writerDatabase.fetchOne(sql: "PRAGMA page_size") { row -> Int in try row[0] }
-        self.walLimitPages = max(checkpointThreshold, configuration.walLimitBytes / max(pageSize ?? 4_096, 512))
-        if checkpointThreshold > 0 {
-            writerDatabase.trackWALInsteadOfCheckpointing()
-            self.checkpointer = SerialConnection(
-                database: try Database(path: path, configuration: configuration), label: "siwa.storage.checkpointer")
-        } else {
-            self.checkpointer = nil
-        }
-        self.writer = SerialConnection(database: writerDatabase, label: "siwa.storage.writer")
+        self.writer = try DatabaseWriter(path: path, configuration: configuration)
         var connections: [SerialConnection] = []
         for index in 0..<max(configuration.readerCount, 1) {
             let database = try Database(path: path, configuration: configuration, readOnly: true)
             connections.append(SerialConnection(database: database, label: "siwa.storage.reader.\(index)"))
         }
         self.readers = ReaderSet(connections: connections)
-        self.writeQueue = Mutex(WriteQueue())
-        self.maxWriteBatch = max(configuration.maxWriteBatch, 1)
     }
 
     /// Runs `body` in a write transaction and returns its result once the transaction has committed.
@@ -65,7 +35,7 @@ public final class DatabasePool: Sendable {
     /// `body` must not begin, commit or roll back transactions itself (`Database.transaction` nests as a savepoint).
     public func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            enqueue(WriteJob(body: body, continuation: continuation, exclusive: false))
+            writer.submit(WriteJob(body: body, continuation: continuation, exclusive: false))
         }
     }
 
@@ -74,7 +44,7 @@ public final class DatabasePool: Sendable {
     /// `body` manages its own transactions.
     public func writeWithoutTransaction<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            enqueue(WriteJob(body: body, continuation: continuation, exclusive: true))
+            writer.submit(WriteJob(body: body, continuation: continuation, exclusive: true))
         }
     }
 
@@ -102,172 +72,10 @@ public final class DatabasePool: Sendable {
 
     /// Counts of committed write transactions and of the write closures they carried; a caller sees its own
     /// commit counted as soon as its `write` returns.
-    public var writeStatistics: WriteStatistics { writeQueue.withLock { $0.statistics } }
+    public var writeStatistics: WriteStatistics { writer.queue.withLock { $0.statistics } }
 
     /// Writes queued and not yet started: the group-commit queue's depth (metrics; tests line writes up with it).
-    public var pendingWriteCount: Int { writeQueue.withLock { $0.pending.count } }
-
-    /// Makes the calling thread commit the writes it queues itself: from now on `write` called on this thread
-    /// (not `writeWithoutTransaction`) queues its closure without waking the writer thread, and the thread must
-    /// call `commitQueuedWrites()` at the end of every round of its work, or those writes wait forever. For event
-    /// loops: the writes of the requests one loop iteration served commit together at its end.
-    public func commitWritesOnCurrentThread() {
-        pthread_setspecific(Self.roundThreadKey, Unmanaged.passUnretained(self).toOpaque())
-    }
-
-    /// Commits the queued writes on the calling thread, one batch in one transaction, unless the writer
-    /// thread is already at work (it then commits them after its current batch). What one batch leaves (more than
-    /// `maxWriteBatch` writes, or a checkpoint the writer must finish) goes on on the writer thread, so the
-    /// calling thread waits for at most one commit.
-    public func commitQueuedWrites() {
-        let start = writeQueue.withLock { queue -> Bool in
-            guard !queue.pending.isEmpty, !queue.isDraining else { return false }
-            queue.isDraining = true
-            return true
-        }
-        guard start else { return }
-        writer.sync { database in
-            guard let batch = nextBatch() else { return }
-            let mustFinishCheckpoint = commit(batch, on: database)
-            let handOff = writeQueue.withLock { queue -> Bool in
-                guard queue.pending.isEmpty, !mustFinishCheckpoint else { return true }
-                queue.isDraining = false
-                return false
-            }
-            guard handOff else { return }
-            writer.async { [self] database in
-                if mustFinishCheckpoint { finishCheckpoint(database) }
-                drain(database)
-            }
-        }
-    }
-
-    /// The pool a thread commits its own writes for (`commitWritesOnCurrentThread`), compared, never dereferenced.
-    private static let roundThreadKey: pthread_key_t = {
-        var key = pthread_key_t()
-        pthread_key_create(&key, nil)
-        return key
-    }()
-
-    private func enqueue(_ job: WriteJob) {
-        let committer: UnsafeMutableRawPointer? = pthread_getspecific(Self.roundThreadKey)
-        let deferred = !job.exclusive && committer == Unmanaged.passUnretained(self).toOpaque()
-        let startDrain = writeQueue.withLock { queue -> Bool in
-            queue.pending.append(job)
-            if queue.isDraining || deferred { return false }
-            queue.isDraining = true
-            return true
-        }
-        if startDrain { writer.async { [self] database in drain(database) } }
-    }
-
-    /// Runs queued writes batch by batch until the queue is empty; only ever running on the writer's queue.
-    private func drain(_ database: Database) {
-        while let batch = nextBatchAfterYielding() {
-            if commit(batch, on: database) { finishCheckpoint(database) }
-        }
-    }
-
-    /// Commits one batch (or runs one exclusive job), counts it, resumes its callers and starts a checkpoint
-    /// beside the writer when one is due; on the writer's queue.
-    ///
-    /// - Returns: whether the writer must now finish a checkpoint itself (the WAL reached its limit).
-    private func commit(_ batch: [WriteJob], on database: Database) -> Bool {
-        let committed: [WriteCompletion]
-        if batch.count == 1, batch[0].exclusive {
-            batch[0].runAlone(database)
-            committed = []
-        } else {
-            committed = WriteBatch(jobs: batch).commit(on: database)
-        }
-        let action = writeQueue.withLock { queue -> CheckpointAction in
-            if !committed.isEmpty {
-                queue.statistics.transactions += 1
-                queue.statistics.writes += committed.count
-            }
-            return checkpointAction(database, isCheckpointing: &queue.isCheckpointing)
-        }
-        committed.forEach { $0.resume() }
-        switch action {
-        case .none: return false
-        case .beside:
-            checkpointer?.async { [self] database in checkpoint(database) }
-            return false
-        case .onWriter: return true
-        }
-    }
-
-    private enum CheckpointAction { case none, beside, onWriter }
-
-    /// Decides after a commit: a checkpoint beside the writer each time the WAL grew by the threshold, and a
-    /// finishing one, with the writer waiting, once the WAL holds `walLimitPages`, even while one runs beside it
-    /// (the writer then waits for that one first), so the WAL never outgrows the limit by more than one batch.
-    ///
-    /// The writer's wait is one checkpoint of the frames written since the last one beside it: two `fdatasync`
-    /// calls of a few hundred KiB (4-10 ms on the benchmark machine; 5-30 ms before checkpoints beside the writer
-    /// synced the database file, see `checkpoint`). With a 64 MiB limit and 1 KiB pages that happens about every
-    /// 3 s under `Benchmarks/run`'s returning-user sign-ins; with 16 MiB, every 0.75 s.
-    private func checkpointAction(_ database: Database, isCheckpointing: inout Bool) -> CheckpointAction {
-        guard checkpointThreshold > 0 else { return .none }
-        let monitor = database.walMonitor
-        if monitor.pages < monitor.pagesAtLastCheckpoint { monitor.pagesAtLastCheckpoint = 0 }  // the WAL restarted
-        if monitor.pages >= walLimitPages { return .onWriter }
-        guard !isCheckpointing else { return .none }
-        guard monitor.pages - monitor.pagesAtLastCheckpoint >= checkpointThreshold else {
-            return .none
-        }
-        monitor.pagesAtLastCheckpoint = monitor.pages
-        isCheckpointing = true
-        return .beside
-    }
-
-    /// Completes the backfill while the writer waits between transactions, so the WAL can start over from its
-    /// beginning at the next write.
-    ///
-    /// A checkpoint beside a busy writer never catches up with the last frames, and SQLite restarts the WAL only
-    /// once every frame is backfilled. The writer waits for this one on the checkpointer's queue, after any
-    /// checkpoint already running there (the writer's queue is a Dispatch thread, so waiting blocks no task).
-    private func finishCheckpoint(_ database: Database) {
-        guard let checkpointer, checkpointer.sync({ (try? $0.checkpoint()) != nil }) else { return }
-        database.walMonitor.pages = 0
-        database.walMonitor.pagesAtLastCheckpoint = 0
-        writeQueue.withLock { $0.statistics.checkpoints += 1 }
-    }
-
-    /// Backfills the WAL into the database file on the checkpointer connection, beside the writer, then syncs the
-    /// database file, so that the writer's own checkpoint (`finishCheckpoint`) has only the latest pages to sync.
-    private func checkpoint(_ database: Database) {
-        let succeeded = (try? database.checkpoint()) != nil && (try? database.syncDatabaseFile()) != nil
-        writeQueue.withLock { queue in
-            queue.isCheckpointing = false
-            if succeeded { queue.statistics.checkpoints += 1 }
-        }
-    }
-
-    /// Lets the threads that are ready to run on this core go first when the queue is short of a full batch:
-    /// a writer woken by the first write would otherwise commit it alone while the requests behind it wait for
-    /// the core, and every commit would be a batch of one. With an idle core to spare this returns at once.
-    private func nextBatchAfterYielding() -> [WriteJob]? {
-        if pendingWriteCount < maxWriteBatch { sched_yield() }
-        return nextBatch()
-    }
-
-    private func nextBatch() -> [WriteJob]? {
-        writeQueue.withLock { queue -> [WriteJob]? in
-            guard let first = queue.pending.first else {
-                queue.isDraining = false
-                return nil
-            }
-            if first.exclusive {
-                queue.pending.removeFirst()
-                return [first]
-            }
-            let count = queue.pending.prefix(maxWriteBatch).prefix { !$0.exclusive }.count
-            let batch = Array(queue.pending.prefix(count))
-            queue.pending.removeFirst(count)
-            return batch
-        }
-    }
+    public var pendingWriteCount: Int { writer.queue.withLock { $0.pending.count } }
 }
 
 /// What the pool has committed so far.
@@ -278,11 +86,4 @@ public struct WriteStatistics: Sendable, Equatable {
     public var writes = 0
     /// WAL checkpoints run beside the writer (see `DatabaseConfiguration.checkpointThresholdPages`).
     public var checkpoints = 0
-}
-
-struct WriteQueue: ~Copyable {
-    var pending: [WriteJob] = []
-    var isDraining = false
-    var isCheckpointing = false
-    var statistics = WriteStatistics()
 }

@@ -1,30 +1,48 @@
 import Dispatch
 import Foundation
+import Glibc
 import Storage
 import Synchronization
 
-/// A thread that runs tasks' jobs in rounds, as an event loop does, and commits the writes they queued on a pool
-/// at the end of each round (`DatabasePool.commitQueuedWrites`). Starts closed: jobs wait until `open()`, so that
-/// tasks created before it run in one round.
-final class RoundThread: TaskExecutor, Sendable {
+/// A thread that runs tasks' jobs in rounds, as an event loop does, and runs the tasks given to
+/// `runAtEndOfCurrentRound` at the end of each round. Starts closed: jobs wait until `open()`, so that tasks created
+/// before it run in one round.
+final class RoundThread: TaskExecutor, RoundExecutor, Sendable {
     private struct State {
         var jobs: [UnownedJob] = []
         var open = false
         var stopped = false
+        var thread: pthread_t?
     }
 
     private let state = Mutex(State())
+    /// Touched only on the round's own thread.
+    private let endOfRound = Mutex<[(key: ObjectIdentifier, task: @Sendable () -> Void)]>([])
     private let wake = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
 
-    init(committingFor pool: DatabasePool) {
-        Thread.detachNewThread { [self] in run(pool) }
+    init() {
+        let started = DispatchSemaphore(value: 0)
+        Thread.detachNewThread { [self] in
+            state.withLock { $0.thread = pthread_self() }
+            started.signal()
+            run()
+        }
+        started.wait()
     }
 
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         state.withLock { $0.jobs.append(job) }
         wake.signal()
+    }
+
+    func runAtEndOfCurrentRound(key: ObjectIdentifier, _ task: @escaping @Sendable () -> Void) -> Bool {
+        guard let thread = state.withLock({ $0.thread }), pthread_equal(thread, pthread_self()) != 0 else { return false }
+        endOfRound.withLock { tasks in
+            if !tasks.contains(where: { $0.key == key }) { tasks.append((key, task)) }
+        }
+        return true
     }
 
     /// Lets the queued jobs run, all in the next round.
@@ -40,8 +58,7 @@ final class RoundThread: TaskExecutor, Sendable {
         finished.wait()
     }
 
-    private func run(_ pool: DatabasePool) {
-        pool.commitWritesOnCurrentThread()
+    private func run() {
         while true {
             wake.wait()
             let (round, stopped) = state.withLock { state -> ([UnownedJob], Bool) in
@@ -50,7 +67,11 @@ final class RoundThread: TaskExecutor, Sendable {
                 return (state.jobs, state.stopped)
             }
             for job in round { job.runSynchronously(on: asUnownedTaskExecutor()) }
-            pool.commitQueuedWrites()
+            let tasks = endOfRound.withLock { tasks in
+                defer { tasks = [] }
+                return tasks
+            }
+            for entry in tasks { entry.task() }
             if stopped {
                 finished.signal()
                 return

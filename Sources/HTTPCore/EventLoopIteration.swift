@@ -1,0 +1,71 @@
+import Glibc
+
+/// Work deferred to the end of the current iteration of the event loop whose thread is calling.
+///
+/// An iteration is one pass of a loop: wait for sockets, resume the connections that became ready, run the jobs
+/// of their tasks. A task added here runs on the same thread after those jobs and before the loop waits again,
+/// once however many times it was added under one key: a subsystem can gather what one iteration's requests
+/// asked for and do it once, with no other thread to wake (the app commits the iteration's database writes
+/// together this way).
+public enum EventLoopIteration {
+    /// If the calling thread is an event loop's, runs `task` on it once the current iteration's jobs have run,
+    /// and returns `true`; a second call with the same `key` in that iteration adds nothing. On any other thread
+    /// it does nothing and returns `false`.
+    ///
+    /// - Parameters:
+    ///   - key: identifies the task within an iteration.
+    ///   - task: must be short and must not block for long: every connection of the loop waits meanwhile.
+    public static func runAtEnd(key: ObjectIdentifier, _ task: @escaping @Sendable () -> Void) -> Bool {
+        guard let tasks = IterationEndTasks.current else { return false }
+        tasks.add(key: key, task)
+        return true
+    }
+}
+
+/// The tasks one loop thread runs at the end of its iterations; reached only from that thread.
+final class IterationEndTasks {
+    /// Most times the tasks that tasks add are run again before the loop goes back to its sockets.
+    static let roundsPerIteration = 4
+
+    private var keys: [ObjectIdentifier] = []
+    private var tasks: [@Sendable () -> Void] = []
+    private var running: [@Sendable () -> Void] = []
+
+    /// The calling thread's tasks, while it runs an event loop.
+    static var current: IterationEndTasks? {
+        pthread_getspecific(threadKey).map { Unmanaged<IterationEndTasks>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    private static let threadKey: pthread_key_t = {
+        var key = pthread_key_t()
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    /// Makes these the calling thread's tasks until `detachFromThread()`; the caller keeps them alive meanwhile.
+    func attachToThread() {
+        pthread_setspecific(Self.threadKey, Unmanaged.passUnretained(self).toOpaque())
+    }
+
+    func detachFromThread() {
+        pthread_setspecific(Self.threadKey, nil)
+    }
+
+    var isEmpty: Bool { tasks.isEmpty }
+
+    func add(key: ObjectIdentifier, _ task: @escaping @Sendable () -> Void) {
+        guard !keys.contains(key) else { return }
+        keys.append(key)
+        tasks.append(task)
+    }
+
+    /// Runs the tasks added so far, then those they added, up to `roundsPerIteration` times.
+    func run() {
+        for _ in 0..<Self.roundsPerIteration where !tasks.isEmpty {
+            swap(&tasks, &running)
+            keys.removeAll(keepingCapacity: true)
+            for task in running { task() }
+            running.removeAll(keepingCapacity: true)
+        }
+    }
+}

@@ -1,0 +1,150 @@
+import Glibc
+import Synchronization
+
+/// The one connection that writes, and the only place that decides when writes commit.
+///
+/// Writes queue here and are committed together ("group commit"): up to `maxWriteBatch` closures share one
+/// `BEGIN IMMEDIATE … COMMIT`, each inside its own savepoint, so one closure that throws is rolled back alone and
+/// the others still commit. Every caller is resumed only after the `COMMIT` that made its changes durable (or with
+/// the error that prevented it). Who runs the commit depends only on where the write was queued:
+/// - from inside a round of the configured `RoundExecutor` (an event loop): the round's thread, once the round
+///   ends, for every write queued meanwhile (`commitQueuedWrites`);
+/// - anywhere else: the writer's own serial queue, woken by the first write of an empty queue.
+///
+/// WAL checkpoints run on a connection of their own beside the writer (`DatabaseWriter+Checkpoints.swift`).
+final class DatabaseWriter: Sendable {
+    let connection: SerialConnection
+    let checkpointer: SerialConnection?
+    let checkpointThreshold: Int
+    /// `DatabaseConfiguration.walLimitBytes` in pages of this database.
+    let walLimitPages: Int
+    let queue: Mutex<WriteQueue>
+    private let maxWriteBatch: Int
+    private let roundExecutor: (any RoundExecutor)?
+
+    init(path: String, configuration: DatabaseConfiguration) throws {
+        let database = try Database(path: path, configuration: configuration)
+        self.checkpointThreshold = max(configuration.checkpointThresholdPages, 0)
+        let pageSize = try database.fetchOne(sql: "PRAGMA page_size") { row -> Int in try row[0] }
+        self.walLimitPages = max(checkpointThreshold, configuration.walLimitBytes / max(pageSize ?? 4_096, 512))
+        if checkpointThreshold > 0 {
+            database.trackWALInsteadOfCheckpointing()
+            self.checkpointer = SerialConnection(
+                database: try Database(path: path, configuration: configuration), label: "siwa.storage.checkpointer")
+        } else {
+            self.checkpointer = nil
+        }
+        self.connection = SerialConnection(database: database, label: "siwa.storage.writer")
+        self.queue = Mutex(WriteQueue())
+        self.maxWriteBatch = max(configuration.maxWriteBatch, 1)
+        self.roundExecutor = configuration.roundExecutor
+    }
+
+    /// Queues `job` and makes sure something will commit it: the end of the caller's round, or the writer queue.
+    func submit(_ job: WriteJob) {
+        let atRoundEnd = !job.exclusive && roundExecutor?.runAtEndOfCurrentRound(
+            key: ObjectIdentifier(self), { [weak self] in self?.commitQueuedWrites() }) == true
+        let startDrain = queue.withLock { queue -> Bool in
+            queue.pending.append(job)
+            if queue.isDraining || atRoundEnd { return false }
+            queue.isDraining = true
+            return true
+        }
+        if startDrain { connection.async { [self] database in drain(database) } }
+    }
+
+    /// Commits the queued writes on the calling thread (the end of a round), one batch in one transaction, unless
+    /// the writer queue is already at work (it then commits them after its current batch). What one batch leaves
+    /// (more than `maxWriteBatch` writes, or a checkpoint the writer must finish) goes on on the writer queue, so
+    /// the calling thread waits for at most one commit.
+    func commitQueuedWrites() {
+        let start = queue.withLock { queue -> Bool in
+            guard !queue.pending.isEmpty, !queue.isDraining else { return false }
+            queue.isDraining = true
+            return true
+        }
+        guard start else { return }
+        connection.sync { database in
+            guard let batch = nextBatch() else { return }
+            let mustFinishCheckpoint = commit(batch, on: database)
+            let handOff = queue.withLock { queue -> Bool in
+                guard queue.pending.isEmpty, !mustFinishCheckpoint else { return true }
+                queue.isDraining = false
+                return false
+            }
+            guard handOff else { return }
+            connection.async { [self] database in
+                if mustFinishCheckpoint { finishCheckpoint(database) }
+                drain(database)
+            }
+        }
+    }
+
+    /// Runs queued writes batch by batch until the queue is empty; only ever running on the writer's queue.
+    private func drain(_ database: Database) {
+        while let batch = nextBatchAfterYielding() {
+            if commit(batch, on: database) { finishCheckpoint(database) }
+        }
+    }
+
+    /// Commits one batch (or runs one exclusive job), counts it, resumes its callers and starts a checkpoint
+    /// beside the writer when one is due; on the writer's queue.
+    ///
+    /// - Returns: whether the writer must now finish a checkpoint itself (the WAL reached its limit).
+    private func commit(_ batch: [WriteJob], on database: Database) -> Bool {
+        let committed: [WriteCompletion]
+        if batch.count == 1, batch[0].exclusive {
+            batch[0].runAlone(database)
+            committed = []
+        } else {
+            committed = WriteBatch(jobs: batch).commit(on: database)
+        }
+        let action = queue.withLock { queue -> CheckpointAction in
+            if !committed.isEmpty {
+                queue.statistics.transactions += 1
+                queue.statistics.writes += committed.count
+            }
+            return checkpointAction(database, isCheckpointing: &queue.isCheckpointing)
+        }
+        committed.forEach { $0.resume() }
+        switch action {
+        case .none: return false
+        case .beside:
+            checkpointer?.async { [self] database in checkpoint(database) }
+            return false
+        case .onWriter: return true
+        }
+    }
+
+    /// Lets the threads that are ready to run on this core go first when the queue is short of a full batch:
+    /// a writer woken by the first write would otherwise commit it alone while the requests behind it wait for
+    /// the core, and every commit would be a batch of one. With an idle core to spare this returns at once.
+    private func nextBatchAfterYielding() -> [WriteJob]? {
+        if queue.withLock({ $0.pending.count }) < maxWriteBatch { sched_yield() }
+        return nextBatch()
+    }
+
+    private func nextBatch() -> [WriteJob]? {
+        queue.withLock { queue -> [WriteJob]? in
+            guard let first = queue.pending.first else {
+                queue.isDraining = false
+                return nil
+            }
+            if first.exclusive {
+                queue.pending.removeFirst()
+                return [first]
+            }
+            let count = queue.pending.prefix(maxWriteBatch).prefix { !$0.exclusive }.count
+            let batch = Array(queue.pending.prefix(count))
+            queue.pending.removeFirst(count)
+            return batch
+        }
+    }
+}
+
+struct WriteQueue: ~Copyable {
+    var pending: [WriteJob] = []
+    var isDraining = false
+    var isCheckpointing = false
+    var statistics = WriteStatistics()
+}
