@@ -72,9 +72,9 @@ if Context.environment["SIWA_FUZZ"] == "1" {
         ("FuzzHTTPRequest", ["HTTPCore", "FuzzSupport"]),
         ("FuzzChunked", ["HTTPCore", "FuzzSupport"]),
         ("FuzzJSON", ["JOSE", "CryptoCore"]),
-        ("FuzzJWS", ["JOSE"]),
+        ("FuzzJWS", ["JOSE", "CryptoCore"]),
         ("FuzzClaims", ["AppleID", "JOSE"]),
-        ("FuzzBase64URL", ["JOSE"]),
+        ("FuzzBase64URL", ["CryptoCore"]),
         ("FuzzForm", ["Web"]),
         ("FuzzCookie", ["Web"]),
     ]

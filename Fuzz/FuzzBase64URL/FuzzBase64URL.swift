@@ -1,3 +1,4 @@
+import CryptoCore
 import JOSE
 
 /// Base64url is strict (RFC 4648 §3.5, §5): every byte string has exactly one accepted text, so

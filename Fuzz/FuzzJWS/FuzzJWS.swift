@@ -1,3 +1,4 @@
+import CryptoCore
 import JOSE
 
 /// Compact JWS splitting and decoding (RFC 7515 §7.1, §5.2).

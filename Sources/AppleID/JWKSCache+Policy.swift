@@ -51,10 +51,6 @@ public struct JWKSCachePolicy: Sendable {
 
     /// IMF-fixdate of RFC 9110 §5.6.7, e.g. `Sun, 06 Nov 1994 08:49:37 GMT`.
     static func parseHTTPDate(_ text: String) -> Date? {
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss 'GMT'"
-        return formatter.date(from: text.trimmingCharacters(in: .whitespaces))
+        HTTPDate.parse(text).map { Date(timeIntervalSince1970: TimeInterval($0)) }
     }
 }

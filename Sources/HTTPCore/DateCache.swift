@@ -23,14 +23,6 @@ final class DateCache: Sendable {
     }
 
     static func format(_ seconds: Int) -> [UInt8] {
-        var value = time_t(seconds)
-        var parts = tm()
-        gmtime_r(&value, &parts)
-        let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
-        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
-        func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        let text = "Date: \(days[Int(parts.tm_wday)]), \(two(parts.tm_mday)) \(months[Int(parts.tm_mon)]) "
-            + "\(parts.tm_year + 1900) \(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT\r\n"
-        return Array(text.utf8)
+        Array("Date: \(HTTPDate.format(secondsSince1970: seconds))\r\n".utf8)
     }
 }

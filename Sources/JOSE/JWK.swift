@@ -1,3 +1,5 @@
+import CryptoCore
+
 /// A JSON Web Key (RFC 7517 §4) holding a public RSA or EC key, as published in a JWKS.
 ///
 /// Only the public members are read; `d` and the other private members are ignored.

@@ -1,3 +1,5 @@
+import CryptoCore
+
 /// Produces compact JWS (RFC 7515 §7.1) for JWTs: the stand-in's identity tokens, the client secret.
 public enum JWTSigner {
     /// Signs `claims` with `key`.

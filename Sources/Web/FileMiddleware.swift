@@ -44,7 +44,7 @@ public struct FileMiddleware: Middleware {
         let etag = "\"\(String(size, radix: 16))-\(String(info.st_mtim.tv_sec, radix: 16))\(String(info.st_mtim.tv_nsec, radix: 16))\""
         var headers: HTTPHeaders = [
             "ETag": etag,
-            "Last-Modified": HTTPDate.format(modified),
+            "Last-Modified": HTTPDate.format(secondsSince1970: Int(info.st_mtim.tv_sec)),
             "Content-Type": MediaType.forFileExtension((file as NSString).pathExtension),
         ]
         if Self.isNotModified(request.headers, etag: etag, modified: modified) {
@@ -94,7 +94,7 @@ public struct FileMiddleware: Middleware {
             return tags.contains("*") || tags.contains(etag[...])
         }
         if let since = headers["If-Modified-Since"].flatMap(HTTPDate.parse) {
-            return modified <= since
+            return modified <= Date(timeIntervalSince1970: TimeInterval(since))
         }
         return false
     }

@@ -1,3 +1,5 @@
+import HTTPCore
+
 extension HTTPCookie {
     /// The `Set-Cookie` field value (RFC 6265 §4.1.1): `name=value; Max-Age=...; Expires=...; Path=...; Domain=...;
     /// HttpOnly; Secure; SameSite=...`, the order DESIGN.md writes them in. Throws `CookieError` instead of sending
@@ -7,7 +9,7 @@ extension HTTPCookie {
         guard value.utf8.allSatisfy(Self.isCookieOctet) else { throw .invalidValue(cookie: name) }
         var line = name + "=" + value
         if let maxAge { line += "; Max-Age=\(maxAge)" }
-        if let expires { line += "; Expires=" + HTTPDate.format(expires) }
+        if let expires { line += "; Expires=" + HTTPDate.format(secondsSince1970: Int(expires.timeIntervalSince1970.rounded(.down))) }
         if let path {
             guard path.utf8.allSatisfy(Self.isAttributeOctet) else { throw .invalidAttribute(cookie: name, attribute: "Path") }
             line += "; Path=" + path

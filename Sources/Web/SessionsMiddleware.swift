@@ -1,3 +1,4 @@
+import CryptoCore
 import Foundation
 
 /// Loads the session named by the session cookie before the route runs, and saves it after, only when changed.

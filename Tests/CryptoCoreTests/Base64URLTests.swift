@@ -1,6 +1,6 @@
 import TestSupport
 import Testing
-@testable import JOSE
+@testable import CryptoCore
 
 struct Base64URLTests {
     @Test(arguments: [

@@ -1,24 +1,23 @@
-import Foundation
-#if canImport(Glibc)
 import Glibc
-#endif
 
-/// HTTP dates in IMF-fixdate form, `Sun, 06 Nov 1994 08:49:37 GMT` (RFC 9110 §5.6.7).
-enum HTTPDate {
+/// HTTP dates in IMF-fixdate form, `Sun, 06 Nov 1994 08:49:37 GMT` (RFC 9110 §5.6.7), as whole seconds since 1970.
+package enum HTTPDate {
     private static let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
-    static func format(_ date: Date) -> String {
-        var seconds = time_t(date.timeIntervalSince1970.rounded(.down))
+    /// The IMF-fixdate of `seconds` since 1970 (UTC).
+    package static func format(secondsSince1970 seconds: Int) -> String {
+        var value = time_t(seconds)
         var parts = tm()
-        gmtime_r(&seconds, &parts)
+        gmtime_r(&value, &parts)
         func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
         return "\(days[Int(parts.tm_wday)]), \(two(parts.tm_mday)) \(months[Int(parts.tm_mon)]) \(parts.tm_year + 1900) "
             + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT"
     }
 
-    /// Parses an IMF-fixdate; nil for anything else (the obsolete forms are not accepted).
-    static func parse(_ text: String) -> Date? {
+    /// Parses an IMF-fixdate (surrounding spaces allowed) into seconds since 1970; nil for anything else: the
+    /// obsolete RFC 850 and asctime forms are not accepted.
+    package static func parse(_ text: some StringProtocol) -> Int? {
         let fields = text.split(separator: " ")
         guard fields.count == 6, fields[5] == "GMT", days.contains(String(fields[0].dropLast())),
               fields[0].last == ",", fields[1].count == 2, let day = Int32(fields[1]),
@@ -36,6 +35,6 @@ enum HTTPDate {
         parts.tm_hour = hour
         parts.tm_min = minute
         parts.tm_sec = second
-        return Date(timeIntervalSince1970: TimeInterval(timegm(&parts)))
+        return Int(timegm(&parts))
     }
 }

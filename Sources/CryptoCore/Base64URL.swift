@@ -55,7 +55,8 @@ public enum Base64URL {
         return Array(input).withUnsafeBufferPointer { decode(buffer: $0) }
     }
 
-    static func decode(buffer input: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+    /// Decodes strict unpadded base64url ASCII bytes in place, or returns nil; the JWS parser's entry point.
+    package static func decode(buffer input: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
         let remainder = input.count % 4
         guard remainder != 1 else { return nil }
         let capacity = input.count / 4 * 3 + (remainder == 0 ? 0 : remainder - 1)
@@ -88,5 +89,10 @@ public enum Base64URL {
             initialized = valid ? capacity : 0
         }
         return valid ? out : nil
+    }
+
+    /// Whether `text` is exactly what `encode` produces for `byteCount` bytes (session ids, state values).
+    public static func isEncoding(_ text: String, ofByteCount byteCount: Int) -> Bool {
+        text.utf8.count == (byteCount * 4 + 2) / 3 && text.utf8.allSatisfy { decodeTable[Int($0)] != 0xff }
     }
 }
