@@ -1,3 +1,4 @@
+import CryptoCore
 import HTTPCore
 import JOSE
 
@@ -6,20 +7,12 @@ import JOSE
 /// `description` (with `reason` and `detail`) is for the log and never contains the token or a
 /// claim value; `clientMessage` is what a client may see, and says no more than it must: an
 /// unknown `kid` and a bad signature both read "invalid identity token signature".
-public struct AppleIDError: Error, Equatable, Sendable, CustomStringConvertible {
+public struct AppleIDError: ReasonError, CustomStringConvertible {
     public enum Reason: Equatable, Sendable {
-        /// Not a well-formed JWS/JWT, or a claim of the wrong type.
-        case malformed
-        /// `alg` is not RS256.
-        case unsupportedAlgorithm
-        /// `crit` names an extension we do not implement.
-        case criticalHeader
-        /// The header carries `jku`, `x5u`, `jwk` or `x5c`.
-        case forbiddenHeader
-        /// No Apple key has the token's `kid` (after the key cache's one refetch).
-        case unknownKeyID
-        /// The RS256 signature does not verify.
-        case badSignature
+        /// Refused by the JOSE layer (`JWTError`): not a well-formed JWS, an algorithm other than RS256, a `crit`
+        /// extension, a key reference (`jku`, `x5u`, `jwk`, `x5c`), no Apple key with the token's `kid` (after the
+        /// key cache's one refetch), or a signature that does not verify. A claim of the wrong type is `malformed`.
+        case token(JWTError.Reason)
         /// `iss` is not `https://appleid.apple.com`.
         case wrongIssuer
         /// `aud` contains none of the expected client ids.
@@ -52,13 +45,10 @@ public struct AppleIDError: Error, Equatable, Sendable, CustomStringConvertible 
     /// For key providers: Apple unreachable and nothing cached.
     public static let keysUnavailable = AppleIDError(.keysUnavailable)
 
-    /// Errors compare by reason only.
-    public static func == (lhs: AppleIDError, rhs: AppleIDError) -> Bool { lhs.reason == rhs.reason }
-
     /// What a client may be told.
     public var clientMessage: String {
         switch reason {
-        case .unknownKeyID, .badSignature: "invalid identity token signature"
+        case .token(.unknownKeyID), .token(.badSignature): "invalid identity token signature"
         case .expired: "identity token expired"
         case .keysUnavailable: "Apple's signing keys are unavailable; try again later"
         default: "invalid identity token"
@@ -72,16 +62,32 @@ public struct AppleIDError: Error, Equatable, Sendable, CustomStringConvertible 
         detail.isEmpty ? "Apple JWT refused: \(reason)" : "Apple JWT refused: \(reason): \(detail)"
     }
 
-    /// Maps a JOSE-layer refusal onto the Apple reasons.
+    /// A JOSE-layer refusal; a key that does not fit RS256 reads as a malformed token.
     init(_ error: JWTError) {
-        let reason: Reason = switch error.reason {
-        case .malformed, .keyMismatch: .malformed
-        case .unsupportedAlgorithm: .unsupportedAlgorithm
-        case .criticalHeader: .criticalHeader
-        case .forbiddenHeader: .forbiddenHeader
-        case .unknownKeyID: .unknownKeyID
-        case .badSignature: .badSignature
-        }
-        self.init(reason, detail: error.detail)
+        self.init(.token(error.reason == .keyMismatch ? .malformed : error.reason), detail: error.detail)
     }
+}
+
+extension AppleIDError.Reason: CustomStringConvertible {
+    /// The reason's name, a JOSE-layer one without its wrapping: `badSignature`, `wrongAudience`.
+    public var description: String {
+        switch self {
+        case .token(let reason): "\(reason)"
+        case .wrongIssuer: "wrongIssuer"
+        case .wrongAudience: "wrongAudience"
+        case .expired: "expired"
+        case .issuedInFuture: "issuedInFuture"
+        case .tooOld: "tooOld"
+        case .missingSubject: "missingSubject"
+        case .nonceMismatch: "nonceMismatch"
+        case .keysUnavailable: "keysUnavailable"
+        }
+    }
+
+    /// Not a well-formed JWS/JWT, or a claim of the wrong type.
+    public static let malformed = Self.token(.malformed)
+    /// No Apple key has the token's `kid`.
+    public static let unknownKeyID = Self.token(.unknownKeyID)
+    /// The RS256 signature does not verify.
+    public static let badSignature = Self.token(.badSignature)
 }

@@ -1,5 +1,7 @@
+import CryptoCore
+
 /// Why `JWKSCache.key(for:)` found no key.
-public struct JWKSCacheError: Error, Equatable, Sendable {
+public struct JWKSCacheError: ReasonError {
     public enum Reason: Sendable, Equatable {
         /// No key set could be fetched or loaded: Apple is unreachable and nothing is cached (a 503).
         case keysUnavailable

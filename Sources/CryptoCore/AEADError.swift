@@ -1,5 +1,5 @@
 /// Why an ``AES256GCM`` operation was refused.
-public struct AEADError: Error, Equatable, Sendable, CustomStringConvertible {
+public struct AEADError: ReasonError, CustomStringConvertible {
     public enum Reason: Equatable, Sendable {
         /// The key is not exactly ``AES256GCM/keySize`` bytes.
         case invalidKeySize

@@ -1,5 +1,5 @@
 /// Why key material was refused.
-public struct CryptoKeyError: Error, Equatable, Sendable, CustomStringConvertible {
+public struct CryptoKeyError: ReasonError, CustomStringConvertible {
     public enum Reason: Equatable, Sendable {
         /// RSA modulus below ``RSAPublicKey/minimumModulusBits`` (NIST SP 800-131A).
         case modulusTooSmall

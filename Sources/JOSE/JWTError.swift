@@ -1,5 +1,7 @@
+import CryptoCore
+
 /// Why a JWS or JWT was refused at the JOSE layer. `reason` goes to the log; a client sees only 401.
-public struct JWTError: Error, Equatable, Sendable, CustomStringConvertible {
+public struct JWTError: ReasonError, CustomStringConvertible {
     public enum Reason: Equatable, Sendable {
         /// Not three base64url parts, bad base64url, bad JSON, a limit exceeded, or a missing member.
         case malformed
@@ -27,9 +29,6 @@ public struct JWTError: Error, Equatable, Sendable, CustomStringConvertible {
     }
 
     public init(reason: Reason) { self.init(reason) }
-
-    /// Errors compare by reason only: the detail is for humans.
-    public static func == (lhs: JWTError, rhs: JWTError) -> Bool { lhs.reason == rhs.reason }
 
     public var description: String { detail.isEmpty ? "JWT \(reason)" : "JWT \(reason): \(detail)" }
 }

@@ -71,12 +71,12 @@ struct IdentityTokenVerifierTests {
         let error = await #expect(throws: AppleIDError.self) {
             try await Fixture.verifier(keys: keys).verify(Fixture.token(header: ["alg": .string(alg)]))
         }
-        #expect(error?.reason == .unsupportedAlgorithm)
+        #expect(error?.reason == .token(.unsupportedAlgorithm))
         #expect(await keys.lookups == 0)
     }
 
     @Test func unknownCriticalHeaderIsRefused() async throws {
-        try await expectRefusal(.criticalHeader, Fixture.token(header: ["crit": ["exp"], "exp": 1]))
+        try await expectRefusal(.token(.criticalHeader), Fixture.token(header: ["crit": ["exp"], "exp": 1]))
     }
 
     @Test(arguments: ["jku", "x5u", "jwk", "x5c"])
@@ -85,7 +85,7 @@ struct IdentityTokenVerifierTests {
         let error = await #expect(throws: AppleIDError.self) {
             try await Fixture.verifier(keys: keys).verify(Fixture.token(header: [member: "https://attacker.example/keys"]))
         }
-        #expect(error?.reason == .forbiddenHeader)
+        #expect(error?.reason == .token(.forbiddenHeader))
         #expect(await keys.lookups == 0)
     }
 

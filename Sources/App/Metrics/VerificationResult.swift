@@ -20,12 +20,12 @@ enum VerificationResult: String, CaseIterable, Sendable {
 
     init(_ reason: AppleIDError.Reason) {
         self = switch reason {
-        case .malformed: .malformed
-        case .unsupportedAlgorithm: .unsupportedAlgorithm
-        case .criticalHeader: .criticalHeader
-        case .forbiddenHeader: .forbiddenHeader
-        case .unknownKeyID: .unknownKeyID
-        case .badSignature: .badSignature
+        case .token(.malformed), .token(.keyMismatch): .malformed
+        case .token(.unsupportedAlgorithm): .unsupportedAlgorithm
+        case .token(.criticalHeader): .criticalHeader
+        case .token(.forbiddenHeader): .forbiddenHeader
+        case .token(.unknownKeyID): .unknownKeyID
+        case .token(.badSignature): .badSignature
         case .wrongIssuer: .wrongIssuer
         case .wrongAudience: .wrongAudience
         case .expired: .expired
