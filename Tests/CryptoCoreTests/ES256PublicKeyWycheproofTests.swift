@@ -6,6 +6,7 @@ import Testing
 /// (`ecdsa_secp256r1_sha256_test.json`) and in IEEE P1363 raw `r || s`, the JWS form
 /// (`ecdsa_secp256r1_sha256_p1363_test.json`). Neither file has "acceptable" cases; BER
 /// variants of DER are invalid and we reject them.
+@Suite(.vectors("wycheproof"))
 struct ES256PublicKeyWycheproofTests {
     @Test func wycheproofDER() throws {
         guard let file = try Wycheproof.file("ecdsa_secp256r1_sha256_test.json") else { return }

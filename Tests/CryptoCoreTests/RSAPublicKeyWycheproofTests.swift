@@ -8,6 +8,7 @@ import Testing
 /// "acceptable" cases (flag `MissingNull`: a DigestInfo without the NULL parameters) are
 /// expected to be **rejected**: RFC 8017 §9.2 fixes the encoding with NULL, and OpenSSL 3
 /// compares the whole encoded DigestInfo, so we take the strict choice.
+@Suite(.vectors("wycheproof"))
 struct RSAPublicKeyWycheproofTests {
     @Test(arguments: [
         "rsa_signature_2048_sha256_test.json",

@@ -6,7 +6,7 @@ import Testing
 /// h2o's HTTP/1 fuzzer seeds: every seed through the parser, a sample through a live server.
 /// Oracle (SOURCE.txt): no crash, no hang, well-formed HTTP/1.x answers or a close, and a normal request
 /// still served afterwards.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(2)), .vectors("h2o-fuzz"))
 struct H2OFuzzCorpusTests {
     static let marker = Array("\n--MARK--\n".utf8)
 

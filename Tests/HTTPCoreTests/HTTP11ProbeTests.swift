@@ -5,7 +5,7 @@ import Testing
 
 /// Http11Probe's smuggling, request-line, headers, content-length, body, malformed-input, line-endings and
 /// host-header probes against a live server; each must end in an outcome the probe grades "pass".
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(2)), .vectors("http11probe/docs"))
 struct HTTP11ProbeTests {
     static let probes: [HTTP11Probe] = {
         guard let docs = TestVectors.folder("http11probe/docs", report: false) else { return [] }

@@ -16,6 +16,7 @@ import Testing
 ///   reading after answering a `Connection: close` request, which is the same outcome on the wire.
 /// - `Transfer-Encoding` other than a final `chunked`: llhttp (strict) takes a request body as unframed;
 ///   we answer 501 (unknown coding) or 400 (chunked not last), as RFC 9112 §6.3 rule 4 asks.
+@Suite(.vectors("llhttp/request"))
 struct LLHTTPVectorTests {
     static let cases: [LLHTTPCase] = {
         guard let folder = TestVectors.folder("llhttp/request", report: false) else { return [] }

@@ -11,7 +11,7 @@ struct RFC7515Tests {
     static let a1HS256 = "eyJ0eXAiOiJKV1QiLA0KICJhbGciOiJIUzI1NiJ9." + payload + ".dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
     static let a5Unsecured = "eyJhbGciOiJub25lIn0." + payload + "."
 
-    @Test func appendixA2AndA3Verify() throws {
+    @Test(.vectors("rfc/rfc7515-appendix-a.json")) func appendixA2AndA3Verify() throws {
         guard let data = TestVectors.load("rfc/rfc7515-appendix-a.json") else { return }
         let tests = try #require(try JSONValue(parsing: Array(data))["tests"]?.arrayValue)
         #expect(tests.count == 2)

@@ -9,6 +9,7 @@ import Testing
 /// our allow-list has only RS256 and ES256. One deliberate deviation, stricter than Wycheproof:
 /// tcId 349 (RFC 7520 figure 13 with `"key_ops": ["sign, verify"]`, a single malformed
 /// operation) is rejected, because `key_ops` without "verify" forbids verification (RFC 7517 §4.3).
+@Suite(.vectors("wycheproof"))
 struct WycheproofJOSETests {
     static let stricterThanWycheproof: Set<Int> = [349]
 

@@ -69,3 +69,20 @@ extension TestVectors {
         return nil
     }
 }
+
+extension TestVectors {
+    /// Whether the vectors folder or file `name` exists.
+    public static func exists(_ name: String) -> Bool {
+        FileManager.default.fileExists(atPath: directory.appendingPathComponent(name).path)
+    }
+}
+
+extension Trait where Self == ConditionTrait {
+    /// Runs a test or suite that reads the shared vectors `name` only where they are present, so that elsewhere it
+    /// is reported as skipped rather than passing on nothing; under CI it always runs, and the missing corpus is a
+    /// recorded failure (`TestVectors.load`, `TestVectors.folder`).
+    public static func vectors(_ name: String) -> Self {
+        .enabled(if: TestVectors.isCI || TestVectors.exists(name),
+                 Comment(rawValue: "test vectors \(name) not found at \(TestVectors.directory.path)"))
+    }
+}
