@@ -163,9 +163,8 @@ final class Connection {
 
     /// Calls the responder in a task of its own on this loop. A task keeps the memory its deepest call chain
     /// needed until it ends, so a handler run in the connection's long-lived task would leave its frames' slabs
-    /// (about 7 KB after one request through the Web stack) to every idle keep-alive connection; measured with
-    /// 5,000 idle connections: 12.7 KB each this way round, 5.8 KB with a task per request. The short task is
-    /// also faster for JSON answers (57k against 41k req/s in `WebBenchmark`, 64 connections).
+    /// (several KB after one request through the Web stack) to every idle keep-alive connection. The short task
+    /// also answers JSON faster; BENCHMARKS.md has both measurements.
     private func respond(to request: HTTPRequest) async -> HTTPResponse {
         let responder = acceptor.responder, info = self.info
         return await Task(executorPreference: loop) { await responder.respond(to: request, connection: info) }.value

@@ -20,18 +20,17 @@ public struct DatabaseConfiguration: Sendable {
     /// The default `maxWriteBatch`.
     public static let defaultMaxWriteBatch = 64
     /// The default `pageSize`: 1 KiB. A sign-in adds a row at a random place in the index of Apple user ids,
-    /// dirtying one leaf page that the WAL then holds whole; with 1 KiB pages new-user sign-ins wrote 2.2x less
-    /// WAL than with SQLite's 4 KiB default and ran 11% faster (12.0k/s against 10.8k/s, `Benchmarks/run`'s
-    /// workload at 64 connections). Reads of single rows by key do not notice.
+    /// dirtying one leaf page that the WAL then holds whole; with 1 KiB pages new-user sign-ins write about half
+    /// the WAL of SQLite's 4 KiB default and run faster (BENCHMARKS.md has the figures). Reads of single rows by
+    /// key do not notice.
     public static let defaultPageSize = 1_024
     /// The default `walLimitBytes`: 64 MiB.
     public static let defaultWALLimitBytes = 64 << 20
     /// The default `checkpointThresholdPages`: 250 pages (250 KiB with the default page size), a quarter of
     /// SQLite's own automatic-checkpoint threshold. A checkpoint beside the writer takes a core for as long as it
     /// copies pages, so under load on one core it delays the requests in flight meanwhile; four times as many
-    /// checkpoints of a quarter of the size spread that delay. Returning users' sign-ins at 64 connections on one
-    /// core (`Benchmarks/run`'s workload, 8 s runs): p99 over mean latency 1.90-2.0 -> 1.62-1.72, so p99
-    /// 10.5-11.5 -> 9.0-10.3 ms at the same 10.6-11.9k/s (BENCHMARKS.md). The checkpoint at the WAL limit has
+    /// checkpoints of a quarter of the size spread that delay, and shorten the latency tail of sign-ins on one
+    /// core at the same rate (BENCHMARKS.md, "checkpoints beside the writer"). The checkpoint at the WAL limit has
     /// less left to copy.
     public static let defaultCheckpointThresholdPages = 250
 

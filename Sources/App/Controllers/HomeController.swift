@@ -66,7 +66,7 @@ struct PersonName: Sendable, Equatable {
 
     /// `text` without leading and trailing tabs, line breaks (LF, VT, FF, CR) and spaces when it is all ASCII:
     /// what `trimmingCharacters(in: .whitespacesAndNewlines)` gives for ASCII, without Foundation's character
-    /// set walk (1.7% of a sign-in in the profile); nil for any other text.
+    /// set walk, which showed in the sign-in profile; nil for any other text.
     static func trimmedASCII(_ text: String) -> String? {
         var text = text
         return text.withUTF8 { bytes -> String? in
