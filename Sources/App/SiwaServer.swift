@@ -39,9 +39,7 @@ public final class SiwaServer: Sendable {
                                           clock: clock)
         services = Services(configuration: configuration, database: database, appleKeys: appleKeys, http: http, logger: logger,
                             clock: clock)
-        application = Application(hostname: configuration.hostname, port: configuration.port,
-                                  trustProxy: configuration.trustProxy, maxBodySize: configuration.maxBodySize,
-                                  logger: logger)
+        application = Application(trustProxy: configuration.trustProxy, logger: logger)
         application.collectsMetrics = configuration.metricsToken != nil
         application.views = try ViewRenderer(directory: configuration.resourcesPath + "/Views")
         try routes(application, services: services)

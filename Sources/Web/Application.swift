@@ -19,10 +19,7 @@ public final class Application: HTTPResponder, RoutesBuilder, Sendable {
     let requestIDs = RequestIDGenerator()
 
     struct State {
-        var hostname: String
-        var port: Int
         var trustProxy: Bool
-        var maxBodySize: Int
         var views: ViewRenderer?
         var collectsMetrics = false
         var middleware: [any Middleware] = [ErrorMiddleware()]
@@ -37,43 +34,21 @@ public final class Application: HTTPResponder, RoutesBuilder, Sendable {
         let context: RequestContext
     }
 
-    /// The default largest request body, 1 MiB (`MAX_BODY_SIZE`).
-    public static let defaultMaxBodySize = 1 << 20
-
+    /// The address, port and size limits belong to the server that serves the application
+    /// (`HTTPServerConfiguration`), not to it.
+    ///
     /// - Parameters:
-    ///   - hostname: The address the server listens on.
-    ///   - port: The port the server listens on; 0 picks a free one.
     ///   - trustProxy: Honour `X-Forwarded-Proto`, `-Host` and `-For` (only behind a proxy you run).
-    ///   - maxBodySize: The largest request body the server accepts; larger is 413.
     ///   - logger: The application's logger.
-    public init(hostname: String = "127.0.0.1", port: Int = 8080, trustProxy: Bool = false,
-                maxBodySize: Int = Application.defaultMaxBodySize, logger: Logger = Logger(label: "siwa")) {
+    public init(trustProxy: Bool = false, logger: Logger = Logger(label: "siwa")) {
         self.logger = logger
-        state = Mutex(State(hostname: hostname, port: port, trustProxy: trustProxy, maxBodySize: maxBodySize))
-    }
-
-    /// The address the server listens on (`HOSTNAME`).
-    public var hostname: String {
-        get { state.withLock { $0.hostname } }
-        set { configure { $0.hostname = newValue } }
-    }
-
-    /// The port the server listens on (`PORT`); 0 lets the system pick one.
-    public var port: Int {
-        get { state.withLock { $0.port } }
-        set { configure { $0.port = newValue } }
+        state = Mutex(State(trustProxy: trustProxy))
     }
 
     /// Whether `X-Forwarded-*` headers are believed (`TRUST_PROXY`).
     public var trustProxy: Bool {
         get { state.withLock { $0.trustProxy } }
         set { configure { $0.trustProxy = newValue } }
-    }
-
-    /// The largest request body the server reads (`MAX_BODY_SIZE`); larger is 413.
-    public var maxBodySize: Int {
-        get { state.withLock { $0.maxBodySize } }
-        set { configure { $0.maxBodySize = newValue } }
     }
 
     /// The templates `req.view` renders, and the `error` page when present.

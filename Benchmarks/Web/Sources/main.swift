@@ -13,7 +13,7 @@ struct Message: Content {
 let port = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 8080 : 8080
 var logger = Logger(label: "web-bench")
 logger.logLevel = Environment.get("LOG_LEVEL").flatMap { Logger.Level(rawValue: $0.lowercased()) } ?? .warning
-let app = Application(hostname: "127.0.0.1", port: port, logger: logger)
+let app = Application(logger: logger)
 app.get("plaintext") { _ in "Hello, World!" }
 app.get("json") { _ in Message(message: "Hello, World!") }
 app.collectsMetrics = Environment.get("COLLECT_METRICS") == "1"

@@ -24,7 +24,7 @@ public final class FakeAppleServer: Sendable {
                 logger: Logger = Logger(label: "fake-apple")) throws {
         self.keys = keys
         state = FakeAppleState(clock: clock)
-        application = Application(hostname: hostname, port: port, logger: logger)
+        application = Application(logger: logger)
         controller = FakeAppleController(
             keys: keys, state: state, clientSecrets: FakeAppleClientSecretCheck(publicKey: clientSecretKey), clock: clock
         )
@@ -39,7 +39,7 @@ public final class FakeAppleServer: Sendable {
     public func start() throws { try server.start() }
     public var localPort: Int { server.localPort }
     /// `http://host:port` of the running stand-in.
-    public var baseURL: String { "http://\(application.hostname):\(localPort)" }
+    public var baseURL: String { "http://\(server.configuration.hostname):\(localPort)" }
     public func shutdown() async { await server.shutdown() }
     public func run() async throws { try await server.run() }
 
