@@ -72,7 +72,7 @@ extension Database {
             if let problem = try backup.integrityProblem() {
                 throw BackupError(reason: .integrityCheckFailed(problem), path: destinationPath)
             }
-            return Int(try backup.fetchText(sql: "SELECT count(*) FROM \"\(table)\"") ?? "0") ?? 0
+            return try backup.fetchFirstColumn(sql: "SELECT count(*) FROM \"\(table)\"", as: Int.self) ?? 0
         }
         try Self.sync(path: temporaryPath)
         guard link(temporaryPath, destinationPath) == 0 else {

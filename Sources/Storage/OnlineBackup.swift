@@ -60,13 +60,13 @@ final class OnlineBackup {
 
     /// `PRAGMA integrity_check` on the copy: nil when it answers `ok`, else its first complaint.
     func integrityProblem() throws -> String? {
-        let answer = try fetchText(sql: "PRAGMA integrity_check")
+        let answer = try fetchFirstColumn(sql: "PRAGMA integrity_check", as: String.self)
         return answer == "ok" ? nil : (answer ?? "no answer")
     }
 
-    /// The first column of the first row of `sql` run on the copy, as text (nil when there is no row).
-    func fetchText(sql: String) throws -> String? {
+    /// The first column of the first row of `sql` run on the copy (nil when there is no row).
+    func fetchFirstColumn<T: DatabaseValueConvertible>(sql: String, as type: T.Type) throws -> T? {
         let statement = try Statement(connection: destination, sql: sql, persistent: false)
-        return try statement.fetchOne { row -> String in try row[0] }
+        return try statement.fetchOne { row -> T in try row[0] }
     }
 }

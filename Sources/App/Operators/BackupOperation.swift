@@ -13,7 +13,7 @@ public enum BackupOperation {
             throw OperatorError("DATABASE_URL names PostgreSQL: back it up with pg_dump (e.g. `pg_dump --format=custom "
                 + "--file=siwa.dump \"$DATABASE_URL\"`); siwa backup copies SQLite only")
         }
-        guard !destination.isEmpty else { throw OperatorError("siwa backup: DEST must be a file path") }
+        guard !destination.isEmpty else { throw OperatorError("DEST must be a file path") }
         let database = try environment.openReadOnly()
         if URL(fileURLWithPath: destination).standardized.path
             == URL(fileURLWithPath: database.path).standardized.path {
@@ -23,9 +23,9 @@ public enum BackupOperation {
         do {
             report = try database.backup(to: destination, countingRowsOf: "users")
         } catch let error as Database.BackupError {
-            throw OperatorError("siwa backup: \(error)")
+            throw OperatorError("\(error)")
         } catch let error as SQLiteError {
-            throw OperatorError("siwa backup: SQLite failed: \(error.message); nothing was kept")
+            throw OperatorError("SQLite failed: \(error.message); nothing was kept")
         }
         return [
             "Backed up \(database.path) to \(report.path): \(report.bytes) bytes, \(report.rowCount) users, "
