@@ -61,7 +61,7 @@ struct UsersCommand: AsyncParsableCommand {
             guard isatty(0) == 1 else {
                 throw OperatorError("refusing to delete without --yes: standard input is not a terminal to ask on")
             }
-            OperatorFailure.writeError("Delete user \(record.id.uuidString.lowercased()) (\(record.email)) with "
+            OperatorFailure.writeError("Delete user \(record.id) (\(record.email)) with "
                 + "\(record.bearerTokens.count) bearer token(s), \(record.sessions.count) session(s) and "
                 + "\(record.appleClientIDs.count) Apple client(s)? Type yes to delete: ", newline: false)
             return readLine()?.trimmingCharacters(in: .whitespaces) == "yes"

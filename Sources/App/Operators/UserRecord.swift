@@ -3,7 +3,8 @@ import Foundation
 /// Everything stored about one user, as `siwa users show` and `siwa users export` print it. Secrets are never
 /// part of it: no bearer token or its hash, no session id or session data, no Apple refresh token.
 public struct UserRecord: Sendable, Equatable, Encodable {
-    public var id: UUID
+    /// The user id, lowercase as the API prints it.
+    public var id: String
     public var name: String
     public var username: String
     public var email: String

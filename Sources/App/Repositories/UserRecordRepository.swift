@@ -41,7 +41,7 @@ struct UserRecordRepository {
             var clientIDs: [String] = []
             for entry in appleTokens where !clientIDs.contains(entry.clientID) { clientIDs.append(entry.clientID) }
             return UserRecord(
-                id: user.id, name: user.name, username: user.username, email: user.email,
+                id: user.id.uuidString.lowercased(), name: user.name, username: user.username, email: user.email,
                 isPrivateEmail: user.isPrivateEmail, emailForwardingEnabled: forwarding, sub: user.siwaIdentifier,
                 createdAt: user.createdAt, updatedAt: user.updatedAt, appleClientIDs: clientIDs,
                 bearerTokens: .init(count: tokens.count, expiresAt: tokens.map(\.1), createdAt: tokens.map(\.0)),
