@@ -11,12 +11,11 @@ struct BackupCommand: AsyncParsableCommand {
     @Argument(help: "The new file to write; an existing file is never overwritten.")
     var destination: String
 
-    @Option(help: "The .env file to read (variables already in the environment win).")
-    var envFile: String = ".env"
+    @OptionGroup var options: EnvFileOption
 
     func run() async throws {
         try OperatorFailure.report {
-            for line in try BackupOperation.run(OperatorEnvironment(dotEnvPath: envFile), destination: destination) {
+            for line in try BackupOperation.run(options.load(), destination: destination) {
                 print(line)
             }
         }

@@ -8,11 +8,10 @@ struct DoctorCommand: AsyncParsableCommand {
         abstract: "Check the configuration, the .p8, Apple's keys, the database, and that Apple accepts the client secret."
     )
 
-    @Option(help: "The .env file to read (variables already in the environment win).")
-    var envFile: String = ".env"
+    @OptionGroup var options: EnvFileOption
 
     func run() async throws {
-        let passed = await Doctor.run(dotEnvPath: envFile) { finding in print(finding) }
+        let passed = await Doctor.run(dotEnvPath: options.envFile) { finding in print(finding) }
         if !passed { throw ExitCode.failure }
     }
 }

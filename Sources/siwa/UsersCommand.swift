@@ -16,11 +16,10 @@ struct UsersCommand: AsyncParsableCommand {
         )
         @Argument(help: "The user's id, Apple sub, or email address.")
         var user: String
-        @Option(help: "The .env file to read (variables already in the environment win).")
-        var envFile: String = ".env"
+        @OptionGroup var options: EnvFileOption
 
         func run() async throws {
-            try OperatorFailure.report { print(try UserSupport(OperatorEnvironment(dotEnvPath: envFile)).show(user)) }
+            try OperatorFailure.report { print(try UserSupport(options.load()).show(user)) }
         }
     }
 
@@ -30,11 +29,10 @@ struct UsersCommand: AsyncParsableCommand {
         )
         @Argument(help: "The user's id.")
         var id: String
-        @Option(help: "The .env file to read (variables already in the environment win).")
-        var envFile: String = ".env"
+        @OptionGroup var options: EnvFileOption
 
         func run() async throws {
-            try OperatorFailure.report { print(try UserSupport(OperatorEnvironment(dotEnvPath: envFile)).export(id)) }
+            try OperatorFailure.report { print(try UserSupport(options.load()).export(id)) }
         }
     }
 
@@ -46,12 +44,11 @@ struct UsersCommand: AsyncParsableCommand {
         var id: String
         @Flag(help: "Do not ask; without it, the command asks on the terminal and refuses when there is none.")
         var yes = false
-        @Option(help: "The .env file to read (variables already in the environment win).")
-        var envFile: String = ".env"
+        @OptionGroup var options: EnvFileOption
 
         func run() async throws {
             try await OperatorFailure.report {
-                let support = UserSupport(try OperatorEnvironment(dotEnvPath: envFile))
+                let support = UserSupport(try options.load())
                 print(try await support.delete(id) { record in try yes || Self.ask(record) })
             }
         }
