@@ -58,7 +58,9 @@ struct BackupCommandTests {
         let words = summary.split(separator: " ")
         let usersIndex = try #require(words.firstIndex(of: "users,"))
         #expect(Int(words[usersIndex - 1]) ?? 0 >= committed.count)
-        #expect(backup.output.contains("it is in \(app.databasePath).refresh-token-key; back it up apart"))
+        let keyLine = try #require(backup.lines.first { $0.hasPrefix("The refresh-token key is ") })
+        #expect(keyLine.contains("\(app.databasePath).refresh-token-key"))
+        #expect(keyLine.contains("back it up apart from database backups"))
         #expect(!FileManager.default.fileExists(atPath: copy + ".refresh-token-key"))
 
         app.server?.signal(SIGTERM)
@@ -98,5 +100,20 @@ struct BackupCommandTests {
         let leftovers = try FileManager.default.contentsOfDirectory(atPath: app.directory.path).filter { $0.contains("siwa-backup") }
         #expect(leftovers.isEmpty)
         await app.stop()
+    }
+
+    @Test func saysWhereTheRefreshTokenKeyIsKeptApart() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("siwa-key-note-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var configuration = Configuration()
+        configuration.databasePath = directory.appendingPathComponent("siwa.sqlite").path
+        let keyPath = configuration.databasePath + ".refresh-token-key"
+        #expect(BackupOperation.refreshTokenKeyNote(configuration).contains("there is none yet"))
+        _ = try SecretFile.loadOrCreate(path: keyPath, count: 32)
+        #expect(BackupOperation.refreshTokenKeyNote(configuration).hasPrefix(
+            "The refresh-token key is not in this backup: it is in \(keyPath); back it up apart"))
+        configuration.encryptionKey = Array(repeating: 7, count: 32)
+        #expect(BackupOperation.refreshTokenKeyNote(configuration).contains("it is SIWA_ENCRYPTION_KEY"))
     }
 }

@@ -43,6 +43,10 @@ public enum BackupOperation {
                 + "keep it apart from database backups (without it, the stored Apple refresh tokens cannot be revoked)."
         }
         let path = AppleTokenLifecycle.keyFilePath(databasePath: configuration.databasePath)
+        guard FileManager.default.fileExists(atPath: path) else {
+            return "The refresh-token key is never in a backup: there is none yet; once the Apple key is configured the "
+                + "server makes it in \(path) (or set SIWA_ENCRYPTION_KEY): back it up apart from database backups."
+        }
         return "The refresh-token key is not in this backup: it is in \(path); back it up apart from database backups "
             + "(without it, the stored Apple refresh tokens cannot be revoked; with it, a copy of the database yields them)."
     }
