@@ -83,6 +83,7 @@ struct BackupCommandTests {
         let cases: [(String, [String: String], String)] = [
             (existing, [:], "siwa: \(existing) already exists; a backup never overwrites a file"),
             (app.directory.appendingPathComponent("no/such/folder.sqlite").path, [:], "siwa: cannot create "),
+            (app.directory.path, [:], "siwa: \(app.directory.path) is a folder; give the new file's path"),
             (fresh, ["DATABASE_URL": "postgres://siwa:secret@db.example.com/siwa"], "siwa: DATABASE_URL names PostgreSQL: back it up with pg_dump"),
             (fresh, ["DATABASE_PATH": missingDatabase], "siwa: DATABASE_PATH: no database at \(missingDatabase)"),
         ]

@@ -14,6 +14,10 @@ public enum BackupOperation {
                 + "--file=siwa.dump \"$DATABASE_URL\"`); siwa backup copies SQLite only")
         }
         guard !destination.isEmpty else { throw OperatorError("DEST must be a file path") }
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: destination, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw OperatorError("\(destination) is a folder; give the new file's path, e.g. \(destination)/siwa-backup.sqlite")
+        }
         let database = try environment.openReadOnly()
         if URL(fileURLWithPath: destination).standardized.path
             == URL(fileURLWithPath: database.path).standardized.path {
