@@ -93,4 +93,17 @@ struct DoctorTests {
         #expect(result.output.hasPrefix("FAIL configuration: the server is not configured: Environment variable PORT"))
         await app.stop()
     }
+
+    @Test func readsTheSameDotEnvAsTheServer() async throws {
+        let app = try await TestApp.start(lifecycle: false) { $0.websiteClientID = nil; $0.redirectURL = nil }
+        let dotEnv = app.operatorEnvironment.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: "\n")
+        try Data(dotEnv.utf8).write(to: app.directory.appendingPathComponent(".env"))
+        let result = try SiwaCommand.run(["doctor"], environment: [:], directory: app.directory)
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.lines.contains { $0.hasPrefix("ok   IOS_APPLICATION_IDENTIFIER: \(TestApp.iosClientID)") })
+        #expect(result.lines.contains { $0.hasPrefix("off  WEBSITE_APPLICATION_IDENTIFIER: not set") })
+        #expect(result.lines.contains { $0.hasPrefix("off  APPLE_PRIVATE_KEY_PATH: not set") })
+        #expect(!result.output.contains("client secret for"), "no Apple key, no probe")
+        await app.stop()
+    }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import HTTPCore
+import TestSupport
 import Testing
 @testable import App
 
@@ -126,6 +127,34 @@ struct UsersCommandTests {
         #expect(result.output.contains("queued for `siwa apple retry-revocations`: 1"))
         #expect(try await app.count("users") == 0)
         #expect(try await app.count("pending_revocations") == 1)
+        await app.stop()
+    }
+
+    /// `siwa users delete <id>` on a terminal (a pseudo-terminal from script(1)) answered with `answer`.
+    private func deleteOnATerminal(_ app: TestApp, id: String, answer: String) throws -> SiwaCommand {
+        let siwa = try ChildProcess.builtProduct("siwa")
+        let environment = app.operatorEnvironment.map { "\($0.key)='\($0.value)'" }.sorted().joined(separator: " ")
+        let process = try ChildProcess("/usr/bin/script", arguments: ["-qec", "env \(environment) \(siwa) users delete \(id)", "/dev/null"],
+                                       environment: ["PATH": "/usr/bin:/bin", "HOME": app.directory.path],
+                                       directory: app.directory.path, input: .pipe, output: .pipe, error: .output)
+        process.input?.write(Data((answer + "\n").utf8))
+        let output = process.output?.readDataToEndOfFile() ?? Data()
+        process.waitUntilExit()
+        return SiwaCommand(status: process.terminationStatus, output: String(decoding: output, as: UTF8.self))
+    }
+
+    @Test func deleteAsksOnATerminalAndDeletesOnlyOnYes() async throws {
+        let app = try await TestApp.start()
+        let user = try await signIn(app, subject: "001.asked", email: "asked@example.com")
+        let declined = try deleteOnATerminal(app, id: user.id, answer: "no")
+        #expect(declined.status == 1)
+        #expect(declined.output.contains("Delete user \(user.id) (asked@example.com) with 1 bearer token(s), 0 session(s) and 1 Apple client(s)? Type yes to delete:"))
+        #expect(declined.output.contains("not deleted: user \(user.id) is unchanged"))
+        #expect(try await app.count("users") == 1)
+        let confirmed = try deleteOnATerminal(app, id: user.id, answer: "yes")
+        #expect(confirmed.status == 0, "\(confirmed.output)")
+        #expect(confirmed.output.contains("Deleted user \(user.id)"))
+        #expect(try await app.count("users") == 0)
         await app.stop()
     }
 }
