@@ -76,7 +76,8 @@ extension Database {
         }
         try Self.sync(path: temporaryPath)
         guard link(temporaryPath, destinationPath) == 0 else {
-            let reason: BackupError.Reason = errno == EEXIST ? .destinationExists : .cannotCreate(String(cString: strerror(errno)))
+            let reason: BackupError.Reason = errno == EEXIST
+                ? .destinationExists : .cannotCreate(String(cString: strerror(errno)))
             throw BackupError(reason: reason, path: destinationPath)
         }
         try Self.sync(path: Self.directory(of: destinationPath))

@@ -24,7 +24,8 @@ struct FakeAppleServe: AsyncParsableCommand {
     var keyFile: String = FakeAppleKeys.defaultPath
 
     @Option(name: [.customLong("client-secret-key"), .customLong("client-secret-public-key")],
-            help: "The .p8 (or its PEM public half) client secrets must be signed with; default: the development key beside --key-file.")
+            help: ArgumentHelp("The .p8 (or its PEM public half) client secrets must be signed with; "
+                + "default: the development key beside --key-file."))
     var clientSecretKey: String?
 
     @Option(help: "The team id client secrets must name (iss).")

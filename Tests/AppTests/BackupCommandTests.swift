@@ -84,7 +84,8 @@ struct BackupCommandTests {
             (existing, [:], "siwa: \(existing) already exists; a backup never overwrites a file"),
             (app.directory.appendingPathComponent("no/such/folder.sqlite").path, [:], "siwa: cannot create "),
             (app.directory.path, [:], "siwa: \(app.directory.path) is a folder; give the new file's path"),
-            (fresh, ["DATABASE_URL": "postgres://siwa:secret@db.example.com/siwa"], "siwa: DATABASE_URL names PostgreSQL: back it up with pg_dump"),
+            (fresh, ["DATABASE_URL": "postgres://siwa:secret@db.example.com/siwa"],
+             "siwa: DATABASE_URL names PostgreSQL: back it up with pg_dump"),
             (fresh, ["DATABASE_PATH": missingDatabase], "siwa: DATABASE_PATH: no database at \(missingDatabase)"),
         ]
         for (destination, extra, message) in cases {
@@ -98,7 +99,8 @@ struct BackupCommandTests {
         #expect(try String(contentsOfFile: existing, encoding: .utf8) == "keep me")
         #expect(!FileManager.default.fileExists(atPath: fresh))
         #expect(!FileManager.default.fileExists(atPath: missingDatabase))
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: app.directory.path).filter { $0.contains("siwa-backup") }
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: app.directory.path)
+            .filter { $0.contains("siwa-backup") }
         #expect(leftovers.isEmpty)
         await app.stop()
     }

@@ -15,7 +15,8 @@ struct DoctorFindingsTests {
     @Test func httpsOnARegisteredDomainIsRight() throws {
         let finding = try redirect("https://siwa.example.com/login/siwa/callback")
         #expect(finding.verdict == .ok)
-        #expect(finding.description == "ok   SIWA_REDIRECT_URL: https://siwa.example.com/login/siwa/callback is HTTPS on siwa.example.com")
+        #expect(finding.description
+            == "ok   SIWA_REDIRECT_URL: https://siwa.example.com/login/siwa/callback is HTTPS on siwa.example.com")
     }
 
     @Test func plainHTTPIsWrongWithTheFix() throws {

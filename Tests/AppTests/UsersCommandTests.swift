@@ -134,7 +134,8 @@ struct UsersCommandTests {
     private func deleteOnATerminal(_ app: TestApp, id: String, answer: String) throws -> SiwaCommand {
         let siwa = try ChildProcess.builtProduct("siwa")
         let environment = app.operatorEnvironment.map { "\($0.key)='\($0.value)'" }.sorted().joined(separator: " ")
-        let process = try ChildProcess("/usr/bin/script", arguments: ["-qec", "env \(environment) \(siwa) users delete \(id)", "/dev/null"],
+        let command = "env \(environment) \(siwa) users delete \(id)"
+        let process = try ChildProcess("/usr/bin/script", arguments: ["-qec", command, "/dev/null"],
                                        environment: ["PATH": "/usr/bin:/bin", "HOME": app.directory.path],
                                        directory: app.directory.path, input: .pipe, output: .pipe, error: .output)
         process.input?.write(Data((answer + "\n").utf8))
@@ -148,7 +149,8 @@ struct UsersCommandTests {
         let user = try await signIn(app, subject: "001.asked", email: "asked@example.com")
         let declined = try deleteOnATerminal(app, id: user.id, answer: "no")
         #expect(declined.status == 1)
-        #expect(declined.output.contains("Delete user \(user.id) (asked@example.com) with 1 bearer token(s), 0 session(s) and 1 Apple client(s)? Type yes to delete:"))
+        #expect(declined.output.contains("Delete user \(user.id) (asked@example.com) with 1 bearer token(s), "
+            + "0 session(s) and 1 Apple client(s)? Type yes to delete:"))
         #expect(declined.output.contains("not deleted: user \(user.id) is unchanged"))
         #expect(try await app.count("users") == 1)
         let confirmed = try deleteOnATerminal(app, id: user.id, answer: "yes")

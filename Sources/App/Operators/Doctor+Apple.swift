@@ -12,7 +12,8 @@ extension Doctor {
         }
         var findings: [DoctorFinding] = []
         for (name, value) in [("APPLE_TEAM_ID", key.teamID), ("APPLE_KEY_ID", key.keyID)] {
-            let shaped = value.count == 10 && value.unicodeScalars.allSatisfy { ("A"..."Z").contains($0) || ("0"..."9").contains($0) }
+            let shaped = value.count == 10
+                && value.unicodeScalars.allSatisfy { ("A"..."Z").contains($0) || ("0"..."9").contains($0) }
             findings.append(shaped
                 ? DoctorFinding(verdict: .ok, subject: name, message: "\(value) is 10 capital letters and digits")
                 : DoctorFinding(verdict: .fail, subject: name, message:
@@ -90,7 +91,8 @@ extension Doctor {
                         + "or \(clientID) is not an App ID or Services ID of that team with Sign in with Apple enabled")
             case .unreachable:
                 return DoctorFinding(verdict: .fail, subject: subject, message:
-                    "cannot reach \(configuration.appleBaseURL)/auth/token (\(error.detail)); check the network and APPLE_BASE_URL")
+                    "cannot reach \(configuration.appleBaseURL)/auth/token (\(error.detail)); "
+                        + "check the network and APPLE_BASE_URL")
             default:
                 return DoctorFinding(verdict: .fail, subject: subject, message: "\(error.likelyCause) (\(ids))")
             }

@@ -44,7 +44,10 @@ extension Doctor {
     static func isWellFormedIdentifier(_ id: String) -> Bool {
         let parts = id.split(separator: ".", omittingEmptySubsequences: false)
         return parts.count >= 2 && parts.allSatisfy { part in
-            !part.isEmpty && part.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || $0 == "-") }
+            !part.isEmpty && part.unicodeScalars.allSatisfy { character in
+                ("a"..."z").contains(character) || ("A"..."Z").contains(character) || ("0"..."9").contains(character)
+                    || character == "-"
+            }
         }
     }
 
@@ -65,19 +68,28 @@ extension Doctor {
         }
         let standIn = configuration.appleBaseURL.lowercased().hasPrefix("http://")
         if scheme == "http" && !(HTTPClient.isLoopback(host: host) && standIn) {
-            let why = HTTPClient.isLoopback(host: host) ? "is loopback HTTP, which only the local stand-in accepts" : "is not HTTPS"
+            let why = HTTPClient.isLoopback(host: host)
+                ? "is loopback HTTP, which only the local stand-in accepts" : "is not HTTPS"
             return DoctorFinding(verdict: .fail, subject: "SIWA_REDIRECT_URL", message: "\(url) \(why); \(https)")
         }
-        if scheme == "https" && (HTTPClient.isLoopback(host: host) || !host.contains(".") || host.allSatisfy({ $0.isNumber || $0 == "." || $0 == ":" || $0 == "[" || $0 == "]" })) {
+        if scheme == "https" && !Self.isDomainName(host) {
             return DoctorFinding(verdict: .fail, subject: "SIWA_REDIRECT_URL", message:
                 "\(url) names \(host), not a registered domain (Apple refuses IP addresses and localhost); \(https)")
         }
         guard parts.path == Self.callbackPath else {
             return DoctorFinding(verdict: .fail, subject: "SIWA_REDIRECT_URL", message:
                 "\(url) has the path \(parts.path.isEmpty ? "/" : parts.path), but the server takes Apple's answer at "
-                    + "\(Self.callbackPath); register and set \(scheme)://\(host)\(parts.port.map { ":\($0)" } ?? "")\(Self.callbackPath)")
+                    + "\(Self.callbackPath); register and set "
+                    + "\(scheme)://\(host)\(parts.port.map { ":\($0)" } ?? "")\(Self.callbackPath)")
         }
-        let kind = scheme == "https" ? "HTTPS on \(host)" : "loopback HTTP, for the local stand-in at \(configuration.appleBaseURL)"
+        let kind = scheme == "https"
+            ? "HTTPS on \(host)" : "loopback HTTP, for the local stand-in at \(configuration.appleBaseURL)"
         return DoctorFinding(verdict: .ok, subject: "SIWA_REDIRECT_URL", message: "\(url) is \(kind)")
+    }
+
+    /// Whether `host` could be a domain registered at Apple: a dotted name, not localhost or an IP address.
+    static func isDomainName(_ host: String) -> Bool {
+        guard !HTTPClient.isLoopback(host: host), host.contains(".") else { return false }
+        return !host.allSatisfy { $0.isNumber || $0 == "." || $0 == ":" || $0 == "[" || $0 == "]" }
     }
 }

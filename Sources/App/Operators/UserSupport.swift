@@ -65,7 +65,8 @@ public struct UserSupport: Sendable {
         var line = "Deleted user \(id) with \(record.bearerTokens.count) bearer token(s) and \(record.sessions.count) "
             + "session(s); Apple tokens revoked: \(active - queued)"
         if queued > 0 {
-            line += ", queued for `siwa apple retry-revocations`: \(queued) (\(services.lifecycle.disabledReason ?? "Apple refused or was unreachable"))"
+            let cause = services.lifecycle.disabledReason ?? "Apple refused or was unreachable"
+            line += ", queued for `siwa apple retry-revocations`: \(queued) (\(cause))"
         }
         return line + "."
     }
