@@ -154,11 +154,13 @@ final class Services: Sendable {
 
     /// Deletes an account as Apple requires: revokes the user's Apple tokens, then deletes the user, bearer
     /// tokens, sessions and Apple tokens in one transaction; revocations that failed are queued in it for
-    /// `siwa apple retry-revocations`, and the account is deleted anyway.
-    func deleteAccount(_ user: User, logger: Logger) async throws {
+    /// `siwa apple retry-revocations`, and the account is deleted anyway. Returns how many were queued.
+    @discardableResult
+    func deleteAccount(_ user: User, logger: Logger) async throws -> Int {
         let failures = try await lifecycle.revokeAll(userID: user.id, logger: logger)
         try await users.delete(id: user.id, queueing: failures)
         logger.info("account deleted", metadata: ["user_id": "\(user.id)", "revocations_queued": "\(failures.count)"])
+        return failures.count
     }
 }
 

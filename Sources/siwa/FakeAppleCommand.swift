@@ -23,12 +23,21 @@ struct FakeAppleServe: AsyncParsableCommand {
     @Option(help: "File holding the stand-in's signing keys (created when missing).")
     var keyFile: String = FakeAppleKeys.defaultPath
 
-    @Option(help: "PEM public key of the client-secret signer (.p8's public half); when set, client secrets are checked.")
-    var clientSecretPublicKey: String?
+    @Option(name: [.customLong("client-secret-key"), .customLong("client-secret-public-key")],
+            help: ArgumentHelp("The .p8 (or its PEM public half) client secrets must be signed with; "
+                + "default: the development key beside --key-file."))
+    var clientSecretKey: String?
+
+    @Option(help: "The team id client secrets must name (iss).")
+    var teamID: String = DevSecrets.teamID
+
+    @Option(help: "The key id client secrets must name (kid).")
+    var keyID: String = DevSecrets.keyID
 
     func run() async throws {
         try await FakeAppleServer.runUntilSignalled(
-            hostname: hostname, port: port, keyFile: keyFile, clientSecretPublicKeyPath: clientSecretPublicKey
+            hostname: hostname, port: port, keyFile: keyFile, clientSecretKeyPath: clientSecretKey, teamID: teamID,
+            keyID: keyID
         )
     }
 }

@@ -3,9 +3,11 @@ import Foundation
 
 /// The development stand-ins for an operator's secrets, kept beside the stand-in's key file so they survive
 /// restarts: a `.p8`-style ES256 key (the client secret's signer) and the refresh-token encryption key.
-struct DevSecrets {
-    static let teamID = "DEVTEAM001"
-    static let keyID = "DEVKEY0001"
+public struct DevSecrets {
+    /// The team id of the development key (`APPLE_TEAM_ID` for the stand-in).
+    public static let teamID = "DEVTEAM001"
+    /// The key id of the development key (`APPLE_KEY_ID` for the stand-in).
+    public static let keyID = "DEVKEY0001"
 
     let clientKeyPath: String
     let clientKey: ES256PrivateKey

@@ -17,16 +17,21 @@ public final class FakeAppleServer: Sendable {
     ///   - hostname: Address to listen on.
     ///   - port: Port to listen on; 0 picks a free one.
     ///   - keys: The identity-token signing key.
-    ///   - clientSecretKey: The public half of the operator's `.p8`; when given, client secrets' signatures are checked.
+    ///   - clientSecretKey: The public half of the `.p8` the stand-in knows; when given, client secrets must be
+    ///     signed with it and name `clientSecretTeamID` (`iss`) and `clientSecretKeyID` (`kid`), as Apple checks.
     ///   - clock: The stand-in's clock (tests move it).
     public init(hostname: String = "127.0.0.1", port: Int = 9090, keys: FakeAppleKeys,
-                clientSecretKey: ES256PublicKey? = nil, clock: @escaping @Sendable () -> Date = Date.init,
+                clientSecretKey: ES256PublicKey? = nil, clientSecretTeamID: String = DevSecrets.teamID,
+                clientSecretKeyID: String = DevSecrets.keyID, clock: @escaping @Sendable () -> Date = Date.init,
                 logger: Logger = Logger(label: "fake-apple")) throws {
         self.keys = keys
         state = FakeAppleState(clock: clock)
         application = Application(logger: logger)
         controller = FakeAppleController(
-            keys: keys, state: state, clientSecrets: FakeAppleClientSecretCheck(publicKey: clientSecretKey), clock: clock
+            keys: keys, state: state, clientSecrets: FakeAppleClientSecretCheck(knownKey: clientSecretKey.map {
+                .init(publicKey: $0, teamID: clientSecretTeamID, keyID: clientSecretKeyID)
+            }),
+            clock: clock
         )
         try application.register(collection: controller)
         try application.boot()
@@ -61,19 +66,32 @@ public final class FakeAppleServer: Sendable {
     /// Makes every code issued so far older by `interval`.
     public func ageAuthorizationCodes(by interval: TimeInterval) async { await state.ageCodes(by: interval) }
 
-    /// `siwa fake-apple`: serves until SIGINT or SIGTERM.
-    public static func runUntilSignalled(hostname: String, port: Int, keyFile: String,
-                                         clientSecretPublicKeyPath: String?) async throws {
+    /// `siwa fake-apple`: serves until SIGINT or SIGTERM. Client secrets must be signed with the key at
+    /// `clientSecretKeyPath` (a `.p8`, or its public half in PEM) and name `teamID` and `keyID`; without a path, with
+    /// the development key kept beside `keyFile` (made when missing), which `siwa dev` uses too.
+    public static func runUntilSignalled(hostname: String, port: Int, keyFile: String, clientSecretKeyPath: String?,
+                                         teamID: String = DevSecrets.teamID, keyID: String = DevSecrets.keyID)
+        async throws
+    {
         let logger = Logger(label: "fake-apple")
         let keys = try FakeAppleKeys.loadOrCreate(path: keyFile)
-        let clientSecretKey = try clientSecretPublicKeyPath.map { path in
-            try ES256PrivateKey(pem: String(contentsOfFile: path, encoding: .utf8)).publicKey
+        let clientSecretKey: ES256PublicKey
+        let keyPath: String
+        if let clientSecretKeyPath {
+            let pem = try String(contentsOfFile: clientSecretKeyPath, encoding: .utf8)
+            clientSecretKey = try (try? ES256PrivateKey(pem: pem).publicKey) ?? ES256PublicKey(pem: pem)
+            keyPath = clientSecretKeyPath
+        } else {
+            let secrets = try DevSecrets.loadOrCreate(besides: keyFile)
+            clientSecretKey = try secrets.clientKey.publicKey
+            keyPath = secrets.clientKeyPath
         }
         let stand = try FakeAppleServer(hostname: hostname, port: port, keys: keys, clientSecretKey: clientSecretKey,
-                                        logger: logger)
+                                        clientSecretTeamID: teamID, clientSecretKeyID: keyID, logger: logger)
         try stand.start()
         let signals = ShutdownSignals.install { await stand.shutdown() }
         logger.notice("Apple stand-in on \(stand.baseURL) (key file \(keyFile), kid \(keys.keyID))")
+        logger.notice("client secrets must be signed with \(keyPath), APPLE_TEAM_ID=\(teamID), APPLE_KEY_ID=\(keyID)")
         try await stand.run()
         withExtendedLifetime(signals) {}
     }

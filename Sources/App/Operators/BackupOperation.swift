@@ -1,0 +1,57 @@
+import Foundation
+import Storage
+
+/// `siwa backup DEST`: a consistent copy of the SQLite database, taken while the server runs and serves, checked
+/// with `PRAGMA integrity_check` before it is reported. Restoring is starting the server with the copy as
+/// `DATABASE_PATH` (README, "Backup and restore").
+public enum BackupOperation {
+    /// Copies the database of `environment` to `destination` and returns what to print.
+    /// - Throws: `OperatorError` (one line) when nothing was copied: PostgreSQL, no database, an existing or
+    ///   uncreatable destination, a failed check.
+    public static func run(_ environment: OperatorEnvironment, destination: String) throws -> [String] {
+        if try environment.postgreSQLURL() != nil {
+            throw OperatorError("DATABASE_URL names PostgreSQL: back it up with pg_dump (e.g. `pg_dump --format=custom "
+                + "--file=siwa.dump \"$DATABASE_URL\"`); siwa backup copies SQLite only")
+        }
+        guard !destination.isEmpty else { throw OperatorError("DEST must be a file path") }
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: destination, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw OperatorError("\(destination) is a folder; give the new file's path, e.g. \(destination)/siwa-backup.sqlite")
+        }
+        let database = try environment.openReadOnly()
+        if URL(fileURLWithPath: destination).standardized.path
+            == URL(fileURLWithPath: database.path).standardized.path {
+            throw OperatorError("\(destination) is the database itself; choose a new file")
+        }
+        let report: Database.BackupReport
+        do {
+            report = try database.backup(to: destination, countingRowsOf: "users")
+        } catch let error as Database.BackupError {
+            throw OperatorError("\(error)")
+        } catch let error as SQLiteError {
+            throw OperatorError("SQLite failed: \(error.message); nothing was kept")
+        }
+        return [
+            "Backed up \(database.path) to \(report.path): \(report.bytes) bytes, \(report.rowCount) users, "
+                + "PRAGMA integrity_check ok.",
+            refreshTokenKeyNote(environment.configuration),
+            "To restore: stop the server, then start it with DATABASE_PATH=\(report.path) (or copy the file to "
+                + "\(database.path) while no server runs).",
+        ]
+    }
+
+    /// Where the key of Apple's refresh tokens lives: never in the copy, so it must be backed up apart.
+    static func refreshTokenKeyNote(_ configuration: Configuration) -> String {
+        if configuration.encryptionKey != nil {
+            return "The refresh-token key is not in this backup: it is SIWA_ENCRYPTION_KEY in the environment or .env; "
+                + "keep it apart from database backups (without it, the stored Apple refresh tokens cannot be revoked)."
+        }
+        let path = AppleTokenLifecycle.keyFilePath(databasePath: configuration.databasePath)
+        guard FileManager.default.fileExists(atPath: path) else {
+            return "The refresh-token key is never in a backup: there is none yet; once the Apple key is configured the "
+                + "server makes it in \(path) (or set SIWA_ENCRYPTION_KEY): back it up apart from database backups."
+        }
+        return "The refresh-token key is not in this backup: it is in \(path); back it up apart from database backups "
+            + "(without it, the stored Apple refresh tokens cannot be revoked; with it, a copy of the database yields them)."
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import HTTPCore
+import Storage
+
+/// One line of `siwa doctor`: what was checked, whether it holds, and how to fix it when it does not.
+public struct DoctorFinding: Sendable, Equatable, CustomStringConvertible {
+    public enum Verdict: String, Sendable {
+        /// Holds.
+        case ok
+        /// A feature that is not configured, so nothing it needs is checked; not a failure.
+        case off
+        /// Does not hold: a configured route will fail.
+        case fail = "FAIL"
+    }
+
+    public var verdict: Verdict
+    /// The variable or thing checked, e.g. `APPLE_PRIVATE_KEY_PATH`.
+    public var subject: String
+    /// What is right, or what is wrong and the fix. Never a secret.
+    public var message: String
+
+    public var description: String {
+        verdict.rawValue.padding(toLength: 5, withPad: " ", startingAt: 0) + "\(subject): \(message)"
+    }
+}
+
+/// `siwa doctor`: checks the configuration the server would start with (same environment, same `.env`), one
+/// finding per check, before any user meets a mistake: the identifiers' shapes, the redirect URL, the `.p8`,
+/// Apple's keys, the database, and whether Apple accepts the client secret for each client id. It never prints a
+/// secret and never changes the database.
+public struct Doctor: Sendable {
+    let configuration: Configuration
+    let environment: OperatorEnvironment
+    let http: HTTPClient
+
+    /// The code sent to `/auth/token` to learn whether Apple accepts the client secret: Apple answers
+    /// `invalid_grant` for an unknown code only after it has accepted the client.
+    static let probeCode = "siwa-doctor-probe"
+
+    init(environment: OperatorEnvironment) {
+        self.environment = environment
+        configuration = environment.configuration
+        http = HTTPClient(configuration: HTTPClient.Configuration(extraCAFile: environment.configuration.extraCAFile))
+    }
+
+    /// Runs every check, handing each finding to `emit` as it is made.
+    /// - Returns: true when nothing failed (the exit status is 0 then).
+    public static func run(dotEnvPath: String = ".env",
+                           processEnvironment: [String: String] = ProcessInfo.processInfo.environment,
+                           emit: (DoctorFinding) -> Void) async -> Bool {
+        let environment: OperatorEnvironment
+        do {
+            environment = try OperatorEnvironment(dotEnvPath: dotEnvPath, processEnvironment: processEnvironment)
+        } catch {
+            emit(DoctorFinding(verdict: .fail, subject: "configuration",
+                               message: "\(error) (fix it in the environment or \(dotEnvPath))"))
+            return false
+        }
+        var passed = true
+        func record(_ findings: [DoctorFinding]) {
+            for finding in findings {
+                if finding.verdict == .fail { passed = false }
+                emit(finding)
+            }
+        }
+        let doctor = Doctor(environment: environment)
+        record(doctor.identifierFindings())
+        let secret = doctor.appleKeyFindings()
+        record(secret.findings)
+        record([await doctor.appleKeysFinding()])
+        record([doctor.databaseFinding()])
+        if let clientSecret = secret.clientSecret { record(await doctor.clientSecretFindings(clientSecret)) }
+        return passed
+    }
+
+    /// The database is reachable and has exactly this build's migrations; read only, nothing applied.
+    func databaseFinding() -> DoctorFinding {
+        do {
+            if try environment.postgreSQLURL() != nil {
+                return DoctorFinding(verdict: .fail, subject: "DATABASE_URL", message:
+                    "names PostgreSQL, which this build does not serve yet; unset it to use DATABASE_PATH")
+            }
+            let database = try environment.openReadOnly()
+            let users = try database.fetchOne(sql: "SELECT count(*) FROM users") { row -> Int in try row[0] } ?? 0
+            return DoctorFinding(verdict: .ok, subject: "DATABASE_PATH", message:
+                "\(database.path) opens and has all \(AppMigrations.migrator.migrations.count) migrations (\(users) users)")
+        } catch let error as OperatorError {
+            let text = error.description
+            let prefix = "DATABASE_PATH: "
+            return DoctorFinding(verdict: .fail, subject: "DATABASE_PATH",
+                                 message: text.hasPrefix(prefix) ? String(text.dropFirst(prefix.count)) : text)
+        } catch {
+            return DoctorFinding(verdict: .fail, subject: "DATABASE_PATH", message: "\(error)")
+        }
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import Storage
+import Web
+
+/// What the operators' commands (`siwa doctor`, `siwa backup`, `siwa users …`) start from: the same process
+/// environment and `.env` as `siwa serve`, read once, and the database they name, opened without creating or
+/// migrating anything.
+public struct OperatorEnvironment: Sendable {
+    /// The variables, the process environment over `.env`.
+    public let environment: Environment
+    /// The configuration the server would start with.
+    public let configuration: Configuration
+
+    /// Reads the environment and `dotEnvPath` and checks them as `siwa serve` does.
+    /// - Throws: `OperatorError` naming the variable that is missing or malformed.
+    public init(dotEnvPath: String = ".env", processEnvironment: [String: String] = ProcessInfo.processInfo.environment)
+        throws
+    {
+        do {
+            environment = try Environment.load(dotEnvPath: dotEnvPath, processEnvironment: processEnvironment)
+            configuration = try Configuration(environment)
+        } catch let error as ConfigurationError {
+            throw OperatorError("the server is not configured: \(error)")
+        }
+    }
+
+    /// `DATABASE_URL` when it names PostgreSQL (`postgres://` or `postgresql://`); nil for SQLite.
+    /// - Throws: `OperatorError` when it is set to anything else.
+    public func postgreSQLURL() throws -> String? {
+        guard let url = environment.get("DATABASE_URL") else { return nil }
+        let scheme = url.prefix { $0 != ":" }.lowercased()
+        guard scheme == "postgres" || scheme == "postgresql" else {
+            throw OperatorError("DATABASE_URL must be a postgres:// or postgresql:// URI (or unset for SQLite)")
+        }
+        return url
+    }
+
+    /// The SQLite file of `DATABASE_PATH`, which must exist: an operator's command never creates a database.
+    public func existingDatabasePath() throws -> String {
+        let path = configuration.databasePath
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw OperatorError("DATABASE_PATH: no database at \(path) (start the server once or run `siwa migrate`)")
+        }
+        guard !isDirectory.boolValue else { throw OperatorError("DATABASE_PATH: \(path) is a folder, not a SQLite file") }
+        return path
+    }
+
+    /// A read-only connection to the existing database, whose schema must be this build's.
+    func openReadOnly() throws -> Database {
+        let database: Database
+        do {
+            database = try Database(path: try existingDatabasePath(), readOnly: true)
+        } catch let error as SQLiteError {
+            throw OperatorError("DATABASE_PATH: cannot open \(configuration.databasePath): \(error.message)")
+        }
+        try Self.requireCurrentSchema(database)
+        return database
+    }
+
+    /// The existing database as the server opens it, once its schema is known to be this build's.
+    func openPool() throws -> DatabasePool {
+        _ = try openReadOnly()
+        do {
+            return try DatabasePool(path: configuration.databasePath, configuration: DatabaseConfiguration(
+                busyTimeoutMilliseconds: configuration.databaseBusyTimeoutMilliseconds, readerCount: 1
+            ))
+        } catch let error as SQLiteError {
+            throw OperatorError("DATABASE_PATH: cannot open \(configuration.databasePath): \(error.message)")
+        }
+    }
+
+    /// Throws unless `database` has exactly the migrations this build knows.
+    static func requireCurrentSchema(_ database: Database) throws {
+        let status: Migrator.Status
+        do {
+            status = try AppMigrations.migrator.status(database)
+        } catch let error as SQLiteError {
+            throw OperatorError("DATABASE_PATH: cannot read \(database.path): \(error.message)")
+        }
+        if !status.unknown.isEmpty {
+            throw OperatorError("DATABASE_PATH: \(database.path) was migrated by a newer siwa "
+                + "(versions \(status.unknown.map(String.init).joined(separator: ", "))); use that version")
+        }
+        if !status.pending.isEmpty {
+            throw OperatorError("DATABASE_PATH: \(database.path) lacks migrations "
+                + "\(status.pending.map(String.init).joined(separator: ", ")); run `siwa migrate` first")
+        }
+    }
+}
+
+/// Why an operator's command stopped: one line for the operator, never a secret.
+public struct OperatorError: Error, Equatable, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import HTTPCore
+import Logging
+import Storage
+
+/// The operators' user support, for requests that arrive by email: `siwa users show <id | sub | email>`,
+/// `siwa users export <id>` (the user's own copy, GDPR articles 15 and 20) and `siwa users delete <id>`, which does
+/// what `DELETE /api/users/me` does.
+public struct UserSupport: Sendable {
+    let environment: OperatorEnvironment
+
+    public init(_ environment: OperatorEnvironment) {
+        self.environment = environment
+    }
+
+    /// What is stored about the one user `query` names (an id, an Apple `sub` or an email), as JSON: the profile,
+    /// timestamps, Apple client ids, and counts and expiry times of bearer tokens and sessions.
+    /// - Throws: `OperatorError` when no user, or more than one (a shared email), matches.
+    public func show(_ query: String) throws -> String {
+        let repository = UserRecordRepository(database: try environment.openReadOnly())
+        let matches = try repository.users(matching: query)
+        guard let user = matches.first else {
+            throw OperatorError("no user matches \(query) (give a user id, an Apple sub or an email address)")
+        }
+        guard matches.count == 1 else {
+            throw OperatorError("\(matches.count) users have the email \(query); give one of their ids: "
+                + matches.map(\.id.uuidString).joined(separator: ", ").lowercased())
+        }
+        return try repository.record(of: user).summary.json()
+    }
+
+    /// Everything stored about the user with `id`, as JSON, with the same redactions as `show`.
+    public func export(_ id: String) throws -> String {
+        let userID = try Self.userID(id, command: "export")
+        let repository = UserRecordRepository(database: try environment.openReadOnly())
+        guard let user = try repository.users(matching: userID.uuidString).first else {
+            throw OperatorError("no user has the id \(id)")
+        }
+        return try repository.record(of: user).json()
+    }
+
+    /// Deletes the user with `id` as `DELETE /api/users/me` does (the same code): their Apple tokens are revoked at
+    /// Apple, then the user, bearer tokens, sessions and Apple tokens are deleted in one transaction, with failed
+    /// revocations queued in it. Every instance sees the deletion at once: tokens and sessions live in the database.
+    /// - Parameter confirm: asked with the user before anything changes; false stops with nothing changed.
+    /// - Returns: the line to print.
+    public func delete(_ id: String, confirm: (UserRecord) throws -> Bool) async throws -> String {
+        let userID = try Self.userID(id, command: "delete")
+        let pool = try environment.openPool()
+        let users = UserRepository(pool: pool)
+        guard let user = try await users.find(id: userID) else { throw OperatorError("no user has the id \(id)") }
+        let record = try UserRecordRepository(database: try environment.openReadOnly()).record(of: user)
+        guard try confirm(record) else { throw OperatorError("not deleted: user \(id) is unchanged") }
+        var logger = Logger(label: "siwa.users")
+        logger.logLevel = max(environment.configuration.logLevel, .warning)
+        let http = HTTPClient(configuration: HTTPClient.Configuration(extraCAFile: environment.configuration.extraCAFile))
+        let services = Services(
+            configuration: environment.configuration, database: pool,
+            appleKeys: AppleKeySet.apple(configuration: environment.configuration, database: pool, client: http,
+                                         logger: logger, clock: Date.init),
+            http: http, logger: logger
+        )
+        let active = (record.appleTokens ?? []).filter { $0.revokedAt == nil }.count
+        let queued = try await services.deleteAccount(user, logger: logger)
+        var line = "Deleted user \(id) with \(record.bearerTokens.count) bearer token(s) and \(record.sessions.count) "
+            + "session(s); Apple tokens revoked: \(active - queued)"
+        if queued > 0 {
+            let cause = services.lifecycle.disabledReason ?? "Apple refused or was unreachable"
+            line += ", queued for `siwa apple retry-revocations`: \(queued) (\(cause))"
+        }
+        return line + "."
+    }
+
+    private static func userID(_ text: String, command: String) throws -> UUID {
+        guard let id = UUID(uuidString: text) else {
+            throw OperatorError("siwa users \(command) takes a user id (a UUID), not \(text); "
+                + "find it with `siwa users show <sub or email>`")
+        }
+        return id
+    }
+}

@@ -1,0 +1,105 @@
+import CSQLite
+import Glibc
+
+extension Database {
+    /// What `backup(to:countingRowsOf:)` made.
+    public struct BackupReport: Sendable, Equatable {
+        /// The copy's path.
+        public var path: String
+        /// The copy's size in bytes.
+        public var bytes: Int
+        /// The rows of the counted table in the copy.
+        public var rowCount: Int
+    }
+
+    /// Why a backup was not made; nothing is left behind at the destination.
+    public struct BackupError: Error, Equatable, CustomStringConvertible {
+        public enum Reason: Equatable, Sendable {
+            /// The destination exists; a backup never overwrites a file.
+            case destinationExists
+            /// The destination cannot be created (`errno`'s text): a missing folder, no permission.
+            case cannotCreate(String)
+            /// `PRAGMA integrity_check` found this in the copy.
+            case integrityCheckFailed(String)
+        }
+
+        public var reason: Reason
+        public var path: String
+
+        public var description: String {
+            switch reason {
+            case .destinationExists: "\(path) already exists; a backup never overwrites a file (choose a new name)"
+            case .cannotCreate(let cause): "cannot create \(path): \(cause)"
+            case .integrityCheckFailed(let problem): "the copy failed PRAGMA integrity_check (\(problem)); nothing was kept"
+            }
+        }
+    }
+
+    /// The default number of pages copied per step of a backup (256 KiB with 1 KiB pages).
+    public static let backupPagesPerStep: Int32 = 256
+    /// The default pause between two steps of a backup.
+    public static let backupPause: Duration = .milliseconds(2)
+
+    /// Copies this database, as one consistent snapshot, to a new file at `destinationPath`.
+    ///
+    /// The copy is written to a temporary file beside the destination (created exclusively), checked with
+    /// `PRAGMA integrity_check`, synced, and only then linked into place: `link(2)` fails when the destination
+    /// exists, so a file that appeared meanwhile is never overwritten. Writers on other connections are not
+    /// blocked (WAL mode); see `OnlineBackup`.
+    /// - Parameters:
+    ///   - destinationPath: where the copy goes; must not exist.
+    ///   - table: a table whose rows are counted in the copy, for the report.
+    ///   - pagesPerStep: pages copied per step.
+    ///   - pause: the sleep between steps.
+    /// - Throws: `BackupError`, or `SQLiteError` when SQLite fails.
+    public func backup(to destinationPath: String, countingRowsOf table: String,
+                       pagesPerStep: Int32 = backupPagesPerStep, pause: Duration = backupPause) throws -> BackupReport {
+        var status = stat()
+        if lstat(destinationPath, &status) == 0 { throw BackupError(reason: .destinationExists, path: destinationPath) }
+        let temporaryPath = destinationPath + ".siwa-backup-\(getpid())"
+        let descriptor = open(temporaryPath, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            let cause = String(cString: strerror(errno))
+            throw BackupError(reason: errno == EEXIST ? .cannotCreate("a backup to it is already running") : .cannotCreate(cause),
+                              path: destinationPath)
+        }
+        close(descriptor)
+        defer { for suffix in ["", "-journal", "-wal", "-shm"] { unlink(temporaryPath + suffix) } }
+        let rowCount = try transaction(.deferred) { () throws -> Int in
+            _ = try fetchOne(sql: "SELECT count(*) FROM sqlite_schema") { row -> Int in try row[0] }
+            let backup = try OnlineBackup(source: self, destinationPath: temporaryPath)
+            try backup.copy(pagesPerStep: pagesPerStep, pause: pause)
+            if let problem = try backup.integrityProblem() {
+                throw BackupError(reason: .integrityCheckFailed(problem), path: destinationPath)
+            }
+            return try backup.fetchFirstColumn(sql: "SELECT count(*) FROM \"\(table)\"", as: Int.self) ?? 0
+        }
+        try Self.sync(path: temporaryPath)
+        guard link(temporaryPath, destinationPath) == 0 else {
+            let reason: BackupError.Reason = errno == EEXIST
+                ? .destinationExists : .cannotCreate(String(cString: strerror(errno)))
+            throw BackupError(reason: reason, path: destinationPath)
+        }
+        try Self.sync(path: Self.directory(of: destinationPath))
+        guard stat(destinationPath, &status) == 0 else {
+            throw BackupError(reason: .cannotCreate(String(cString: strerror(errno))), path: destinationPath)
+        }
+        return BackupReport(path: destinationPath, bytes: Int(status.st_size), rowCount: rowCount)
+    }
+
+    /// `fsync(2)` of a file or folder, so the copy and its name survive a crash.
+    private static func sync(path: String) throws {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0, fsync(descriptor) == 0 else {
+            let cause = String(cString: strerror(errno))
+            if descriptor >= 0 { close(descriptor) }
+            throw BackupError(reason: .cannotCreate("fsync: \(cause)"), path: path)
+        }
+        close(descriptor)
+    }
+
+    private static func directory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+}

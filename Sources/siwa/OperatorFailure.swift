@@ -1,0 +1,32 @@
+import App
+import ArgumentParser
+import Foundation
+
+/// How the operators' commands fail: one line on standard error, exit status 1.
+enum OperatorFailure {
+    static func report(_ body: () throws -> Void) throws {
+        do { try body() } catch let error as OperatorError { try fail(error) }
+    }
+
+    static func report(_ body: () async throws -> Void) async throws {
+        do { try await body() } catch let error as OperatorError { try fail(error) }
+    }
+
+    static func writeError(_ text: String, newline: Bool = true) {
+        FileHandle.standardError.write(Data((text + (newline ? "\n" : "")).utf8))
+    }
+
+    private static func fail(_ error: OperatorError) throws -> Never {
+        writeError("siwa: \(error)")
+        throw ExitCode.failure
+    }
+}
+
+/// `--env-file`, shared by the operators' commands, and the environment it names.
+struct EnvFileOption: ParsableArguments {
+    @Option(help: "The .env file to read (variables already in the environment win).")
+    var envFile: String = ".env"
+
+    /// The environment and configuration `siwa serve` would read.
+    func load() throws -> OperatorEnvironment { try OperatorEnvironment(dotEnvPath: envFile) }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import Glibc
+import HTTPCore
+import Testing
+@testable import App
+
+/// `siwa backup DEST` beside a running `siwa serve`, and the README's restore: start the server on the copy.
+@Suite(.timeLimit(.minutes(3)))
+struct BackupCommandTests {
+    /// Signs in a new user on the server at `baseURL`; the bearer value.
+    private static func signIn(_ client: HTTPClient, _ baseURL: String, _ keys: FakeAppleKeys, subject: String)
+        async throws -> String?
+    {
+        let token = try keys.mintIdentityToken(IdentityTokenRequest(subject: subject, audience: SpawnedApp.clientID,
+                                                                    email: "\(subject)@example.com"))
+        let response = try await client.send(HTTPClientRequest(
+            method: .POST, url: baseURL + "/api/users/siwa", headers: ["Content-Type": "application/json"],
+            body: Array(try JSONSerialization.data(withJSONObject: ["token": token]))
+        ))
+        guard response.status == .ok else { return nil }
+        return (try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])?["value"] as? String
+    }
+
+    @Test func aCopyTakenUnderSignInLoadServesEveryUserCommittedBeforeIt() async throws {
+        let app = try SpawnedApp()
+        try app.launch()
+        let (client, baseURL, keys) = (app.client, app.baseURL, app.keys)
+        var committed: [String] = []
+        for index in 0..<40 {
+            committed.append(try #require(try await Self.signIn(client, baseURL, keys, subject: "001.before\(index)")))
+        }
+        let load = Task {
+            await withTaskGroup(of: Int.self) { group in
+                for worker in 0..<4 {
+                    group.addTask {
+                        var count = 0
+                        while !Task.isCancelled {
+                            if (try? await Self.signIn(client, baseURL, keys, subject: "001.load\(worker).\(count)")) != nil {
+                                count += 1
+                            }
+                        }
+                        return count
+                    }
+                }
+                return await group.reduce(0, +)
+            }
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        let copy = app.directory.appendingPathComponent("backup.sqlite").path
+        let backup = try SiwaCommand.run(["backup", copy], environment: app.environment(), directory: app.directory)
+        load.cancel()
+        let signedInMeanwhile = await load.value
+        #expect(backup.status == 0, "\(backup.output)")
+        #expect(signedInMeanwhile > 0, "the server kept serving sign-ins while the backup ran")
+        let summary = try #require(backup.lines.first)
+        #expect(summary.hasPrefix("Backed up \(app.databasePath) to \(copy): "))
+        #expect(summary.hasSuffix("PRAGMA integrity_check ok."))
+        let words = summary.split(separator: " ")
+        let usersIndex = try #require(words.firstIndex(of: "users,"))
+        #expect(Int(words[usersIndex - 1]) ?? 0 >= committed.count)
+        let keyLine = try #require(backup.lines.first { $0.hasPrefix("The refresh-token key is ") })
+        #expect(keyLine.contains("\(app.databasePath).refresh-token-key"))
+        #expect(keyLine.contains("back it up apart from database backups"))
+        #expect(!FileManager.default.fileExists(atPath: copy + ".refresh-token-key"))
+
+        app.server?.signal(SIGTERM)
+        #expect(app.server?.waitForExit() == 0)
+        try app.launch(["DATABASE_PATH": copy])
+        for bearer in committed {
+            #expect(try await app.me(bearer: bearer).status == .ok)
+        }
+        await app.stop()
+    }
+
+    @Test func refusesBadInputWithOneLineAndWritesNothing() async throws {
+        let app = try SpawnedApp()
+        let migrate = try SiwaCommand.run(["migrate"], environment: app.environment(), directory: app.directory)
+        #expect(migrate.status == 0, "\(migrate.output)")
+        let existing = app.directory.appendingPathComponent("existing.sqlite").path
+        try Data("keep me".utf8).write(to: URL(fileURLWithPath: existing))
+        let fresh = app.directory.appendingPathComponent("fresh.sqlite").path
+        let missingDatabase = app.directory.appendingPathComponent("db/none.sqlite").path
+        let cases: [(String, [String: String], String)] = [
+            (existing, [:], "siwa: \(existing) already exists; a backup never overwrites a file"),
+            (app.directory.appendingPathComponent("no/such/folder.sqlite").path, [:], "siwa: cannot create "),
+            (app.directory.path, [:], "siwa: \(app.directory.path) is a folder; give the new file's path"),
+            (fresh, ["DATABASE_URL": "postgres://siwa:secret@db.example.com/siwa"],
+             "siwa: DATABASE_URL names PostgreSQL: back it up with pg_dump"),
+            (fresh, ["DATABASE_PATH": missingDatabase], "siwa: DATABASE_PATH: no database at \(missingDatabase)"),
+        ]
+        for (destination, extra, message) in cases {
+            let result = try SiwaCommand.run(["backup", destination], environment: app.environment(extra),
+                                             directory: app.directory)
+            #expect(result.status == 1)
+            #expect(result.lines.count == 1)
+            #expect(result.output.hasPrefix(message), "\(result.output)")
+            #expect(!result.output.contains("secret"), "the PostgreSQL password is never printed")
+        }
+        #expect(try String(contentsOfFile: existing, encoding: .utf8) == "keep me")
+        #expect(!FileManager.default.fileExists(atPath: fresh))
+        #expect(!FileManager.default.fileExists(atPath: missingDatabase))
+        let leftovers = try FileManager.default.contentsOfDirectory(atPath: app.directory.path)
+            .filter { $0.contains("siwa-backup") }
+        #expect(leftovers.isEmpty)
+        await app.stop()
+    }
+
+    @Test func saysWhereTheRefreshTokenKeyIsKeptApart() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("siwa-key-note-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var configuration = Configuration()
+        configuration.databasePath = directory.appendingPathComponent("siwa.sqlite").path
+        let keyPath = configuration.databasePath + ".refresh-token-key"
+        #expect(BackupOperation.refreshTokenKeyNote(configuration).contains("there is none yet"))
+        _ = try SecretFile.loadOrCreate(path: keyPath, count: 32)
+        #expect(BackupOperation.refreshTokenKeyNote(configuration).hasPrefix(
+            "The refresh-token key is not in this backup: it is in \(keyPath); back it up apart"))
+        configuration.encryptionKey = Array(repeating: 7, count: 32)
+        #expect(BackupOperation.refreshTokenKeyNote(configuration).contains("it is SIWA_ENCRYPTION_KEY"))
+    }
+}
