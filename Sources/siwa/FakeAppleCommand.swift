@@ -24,15 +24,15 @@ struct FakeAppleServe: AsyncParsableCommand {
     var keyFile: String = FakeAppleKeys.defaultPath
 
     @Option(name: [.customLong("client-secret-key"), .customLong("client-secret-public-key")],
-            help: ArgumentHelp("The .p8 (or its PEM public half) client secrets must be signed with; "
-                + "default: the development key beside --key-file."))
+            help: ArgumentHelp("The .p8 (or its PEM public half) client secrets must be signed with; default: "
+                + "APPLE_PRIVATE_KEY_PATH from the environment or .env, else the development key beside --key-file."))
     var clientSecretKey: String?
 
-    @Option(help: "The team id client secrets must name (iss).")
-    var teamID: String = DevSecrets.teamID
+    @Option(help: "The team id client secrets must name (iss); default: APPLE_TEAM_ID with that key, else the development one.")
+    var teamID: String?
 
-    @Option(help: "The key id client secrets must name (kid).")
-    var keyID: String = DevSecrets.keyID
+    @Option(help: "The key id client secrets must name (kid); default: APPLE_KEY_ID with that key, else the development one.")
+    var keyID: String?
 
     func run() async throws {
         try await FakeAppleServer.runUntilSignalled(

@@ -70,11 +70,16 @@ public final class FakeAppleServer: Sendable {
     /// `clientSecretKeyPath` (a `.p8`, or its public half in PEM) and name `teamID` and `keyID`; without a path, with
     /// the development key kept beside `keyFile` (made when missing), which `siwa dev` uses too.
     public static func runUntilSignalled(hostname: String, port: Int, keyFile: String, clientSecretKeyPath: String?,
-                                         teamID: String = DevSecrets.teamID, keyID: String = DevSecrets.keyID)
-        async throws
-    {
+                                         teamID: String? = nil, keyID: String? = nil) async throws {
         let logger = Logger(label: "fake-apple")
         let keys = try FakeAppleKeys.loadOrCreate(path: keyFile)
+        // Like Apple, the stand-in knows the operator's key: the one the server signs with (APPLE_PRIVATE_KEY_PATH,
+        // APPLE_TEAM_ID, APPLE_KEY_ID in the environment or .env) unless told otherwise, else the development key.
+        let environment = try Environment.load()
+        let operatorKey = environment.get("APPLE_PRIVATE_KEY_PATH")
+        let clientSecretKeyPath = clientSecretKeyPath ?? operatorKey
+        let teamID = teamID ?? operatorKey.flatMap { _ in environment.get("APPLE_TEAM_ID") } ?? DevSecrets.teamID
+        let keyID = keyID ?? operatorKey.flatMap { _ in environment.get("APPLE_KEY_ID") } ?? DevSecrets.keyID
         let clientSecretKey: ES256PublicKey
         let keyPath: String
         if let clientSecretKeyPath {

@@ -38,11 +38,17 @@ final class ServerProcess {
 
     /// The port from `siwa listening on http://host:port`, waiting up to `timeout` seconds.
     func waitForPort(timeout: TimeInterval = 60) throws -> Int {
+        try waitForLine(after: "siwa listening on http://127.0.0.1:", timeout: timeout)
+    }
+
+    /// The port logged right after `prefix` (at the end of a line or before a space), waiting up to `timeout` seconds.
+    func waitForLine(after prefix: String, timeout: TimeInterval = 60) throws -> Int {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            if let range = log.range(of: "siwa listening on http://127.0.0.1:") {
+            if let range = log.range(of: prefix) {
                 let digits = log[range.upperBound...].prefix { $0.isNumber }
-                if let port = Int(digits), log[range.upperBound...].dropFirst(digits.count).first == "\n" { return port }
+                let next = log[range.upperBound...].dropFirst(digits.count).first
+                if let port = Int(digits), next == "\n" || next == " " { return port }
             }
             if !process.isRunning { break }
             Thread.sleep(forTimeInterval: 0.05)
