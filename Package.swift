@@ -39,8 +39,12 @@ let package = Package(
             "Web", "AppleID", "Storage", "JOSE", "CryptoCore", "HTTPCore",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        .target(name: "FakeApple", dependencies: [
+            "App", "Web", "AppleID", "JOSE", "CryptoCore", "HTTPCore",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
         .executableTarget(name: "siwa", dependencies: [
-            "App",
+            "App", "FakeApple",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -59,7 +63,7 @@ let package = Package(
         .testTarget(name: "AppleIDTests", dependencies: ["AppleID", "JOSE", "HTTPCore", "CryptoCore", "TestSupport"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport"]),
         .testTarget(name: "AppTests", dependencies: [
-            "App", "Web", "AppleID", "Storage", "JOSE", "HTTPCore", "CryptoCore", "TestSupport",
+            "App", "FakeApple", "Web", "AppleID", "Storage", "JOSE", "HTTPCore", "CryptoCore", "TestSupport",
         ]),
     ]
 )

@@ -136,7 +136,7 @@ extension Configuration {
 
     /// `path` if it holds `Views/`, else the `Resources` folder beside the executable's build folder or the
     /// source tree, so `siwa` works when started from another directory.
-    static func locateResources(_ path: String) -> String {
+    package static func locateResources(_ path: String) -> String {
         let candidates = [
             path,
             URL(fileURLWithPath: CommandLine.arguments.first ?? ".").resolvingSymlinksInPath()

@@ -2,7 +2,7 @@ import CryptoCore
 import Glibc
 
 /// A key kept in a file of its own (mode 0600), made of random bytes the first time it is asked for.
-enum SecretFile {
+package enum SecretFile {
     /// Why a key file could not be used.
     enum Failure: Error, CustomStringConvertible, Equatable {
         /// The file exists but does not hold exactly the expected number of bytes.
@@ -22,7 +22,7 @@ enum SecretFile {
     /// key is written whole to a file of its own and then linked into place (`link` never replaces a file), so a
     /// reader never sees half a key and two processes starting at once end up with the same one. An existing file
     /// of another size is an error, never overwritten.
-    static func loadOrCreate(path: String, count: Int) throws -> [UInt8] {
+    package static func loadOrCreate(path: String, count: Int) throws -> [UInt8] {
         if let existing = try load(path: path, count: count) { return existing }
         let bytes = try SecureRandom.bytes(count: count)
         let suffix = try SecureRandom.bytes(count: 8).map { String($0, radix: 16) }.joined()

@@ -1,4 +1,5 @@
 import App
+import FakeApple
 import Foundation
 
 /// `siwa mint --count N`: identity tokens for many distinct users at once, signed on every core, for load tests.

@@ -1,5 +1,6 @@
 import App
 import ArgumentParser
+import FakeApple
 
 /// `siwa dev`: the local Apple stand-in and the server in one process, wired together with zero configuration.
 struct Dev: AsyncParsableCommand {

@@ -1,5 +1,6 @@
 import App
 import ArgumentParser
+import FakeApple
 
 /// `siwa fake-apple`: the local Apple stand-in.
 struct FakeAppleCommand: AsyncParsableCommand {

@@ -1,5 +1,6 @@
 import App
 import ArgumentParser
+import FakeApple
 import Foundation
 
 /// `siwa mint`: prints an identity token signed with the stand-in's key.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import FakeApple
 
 /// The `siwa` command: a Sign in with Apple server and its tools.
 @main

@@ -1,4 +1,5 @@
 import CryptoCore
+@testable import FakeApple
 import Foundation
 import HTTPCore
 import Testing

@@ -1,5 +1,6 @@
 import AppleID
 import CryptoCore
+@testable import FakeApple
 import Foundation
 import HTTPCore
 import Testing

@@ -1,3 +1,4 @@
+@testable import FakeApple
 import Foundation
 import Glibc
 import HTTPCore

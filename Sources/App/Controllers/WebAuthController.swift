@@ -15,7 +15,7 @@ struct WebAuthController: RouteCollection {
     /// How long a state is good for, in seconds: the cookie's Max-Age.
     static let stateLifetime = 300
     /// Where Apple's button script lives.
-    static let appleScriptURL = "https://appleid.cdn-apple.com/appleauth/static/jsapi/appleid/1/en_US/appleid.auth.js"
+    static let appleScriptURL = "https://appleid.cdn-apple.com" + Configuration.appleScriptPath
 
     func boot(routes: any RoutesBuilder) throws {
         routes.get("login") { req in try await signInPage(req, template: "login", buttonType: "sign-in") }
@@ -163,7 +163,7 @@ struct WebAuthController: RouteCollection {
 
     private var appleScriptURL: String {
         services.configuration.appleBaseURL == Configuration.appleProductionURL
-            ? Self.appleScriptURL : services.configuration.appleBaseURL + FakeAppleScript.path
+            ? Self.appleScriptURL : services.configuration.appleBaseURL + Configuration.appleScriptPath
     }
 
     /// Apple's authorize URL for a browser without JavaScript: the same request the button makes.

@@ -1,10 +1,11 @@
+import App
 import Foundation
 
 /// The stand-in's copy of Apple's `appleid.auth.js`: the same `AppleID.auth.init` / `signIn` surface, drawing a
 /// "Sign in with Apple" button into `#appleid-signin` that navigates to the stand-in's `/auth/authorize`.
 enum FakeAppleScript {
     /// Where Apple serves its script; the stand-in serves its copy at the same path.
-    static let path = "/appleauth/static/jsapi/appleid/1/en_US/appleid.auth.js"
+    static let path = Configuration.appleScriptPath
 
     static func source(authorizeURL: String) -> String {
         """

@@ -1,3 +1,4 @@
+import App
 import CryptoCore
 import Foundation
 
