@@ -18,7 +18,7 @@ struct AppleCommand: AsyncParsableCommand {
         var envFile: String = ".env"
 
         func run() async throws {
-            print(try await AppleMaintenance.validateTokens(configuration: try Configuration.load(dotEnvPath: envFile)))
+            print(try await AppleTokenLifecycle.validateTokens(configuration: try Configuration.load(dotEnvPath: envFile)))
         }
     }
 
@@ -31,7 +31,7 @@ struct AppleCommand: AsyncParsableCommand {
         var envFile: String = ".env"
 
         func run() async throws {
-            print(try await AppleMaintenance.retryRevocations(configuration: try Configuration.load(dotEnvPath: envFile)))
+            print(try await AppleTokenLifecycle.retryRevocations(configuration: try Configuration.load(dotEnvPath: envFile)))
         }
     }
 }

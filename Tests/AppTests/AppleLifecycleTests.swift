@@ -223,10 +223,10 @@ struct AppleLifecycleTests {
         #expect(try await app.count("pending_revocations") == 1)
         #expect(await app.apple.revocations().isEmpty)
 
-        let stillDown = try await AppleMaintenance.retryRevocations(configuration: app.server.configuration)
+        let stillDown = try await AppleTokenLifecycle.retryRevocations(configuration: app.server.configuration)
         #expect(stillDown.lines.contains("still failing: 1"))
         await app.apple.simulateOutage(false)
-        let report = try await AppleMaintenance.retryRevocations(configuration: app.server.configuration)
+        let report = try await AppleTokenLifecycle.retryRevocations(configuration: app.server.configuration)
         #expect(report.lines.contains("revoked: 1"))
         #expect(try await app.count("pending_revocations") == 0)
         #expect(await app.apple.revocations().first?.known == true)
@@ -255,7 +255,7 @@ struct AppleLifecycleTests {
                 ("client_secret", try await ClientSecretFixture.secret(app)), ("token", token),
             ]).utf8)))
         #expect(revoke.status == .ok)
-        let report = try await AppleMaintenance.validateTokens(configuration: app.server.configuration)
+        let report = try await AppleTokenLifecycle.validateTokens(configuration: app.server.configuration)
         #expect(report.lines == ["valid: 1", "revoked (marked): 1", "failed: 0"])
         let revokedCount = try await app.server.services.database.read { db in
             try db.fetchOne(sql: "SELECT COUNT(*) FROM apple_tokens WHERE revoked_at IS NOT NULL") { row in try row[0] as Int }

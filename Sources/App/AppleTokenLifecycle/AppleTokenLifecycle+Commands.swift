@@ -3,24 +3,24 @@ import HTTPCore
 import Logging
 import Storage
 
-/// The operator's Apple chores, run from the command line: `siwa apple validate-tokens` (daily, as Apple
-/// suggests) and `siwa apple retry-revocations`.
-public enum AppleMaintenance {
+/// The lifecycle's chores run from the command line: `siwa apple validate-tokens` (daily, as Apple suggests) and
+/// `siwa apple retry-revocations`.
+extension AppleTokenLifecycle {
     /// What a run did, printed by the command.
-    public struct Report: Sendable, CustomStringConvertible {
-        public var lines: [String]
-        public var description: String { lines.joined(separator: "\n") }
+    package struct Report: Sendable, CustomStringConvertible {
+        package var lines: [String]
+        package var description: String { lines.joined(separator: "\n") }
     }
 
     /// Checks every stored refresh token with Apple and marks the revoked ones.
-    public static func validateTokens(configuration: Configuration) async throws -> Report {
+    package static func validateTokens(configuration: Configuration) async throws -> Report {
         let (lifecycle, logger) = try await open(configuration)
         let result = try await lifecycle.validateStoredTokens(logger: logger)
         return Report(lines: ["valid: \(result.valid)", "revoked (marked): \(result.revoked)", "failed: \(result.failed)"])
     }
 
     /// Tries every queued revocation again.
-    public static func retryRevocations(configuration: Configuration) async throws -> Report {
+    package static func retryRevocations(configuration: Configuration) async throws -> Report {
         let (lifecycle, logger) = try await open(configuration)
         let result = try await lifecycle.retryPendingRevocations(logger: logger)
         return Report(lines: ["revoked: \(result.revoked)", "still failing: \(result.failed)"])
@@ -39,17 +39,17 @@ public enum AppleMaintenance {
             clock: Date.init
         )
         guard lifecycle.isEnabled else {
-            throw AppleMaintenanceError.notConfigured(lifecycle.disabledReason ?? "not configured")
+            throw AppleTokenLifecycleError.notConfigured(lifecycle.disabledReason ?? "not configured")
         }
         return (lifecycle, logger)
     }
 }
 
-/// Why a maintenance command cannot run.
-public enum AppleMaintenanceError: Error, CustomStringConvertible {
+/// Why a lifecycle command cannot run.
+package enum AppleTokenLifecycleError: Error, CustomStringConvertible {
     case notConfigured(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .notConfigured(let reason): "Apple token lifecycle is not configured: \(reason)"
         }

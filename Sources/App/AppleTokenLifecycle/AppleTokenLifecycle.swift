@@ -11,7 +11,7 @@ import Logging
 /// On when `APPLE_TEAM_ID`, `APPLE_KEY_ID` and `APPLE_PRIVATE_KEY_PATH` are set and the key loads; off otherwise
 /// (every method a no-op that says so). Refresh tokens are encrypted with `SIWA_ENCRYPTION_KEY`, or without it
 /// with a key the server makes and keeps beside the database (`keyFilePath(databasePath:)`).
-final class AppleTokenLifecycle: Sendable {
+package final class AppleTokenLifecycle: Sendable {
     let client: AppleAuthClient?
     let sealer: RefreshTokenSealer?
     /// Why the lifecycle is off, when it is.
