@@ -1,9 +1,9 @@
 import Synchronization
 
 /// Calls to Apple's token endpoints by endpoint and outcome, since the client was made; read by the app's metrics.
-public final class AppleAuthCallCounters: Sendable {
+package final class AppleAuthCallCounters: Sendable {
     /// Which endpoint was called.
-    public enum Endpoint: String, CaseIterable, Sendable {
+    package enum Endpoint: String, CaseIterable, Sendable {
         /// `POST /auth/token` (code exchange and refresh-token validation).
         case token
         /// `POST /auth/revoke`.
@@ -11,7 +11,7 @@ public final class AppleAuthCallCounters: Sendable {
     }
 
     /// How a call ended.
-    public enum Outcome: String, CaseIterable, Sendable {
+    package enum Outcome: String, CaseIterable, Sendable {
         case ok
         case invalidGrant = "invalid_grant"
         case invalidClient = "invalid_client"
@@ -37,10 +37,10 @@ public final class AppleAuthCallCounters: Sendable {
 
     private let counts = Mutex<[Endpoint: [Outcome: Int]]>([:])
 
-    public init() {}
+    package init() {}
 
     /// Calls to `endpoint` that ended with `outcome`.
-    public subscript(endpoint: Endpoint, outcome: Outcome) -> Int {
+    package subscript(endpoint: Endpoint, outcome: Outcome) -> Int {
         counts.withLock { $0[endpoint]?[outcome] ?? 0 }
     }
 

@@ -11,7 +11,7 @@ public struct AppleAuthClient: Sendable {
     let clientSecret: ClientSecret
     let http: HTTPClient
     /// Calls so far, by endpoint and outcome.
-    public let calls = AppleAuthCallCounters()
+    package let calls = AppleAuthCallCounters()
 
     /// - Parameters:
     ///   - baseURL: `APPLE_BASE_URL`, e.g. `https://appleid.apple.com`.

@@ -2,13 +2,13 @@ import CryptoCore
 import JOSE
 
 /// A fixed set of RS256 keys by `kid`: for tests, and for the local Apple stand-in.
-public struct FixedSigningKeys: SigningKeyProvider {
-    public let keys: [String: RSAPublicKey]
+package struct FixedSigningKeys: SigningKeyProvider {
+    package let keys: [String: RSAPublicKey]
 
-    public init(_ keys: [String: RSAPublicKey]) { self.keys = keys }
+    package init(_ keys: [String: RSAPublicKey]) { self.keys = keys }
 
     /// The RSA keys of `set` usable for RS256; a `kid` appearing twice is left out (ambiguous).
-    public init(_ set: JWKSet) {
+    package init(_ set: JWKSet) {
         var keys: [String: RSAPublicKey] = [:]
         for jwk in set.keys {
             guard let kid = jwk.keyID, set.key(withID: kid) != nil, jwk.permits(.rs256),
@@ -19,7 +19,7 @@ public struct FixedSigningKeys: SigningKeyProvider {
         self.keys = keys
     }
 
-    public func rsaKey(for kid: String) async throws -> RSAPublicKey {
+    package func rsaKey(for kid: String) async throws -> RSAPublicKey {
         guard let key = keys[kid] else { throw AppleIDError.unknownKeyID }
         return key
     }

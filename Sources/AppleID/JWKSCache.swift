@@ -29,7 +29,7 @@ public actor JWKSCache<Key: Sendable> {
     let policy: JWKSCachePolicy
     let logger: Logger
     /// Fetches so far, by outcome.
-    public nonisolated let fetches = JWKSFetchCounters()
+    package nonisolated let fetches = JWKSFetchCounters()
 
     var keys: [String: Key] = [:]
     var expiresAt = Date.distantPast

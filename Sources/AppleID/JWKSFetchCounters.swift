@@ -2,7 +2,7 @@ import HTTPCore
 import Synchronization
 
 /// How one JWKS fetch ended.
-public enum JWKSFetchOutcome: String, CaseIterable, Sendable {
+package enum JWKSFetchOutcome: String, CaseIterable, Sendable {
     /// A usable key set arrived and replaced the cached one.
     case ok
     /// The endpoint answered with a status other than 200.
@@ -31,13 +31,13 @@ public enum JWKSFetchOutcome: String, CaseIterable, Sendable {
 }
 
 /// Fetches of one `JWKSCache` by outcome, since it was made; read by the app's metrics.
-public final class JWKSFetchCounters: Sendable {
+package final class JWKSFetchCounters: Sendable {
     private let counts = Mutex<[JWKSFetchOutcome: Int]>([:])
 
-    public init() {}
+    package init() {}
 
     /// Fetches that ended with `outcome`.
-    public subscript(outcome: JWKSFetchOutcome) -> Int { counts.withLock { $0[outcome] ?? 0 } }
+    package subscript(outcome: JWKSFetchOutcome) -> Int { counts.withLock { $0[outcome] ?? 0 } }
 
     func record(_ outcome: JWKSFetchOutcome) {
         counts.withLock { $0[outcome, default: 0] += 1 }

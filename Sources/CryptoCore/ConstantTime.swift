@@ -4,7 +4,7 @@ import COpenSSL
 ///
 /// Different lengths return `false` at once: lengths are not secret here (tokens, digests
 /// and nonces have public sizes), contents are.
-public func constantTimeEquals(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
+package func constantTimeEquals(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
     guard lhs.count == rhs.count else { return false }
     if lhs.isEmpty { return true }
     return lhs.withUnsafeBytes { a in
@@ -13,12 +13,12 @@ public func constantTimeEquals(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
 }
 
 /// Compares the UTF-8 bytes of two strings in constant time; see ``constantTimeEquals(_:_:)-(([UInt8],[UInt8]))``.
-public func constantTimeEquals(_ lhs: String, _ rhs: String) -> Bool {
+package func constantTimeEquals(_ lhs: String, _ rhs: String) -> Bool {
     constantTimeEquals(Array(lhs.utf8), Array(rhs.utf8))
 }
 
 /// Compares two byte buffers in constant time; see ``constantTimeEquals(_:_:)-(([UInt8],[UInt8]))``.
-public func constantTimeEquals(_ lhs: UnsafeBufferPointer<UInt8>, _ rhs: UnsafeBufferPointer<UInt8>) -> Bool {
+package func constantTimeEquals(_ lhs: UnsafeBufferPointer<UInt8>, _ rhs: UnsafeBufferPointer<UInt8>) -> Bool {
     guard lhs.count == rhs.count else { return false }
     if lhs.isEmpty { return true }
     return CRYPTO_memcmp(lhs.baseAddress, rhs.baseAddress, lhs.count) == 0

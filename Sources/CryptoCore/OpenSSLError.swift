@@ -5,25 +5,25 @@ import COpenSSL
 /// The queue is per thread; draining it right after the failing call keeps stale entries from
 /// being blamed on a later, unrelated operation. Messages name the library and reason only;
 /// they never contain key material.
-public struct OpenSSLError: Error, Equatable, CustomStringConvertible {
+package struct OpenSSLError: Error, Equatable, CustomStringConvertible {
     /// The OpenSSL function (or step) that failed.
-    public var operation: String
+    package var operation: String
     /// The packed error codes and their reason strings, oldest first.
-    public var errors: [Entry]
+    package var errors: [Entry]
 
     /// One entry of OpenSSL's error queue.
-    public struct Entry: Equatable, Sendable {
-        public var code: UInt
-        public var message: String
+    package struct Entry: Equatable, Sendable {
+        package var code: UInt
+        package var message: String
     }
 
     /// Creates an error for `operation` and drains the calling thread's OpenSSL error queue.
-    public init(_ operation: String) {
+    package init(_ operation: String) {
         self.operation = operation
         self.errors = OpenSSLError.drainQueue()
     }
 
-    public var description: String {
+    package var description: String {
         if errors.isEmpty { return "OpenSSL: \(operation) failed" }
         return "OpenSSL: \(operation) failed: " + errors.map(\.message).joined(separator: "; ")
     }

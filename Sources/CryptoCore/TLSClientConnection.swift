@@ -6,11 +6,11 @@ import Glibc
 /// The peer's chain is verified against the context's trust store and its name against `host`
 /// (DNS name or IP address, RFC 6125 §6); SNI is sent for DNS names only (RFC 6066 §3).
 /// Use from one thread at a time.
-public final class TLSClientConnection {
+package final class TLSClientConnection {
     private let ssl: OpaquePointer  // SSL *
 
     /// The outcome of one non-blocking step.
-    public enum Progress: Sendable, Equatable {
+    package enum Progress: Sendable, Equatable {
         /// Finished: bytes transferred (0 for a completed handshake).
         case done(Int)
         /// Call again once the descriptor is readable.
@@ -21,7 +21,7 @@ public final class TLSClientConnection {
         case closed
     }
 
-    public init(context: TLSClientContext, descriptor: Int32, host: String, isIPAddress: Bool) throws(TLSClientError) {
+    package init(context: TLSClientContext, descriptor: Int32, host: String, isIPAddress: Bool) throws(TLSClientError) {
         ERR_clear_error()
         guard let ssl = SSL_new(context.pointer) else { throw TLSClientError.drain("SSL_new") }
         self.ssl = ssl
@@ -41,7 +41,7 @@ public final class TLSClientConnection {
     deinit { SSL_free(ssl) }
 
     /// One step of the handshake; `.done(0)` once it has completed and the peer is verified.
-    public func handshake() throws(TLSClientError) -> Progress {
+    package func handshake() throws(TLSClientError) -> Progress {
         ERR_clear_error()
         let result = SSL_connect(ssl)
         let savedErrno = errno
@@ -49,7 +49,7 @@ public final class TLSClientConnection {
         return try progress(after: result, operation: "handshake", errno: savedErrno)
     }
 
-    public func read(into buffer: UnsafeMutableRawBufferPointer) throws(TLSClientError) -> Progress {
+    package func read(into buffer: UnsafeMutableRawBufferPointer) throws(TLSClientError) -> Progress {
         ERR_clear_error()
         var count = 0
         let result = SSL_read_ex(ssl, buffer.baseAddress, buffer.count, &count)
@@ -58,7 +58,7 @@ public final class TLSClientConnection {
         return try progress(after: result, operation: "read", errno: savedErrno)
     }
 
-    public func write(_ bytes: UnsafeRawBufferPointer) throws(TLSClientError) -> Progress {
+    package func write(_ bytes: UnsafeRawBufferPointer) throws(TLSClientError) -> Progress {
         ERR_clear_error()
         var count = 0
         let result = SSL_write_ex(ssl, bytes.baseAddress, bytes.count, &count)

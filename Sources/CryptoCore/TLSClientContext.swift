@@ -2,11 +2,11 @@ import COpenSSL
 
 /// An `SSL_CTX` for outgoing TLS: TLS 1.2 minimum, peer verification required, trusting the system store
 /// (`SSL_CERT_FILE` and `SSL_CERT_DIR` are honoured, as OpenSSL does) plus an optional extra CA file.
-public final class TLSClientContext {
+package final class TLSClientContext {
     let pointer: OpaquePointer  // SSL_CTX *
 
     /// - Parameter extraCAFile: a PEM file of CA certificates trusted in addition to the system store.
-    public init(extraCAFile: String? = nil) throws(TLSClientError) {
+    package init(extraCAFile: String? = nil) throws(TLSClientError) {
         ERR_clear_error()
         guard let context = SSL_CTX_new(TLS_client_method()) else { throw TLSClientError.drain("SSL_CTX_new") }
         pointer = context

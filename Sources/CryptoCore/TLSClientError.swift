@@ -2,18 +2,18 @@ import COpenSSL
 
 /// A TLS failure on an outgoing connection: OpenSSL's error queue, drained, plus the certificate verify
 /// result when verification is what failed.
-public struct TLSClientError: Error, Sendable, CustomStringConvertible {
+package struct TLSClientError: Error, Sendable, CustomStringConvertible {
     /// What was being done and OpenSSL's reasons, e.g. `handshake: ... certificate verify failed`.
-    public var reason: String
+    package var reason: String
     /// `X509_V_ERR_*` when the peer certificate was refused, with OpenSSL's text for it.
-    public var verifyResult: (code: Int, text: String)?
+    package var verifyResult: (code: Int, text: String)?
 
-    public init(reason: String, verifyResult: (code: Int, text: String)? = nil) {
+    package init(reason: String, verifyResult: (code: Int, text: String)? = nil) {
         self.reason = reason
         self.verifyResult = verifyResult
     }
 
-    public var description: String {
+    package var description: String {
         guard let verifyResult else { return reason }
         return "\(reason); certificate verify result \(verifyResult.code): \(verifyResult.text)"
     }

@@ -5,14 +5,14 @@ import Logging
 
 /// `siwa dev`: the Apple stand-in and the server in one process, configured for each other, so a fresh checkout
 /// signs in on `http://127.0.0.1:8080/login` with no Apple account and no network.
-public enum DevEnvironment {
+package enum DevEnvironment {
     /// The bundle id the stand-in's tokens are minted for in development (`siwa mint --aud dev.siwa.ios`).
-    public static let iosClientID = "dev.siwa.ios"
+    package static let iosClientID = "dev.siwa.ios"
     /// The Services ID of the development web flow.
-    public static let websiteClientID = "dev.siwa.web"
+    package static let websiteClientID = "dev.siwa.web"
 
     /// The configuration `siwa dev` serves with. `LOG_LEVEL` from the environment still applies.
-    public static func configuration(hostname: String, port: Int, applePort: Int, databasePath: String,
+    package static func configuration(hostname: String, port: Int, applePort: Int, databasePath: String,
                                       environment: [String: String] = ProcessInfo.processInfo.environment)
         -> Configuration
     {
@@ -33,7 +33,7 @@ public enum DevEnvironment {
     }
 
     /// Starts both, prints how to use them, and serves until SIGINT or SIGTERM.
-    public static func run(hostname: String, port: Int, applePort: Int, databasePath: String, keyFile: String)
+    package static func run(hostname: String, port: Int, applePort: Int, databasePath: String, keyFile: String)
         async throws
     {
         var configuration = configuration(hostname: hostname, port: port, applePort: applePort,

@@ -4,11 +4,11 @@ import Foundation
 
 /// The development stand-ins for an operator's secrets, kept beside the stand-in's key file so they survive
 /// restarts: a `.p8`-style ES256 key (the client secret's signer) and the refresh-token encryption key.
-public struct DevSecrets {
+package struct DevSecrets {
     /// The team id of the development key (`APPLE_TEAM_ID` for the stand-in).
-    public static let teamID = "DEVTEAM001"
+    package static let teamID = "DEVTEAM001"
     /// The key id of the development key (`APPLE_KEY_ID` for the stand-in).
-    public static let keyID = "DEVKEY0001"
+    package static let keyID = "DEVKEY0001"
 
     let clientKeyPath: String
     let clientKey: ES256PrivateKey

@@ -4,17 +4,17 @@ import Foundation
 import JOSE
 
 /// What the stand-in puts in an identity token it mints.
-public struct IdentityTokenRequest: Sendable {
-    public var subject: String
-    public var audience: String
-    public var email: String?
-    public var isPrivateEmail: Bool
-    public var nonce: String?
-    public var lifetime: TimeInterval
+package struct IdentityTokenRequest: Sendable {
+    package var subject: String
+    package var audience: String
+    package var email: String?
+    package var isPrivateEmail: Bool
+    package var nonce: String?
+    package var lifetime: TimeInterval
     /// Extra claims (e.g. `c_hash`), added last.
-    public var extraClaims: [String: JSONValue]
+    package var extraClaims: [String: JSONValue]
 
-    public init(subject: String, audience: String, email: String?, isPrivateEmail: Bool = false,
+    package init(subject: String, audience: String, email: String?, isPrivateEmail: Bool = false,
                 nonce: String? = nil, lifetime: TimeInterval = 600, extraClaims: [String: JSONValue] = [:]) {
         self.subject = subject
         self.audience = audience
@@ -27,22 +27,22 @@ public struct IdentityTokenRequest: Sendable {
 }
 
 /// The stand-in's RS256 signing key, kept as a PKCS#8 PEM file (mode 0600) so tokens stay valid across restarts.
-public struct FakeAppleKeys: Sendable {
+package struct FakeAppleKeys: Sendable {
     /// The key file used when none is named.
-    public static let defaultPath = "fake-apple-key.pem"
+    package static let defaultPath = "fake-apple-key.pem"
 
-    public let privateKey: RSAPrivateKey
+    package let privateKey: RSAPrivateKey
     /// The `kid` published in the JWKS: derived from the public key, so it is stable for a given file.
-    public let keyID: String
+    package let keyID: String
 
-    public init(privateKey: RSAPrivateKey) throws {
+    package init(privateKey: RSAPrivateKey) throws {
         self.privateKey = privateKey
         let publicKey = try privateKey.publicKey
         keyID = "fake-" + String(Base64URL.encode(SHA256.hash(publicKey.modulus + publicKey.exponent)).prefix(10))
     }
 
     /// Loads the key at `path`, or generates one and writes it there.
-    public static func loadOrCreate(path: String) throws -> FakeAppleKeys {
+    package static func loadOrCreate(path: String) throws -> FakeAppleKeys {
         if FileManager.default.fileExists(atPath: path) {
             let pem = try String(contentsOfFile: path, encoding: .utf8)
             return try FakeAppleKeys(privateKey: try RSAPrivateKey(pem: pem))
@@ -55,13 +55,13 @@ public struct FakeAppleKeys: Sendable {
     }
 
     /// The JWKS document `/auth/keys` serves.
-    public func jwksJSON() throws -> [UInt8] {
+    package func jwksJSON() throws -> [UInt8] {
         let jwk = try privateKey.publicKey.jwk(keyID: keyID)
         return JSONValue.object(["keys": .array([.object(jwk.members)])]).serialized()
     }
 
     /// An identity token as Apple mints them: RS256, header `{kid, alg}`, Apple's issuer.
-    public func mintIdentityToken(_ request: IdentityTokenRequest, now: Date = Date()) throws -> String {
+    package func mintIdentityToken(_ request: IdentityTokenRequest, now: Date = Date()) throws -> String {
         let issuedAt = now.timeIntervalSince1970.rounded(.down)
         var claims: [String: JSONValue] = [
             "iss": .string(Configuration.appleIssuer),
@@ -84,23 +84,23 @@ public struct FakeAppleKeys: Sendable {
 
     /// The stable Apple user identifier the stand-in gives an email address, shaped like Apple's
     /// (`000123.<32 hex>.0456`): the same person always gets the same `sub`.
-    public static func subject(forEmail email: String) -> String {
+    package static func subject(forEmail email: String) -> String {
         let digest = SHA256.hex(SHA256.hash(email.lowercased()))
         return "001\(digest.prefix(3)).\(digest.dropFirst(3).prefix(32)).0\(digest.suffix(3))"
     }
 
     /// A private-relay address for `email`, stable per address.
-    public static func relayAddress(forEmail email: String) -> String {
+    package static func relayAddress(forEmail email: String) -> String {
         let digest = SHA256.hex(SHA256.hash("relay:" + email.lowercased()))
         return "\(digest.prefix(10))@privaterelay.appleid.com"
     }
 }
 
 /// Failures of the stand-in's own set-up.
-public enum FakeAppleError: Error, CustomStringConvertible {
+package enum FakeAppleError: Error, CustomStringConvertible {
     case cannotWriteKeyFile(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .cannotWriteKeyFile(let path): "cannot write the stand-in's key file at \(path)"
         }

@@ -6,12 +6,12 @@ import JOSE
 
 /// Sends server-to-server notifications the way Apple does: `POST {"payload": "<JWT>"}`, the JWT signed with
 /// Apple's key and carrying the event as a JSON string in its `events` claim.
-public enum FakeAppleNotifier {
+package enum FakeAppleNotifier {
     /// Event types Apple sends.
-    public static let eventTypes: Set<String> = ["email-disabled", "email-enabled", "consent-revoked", "account-delete"]
+    package static let eventTypes: Set<String> = ["email-disabled", "email-enabled", "consent-revoked", "account-delete"]
 
     /// The notification JWT for one event.
-    public static func payload(event: String, subject: String, audience: String, email: String?,
+    package static func payload(event: String, subject: String, audience: String, email: String?,
                                isPrivateEmail: Bool = true, keys: FakeAppleKeys, now: Date = Date()) throws -> String {
         let eventTime = (now.timeIntervalSince1970 * 1000).rounded(.down)
         var eventClaims: [String: JSONValue] = [
@@ -32,7 +32,7 @@ public enum FakeAppleNotifier {
     }
 
     /// Signs and posts one event to `url`; returns the status the server answered.
-    public static func send(event: String, subject: String, audience: String, email: String?, to url: String,
+    package static func send(event: String, subject: String, audience: String, email: String?, to url: String,
                             keyFile: String) async throws -> Int {
         let keys = try FakeAppleKeys.loadOrCreate(path: keyFile)
         let jwt = try payload(event: event, subject: subject, audience: audience, email: email, keys: keys)

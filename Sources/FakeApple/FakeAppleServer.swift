@@ -6,8 +6,8 @@ import Logging
 import Web
 
 /// The local Apple stand-in as a running server (`siwa fake-apple`, `siwa dev`, and the tests).
-public final class FakeAppleServer: Sendable {
-    public let keys: FakeAppleKeys
+package final class FakeAppleServer: Sendable {
+    package let keys: FakeAppleKeys
     let state: FakeAppleState
     let controller: FakeAppleController
     let application: Application
@@ -21,7 +21,7 @@ public final class FakeAppleServer: Sendable {
     ///   - clientSecretKey: The public half of the `.p8` the stand-in knows; when given, client secrets must be
     ///     signed with it and name `clientSecretTeamID` (`iss`) and `clientSecretKeyID` (`kid`), as Apple checks.
     ///   - clock: The stand-in's clock (tests move it).
-    public init(hostname: String = "127.0.0.1", port: Int = 9090, keys: FakeAppleKeys,
+    package init(hostname: String = "127.0.0.1", port: Int = 9090, keys: FakeAppleKeys,
                 clientSecretKey: ES256PublicKey? = nil, clientSecretTeamID: String = DevSecrets.teamID,
                 clientSecretKeyID: String = DevSecrets.keyID, clock: @escaping @Sendable () -> Date = Date.init,
                 logger: Logger = Logger(label: "fake-apple")) throws {
@@ -42,35 +42,35 @@ public final class FakeAppleServer: Sendable {
         )
     }
 
-    public func start() throws { try server.start() }
-    public var localPort: Int { server.localPort }
+    package func start() throws { try server.start() }
+    package var localPort: Int { server.localPort }
     /// `http://host:port` of the running stand-in.
-    public var baseURL: String { "http://\(server.configuration.hostname):\(localPort)" }
-    public func shutdown() async { await server.shutdown() }
-    public func run() async throws { try await server.run() }
+    package var baseURL: String { "http://\(server.configuration.hostname):\(localPort)" }
+    package func shutdown() async { await server.shutdown() }
+    package func run() async throws { try await server.run() }
 
     /// Revocations received so far.
-    public func revocations() async -> [FakeAppleRevocation] { await state.revocations }
+    package func revocations() async -> [FakeAppleRevocation] { await state.revocations }
     /// Whether `refreshToken` has been revoked.
-    public func isRevoked(refreshToken: String) async -> Bool { await state.isRevoked(refreshToken: refreshToken) }
+    package func isRevoked(refreshToken: String) async -> Bool { await state.isRevoked(refreshToken: refreshToken) }
     /// Issues an authorization code for `clientID` as Apple gives one to an app (no redirect URI) or a web flow,
     /// with its identity token.
-    public func issueAuthorizationCode(clientID: String, redirectURI: String = "", subject: String, email: String,
+    package func issueAuthorizationCode(clientID: String, redirectURI: String = "", subject: String, email: String,
                                        isPrivateEmail: Bool = false) async throws -> (code: String, idToken: String) {
         try await controller.issueCode(clientID: clientID, redirectURI: redirectURI, subject: subject, email: email,
                                        isPrivateEmail: isPrivateEmail, nonce: nil)
     }
 
     /// While on, `/auth/token` and `/auth/revoke` answer 503, as during an Apple outage.
-    public func simulateOutage(_ outage: Bool) async { await state.setOutage(outage) }
+    package func simulateOutage(_ outage: Bool) async { await state.setOutage(outage) }
 
     /// Makes every code issued so far older by `interval`.
-    public func ageAuthorizationCodes(by interval: TimeInterval) async { await state.ageCodes(by: interval) }
+    package func ageAuthorizationCodes(by interval: TimeInterval) async { await state.ageCodes(by: interval) }
 
     /// `siwa fake-apple`: serves until SIGINT or SIGTERM. Client secrets must be signed with the key at
     /// `clientSecretKeyPath` (a `.p8`, or its public half in PEM) and name `teamID` and `keyID`; without a path, with
     /// the development key kept beside `keyFile` (made when missing), which `siwa dev` uses too.
-    public static func runUntilSignalled(hostname: String, port: Int, keyFile: String, clientSecretKeyPath: String?,
+    package static func runUntilSignalled(hostname: String, port: Int, keyFile: String, clientSecretKeyPath: String?,
                                          teamID: String? = nil, keyID: String? = nil) async throws {
         let logger = Logger(label: "fake-apple")
         let keys = try FakeAppleKeys.loadOrCreate(path: keyFile)

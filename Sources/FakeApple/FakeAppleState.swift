@@ -92,10 +92,10 @@ actor FakeAppleState {
 }
 
 /// A revocation the stand-in received.
-public struct FakeAppleRevocation: Sendable, Equatable {
-    public var clientID: String
-    public var token: String
-    public var tokenTypeHint: String?
+package struct FakeAppleRevocation: Sendable, Equatable {
+    package var clientID: String
+    package var token: String
+    package var tokenTypeHint: String?
     /// Whether the token was one the stand-in issued to that client.
-    public var known: Bool
+    package var known: Bool
 }

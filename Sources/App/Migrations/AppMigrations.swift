@@ -2,9 +2,9 @@ import Storage
 
 /// The schema of siwa-server, as ordered migrations. Dates are INTEGER milliseconds since 1970, UUIDs lowercase
 /// TEXT, hashes and encrypted tokens BLOBs (see `DatabaseValueConvertible`).
-public enum AppMigrations {
+package enum AppMigrations {
     /// Every migration this build knows, in order.
-    public static var migrator: Migrator {
+    package static var migrator: Migrator {
         var migrator = Migrator()
         migrator.register(version: 1, name: "create users and tokens", CreateUsersAndTokens.migrate)
         migrator.register(version: 2, name: "create sessions", CreateSessions.migrate)
@@ -20,7 +20,7 @@ public enum AppMigrations {
     ///
     /// - Throws: `MigrationError` (`.databaseIsNewer`) when the file was migrated by a newer build;
     ///   `SQLiteError` when it cannot be opened.
-    public static func openAndMigrate(
+    package static func openAndMigrate(
         path: String, configuration: DatabaseConfiguration = DatabaseConfiguration()
     ) async throws -> DatabasePool {
         let pool = try DatabasePool(path: path, configuration: configuration)

@@ -1,18 +1,18 @@
 import Foundation
 
 /// A refresh token Apple issued for a user, kept to revoke it when the user deletes their account.
-public struct AppleToken: Sendable, Equatable {
-    public var id: UUID
-    public var userID: UUID
+package struct AppleToken: Sendable, Equatable {
+    package var id: UUID
+    package var userID: UUID
     /// The Services ID or bundle id the token was issued to.
-    public var clientID: String
+    package var clientID: String
     /// The refresh token, encrypted by the caller; stored as a BLOB.
-    public var encryptedRefreshToken: [UInt8]
-    public var createdAt: Date
+    package var encryptedRefreshToken: [UInt8]
+    package var createdAt: Date
     /// When the token was revoked at Apple, if it was.
-    public var revokedAt: Date?
+    package var revokedAt: Date?
 
-    public init(
+    package init(
         id: UUID = .timeOrdered(), userID: UUID, clientID: String, encryptedRefreshToken: [UInt8], createdAt: Date,
         revokedAt: Date? = nil
     ) {

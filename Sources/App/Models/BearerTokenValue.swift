@@ -14,22 +14,22 @@ import JOSE
 ///
 /// Values issued before ids were embedded are 32 random bytes of the same length; they are still found by their
 /// hash (see `KeyTokensByID`), whether or not their bytes happen to unmask to a version-7 id.
-public struct BearerTokenValue: Sendable, Equatable {
+package struct BearerTokenValue: Sendable, Equatable {
     /// Bytes of the masked token id at the start of a value.
-    public static let idBytes = 16
+    package static let idBytes = 16
     /// Random bytes after the id: 128 bits an attacker must guess even knowing the id.
-    public static let secretBytes = 16
+    package static let secretBytes = 16
     /// Characters in a value: base64url of `idBytes + secretBytes` (32) bytes, unpadded.
-    public static let length = 43
+    package static let length = 43
 
     /// The token the value names when its first bytes unmask to a version-7 id; nil otherwise.
-    public let id: UUID?
+    package let id: UUID?
     /// SHA-256 of the value: what `tokens.value_hash` keeps.
-    public let hash: [UInt8]
+    package let hash: [UInt8]
 
     /// Reads a presented value. Any text is accepted: one that names no id is looked up by its hash alone, and
     /// matches nothing unless it is a legacy value.
-    public init(_ text: String) {
+    package init(_ text: String) {
         hash = SHA256.hash(text)
         guard text.utf8.count == Self.length, let bytes = Base64URL.decode(text),
               bytes.count == Self.idBytes + Self.secretBytes
@@ -43,7 +43,7 @@ public struct BearerTokenValue: Sendable, Equatable {
     }
 
     /// The value of a new token: `id` and `secret` (`secretBytes` random bytes from `SecureRandom`).
-    public static func text(id: UUID, secret: some Collection<UInt8>) -> String {
+    package static func text(id: UUID, secret: some Collection<UInt8>) -> String {
         precondition(secret.count == secretBytes, "a bearer token's secret is \(secretBytes) bytes")
         let secret = Array(secret)
         let idBytes = withUnsafeBytes(of: id.uuid) { Array($0) }

@@ -1,12 +1,12 @@
 import Foundation
 
 /// The last good JSON Web Key Set fetched from Apple, kept for a restart during an outage.
-public struct CachedJWKS: Sendable, Equatable {
+package struct CachedJWKS: Sendable, Equatable {
     /// The response body, as fetched.
-    public var body: [UInt8]
-    public var fetchedAt: Date
+    package var body: [UInt8]
+    package var fetchedAt: Date
 
-    public init(body: [UInt8], fetchedAt: Date) {
+    package init(body: [UInt8], fetchedAt: Date) {
         self.body = body
         self.fetchedAt = fetchedAt
     }

@@ -1,18 +1,18 @@
 import Foundation
 
 /// An Apple token whose revocation failed after its user was deleted, kept to retry it.
-public struct PendingRevocation: Sendable, Equatable {
-    public var id: UUID
-    public var clientID: String
+package struct PendingRevocation: Sendable, Equatable {
+    package var id: UUID
+    package var clientID: String
     /// The refresh token, encrypted by the caller.
-    public var encryptedToken: [UInt8]
+    package var encryptedToken: [UInt8]
     /// Failed attempts so far.
-    public var attempts: Int
+    package var attempts: Int
     /// Why the last attempt failed (no token material).
-    public var lastError: String?
-    public var createdAt: Date
+    package var lastError: String?
+    package var createdAt: Date
 
-    public init(
+    package init(
         id: UUID = .timeOrdered(), clientID: String, encryptedToken: [UInt8], attempts: Int = 0, lastError: String? = nil,
         createdAt: Date
     ) {
@@ -27,7 +27,7 @@ public struct PendingRevocation: Sendable, Equatable {
 
 extension PendingRevocation {
     /// The retry entry for `token`, whose user is being deleted.
-    public init(retrying token: AppleToken, createdAt: Date, lastError: String?) {
+    package init(retrying token: AppleToken, createdAt: Date, lastError: String?) {
         self.init(clientID: token.clientID, encryptedToken: token.encryptedRefreshToken, attempts: 1,
                   lastError: lastError, createdAt: createdAt)
     }

@@ -7,7 +7,7 @@ extension UUID {
     /// writes one primary-key index page instead of one random page per row; and no system call is made
     /// (Foundation's `UUID()` on Linux opens, reads and closes `/dev/urandom` per id). The creation time is
     /// readable from the id, to the millisecond. Falls back to `UUID()` if the generator fails.
-    public static func timeOrdered(now: Date = Date()) -> UUID {
+    package static func timeOrdered(now: Date = Date()) -> UUID {
         guard let bytes = try? SecureRandom.bytes(count: timeOrderedRandomCount) else { return UUID() }
         return timeOrdered(now: now, random: bytes[...])
     }

@@ -1,20 +1,20 @@
 import Foundation
 
 /// Someone who signed in with Apple.
-public struct User: Sendable, Equatable {
-    public var id: UUID
+package struct User: Sendable, Equatable {
+    package var id: UUID
     /// Display name; Apple sends it only on the first sign-in, so it may be empty.
-    public var name: String
-    public var username: String
-    public var email: String
+    package var name: String
+    package var username: String
+    package var email: String
     /// Whether `email` is an Apple private relay address.
-    public var isPrivateEmail: Bool
+    package var isPrivateEmail: Bool
     /// The `sub` claim of Apple's identity tokens: stable per user and team; unique.
-    public var siwaIdentifier: String
-    public var createdAt: Date
-    public var updatedAt: Date
+    package var siwaIdentifier: String
+    package var createdAt: Date
+    package var updatedAt: Date
 
-    public init(
+    package init(
         id: UUID = .timeOrdered(), name: String, username: String, email: String, isPrivateEmail: Bool,
         siwaIdentifier: String, createdAt: Date, updatedAt: Date? = nil
     ) {

@@ -4,11 +4,11 @@ import Storage
 /// `siwa backup DEST`: a consistent copy of the SQLite database, taken while the server runs and serves, checked
 /// with `PRAGMA integrity_check` before it is reported. Restoring is starting the server with the copy as
 /// `DATABASE_PATH` (README, "Backup and restore").
-public enum BackupOperation {
+package enum BackupOperation {
     /// Copies the database of `environment` to `destination` and returns what to print.
     /// - Throws: `OperatorError` (one line) when nothing was copied: PostgreSQL, no database, an existing or
     ///   uncreatable destination, a failed check.
-    public static func run(_ environment: OperatorEnvironment, destination: String) throws -> [String] {
+    package static func run(_ environment: OperatorEnvironment, destination: String) throws -> [String] {
         if try environment.postgreSQLURL() != nil {
             throw OperatorError("DATABASE_URL names PostgreSQL: back it up with pg_dump (e.g. `pg_dump --format=custom "
                 + "--file=siwa.dump \"$DATABASE_URL\"`); siwa backup copies SQLite only")

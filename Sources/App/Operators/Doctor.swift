@@ -3,8 +3,8 @@ import HTTPCore
 import Storage
 
 /// One line of `siwa doctor`: what was checked, whether it holds, and how to fix it when it does not.
-public struct DoctorFinding: Sendable, Equatable, CustomStringConvertible {
-    public enum Verdict: String, Sendable {
+package struct DoctorFinding: Sendable, Equatable, CustomStringConvertible {
+    package enum Verdict: String, Sendable {
         /// Holds.
         case ok
         /// A feature that is not configured, so nothing it needs is checked; not a failure.
@@ -13,13 +13,13 @@ public struct DoctorFinding: Sendable, Equatable, CustomStringConvertible {
         case fail = "FAIL"
     }
 
-    public var verdict: Verdict
+    package var verdict: Verdict
     /// The variable or thing checked, e.g. `APPLE_PRIVATE_KEY_PATH`.
-    public var subject: String
+    package var subject: String
     /// What is right, or what is wrong and the fix. Never a secret.
-    public var message: String
+    package var message: String
 
-    public var description: String {
+    package var description: String {
         verdict.rawValue.padding(toLength: 5, withPad: " ", startingAt: 0) + "\(subject): \(message)"
     }
 }
@@ -28,7 +28,7 @@ public struct DoctorFinding: Sendable, Equatable, CustomStringConvertible {
 /// finding per check, before any user meets a mistake: the identifiers' shapes, the redirect URL, the `.p8`,
 /// Apple's keys, the database, and whether Apple accepts the client secret for each client id. It never prints a
 /// secret and never changes the database.
-public struct Doctor: Sendable {
+package struct Doctor: Sendable {
     let configuration: Configuration
     let environment: OperatorEnvironment
     let http: HTTPClient
@@ -45,7 +45,7 @@ public struct Doctor: Sendable {
 
     /// Runs every check, handing each finding to `emit` as it is made.
     /// - Returns: true when nothing failed (the exit status is 0 then).
-    public static func run(dotEnvPath: String = ".env",
+    package static func run(dotEnvPath: String = ".env",
                            processEnvironment: [String: String] = ProcessInfo.processInfo.environment,
                            emit: (DoctorFinding) -> Void) async -> Bool {
         let environment: OperatorEnvironment

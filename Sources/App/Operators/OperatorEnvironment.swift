@@ -5,15 +5,15 @@ import Web
 /// What the operators' commands (`siwa doctor`, `siwa backup`, `siwa users …`) start from: the same process
 /// environment and `.env` as `siwa serve`, read once, and the database they name, opened without creating or
 /// migrating anything.
-public struct OperatorEnvironment: Sendable {
+package struct OperatorEnvironment: Sendable {
     /// The variables, the process environment over `.env`.
-    public let environment: Environment
+    package let environment: Environment
     /// The configuration the server would start with.
-    public let configuration: Configuration
+    package let configuration: Configuration
 
     /// Reads the environment and `dotEnvPath` and checks them as `siwa serve` does.
     /// - Throws: `OperatorError` naming the variable that is missing or malformed.
-    public init(dotEnvPath: String = ".env", processEnvironment: [String: String] = ProcessInfo.processInfo.environment)
+    package init(dotEnvPath: String = ".env", processEnvironment: [String: String] = ProcessInfo.processInfo.environment)
         throws
     {
         do {
@@ -26,7 +26,7 @@ public struct OperatorEnvironment: Sendable {
 
     /// `DATABASE_URL` when it names PostgreSQL (`postgres://` or `postgresql://`); nil for SQLite.
     /// - Throws: `OperatorError` when it is set to anything else.
-    public func postgreSQLURL() throws -> String? {
+    package func postgreSQLURL() throws -> String? {
         guard let url = environment.get("DATABASE_URL") else { return nil }
         let scheme = url.prefix { $0 != ":" }.lowercased()
         guard scheme == "postgres" || scheme == "postgresql" else {
@@ -36,7 +36,7 @@ public struct OperatorEnvironment: Sendable {
     }
 
     /// The SQLite file of `DATABASE_PATH`, which must exist: an operator's command never creates a database.
-    public func existingDatabasePath() throws -> String {
+    package func existingDatabasePath() throws -> String {
         let path = configuration.databasePath
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
@@ -90,7 +90,7 @@ public struct OperatorEnvironment: Sendable {
 }
 
 /// Why an operator's command stopped: one line for the operator, never a secret.
-public struct OperatorError: Error, Equatable, CustomStringConvertible {
-    public var description: String
-    public init(_ description: String) { self.description = description }
+package struct OperatorError: Error, Equatable, CustomStringConvertible {
+    package var description: String
+    package init(_ description: String) { self.description = description }
 }

@@ -2,43 +2,43 @@ import Foundation
 
 /// Everything stored about one user, as `siwa users show` and `siwa users export` print it. Secrets are never
 /// part of it: no bearer token or its hash, no session id or session data, no Apple refresh token.
-public struct UserRecord: Sendable, Equatable, Encodable {
+package struct UserRecord: Sendable, Equatable, Encodable {
     /// The user id, lowercase as the API prints it.
-    public var id: String
-    public var name: String
-    public var username: String
-    public var email: String
-    public var isPrivateEmail: Bool
+    package var id: String
+    package var name: String
+    package var username: String
+    package var email: String
+    package var isPrivateEmail: Bool
     /// Whether Apple forwards mail to the user's relay address (its `email-disabled` / `email-enabled` events).
-    public var emailForwardingEnabled: Bool
+    package var emailForwardingEnabled: Bool
     /// Apple's user identifier: the identity tokens' `sub`.
-    public var sub: String
-    public var createdAt: Date
-    public var updatedAt: Date
+    package var sub: String
+    package var createdAt: Date
+    package var updatedAt: Date
     /// The client ids (bundle ids, Services ID) Apple issued this user's stored refresh tokens to.
-    public var appleClientIDs: [String]
-    public var bearerTokens: Lifetimes
-    public var sessions: Lifetimes
+    package var appleClientIDs: [String]
+    package var bearerTokens: Lifetimes
+    package var sessions: Lifetimes
     /// Apple refresh tokens kept for revocation, without the tokens themselves (export only).
-    public var appleTokens: [AppleTokenEntry]?
+    package var appleTokens: [AppleTokenEntry]?
 
     /// How many of a kind of credential are stored, and until when each works.
-    public struct Lifetimes: Sendable, Equatable, Encodable {
-        public var count: Int
-        public var expiresAt: [Date]
+    package struct Lifetimes: Sendable, Equatable, Encodable {
+        package var count: Int
+        package var expiresAt: [Date]
         /// When each was issued, where that is stored (export only).
-        public var createdAt: [Date]?
+        package var createdAt: [Date]?
     }
 
     /// One stored Apple refresh token, described.
-    public struct AppleTokenEntry: Sendable, Equatable, Encodable {
-        public var clientID: String
-        public var createdAt: Date
-        public var revokedAt: Date?
+    package struct AppleTokenEntry: Sendable, Equatable, Encodable {
+        package var clientID: String
+        package var createdAt: Date
+        package var revokedAt: Date?
     }
 
     /// The record without the per-item detail `export` adds: counts and expiry times only.
-    public var summary: UserRecord {
+    package var summary: UserRecord {
         var summary = self
         summary.bearerTokens.createdAt = nil
         summary.sessions.createdAt = nil
@@ -47,7 +47,7 @@ public struct UserRecord: Sendable, Equatable, Encodable {
     }
 
     /// Pretty-printed JSON with sorted keys and ISO 8601 dates.
-    public func json() throws -> String {
+    package func json() throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         encoder.dateEncodingStrategy = .iso8601

@@ -6,17 +6,17 @@ import Storage
 /// The operators' user support, for requests that arrive by email: `siwa users show <id | sub | email>`,
 /// `siwa users export <id>` (the user's own copy, GDPR articles 15 and 20) and `siwa users delete <id>`, which does
 /// what `DELETE /api/users/me` does.
-public struct UserSupport: Sendable {
+package struct UserSupport: Sendable {
     let environment: OperatorEnvironment
 
-    public init(_ environment: OperatorEnvironment) {
+    package init(_ environment: OperatorEnvironment) {
         self.environment = environment
     }
 
     /// What is stored about the one user `query` names (an id, an Apple `sub` or an email), as JSON: the profile,
     /// timestamps, Apple client ids, and counts and expiry times of bearer tokens and sessions.
     /// - Throws: `OperatorError` when no user, or more than one (a shared email), matches.
-    public func show(_ query: String) throws -> String {
+    package func show(_ query: String) throws -> String {
         let repository = UserRecordRepository(database: try environment.openReadOnly())
         let matches = try repository.users(matching: query)
         guard let user = matches.first else {
@@ -30,7 +30,7 @@ public struct UserSupport: Sendable {
     }
 
     /// Everything stored about the user with `id`, as JSON, with the same redactions as `show`.
-    public func export(_ id: String) throws -> String {
+    package func export(_ id: String) throws -> String {
         let userID = try Self.userID(id, command: "export")
         let repository = UserRecordRepository(database: try environment.openReadOnly())
         guard let user = try repository.users(matching: userID.uuidString).first else {
@@ -44,7 +44,7 @@ public struct UserSupport: Sendable {
     /// revocations queued in it. Every instance sees the deletion at once: tokens and sessions live in the database.
     /// - Parameter confirm: asked with the user before anything changes; false stops with nothing changed.
     /// - Returns: the line to print.
-    public func delete(_ id: String, confirm: (UserRecord) throws -> Bool) async throws -> String {
+    package func delete(_ id: String, confirm: (UserRecord) throws -> Bool) async throws -> String {
         let userID = try Self.userID(id, command: "delete")
         let pool = try environment.openPool()
         let users = UserRepository(pool: pool)

@@ -4,7 +4,7 @@ import Storage
 
 extension AppleNotificationRepository {
     /// What applying a notification did.
-    public enum Outcome: Sendable, Equatable {
+    package enum Outcome: Sendable, Equatable {
         /// The effect was applied to the user.
         case applied
         /// Its `jti` was seen before: nothing done.
@@ -20,7 +20,7 @@ extension AppleNotificationRepository {
     /// - `email-disabled` / `email-enabled`: the user's email forwarding state (and the relay address when sent);
     /// - `consent-revoked`: ends every session, bearer token and Apple token of the user, keeps the account;
     /// - `account-delete`: deletes the user with their tokens, sessions and Apple tokens.
-    public func apply(_ notification: ServerNotification) async throws -> Outcome {
+    package func apply(_ notification: ServerNotification) async throws -> Outcome {
         let receivedAt = now()
         return try await pool.write { db in
             try db.execute(
@@ -57,7 +57,7 @@ extension AppleNotificationRepository {
     }
 
     /// Whether Apple forwards email for the user (false after `email-disabled`).
-    public func isEmailForwardingEnabled(userID: UUID) async throws -> Bool? {
+    package func isEmailForwardingEnabled(userID: UUID) async throws -> Bool? {
         try await pool.read { db in
             try db.fetchOne(sql: "SELECT email_forwarding_enabled FROM users WHERE id = ?", arguments: [userID]) { row in
                 try row[0] as Bool

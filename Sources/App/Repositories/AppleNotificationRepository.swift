@@ -2,17 +2,17 @@ import Foundation
 import Storage
 
 /// The `jti` of every Apple server-to-server notification applied, so each is applied once.
-public struct AppleNotificationRepository: Sendable {
+package struct AppleNotificationRepository: Sendable {
     let pool: DatabasePool
     let now: @Sendable () -> Date
 
-    public init(pool: DatabasePool, now: @escaping @Sendable () -> Date = { Date() }) {
+    package init(pool: DatabasePool, now: @escaping @Sendable () -> Date = { Date() }) {
         self.pool = pool
         self.now = now
     }
 
     /// Records `jti`; returns true when it was new (apply the notification), false when already seen.
-    public func recordIfNew(jti: String) async throws -> Bool {
+    package func recordIfNew(jti: String) async throws -> Bool {
         let receivedAt = now()
         return try await pool.write { db in
             try db.execute(
@@ -24,7 +24,7 @@ public struct AppleNotificationRepository: Sendable {
 
     /// Forgets ids received before `date` (their tokens have long expired); returns how many.
     @discardableResult
-    public func sweep(receivedBefore date: Date) async throws -> Int {
+    package func sweep(receivedBefore date: Date) async throws -> Int {
         try await pool.write { db in
             try db.execute(sql: "DELETE FROM apple_notifications WHERE received_at < ?", arguments: [date])
             return db.changes

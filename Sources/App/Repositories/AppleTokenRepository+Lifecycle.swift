@@ -13,7 +13,7 @@ extension AppleTokenRepository {
 
     /// Tokens not yet known to be revoked, `limit` at a time in id order after `afterID`, for the daily
     /// validation Apple suggests.
-    public func listActive(after afterID: UUID?, limit: Int) async throws -> [AppleToken] {
+    package func listActive(after afterID: UUID?, limit: Int) async throws -> [AppleToken] {
         try await pool.read { db in
             try db.fetchAll(
                 sql: """

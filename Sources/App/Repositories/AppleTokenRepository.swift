@@ -2,17 +2,17 @@ import Foundation
 import Storage
 
 /// Apple refresh tokens per user (encrypted by the caller), for revocation at account deletion.
-public struct AppleTokenRepository: Sendable {
+package struct AppleTokenRepository: Sendable {
     static let columns = "id, user_id, client_id, refresh_token, created_at, revoked_at"
 
     let pool: DatabasePool
 
-    public init(pool: DatabasePool) {
+    package init(pool: DatabasePool) {
         self.pool = pool
     }
 
     /// The tokens of `userID`, oldest first.
-    public func list(userID: UUID) async throws -> [AppleToken] {
+    package func list(userID: UUID) async throws -> [AppleToken] {
         try await pool.read { db in
             try db.fetchAll(
                 sql: "SELECT \(Self.columns) FROM apple_tokens WHERE user_id = ? ORDER BY created_at, id",
@@ -28,13 +28,13 @@ public struct AppleTokenRepository: Sendable {
     /// Stores `token`.
     ///
     /// - Throws: `SQLiteError` `.foreignKeyConstraint` when its user does not exist.
-    public func add(_ token: AppleToken) async throws {
+    package func add(_ token: AppleToken) async throws {
         try await pool.write { db in try Self.insert(token, into: db) }
     }
 
     /// Records that the token was revoked at Apple at `date`; false when there is no such token.
     @discardableResult
-    public func markRevoked(id: UUID, at date: Date) async throws -> Bool {
+    package func markRevoked(id: UUID, at date: Date) async throws -> Bool {
         try await pool.write { db in
             try db.execute(sql: "UPDATE apple_tokens SET revoked_at = ? WHERE id = ?", arguments: [date, id])
             return db.changes == 1
@@ -43,7 +43,7 @@ public struct AppleTokenRepository: Sendable {
 
     /// Deletes the token; false when there was none.
     @discardableResult
-    public func delete(id: UUID) async throws -> Bool {
+    package func delete(id: UUID) async throws -> Bool {
         try await pool.write { db in
             try db.execute(sql: "DELETE FROM apple_tokens WHERE id = ?", arguments: [id])
             return db.changes == 1

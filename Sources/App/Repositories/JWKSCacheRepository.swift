@@ -2,15 +2,15 @@ import Foundation
 import Storage
 
 /// The last good Apple key set: a single row, replaced on each save.
-public struct JWKSCacheRepository: Sendable {
+package struct JWKSCacheRepository: Sendable {
     let pool: DatabasePool
 
-    public init(pool: DatabasePool) {
+    package init(pool: DatabasePool) {
         self.pool = pool
     }
 
     /// The saved key set, if one was ever saved.
-    public func load() async throws -> CachedJWKS? {
+    package func load() async throws -> CachedJWKS? {
         try await pool.read { db in
             try db.fetchOne(sql: "SELECT body, fetched_at FROM jwks_cache WHERE id = 1") {
                 CachedJWKS(body: try $0[0], fetchedAt: try $0[1])
@@ -19,7 +19,7 @@ public struct JWKSCacheRepository: Sendable {
     }
 
     /// Replaces the saved key set.
-    public func save(_ entry: CachedJWKS) async throws {
+    package func save(_ entry: CachedJWKS) async throws {
         try await pool.write { db in
             try db.execute(
                 sql: """

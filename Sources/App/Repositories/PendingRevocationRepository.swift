@@ -2,22 +2,22 @@ import Foundation
 import Storage
 
 /// Apple token revocations that failed after their user was deleted, to retry.
-public struct PendingRevocationRepository: Sendable {
+package struct PendingRevocationRepository: Sendable {
     static let columns = "id, client_id, refresh_token, attempts, last_error, created_at"
 
     let pool: DatabasePool
 
-    public init(pool: DatabasePool) {
+    package init(pool: DatabasePool) {
         self.pool = pool
     }
 
     /// Queues `revocation`.
-    public func add(_ revocation: PendingRevocation) async throws {
+    package func add(_ revocation: PendingRevocation) async throws {
         try await pool.write { db in try Self.insert(revocation, into: db) }
     }
 
     /// Up to `limit` queued revocations, fewest attempts then oldest first.
-    public func list(limit: Int) async throws -> [PendingRevocation] {
+    package func list(limit: Int) async throws -> [PendingRevocation] {
         try await pool.read { db in
             try db.fetchAll(
                 sql: "SELECT \(Self.columns) FROM pending_revocations ORDER BY attempts, created_at, id LIMIT ?",
@@ -32,7 +32,7 @@ public struct PendingRevocationRepository: Sendable {
 
     /// Counts one more failed attempt and records why; false when there is no such entry.
     @discardableResult
-    public func recordFailure(id: UUID, error: String) async throws -> Bool {
+    package func recordFailure(id: UUID, error: String) async throws -> Bool {
         try await pool.write { db in
             try db.execute(
                 sql: "UPDATE pending_revocations SET attempts = attempts + 1, last_error = ? WHERE id = ?",
@@ -43,7 +43,7 @@ public struct PendingRevocationRepository: Sendable {
 
     /// Removes an entry once revoked (or given up); false when there was none.
     @discardableResult
-    public func delete(id: UUID) async throws -> Bool {
+    package func delete(id: UUID) async throws -> Bool {
         try await pool.write { db in
             try db.execute(sql: "DELETE FROM pending_revocations WHERE id = ?", arguments: [id])
             return db.changes == 1

@@ -9,9 +9,9 @@ import Web
 ///
 /// The user id found under `userIDKey` in a session's data is copied to the `user_id` column, so deleting a user
 /// deletes their sessions (`UserRepository.delete`, `deleteAll(userID:)`).
-public struct SQLiteSessionStore: SessionStore {
+package struct SQLiteSessionStore: SessionStore {
     /// The data key the session middleware stores the signed-in user's id under.
-    public static let defaultUserIDKey = "userID"
+    package static let defaultUserIDKey = "userID"
 
     let pool: DatabasePool
     let userIDKey: String
@@ -21,7 +21,7 @@ public struct SQLiteSessionStore: SessionStore {
     ///   - pool: the migrated database.
     ///   - userIDKey: the data key holding the user id (a UUID string).
     ///   - now: the clock that decides expiry.
-    public init(
+    package init(
         pool: DatabasePool, userIDKey: String = defaultUserIDKey, now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.pool = pool
@@ -32,7 +32,7 @@ public struct SQLiteSessionStore: SessionStore {
     /// The key a session id is stored under.
     static func storageKey(_ id: String) -> String { SHA256.hexHash(id) }
 
-    public func load(id: String) async throws -> SessionRecord? {
+    package func load(id: String) async throws -> SessionRecord? {
         let now = now()
         let id = Self.storageKey(id)
         let stored = try await pool.read { db in
@@ -46,7 +46,7 @@ public struct SQLiteSessionStore: SessionStore {
         return SessionRecord(data: data, expiresAt: expiresAt)
     }
 
-    public func save(id: String, record: SessionRecord) async throws {
+    package func save(id: String, record: SessionRecord) async throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         let json = String(decoding: try encoder.encode(record.data), as: UTF8.self)
@@ -63,14 +63,14 @@ public struct SQLiteSessionStore: SessionStore {
         }
     }
 
-    public func delete(id: String) async throws {
+    package func delete(id: String) async throws {
         let id = Self.storageKey(id)
         try await pool.write { db in try db.execute(sql: "DELETE FROM sessions WHERE id = ?", arguments: [id]) }
     }
 
     /// Deletes every session of `userID`; returns how many.
     @discardableResult
-    public func deleteAll(userID: UUID) async throws -> Int {
+    package func deleteAll(userID: UUID) async throws -> Int {
         try await pool.write { db in
             try db.execute(sql: "DELETE FROM sessions WHERE user_id = ?", arguments: [userID])
             return db.changes
@@ -79,7 +79,7 @@ public struct SQLiteSessionStore: SessionStore {
 
     /// Deletes expired sessions; returns how many.
     @discardableResult
-    public func sweepExpired() async throws -> Int {
+    package func sweepExpired() async throws -> Int {
         let now = now()
         return try await pool.write { db in
             try db.execute(sql: "DELETE FROM sessions WHERE expires_at <= ?", arguments: [now])

@@ -3,14 +3,14 @@ import Foundation
 import Storage
 
 /// API bearer tokens, stored with the SHA-256 of their value and found by the id the value carries.
-public struct TokenRepository: Sendable {
+package struct TokenRepository: Sendable {
     let pool: DatabasePool
     let now: @Sendable () -> Date
 
     /// - Parameters:
     ///   - pool: the migrated database.
     ///   - now: the clock that decides expiry.
-    public init(pool: DatabasePool, now: @escaping @Sendable () -> Date = { Date() }) {
+    package init(pool: DatabasePool, now: @escaping @Sendable () -> Date = { Date() }) {
         self.pool = pool
         self.now = now
     }
@@ -19,14 +19,14 @@ public struct TokenRepository: Sendable {
     ///
     /// - Throws: `SQLiteError` `.foreignKeyConstraint` when its user does not exist,
     ///   `.uniqueConstraint` when the id is taken.
-    public func create(_ token: BearerToken) async throws {
+    package func create(_ token: BearerToken) async throws {
         try await pool.write { db in try Self.insert(token, into: db) }
     }
 
     /// The token `value` names and its user, or nil when unknown, expired or not matching its stored hash.
     /// One indexed lookup by the id the value carries, run on the calling thread when a reader is idle (every
     /// bearer request makes it); a value it does not find is then looked up among the legacy tokens by its hash.
-    public func find(_ value: BearerTokenValue) async throws -> (tokenID: UUID, user: User)? {
+    package func find(_ value: BearerTokenValue) async throws -> (tokenID: UUID, user: User)? {
         let now = now()
         return try await pool.readInline { db in
             if let id = value.id, let found = try db.fetchOne(
@@ -51,13 +51,13 @@ public struct TokenRepository: Sendable {
     }
 
     /// The user owning the token `value` names, or nil (see `find`).
-    public func findUser(_ value: BearerTokenValue) async throws -> User? {
+    package func findUser(_ value: BearerTokenValue) async throws -> User? {
         try await find(value)?.user
     }
 
     /// Deletes the token with `id` (logout); false when there was none.
     @discardableResult
-    public func delete(id: UUID) async throws -> Bool {
+    package func delete(id: UUID) async throws -> Bool {
         try await pool.write { db in
             try db.execute(sql: "DELETE FROM tokens WHERE id = ?", arguments: [id])
             return db.changes == 1
@@ -66,7 +66,7 @@ public struct TokenRepository: Sendable {
 
     /// Deletes every token of `userID`; returns how many.
     @discardableResult
-    public func deleteAll(userID: UUID) async throws -> Int {
+    package func deleteAll(userID: UUID) async throws -> Int {
         try await pool.write { db in
             try db.execute(sql: "DELETE FROM tokens WHERE user_id = ?", arguments: [userID])
             return db.changes
@@ -75,7 +75,7 @@ public struct TokenRepository: Sendable {
 
     /// Deletes expired tokens; returns how many.
     @discardableResult
-    public func sweepExpired() async throws -> Int {
+    package func sweepExpired() async throws -> Int {
         let now = now()
         return try await pool.write { db in
             try db.execute(sql: "DELETE FROM tokens WHERE expires_at <= ?", arguments: [now])

@@ -3,17 +3,17 @@ import Storage
 
 extension UserRepository {
     /// The result of `signIn(_:token:)`.
-    public struct SignIn: Sendable, Equatable {
+    package struct SignIn: Sendable, Equatable {
         /// The stored user: the existing one (with a newer email applied), or `candidate` when it was created.
-        public var user: User
+        package var user: User
         /// The stored token, issued to `user`, when one was asked for.
-        public var token: BearerToken?
+        package var token: BearerToken?
         /// Whether `user` was created by this call.
-        public var created: Bool
+        package var created: Bool
     }
 
     /// Why a sign-in wrote nothing.
-    public enum SignInError: Error, Equatable {
+    package enum SignInError: Error, Equatable {
         /// A new user needs an email and the identity token had none.
         case missingEmail
     }
@@ -27,7 +27,7 @@ extension UserRepository {
     /// run one after another on the writer connection.
     /// `appleToken` (Apple's refresh token from a code exchange) is stored for the user in the same transaction.
     /// - Throws: `SignInError.missingEmail` (nothing written) for a new user without an email.
-    public func signIn(_ candidate: User, token: BearerToken?, appleToken: AppleToken? = nil) async throws -> SignIn {
+    package func signIn(_ candidate: User, token: BearerToken?, appleToken: AppleToken? = nil) async throws -> SignIn {
         try await pool.write { db in
             let existing = try db.fetchOne(
                 sql: "SELECT \(Self.columns) FROM users WHERE siwa_identifier = ?",

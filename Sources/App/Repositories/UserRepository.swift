@@ -2,7 +2,7 @@ import Foundation
 import Storage
 
 /// Users in SQLite. Every method is one read or one write transaction on the pool.
-public struct UserRepository: Sendable {
+package struct UserRepository: Sendable {
     static let columns = "id, name, username, email, is_private_email, siwa_identifier, created_at, updated_at"
     /// `columns` qualified with the table name, for joins.
     static let qualifiedColumns = """
@@ -16,20 +16,20 @@ public struct UserRepository: Sendable {
     /// - Parameters:
     ///   - pool: the migrated database.
     ///   - now: the clock, for `updated_at`.
-    public init(pool: DatabasePool, now: @escaping @Sendable () -> Date = { Date() }) {
+    package init(pool: DatabasePool, now: @escaping @Sendable () -> Date = { Date() }) {
         self.pool = pool
         self.now = now
     }
 
     /// The user with `id`, if any.
-    public func find(id: UUID) async throws -> User? {
+    package func find(id: UUID) async throws -> User? {
         try await pool.read { db in
             try db.fetchOne(sql: "SELECT \(Self.columns) FROM users WHERE id = ?", arguments: [id], User.init(row:))
         }
     }
 
     /// The user whose Apple `sub` is `siwaIdentifier`, if any.
-    public func find(siwaIdentifier: String) async throws -> User? {
+    package func find(siwaIdentifier: String) async throws -> User? {
         try await pool.read { db in
             try db.fetchOne(
                 sql: "SELECT \(Self.columns) FROM users WHERE siwa_identifier = ?", arguments: [siwaIdentifier],
@@ -40,12 +40,12 @@ public struct UserRepository: Sendable {
     /// Inserts `user`.
     ///
     /// - Throws: `SQLiteError` with reason `.uniqueConstraint` when the id or `siwaIdentifier` is taken.
-    public func create(_ user: User) async throws {
+    package func create(_ user: User) async throws {
         try await pool.write { db in try Self.insert(user, into: db) }
     }
 
     /// Inserts `user` and `token` in one transaction: both or neither.
-    public func createUserAndToken(_ user: User, token: BearerToken) async throws {
+    package func createUserAndToken(_ user: User, token: BearerToken) async throws {
         try await pool.write { db in
             try Self.insert(user, into: db)
             try TokenRepository.insert(token, into: db)
@@ -53,7 +53,7 @@ public struct UserRepository: Sendable {
     }
 
     /// Sets the email and its private-relay flag; returns false when there is no such user.
-    public func updateEmail(id: UUID, email: String, isPrivateEmail: Bool) async throws -> Bool {
+    package func updateEmail(id: UUID, email: String, isPrivateEmail: Bool) async throws -> Bool {
         let updatedAt = now()
         return try await pool.write { db in
             try db.execute(
@@ -64,7 +64,7 @@ public struct UserRepository: Sendable {
     }
 
     /// Sets the display name; returns false when there is no such user.
-    public func updateName(id: UUID, name: String) async throws -> Bool {
+    package func updateName(id: UUID, name: String) async throws -> Bool {
         let updatedAt = now()
         return try await pool.write { db in
             try db.execute(
@@ -74,7 +74,7 @@ public struct UserRepository: Sendable {
     }
 
     /// Sets only the private-relay flag (Apple's `email-disabled` / `email-enabled`); false when no such user.
-    public func updatePrivateEmail(id: UUID, isPrivateEmail: Bool) async throws -> Bool {
+    package func updatePrivateEmail(id: UUID, isPrivateEmail: Bool) async throws -> Bool {
         let updatedAt = now()
         return try await pool.write { db in
             try db.execute(
@@ -89,7 +89,7 @@ public struct UserRepository: Sendable {
     ///
     /// - Returns: false when there was no such user (the revocations are queued anyway).
     @discardableResult
-    public func delete(id: UUID, queueing revocations: [PendingRevocation] = []) async throws -> Bool {
+    package func delete(id: UUID, queueing revocations: [PendingRevocation] = []) async throws -> Bool {
         try await pool.write { db in
             for revocation in revocations { try PendingRevocationRepository.insert(revocation, into: db) }
             try db.execute(sql: "DELETE FROM sessions WHERE user_id = ?", arguments: [id])

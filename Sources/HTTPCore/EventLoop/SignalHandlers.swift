@@ -2,9 +2,9 @@ import Dispatch
 import Glibc
 
 /// Runs code on process signals (SIGINT, SIGTERM) through Dispatch signal sources.
-public enum SignalHandlers {
+package enum SignalHandlers {
     /// How long `install` waits for Dispatch to register a source before going on without it.
-    public static let registrationTimeout = DispatchTimeInterval.seconds(2)
+    package static let registrationTimeout = DispatchTimeInterval.seconds(2)
 
     /// Starts running `handler` on a global queue for each of `signals`, and returns once Dispatch has
     /// registered every source, so a signal sent after `install` returns is never lost. Keep the returned
@@ -14,7 +14,7 @@ public enum SignalHandlers {
     /// handler when it registers a source, on a thread of its own, and a signal ignored before that moment is
     /// dropped for good. Until registration a signal keeps its default action, so a SIGTERM that early still
     /// ends the process.
-    public static func install(_ signals: [Int32],
+    package static func install(_ signals: [Int32],
                                handler: @escaping @Sendable (Int32) -> Void) -> [any DispatchSourceSignal] {
         signals.map { number in
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
@@ -28,7 +28,7 @@ public enum SignalHandlers {
     }
 
     /// The conventional name of a signal for log lines.
-    public static func name(of number: Int32) -> String {
+    package static func name(of number: Int32) -> String {
         switch number {
         case SIGINT: "SIGINT"
         case SIGTERM: "SIGTERM"

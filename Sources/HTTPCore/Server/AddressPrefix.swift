@@ -3,7 +3,7 @@ import Glibc
 /// The unit that per-client limits count: an IPv4 address, or the /64 prefix of an IPv6 address (one subscriber
 /// usually gets a whole /64, RFC 6177 §2, and can pick any address in it). IPv4-mapped IPv6 addresses
 /// (`::ffff:a.b.c.d`, RFC 4291 §2.5.5.2) count as the IPv4 address they carry.
-public enum AddressPrefix: Hashable, Sendable, CustomStringConvertible {
+package enum AddressPrefix: Hashable, Sendable, CustomStringConvertible {
     case ipv4(UInt32)
     /// The first 64 bits of the address.
     case ipv6(UInt64)
@@ -12,11 +12,11 @@ public enum AddressPrefix: Hashable, Sendable, CustomStringConvertible {
     case other(String)
 
     /// Longest text kept for a `.other` value.
-    public static let maxOtherLength = 64
+    package static let maxOtherLength = 64
 
     /// Whether this is a loopback client: 127.0.0.0/8, `::1` or `::ffff:127.x.y.z`. The prefix `::/64` holds
     /// nothing routable besides `::1` (only `::`, and the deprecated IPv4-compatible form), so it counts as loopback.
-    public var isLoopback: Bool {
+    package var isLoopback: Bool {
         switch self {
         case .ipv4(let address): address >> 24 == 127
         case .ipv6(let prefix): prefix == 0
@@ -26,7 +26,7 @@ public enum AddressPrefix: Hashable, Sendable, CustomStringConvertible {
 
     /// Reads an address as `Request.remoteAddress` gives it: `1.2.3.4`, `1.2.3.4:5678`, `::1`, `[::1]:5678`,
     /// `fe80::1%eth0`. Anything else becomes `.other`.
-    public init(parsing text: some StringProtocol) {
+    package init(parsing text: some StringProtocol) {
         var host = Substring(text)
         if host.first == "[" {
             if let close = host.firstIndex(of: "]") { host = host[host.index(after: host.startIndex)..<close] }
@@ -75,7 +75,7 @@ public enum AddressPrefix: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .ipv4(let address):
             return (0..<4).map { String(address >> (24 - 8 * UInt32($0)) & 0xFF) }.joined(separator: ".")

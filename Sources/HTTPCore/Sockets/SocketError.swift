@@ -1,16 +1,16 @@
 import Glibc
 
 /// A failed socket system call, with the `errno` read right after it.
-public struct SocketError: Error, Equatable, CustomStringConvertible {
-    public var call: String
-    public var code: Int32
+package struct SocketError: Error, Equatable, CustomStringConvertible {
+    package var call: String
+    package var code: Int32
 
     init(_ call: String, code: Int32 = errno) {
         self.call = call
         self.code = code
     }
 
-    public var description: String {
+    package var description: String {
         let message = strerror(code).map { String(cString: $0) } ?? "unknown error"
         return "\(call) failed: \(message) (errno \(code))"
     }

@@ -2,10 +2,10 @@ import Foundation
 
 /// A `.env` file: `KEY=VALUE` lines, `#` comments, optional `export ` prefix, single quotes (literal) or double
 /// quotes (with `\n`, `\t`, `\"`, `\\` escapes); an unquoted value ends at ` #`, and is trimmed.
-public enum DotEnv {
+package enum DotEnv {
     /// The assignments in `text`, in order; later ones win when read into a dictionary.
     /// - Throws: `ConfigurationError.malformedDotEnv` naming the line.
-    public static func parse(_ text: String) throws -> [(key: String, value: String)] {
+    package static func parse(_ text: String) throws -> [(key: String, value: String)] {
         var result: [(key: String, value: String)] = []
         for (index, rawLine) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let number = index + 1
@@ -26,7 +26,7 @@ public enum DotEnv {
     }
 
     /// The variables of the file at `path` (later assignments win); empty when the file does not exist.
-    public static func load(path: String = ".env") throws -> [String: String] {
+    package static func load(path: String = ".env") throws -> [String: String] {
         guard FileManager.default.fileExists(atPath: path) else { return [:] }
         guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
             throw ConfigurationError.malformedDotEnv(line: 0, message: "cannot read '\(path)' as UTF-8")

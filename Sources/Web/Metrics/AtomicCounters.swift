@@ -5,13 +5,13 @@ import Synchronization
 /// `add` is one relaxed, wrapping atomic add (a single `lock xadd` on x86-64, no compare-and-swap loop): no lock,
 /// no allocation, safe from any thread. Reads at scrape time are
 /// relaxed too, so a scrape sees each counter at some recent value, not one consistent snapshot of all.
-public final class AtomicCounters: @unchecked Sendable {
+package final class AtomicCounters: @unchecked Sendable {
     /// The number of counters.
-    public let count: Int
+    package let count: Int
     private let slots: UnsafeMutablePointer<Atomic<Int>>
 
     /// - Parameter count: how many counters, all starting at 0.
-    public init(count: Int) {
+    package init(count: Int) {
         precondition(count >= 0, "AtomicCounters needs a count of at least 0")
         self.count = count
         slots = .allocate(capacity: max(count, 1))
@@ -25,19 +25,19 @@ public final class AtomicCounters: @unchecked Sendable {
 
     /// Adds `amount` to counter `index`.
     @inline(__always)
-    public func add(_ index: Int, _ amount: Int = 1) {
+    package func add(_ index: Int, _ amount: Int = 1) {
         precondition(index >= 0 && index < count, "counter index out of range")
         slots[index].wrappingAdd(amount, ordering: .relaxed)
     }
 
     /// Stores `value` in counter `index` (for gauges).
-    public func store(_ index: Int, _ value: Int) {
+    package func store(_ index: Int, _ value: Int) {
         precondition(index >= 0 && index < count, "counter index out of range")
         slots[index].store(value, ordering: .relaxed)
     }
 
     /// The current value of counter `index`.
-    public subscript(index: Int) -> Int {
+    package subscript(index: Int) -> Int {
         precondition(index >= 0 && index < count, "counter index out of range")
         return slots[index].load(ordering: .relaxed)
     }

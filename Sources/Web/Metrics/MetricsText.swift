@@ -3,33 +3,33 @@
 /// One `# HELP` and one `# TYPE` line per family, then its samples, one per line:
 /// `name{label="value",...} value`. Label values escape `\`, `"` and line feed; HELP text escapes `\` and
 /// line feed (the format's only escapes). Names are the caller's constants and are not checked at run time.
-public struct MetricsText: Sendable {
+package struct MetricsText: Sendable {
     /// The `Content-Type` of a page.
-    public static let contentType = "text/plain; version=0.0.4; charset=utf-8"
+    package static let contentType = "text/plain; version=0.0.4; charset=utf-8"
 
     /// The kinds of metric family the page declares.
-    public enum Kind: String, Sendable {
+    package enum Kind: String, Sendable {
         case counter, gauge, histogram
     }
 
     /// The page so far.
-    public private(set) var text = ""
+    package private(set) var text = ""
 
-    public init() {}
+    package init() {}
 
     /// Starts a family: its `# HELP` and `# TYPE` lines.
-    public mutating func family(_ name: String, _ kind: Kind, help: String) {
+    package mutating func family(_ name: String, _ kind: Kind, help: String) {
         text += "# HELP \(name) \(Self.escapeHelp(help))\n# TYPE \(name) \(kind.rawValue)\n"
     }
 
     /// One sample line with an integer value.
-    public mutating func sample(_ name: String, _ labels: [(String, String)], _ value: Int) {
+    package mutating func sample(_ name: String, _ labels: [(String, String)], _ value: Int) {
         appendName(name, labels)
         text += " \(value)\n"
     }
 
     /// One sample line with a floating-point value (`+Inf`, `-Inf` and `NaN` spelled as the format wants).
-    public mutating func sample(_ name: String, _ labels: [(String, String)], _ value: Double) {
+    package mutating func sample(_ name: String, _ labels: [(String, String)], _ value: Double) {
         appendName(name, labels)
         text += " \(Self.format(value))\n"
     }
@@ -38,7 +38,7 @@ public struct MetricsText: Sendable {
     /// - Parameters:
     ///   - bucketCounts: observations per bucket, not cumulative; one more than `bounds` (the last is `+Inf`).
     ///   - sum: the sum of all observations.
-    public mutating func histogram(_ name: String, _ labels: [(String, String)], bounds: [Double], bucketCounts: [Int],
+    package mutating func histogram(_ name: String, _ labels: [(String, String)], bounds: [Double], bucketCounts: [Int],
                                    sum: Double) {
         precondition(bucketCounts.count == bounds.count + 1, "one bucket count per bound, plus +Inf")
         var cumulative = 0
@@ -66,7 +66,7 @@ public struct MetricsText: Sendable {
     }
 
     /// A label value with `\` as `\\`, `"` as `\"` and line feed as `\n`.
-    public static func escapeLabelValue(_ value: String) -> String {
+    package static func escapeLabelValue(_ value: String) -> String {
         guard value.utf8.contains(where: { $0 == 0x5C || $0 == 0x22 || $0 == 0x0A }) else { return value }
         var out = ""
         for character in value.unicodeScalars {
@@ -81,7 +81,7 @@ public struct MetricsText: Sendable {
     }
 
     /// HELP text with `\` as `\\` and line feed as `\n`.
-    public static func escapeHelp(_ help: String) -> String {
+    package static func escapeHelp(_ help: String) -> String {
         var out = ""
         for character in help.unicodeScalars {
             switch character {
@@ -94,7 +94,7 @@ public struct MetricsText: Sendable {
     }
 
     /// A value as the format spells it: integers without a fraction, `+Inf`, `-Inf`, `NaN`.
-    public static func format(_ value: Double) -> String {
+    package static func format(_ value: Double) -> String {
         if value.isNaN { return "NaN" }
         if value.isInfinite { return value > 0 ? "+Inf" : "-Inf" }
         if value == value.rounded(), abs(value) < 1e15 { return String(Int(value)) }

@@ -1,7 +1,7 @@
 extension RequestMetrics {
     /// Appends `siwa_http_requests_total` (series that counted at least one request) and
     /// `siwa_http_request_duration_seconds` (one series per route label, zeros included).
-    public func render(into page: inout MetricsText) {
+    package func render(into page: inout MetricsText) {
         page.family("siwa_http_requests_total", .counter,
                     help: "HTTP requests answered by the application, by method, route pattern and status.")
         for (route, routeLabel) in routeLabels.enumerated() {

@@ -51,7 +51,7 @@ public final class RateLimiter: Sendable {
 
     /// Takes a token for `address`. Returns nil when the request may go ahead, else the whole seconds
     /// (at least 1) until the bucket holds a token again, for `Retry-After` (RFC 9110 §10.2.3).
-    public func acquire(_ address: AddressPrefix) -> Int? {
+    package func acquire(_ address: AddressPrefix) -> Int? {
         let time = now()
         return buckets.withLock { buckets -> Int? in
             var bucket: Bucket
@@ -76,7 +76,7 @@ public final class RateLimiter: Sendable {
     public var trackedAddresses: Int { buckets.withLock { $0.count } }
 
     /// Whether `address` has a bucket (one that is not full, or not yet swept).
-    public func isTracking(_ address: AddressPrefix) -> Bool { buckets.withLock { $0[address] != nil } }
+    package func isTracking(_ address: AddressPrefix) -> Bool { buckets.withLock { $0[address] != nil } }
 
     private func refilled(_ bucket: Bucket, at time: UInt64) -> Bucket {
         guard time > bucket.updated else { return bucket }

@@ -1,6 +1,6 @@
 /// Escapes text for HTML content and attribute values (`& < > " '`).
-public enum HTMLEscaping {
-    public static func escape(_ text: String) -> String {
+package enum HTMLEscaping {
+    package static func escape(_ text: String) -> String {
         var result = ""
         result.reserveCapacity(text.utf8.count)
         for character in text.unicodeScalars {

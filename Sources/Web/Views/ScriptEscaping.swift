@@ -1,9 +1,9 @@
 /// Writes text as a JavaScript string literal that is safe inside an HTML `<script>` element.
-public enum ScriptEscaping {
+package enum ScriptEscaping {
     /// `text` in double quotes, with quotes, backslashes and control characters escaped, and `<`, `>`, `&`,
     /// U+2028 and U+2029 written as `\uXXXX`, so the literal can never end the script element or open a comment.
     /// The result goes into a template unescaped (`{{{ }}}`): HTML escaping does not apply inside `<script>`.
-    public static func stringLiteral(_ text: String) -> String {
+    package static func stringLiteral(_ text: String) -> String {
         var result = "\""
         result.reserveCapacity(text.utf8.count + 2)
         for scalar in text.unicodeScalars {
