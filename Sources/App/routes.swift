@@ -9,7 +9,8 @@ func routes(_ app: Application, services: Services) throws {
     app.middleware.use(try FileMiddleware(publicDirectory: services.configuration.resourcesPath + "/Public"))
 
     try app.register(collection: HealthController())
-    try app.register(collection: UsersController(services: services))
+    try app.register(collection: UsersController(signIns: services.signIn, accounts: services.accounts,
+                                                 tokens: services.tokens, signInLimit: services.signInLimit))
     try app.register(collection: AppleNotificationsController(services: services))
     if let token = services.configuration.metricsToken {
         try app.register(collection: MetricsController(services: services, token: token))
@@ -18,7 +19,9 @@ func routes(_ app: Application, services: Services) throws {
     // Errors of the HTML routes are JSON like the API's (DESIGN.md: "Errors are always {"error": true, …}"), and an
     // HTML page when the client asks for HTML first (a browser's Accept), as `ErrorMiddleware` decides.
     let web = app.grouped(SessionsMiddleware(store: services.sessions))
-    try web.register(collection: HomeController(services: services))
-    try web.register(collection: WebAuthController(services: services))
-    try web.register(collection: AccountController(services: services))
+    try web.register(collection: HomeController(accounts: services.accounts))
+    try web.register(collection: WebAuthController(signIns: services.signIn, accounts: services.accounts,
+                                                   configuration: services.configuration,
+                                                   signInLimit: services.signInLimit))
+    try web.register(collection: AccountController(accounts: services.accounts))
 }

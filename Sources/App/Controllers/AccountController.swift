@@ -6,7 +6,7 @@ import Web
 
 /// Deleting an account from the web (App Store rule 5.1.1(v)): behind the session and a CSRF token kept in it.
 struct AccountController: RouteCollection {
-    let services: Services
+    let accounts: AccountService
 
     /// The session key of the CSRF token the delete form carries.
     static let csrfKey = "csrf"
@@ -20,14 +20,14 @@ struct AccountController: RouteCollection {
     }
 
     @Sendable func delete(_ req: Request) async throws -> Response {
-        guard let user = try await services.currentUser(req) else {
+        guard let user = try await accounts.currentUser(req) else {
             throw Abort(.unauthorized, reason: "Log in to delete your account.")
         }
         let form = try req.content.decode(DeleteForm.self)
         guard let expected = req.session.data[Self.csrfKey], constantTimeEquals(form.csrf, expected) else {
             throw Abort(.forbidden, reason: "This form has expired. Reload the page and try again.")
         }
-        try await services.deleteAccount(user, logger: req.logger)
+        try await accounts.deleteAccount(user, logger: req.logger)
         req.session.destroy()
         return .redirect(to: "/")
     }

@@ -3,7 +3,7 @@ import Web
 
 /// `GET /`: who is signed in, or the way to sign in. `GET /health` for load balancers.
 struct HomeController: RouteCollection {
-    let services: Services
+    let accounts: AccountService
 
     func boot(routes: any RoutesBuilder) throws {
         routes.get(use: index)
@@ -14,7 +14,7 @@ struct HomeController: RouteCollection {
     }
 
     @Sendable func index(_ req: Request) async throws -> View {
-        guard let user = try await services.currentUser(req) else {
+        guard let user = try await accounts.currentUser(req) else {
             return try req.view.render("index", IndexContext(currentUser: nil))
         }
         let context = CurrentUserContext(user, csrfToken: try AccountController.csrfToken(for: req))

@@ -6,12 +6,16 @@ import Web
 /// The iOS API (DESIGN.md "HTTP API"): sign in with an identity token, read and end the bearer session,
 /// delete the account.
 struct UsersController: RouteCollection {
-    let services: Services
+    let signIns: SignInService
+    let accounts: AccountService
+    let tokens: TokenRepository
+    /// In front of `POST /api/users/siwa`: the per-address rate limit, or nothing.
+    let signInLimit: [any Middleware]
 
     func boot(routes: any RoutesBuilder) throws {
         let users = routes.grouped("api", "users")
-        users.grouped(services.signInLimit).post("siwa", use: signIn)
-        let authenticated = users.grouped(BearerAuthenticator(tokens: services.tokens))
+        users.grouped(signInLimit).post("siwa", use: signIn)
+        let authenticated = users.grouped(BearerAuthenticator(tokens: tokens))
         authenticated.get("me", use: me)
         authenticated.post("logout", use: logout)
         authenticated.delete("me", use: deleteAccount)
@@ -34,15 +38,15 @@ struct UsersController: RouteCollection {
     }
 
     @Sendable func signIn(_ req: Request) async throws -> SignInResponse {
-        guard let verifier = services.iosVerifier else {
+        guard let verifier = signIns.iosVerifier else {
             throw Abort(.serviceUnavailable, reason: "Sign in with Apple for apps is not configured (IOS_APPLICATION_IDENTIFIER).")
         }
         let body = try SignInRequest.decode(from: req)
         guard !body.token.isEmpty else { throw Abort(.badRequest, reason: "Field 'token' must not be empty") }
-        let identity = try await services.verify(body.token, nonce: body.nonce, with: verifier, logger: req.logger)
-        let appleToken = try await services.exchange(code: body.authorizationCode, clientID: identity.audience,
-                                                     redirectURI: nil, identity: identity, logger: req.logger)
-        let result = try await services.signIn(
+        let identity = try await signIns.verify(body.token, nonce: body.nonce, with: verifier, logger: req.logger)
+        let appleToken = try await signIns.exchange(code: body.authorizationCode, clientID: identity.audience,
+                                                    redirectURI: nil, identity: identity, logger: req.logger)
+        let result = try await signIns.signIn(
             identity: identity, name: body.name.map(PersonName.init(fullName:)), issueToken: true,
             appleToken: appleToken, logger: req.logger
         )
@@ -67,13 +71,13 @@ struct UsersController: RouteCollection {
 
     @Sendable func logout(_ req: Request) async throws -> HTTPStatus {
         let bearer = try req.auth.require(BearerCredential.self)
-        try await services.tokens.delete(id: bearer.tokenID)
+        try await tokens.delete(id: bearer.tokenID)
         return .noContent
     }
 
     @Sendable func deleteAccount(_ req: Request) async throws -> HTTPStatus {
         let user = try req.auth.require(User.self)
-        try await services.deleteAccount(user, logger: req.logger)
+        try await accounts.deleteAccount(user, logger: req.logger)
         return .noContent
     }
 }

@@ -8,7 +8,11 @@ import Web
 /// The web redirect flow (DESIGN.md "Web flow"): Apple's button with a state cookie, Apple's `form_post`
 /// callback, the auto-submitting hand-off page, and the session that ends it.
 struct WebAuthController: RouteCollection {
-    let services: Services
+    let signIns: SignInService
+    let accounts: AccountService
+    let configuration: Configuration
+    /// In front of the callback and handle steps: the per-address rate limit, or nothing.
+    let signInLimit: [any Middleware]
 
     /// Name of the cookie that carries the state across Apple's redirect.
     static let stateCookieName = "SIWA_STATE"
@@ -20,7 +24,7 @@ struct WebAuthController: RouteCollection {
     func boot(routes: any RoutesBuilder) throws {
         routes.get("login") { req in try await signInPage(req, template: "login", buttonType: "sign-in") }
         routes.get("register") { req in try await signInPage(req, template: "register", buttonType: "sign-up") }
-        let signIn = routes.grouped(services.signInLimit)
+        let signIn = routes.grouped(signInLimit)
         signIn.post("login", "siwa", "callback", use: callback)
         signIn.post("login", "siwa", "handle", use: handle)
         routes.post("logout", use: logout)
@@ -47,7 +51,7 @@ struct WebAuthController: RouteCollection {
             redirectURILiteral: ScriptEscaping.stringLiteral(redirectURL),
             stateLiteral: ScriptEscaping.stringLiteral(state),
             appleScriptURL: appleScriptURL, authorizeURL: authorizeURL(clientID: clientID, redirectURL: redirectURL, state: state),
-            buttonType: buttonType, currentUser: try await services.currentUser(req).map { CurrentUserContext($0) }
+            buttonType: buttonType, currentUser: try await accounts.currentUser(req).map { CurrentUserContext($0) }
         )
         var response = try req.view.render(template, context).encodeResponse(for: req)
         try response.cookies.set(HTTPCookie(
@@ -124,15 +128,15 @@ struct WebAuthController: RouteCollection {
 
     @Sendable func handle(_ req: Request) async throws -> Response {
         _ = try webFlowSettings()
-        guard let verifier = services.webVerifier else { throw Abort(.serviceUnavailable) }
+        guard let verifier = signIns.webVerifier else { throw Abort(.serviceUnavailable) }
         let form = try req.content.decode(HandleForm.self)
-        let identity = try await services.verify(form.token, nonce: nil, with: verifier, logger: req.logger)
-        let appleToken = try await services.exchange(
-            code: form.code, clientID: identity.audience, redirectURI: services.configuration.redirectURL,
+        let identity = try await signIns.verify(form.token, nonce: nil, with: verifier, logger: req.logger)
+        let appleToken = try await signIns.exchange(
+            code: form.code, clientID: identity.audience, redirectURI: configuration.redirectURL,
             identity: identity, logger: req.logger
         )
         let name = PersonName(firstName: form.firstName ?? "", lastName: form.lastName ?? "")
-        let user = try await services.signIn(identity: identity, name: name, issueToken: false, appleToken: appleToken,
+        let user = try await signIns.signIn(identity: identity, name: name, issueToken: false, appleToken: appleToken,
                                              formEmail: form.email, logger: req.logger).user
         req.session.authenticate(user.id.uuidString)
         return .redirect(to: "/")
@@ -153,7 +157,7 @@ struct WebAuthController: RouteCollection {
     }
 
     private func webFlowSettings() throws -> (clientID: String, redirectURL: String) {
-        guard let clientID = services.configuration.websiteClientID, let redirectURL = services.configuration.redirectURL
+        guard let clientID = configuration.websiteClientID, let redirectURL = configuration.redirectURL
         else {
             throw Abort(.serviceUnavailable,
                         reason: "Sign in with Apple on the web is not configured (WEBSITE_APPLICATION_IDENTIFIER, SIWA_REDIRECT_URL).")
@@ -162,13 +166,13 @@ struct WebAuthController: RouteCollection {
     }
 
     private var appleScriptURL: String {
-        services.configuration.appleBaseURL == Configuration.appleProductionURL
-            ? Self.appleScriptURL : services.configuration.appleBaseURL + Configuration.appleScriptPath
+        configuration.appleBaseURL == Configuration.appleProductionURL
+            ? Self.appleScriptURL : configuration.appleBaseURL + Configuration.appleScriptPath
     }
 
     /// Apple's authorize URL for a browser without JavaScript: the same request the button makes.
     private func authorizeURL(clientID: String, redirectURL: String, state: String) -> String {
-        var components = URLComponents(string: services.configuration.appleBaseURL + "/auth/authorize")
+        var components = URLComponents(string: configuration.appleBaseURL + "/auth/authorize")
         components?.queryItems = [
             URLQueryItem(name: "client_id", value: clientID),
             URLQueryItem(name: "redirect_uri", value: redirectURL),
@@ -177,6 +181,6 @@ struct WebAuthController: RouteCollection {
             URLQueryItem(name: "response_mode", value: "form_post"),
             URLQueryItem(name: "state", value: state),
         ]
-        return components?.url?.absoluteString ?? services.configuration.appleBaseURL + "/auth/authorize"
+        return components?.url?.absoluteString ?? configuration.appleBaseURL + "/auth/authorize"
     }
 }

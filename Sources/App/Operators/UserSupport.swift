@@ -61,7 +61,7 @@ package struct UserSupport: Sendable {
             http: http, logger: logger
         )
         let active = (record.appleTokens ?? []).filter { $0.revokedAt == nil }.count
-        let queued = try await services.deleteAccount(user, logger: logger)
+        let queued = try await services.accounts.deleteAccount(user, logger: logger)
         var line = "Deleted user \(id) with \(record.bearerTokens.count) bearer token(s) and \(record.sessions.count) "
             + "session(s); Apple tokens revoked: \(active - queued)"
         if queued > 0 {

@@ -2,31 +2,20 @@ import AppleID
 import CryptoCore
 import Foundation
 import HTTPCore
-import JOSE
 import Logging
-import Storage
 import Web
 
-/// The application's long-lived parts, built once at start and shared by every controller.
-final class Services: Sendable {
-    let configuration: Configuration
-    let database: DatabasePool
+/// Signing in with Apple, for the app's API and the web flow alike: verifies the identity token, exchanges the
+/// authorization code, then finds or creates the user and issues what the caller needs, in one transaction.
+final class SignInService: Sendable {
     let users: UserRepository
-    let tokens: TokenRepository
-    let sessions: SQLiteSessionStore
-    let notifications: AppleNotificationRepository
-    let appleKeys: AppleKeySet
     let lifecycle: AppleTokenLifecycle
     /// Verifies identity tokens from the iOS app (audience: the bundle ids); nil when not configured.
     let iosVerifier: IdentityTokenVerifier?
     /// Verifies identity tokens from the web flow (audience: the Services ID); nil when not configured.
     let webVerifier: IdentityTokenVerifier?
-    let logger: Logger
-    /// In front of the sign-in routes: the per-address rate limit, or nothing when it is off.
-    let signInLimit: [any Middleware]
+    let metrics: AppMetrics
     let clock: @Sendable () -> Date
-    /// What `GET /metrics` reports beyond the request counters.
-    let metrics = AppMetrics()
 
     /// How long a bearer token works.
     static let bearerTokenLifetime: TimeInterval = 30 * 24 * 60 * 60
@@ -34,24 +23,15 @@ final class Services: Sendable {
     static let appleKeysRetryAfterSeconds = 10
     /// `Retry-After` of a 503 when Apple's token endpoint is unreachable.
     static let appleRetryAfterSeconds = 10
+    /// Longest email address taken from a form (RFC 5321 §4.5.3.1.3 caps a path at 256 octets, brackets included).
+    static let maximumFormEmailLength = 254
 
-    init(configuration: Configuration, database: DatabasePool, appleKeys: AppleKeySet, http: HTTPClient,
-         logger: Logger, clock: @escaping @Sendable () -> Date = Date.init) {
-        self.configuration = configuration
-        self.database = database
-        self.appleKeys = appleKeys
-        self.logger = logger
+    init(configuration: Configuration, users: UserRepository, lifecycle: AppleTokenLifecycle, appleKeys: AppleKeySet,
+         metrics: AppMetrics, clock: @escaping @Sendable () -> Date) {
+        self.users = users
+        self.lifecycle = lifecycle
+        self.metrics = metrics
         self.clock = clock
-        signInLimit = SignInRateLimit.middleware(configuration)
-        users = UserRepository(pool: database, now: clock)
-        tokens = TokenRepository(pool: database, now: clock)
-        sessions = SQLiteSessionStore(pool: database, now: clock)
-        notifications = AppleNotificationRepository(pool: database, now: clock)
-        lifecycle = AppleTokenLifecycle(
-            configuration: configuration, appleTokens: AppleTokenRepository(pool: database),
-            pending: PendingRevocationRepository(pool: database), keys: appleKeys, http: http, logger: logger,
-            clock: clock
-        )
         iosVerifier = configuration.iosClientIDs.isEmpty ? nil : IdentityTokenVerifier(
             keys: appleKeys, clientIDs: Set(configuration.iosClientIDs), clock: clock
         )
@@ -78,15 +58,24 @@ final class Services: Sendable {
         }
     }
 
-    /// Longest email address taken from a form (RFC 5321 §4.5.3.1.3 caps a path at 256 octets, brackets included).
-    static let maximumFormEmailLength = 254
-
-    /// `text` when it could be an email address: not empty, at most `maximumFormEmailLength` bytes, with an `@`
-    /// that neither starts nor ends it.
-    static func plausibleEmail(_ text: String) -> String? {
-        guard text.utf8.count <= maximumFormEmailLength, let at = text.firstIndex(of: "@"),
-              at != text.startIndex, text.index(after: at) != text.endIndex else { return nil }
-        return text
+    /// Exchanges an authorization code when the lifecycle is on, turning Apple's refusals into the client's
+    /// answer (400/401, 503 when Apple is unreachable) and naming the likely cause in the log.
+    func exchange(code: String?, clientID: String, redirectURI: String?, identity: AppleIdentityToken,
+                  logger: Logger) async throws -> AppleToken? {
+        guard let code, !code.isEmpty else { return nil }
+        guard lifecycle.isEnabled else {
+            logger.notice("authorization code not exchanged: \(lifecycle.disabledReason ?? "not configured")")
+            return nil
+        }
+        do {
+            return try await lifecycle.exchange(code: code, clientID: clientID, redirectURI: redirectURI,
+                                                expectedSubject: identity.sub, codeHash: identity.cHash)
+        } catch let error as AppleAuthError {
+            logger.warning("authorization code exchange failed", metadata: ["client_id": "\(clientID)", "cause": "\(error)"])
+            let retry: HTTPHeaders = error.status == .serviceUnavailable
+                ? ["Retry-After": "\(Self.appleRetryAfterSeconds)"] : [:]
+            throw Abort(error.status, reason: error.clientMessage, headers: retry)
+        }
     }
 
     /// Finds the user by Apple's `sub` (never by email) or creates one from the token (email required), storing
@@ -126,47 +115,11 @@ final class Services: Sendable {
         return (result.user, IssuedBearerToken(token: stored, value: value, user: result.user))
     }
 
-    /// The user of the request's session, if it has one that still names a user.
-    func currentUser(_ req: Request) async throws -> User? {
-        guard req.hasSession, let id = req.session.authenticatedID().flatMap(UUID.init(uuidString:)) else { return nil }
-        return try await users.find(id: id)
+    /// `text` when it could be an email address: not empty, at most `maximumFormEmailLength` bytes, with an `@`
+    /// that neither starts nor ends it.
+    static func plausibleEmail(_ text: String) -> String? {
+        guard text.utf8.count <= maximumFormEmailLength, let at = text.firstIndex(of: "@"),
+              at != text.startIndex, text.index(after: at) != text.endIndex else { return nil }
+        return text
     }
-
-    /// Exchanges an authorization code when the lifecycle is on, turning Apple's refusals into the client's
-    /// answer (400/401, 503 when Apple is unreachable) and naming the likely cause in the log.
-    func exchange(code: String?, clientID: String, redirectURI: String?, identity: AppleIdentityToken,
-                  logger: Logger) async throws -> AppleToken? {
-        guard let code, !code.isEmpty else { return nil }
-        guard lifecycle.isEnabled else {
-            logger.notice("authorization code not exchanged: \(lifecycle.disabledReason ?? "not configured")")
-            return nil
-        }
-        do {
-            return try await lifecycle.exchange(code: code, clientID: clientID, redirectURI: redirectURI,
-                                                expectedSubject: identity.sub, codeHash: identity.cHash)
-        } catch let error as AppleAuthError {
-            logger.warning("authorization code exchange failed", metadata: ["client_id": "\(clientID)", "cause": "\(error)"])
-            let retry: HTTPHeaders = error.status == .serviceUnavailable
-                ? ["Retry-After": "\(Self.appleRetryAfterSeconds)"] : [:]
-            throw Abort(error.status, reason: error.clientMessage, headers: retry)
-        }
-    }
-
-    /// Deletes an account as Apple requires: revokes the user's Apple tokens, then deletes the user, bearer
-    /// tokens, sessions and Apple tokens in one transaction; revocations that failed are queued in it for
-    /// `siwa apple retry-revocations`, and the account is deleted anyway. Returns how many were queued.
-    @discardableResult
-    func deleteAccount(_ user: User, logger: Logger) async throws -> Int {
-        let failures = try await lifecycle.revokeAll(userID: user.id, logger: logger)
-        try await users.delete(id: user.id, queueing: failures)
-        logger.info("account deleted", metadata: ["user_id": "\(user.id)", "revocations_queued": "\(failures.count)"])
-        return failures.count
-    }
-}
-
-/// A bearer token just issued: its record and the only copy of its value.
-struct IssuedBearerToken: Sendable {
-    var token: BearerToken
-    var value: String
-    var user: User
 }

@@ -1,0 +1,32 @@
+import Foundation
+import Logging
+import Web
+
+/// A signed-in user's account: who the request's session names, and deleting the account as Apple requires.
+final class AccountService: Sendable {
+    let users: UserRepository
+    let lifecycle: AppleTokenLifecycle
+
+    init(users: UserRepository, lifecycle: AppleTokenLifecycle) {
+        self.users = users
+        self.lifecycle = lifecycle
+    }
+
+    /// The user of the request's session, if it has one that still names a user.
+    func currentUser(_ req: Request) async throws -> User? {
+        guard req.hasSession, let id = req.session.authenticatedID().flatMap(UUID.init(uuidString:)) else { return nil }
+        return try await users.find(id: id)
+    }
+
+    /// Deletes an account as Apple requires: revokes the user's Apple tokens, then deletes the user, bearer
+    /// tokens, sessions and Apple tokens in one transaction; revocations that failed are queued in it for
+    /// `siwa apple retry-revocations`, and the account is deleted anyway.
+    /// - Returns: how many revocations were queued.
+    @discardableResult
+    func deleteAccount(_ user: User, logger: Logger) async throws -> Int {
+        let failures = try await lifecycle.revokeAll(userID: user.id, logger: logger)
+        try await users.delete(id: user.id, queueing: failures)
+        logger.info("account deleted", metadata: ["user_id": "\(user.id)", "revocations_queued": "\(failures.count)"])
+        return failures.count
+    }
+}

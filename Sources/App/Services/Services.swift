@@ -1,0 +1,57 @@
+import AppleID
+import Foundation
+import HTTPCore
+import Logging
+import Storage
+import Web
+
+/// The application's long-lived parts, built once at start: the repositories and the feature services the
+/// controllers receive (sign-in, accounts, Apple's token lifecycle), wired to one database, one key set and one
+/// HTTP client.
+final class Services: Sendable {
+    let configuration: Configuration
+    let database: DatabasePool
+    let users: UserRepository
+    let tokens: TokenRepository
+    let sessions: SQLiteSessionStore
+    let notifications: AppleNotificationRepository
+    let appleKeys: AppleKeySet
+    let lifecycle: AppleTokenLifecycle
+    let signIn: SignInService
+    let accounts: AccountService
+    let logger: Logger
+    /// In front of the sign-in routes: the per-address rate limit, or nothing when it is off.
+    let signInLimit: [any Middleware]
+    let clock: @Sendable () -> Date
+    /// What `GET /metrics` reports beyond the request counters.
+    let metrics = AppMetrics()
+
+    init(configuration: Configuration, database: DatabasePool, appleKeys: AppleKeySet, http: HTTPClient,
+         logger: Logger, clock: @escaping @Sendable () -> Date = Date.init) {
+        self.configuration = configuration
+        self.database = database
+        self.appleKeys = appleKeys
+        self.logger = logger
+        self.clock = clock
+        signInLimit = SignInRateLimit.middleware(configuration)
+        users = UserRepository(pool: database, now: clock)
+        tokens = TokenRepository(pool: database, now: clock)
+        sessions = SQLiteSessionStore(pool: database, now: clock)
+        notifications = AppleNotificationRepository(pool: database, now: clock)
+        lifecycle = AppleTokenLifecycle(
+            configuration: configuration, appleTokens: AppleTokenRepository(pool: database),
+            pending: PendingRevocationRepository(pool: database), keys: appleKeys, http: http, logger: logger,
+            clock: clock
+        )
+        signIn = SignInService(configuration: configuration, users: users, lifecycle: lifecycle, appleKeys: appleKeys,
+                               metrics: metrics, clock: clock)
+        accounts = AccountService(users: users, lifecycle: lifecycle)
+    }
+}
+
+/// A bearer token just issued: its record and the only copy of its value.
+struct IssuedBearerToken: Sendable {
+    var token: BearerToken
+    var value: String
+    var user: User
+}
