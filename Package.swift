@@ -14,6 +14,7 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
         .systemLibrary(name: "CLinux"),
 
         .target(name: "CryptoCore", dependencies: ["COpenSSL"]),
@@ -32,7 +33,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "Storage", dependencies: [
-            "CSQLite",
+            "CSQLite", "CLibPQ",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "App", dependencies: [

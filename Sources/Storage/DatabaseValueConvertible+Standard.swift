@@ -17,10 +17,13 @@ extension Int: DatabaseValueConvertible {
 }
 
 extension Bool: DatabaseValueConvertible {
-    public var databaseValue: DatabaseValue { .integer(self ? 1 : 0) }
+    public var databaseValue: DatabaseValue { .bool(self) }
     public static func fromDatabaseValue(_ value: DatabaseValue) -> Bool? {
-        if case .integer(let v) = value { return v != 0 }
-        return nil
+        switch value {
+        case .bool(let v): v
+        case .integer(let v): v != 0
+        default: nil
+        }
     }
 }
 
@@ -61,24 +64,23 @@ extension Data: DatabaseValueConvertible {
 
 extension UUID: DatabaseValueConvertible {
     /// Lowercase text, the form RFC 9562 section 4 recommends for output.
-    public var databaseValue: DatabaseValue { .text(text(uppercase: false)) }
+    public var databaseValue: DatabaseValue { .uuid(self) }
     public static func fromDatabaseValue(_ value: DatabaseValue) -> UUID? {
-        if case .text(let v) = value { return UUID(text: v) }
-        return nil
+        switch value {
+        case .uuid(let v): v
+        case .text(let v): UUID(text: v)
+        default: nil
+        }
     }
 }
 
 extension Date: DatabaseValueConvertible {
-    /// Whole milliseconds since 1970-01-01 UTC, rounded down; clamped to `Int64`'s range (NaN reads as 0).
-    public var databaseValue: DatabaseValue {
-        let milliseconds = (timeIntervalSince1970 * 1000).rounded(.down)
-        if milliseconds.isNaN { return .integer(0) }
-        if milliseconds >= 0x1p63 { return .integer(.max) }
-        if milliseconds < -0x1p63 { return .integer(.min) }
-        return .integer(Int64(milliseconds))
-    }
+    public var databaseValue: DatabaseValue { .timestamp(self) }
     public static func fromDatabaseValue(_ value: DatabaseValue) -> Date? {
-        if case .integer(let v) = value { return Date(timeIntervalSince1970: Double(v) / 1000) }
-        return nil
+        switch value {
+        case .timestamp(let v): v
+        case .integer(let v): Date(timeIntervalSince1970: Double(v) / 1000)
+        default: nil
+        }
     }
 }

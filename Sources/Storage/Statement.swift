@@ -58,7 +58,7 @@ public final class Statement {
                 "expected \(parameterCount) arguments, got \(arguments.count)", sql: sql, code: SQLITE_RANGE)
         }
         for (offset, argument) in arguments.enumerated() {
-            try bind(argument.databaseValue, at: Int32(offset + 1))
+            try bind(argument.databaseValue.sqliteStorageClass, at: Int32(offset + 1))
         }
     }
 
@@ -88,6 +88,8 @@ public final class Statement {
                 }
                 return sqlite3_bind_blob(handle, index, base, Int32(bytes.count), csqlite_transient())
             }
+        case .bool, .uuid, .timestamp:
+            return try bind(value.sqliteStorageClass, at: index)
         }
         guard code == SQLITE_OK else {
             throw SQLiteError(code: code, connection: sqlite3_db_handle(handle), sql: sql)

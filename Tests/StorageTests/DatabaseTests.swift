@@ -147,10 +147,10 @@ struct DatabaseTests {
 
 extension DatabaseTests {
     @Test func extremeDatesAreClampedNotTrapped() throws {
-        #expect(Date(timeIntervalSince1970: .infinity).databaseValue == .integer(.max))
-        #expect(Date(timeIntervalSince1970: -.infinity).databaseValue == .integer(.min))
-        #expect(Date(timeIntervalSince1970: .nan).databaseValue == .integer(0))
-        #expect(Date(timeIntervalSince1970: -0.0005).databaseValue == .integer(-1))
-        #expect(Date.distantFuture.databaseValue == .integer(Int64(Date.distantFuture.timeIntervalSince1970 * 1000)))
+        #expect(Date(timeIntervalSince1970: .infinity).databaseValue.sqliteStorageClass == .integer(.max))
+        #expect(Date(timeIntervalSince1970: -.infinity).databaseValue.sqliteStorageClass == .integer(.min))
+        #expect(Date(timeIntervalSince1970: .nan).databaseValue.sqliteStorageClass == .integer(0))
+        #expect(Date(timeIntervalSince1970: -0.0005).databaseValue.sqliteStorageClass == .integer(-1))
+        #expect(Date.distantFuture.databaseValue.sqliteStorageClass == .integer(Int64(Date.distantFuture.timeIntervalSince1970 * 1000)))
     }
 }

@@ -1,0 +1,60 @@
+/// An error reported by PostgreSQL or by libpq, with the same reasons as `SQLiteError` where they mean the same.
+///
+/// Carries the SQLSTATE (https://www.postgresql.org/docs/current/errcodes-appendix.html), the server's or libpq's
+/// message and the SQL of the statement that failed. Bound values and the connection's password are never
+/// recorded, so the error is safe to log.
+public struct PostgresError: Error, Equatable, CustomStringConvertible {
+    /// The failures callers handle differently from the rest.
+    public enum Reason: Equatable, Sendable {
+        /// A `UNIQUE` or primary-key constraint was violated (SQLSTATE 23505).
+        case uniqueConstraint
+        /// A foreign-key constraint was violated (23503).
+        case foreignKeyConstraint
+        /// The server cannot be reached, closed the connection, or is starting up or shutting down (class 08,
+        /// 57P01-57P03): try again later.
+        case unavailable
+        /// The transaction was rolled back to resolve a conflict (40001 serialization, 40P01 deadlock): retry it.
+        case conflict
+        /// Anything else; see `sqlState`.
+        case other
+    }
+
+    /// The five-character SQLSTATE, or an empty string for errors libpq raises before the server answers.
+    public var sqlState: String
+    /// PostgreSQL's primary message, or libpq's.
+    public var message: String
+    /// The SQL of the statement that failed, when there was one.
+    public var sql: String?
+    /// Whether the connection is unusable after this error (the server went away, or the protocol broke).
+    public var connectionLost: Bool
+
+    public init(sqlState: String, message: String, sql: String? = nil, connectionLost: Bool = false) {
+        self.sqlState = sqlState
+        self.message = message
+        self.sql = sql
+        self.connectionLost = connectionLost
+    }
+
+    /// An error of the connection itself (no SQLSTATE): the server is unreachable or the connection broke.
+    static func connection(_ message: String) -> PostgresError {
+        PostgresError(sqlState: "", message: message, connectionLost: true)
+    }
+
+    /// The category of this error.
+    public var reason: Reason {
+        if connectionLost { return .unavailable }
+        switch sqlState {
+        case "23505": return .uniqueConstraint
+        case "23503": return .foreignKeyConstraint
+        case "40001", "40P01": return .conflict
+        case "57P01", "57P02", "57P03": return .unavailable
+        default: return sqlState.hasPrefix("08") ? .unavailable : .other
+        }
+    }
+
+    public var description: String {
+        let code = sqlState.isEmpty ? "" : " (SQLSTATE \(sqlState))"
+        guard let sql else { return "PostgreSQL error\(code): \(message)" }
+        return "PostgreSQL error\(code): \(message) in \(sql)"
+    }
+}
