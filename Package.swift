@@ -33,7 +33,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "Storage", dependencies: [
-            "CSQLite", "CLibPQ",
+            "CSQLite", "CLibPQ", "CLinux",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "App", dependencies: [

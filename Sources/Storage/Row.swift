@@ -1,29 +1,58 @@
 import CSQLite
 
-/// The current row of a `Statement`, valid only inside the closure it is handed to.
+/// One row of a result, valid only inside the closure it is handed to: the current row of a SQLite `Statement`, or
+/// one row of a PostgreSQL result.
 ///
 /// Columns are read by index (from 0) or by name (case-insensitive), decoded to the requested type:
 /// `let name: String = try row["name"]`, `let email: String? = try row[2]`.
 public struct Row {
-    let statement: Statement
+    enum Source {
+        case sqlite(Statement)
+        case postgres(PGResult, row: Int)
+    }
+
+    let source: Source
+
+    init(statement: Statement) { source = .sqlite(statement) }
+    init(result: PGResult, row: Int) { source = .postgres(result, row: row) }
 
     /// The number of columns.
-    public var count: Int { statement.columnCount }
+    public var count: Int {
+        switch source {
+        case .sqlite(let statement): statement.columnCount
+        case .postgres(let result, _): result.columnCount
+        }
+    }
+
+    /// The SQL the row came from, for errors (PostgreSQL results do not keep it).
+    var sql: String? {
+        if case .sqlite(let statement) = source { return statement.sql }
+        return nil
+    }
 
     /// The raw value of column `index`.
     public func value(at index: Int) throws -> DatabaseValue {
-        guard index >= 0, index < count else {
-            throw SQLiteError.misuse("no column at index \(index)", sql: statement.sql)
+        guard index >= 0, index < count else { throw SQLiteError.misuse("no column at index \(index)", sql: sql) }
+        switch source {
+        case .sqlite(let statement): return statement.value(at: Int32(index))
+        case .postgres(let result, let row): return try result.value(row: row, column: index)
         }
-        return statement.value(at: Int32(index))
     }
 
     /// The raw value of the column called `name`.
     public func value(named name: String) throws -> DatabaseValue {
-        guard let index = statement.columnIndex(named: name) else {
-            throw SQLiteError.misuse("no column named \(name)", sql: statement.sql)
+        switch source {
+        case .sqlite(let statement):
+            guard let index = statement.columnIndex(named: name) else {
+                throw SQLiteError.misuse("no column named \(name)", sql: statement.sql)
+            }
+            return statement.value(at: index)
+        case .postgres(let result, let row):
+            guard let index = result.columnIndex(named: name) else {
+                throw SQLiteError.misuse("no column named \(name)")
+            }
+            return try result.value(row: row, column: index)
         }
-        return statement.value(at: index)
     }
 
     /// Column `index`, decoded as `T`.
@@ -53,6 +82,6 @@ public struct Row {
 
     @usableFromInline
     func mismatch(column: String, type: Any.Type) -> SQLiteError {
-        SQLiteError.misuse("column \(column) cannot be read as \(type)", sql: statement.sql, code: SQLITE_MISMATCH)
+        SQLiteError.misuse("column \(column) cannot be read as \(type)", sql: sql, code: SQLITE_MISMATCH)
     }
 }

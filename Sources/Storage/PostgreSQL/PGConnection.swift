@@ -1,0 +1,156 @@
+import CLibPQ
+
+/// One libpq connection (`PGconn`), owned by this object and finished exactly once, used by one task at a time
+/// (the pool hands it out). Every operation is asynchronous: libpq in non-blocking mode, with the socket watched by
+/// the pool's `SocketPoller`, so a task waiting for PostgreSQL holds no thread.
+final class PGConnection: @unchecked Sendable {
+    private let handle: OpaquePointer  // PGconn *
+    private let poller: SocketPoller
+    /// Set once the connection can no longer be used (the server went away, a wait timed out mid-protocol).
+    private(set) var isBroken = false
+
+    private init(takingOwnershipOf handle: OpaquePointer, poller: SocketPoller) {
+        self.handle = handle
+        self.poller = poller
+    }
+
+    deinit {
+        let fd = PQsocket(handle)
+        if fd >= 0 { poller.forget(fd) }
+        PQfinish(handle)
+    }
+
+    /// Opens a connection to `url` without blocking: `PQconnectStart`, then `PQconnectPoll` whenever the socket
+    /// is ready, as libpq's documentation describes (https://www.postgresql.org/docs/current/libpq-connect.html).
+    /// - Throws: `PostgresError` (`.unavailable`) naming host and port, never the password.
+    static func connect(_ url: PostgresURL, poller: SocketPoller, timeout: Duration) async throws -> PGConnection {
+        guard let handle = PQconnectStart(url.uri) else { throw PostgresError.connection("libpq is out of memory") }
+        let connection = PGConnection(takingOwnershipOf: handle, poller: poller)
+        let deadline = MonotonicTime.after(timeout)
+        var polling = PGRES_POLLING_WRITING
+        while PQstatus(handle) != CONNECTION_BAD {
+            switch polling {
+            case PGRES_POLLING_OK:
+                guard PQsetnonblocking(handle, 1) == 0 else { break }
+                return connection
+            case PGRES_POLLING_READING, PGRES_POLLING_WRITING:
+                let readiness = await poller.wait(for: PQsocket(handle), writable: polling == PGRES_POLLING_WRITING,
+                                                  deadline: deadline)
+                if readiness == .timedOut {
+                    throw PostgresError.connection("cannot connect to \(url): no answer within \(timeout)")
+                }
+                polling = PQconnectPoll(handle)
+                continue
+            default:
+                break
+            }
+            break
+        }
+        throw PostgresError.connection("cannot connect to \(url): \(connection.libpqMessage)")
+    }
+
+    /// libpq's last message for this connection, first line only.
+    private var libpqMessage: String {
+        let text = String(cString: PQerrorMessage(handle))
+        return text.split(separator: "\n").first.map(String.init) ?? "connection failed"
+    }
+
+    /// Runs `statements` in one round trip and returns one result per statement. Several statements go as one
+    /// pipeline (`PQenterPipelineMode`) ending in one sync, so they run in one implicit transaction: all commit
+    /// or, when one fails, none does.
+    /// - Throws: `PostgresError`: the first statement's error that failed, or `.unavailable` when the connection
+    ///   broke or `timeout` passed (the connection is then marked broken).
+    func execute(_ statements: [PostgresStatement], timeout: Duration) async throws -> [PGResult] {
+        guard !isBroken else { throw PostgresError.connection("the connection is closed") }
+        let deadline = MonotonicTime.after(timeout)
+        let pipelined = statements.count > 1
+        do {
+            if pipelined, PQenterPipelineMode(handle) != 1 { throw brokenConnection() }
+            for statement in statements { try send(statement) }
+            if pipelined, PQpipelineSync(handle) != 1 { throw brokenConnection() }
+            try await flush(until: deadline)
+            var results: [PGResult] = []
+            var failure: PostgresError?
+            for statement in statements {
+                var last: PGResult?
+                while let result = try await nextResult(until: deadline) { last = result }
+                guard let last else { throw brokenConnection() }
+                if failure == nil { failure = last.error(sql: statement.sql) }
+                results.append(last)
+            }
+            if pipelined {
+                guard let sync = try await nextResult(until: deadline), sync.status == PGRES_PIPELINE_SYNC,
+                      PQexitPipelineMode(handle) == 1 else { throw brokenConnection() }
+            }
+            if let failure { throw failure }
+            return results
+        } catch let error as PostgresError where error.connectionLost {
+            isBroken = true
+            throw error
+        }
+    }
+
+    private func send(_ statement: PostgresStatement) throws {
+        let encoded = statement.arguments.map(PostgresBinary.encode)
+        let types = encoded.map(\.type)
+        let lengths = encoded.map { Int32($0.bytes?.count ?? 0) }
+        let formats = [Int32](repeating: 1, count: encoded.count)
+        var storage: [UInt8] = []
+        var offsets: [Int?] = []
+        for (_, bytes) in encoded {
+            offsets.append(bytes.map { _ in storage.count })
+            storage += bytes ?? []
+        }
+        storage.append(0)  // a base address even when every parameter is empty
+        let sent = storage.withUnsafeBufferPointer { buffer -> Int32 in
+            let base = UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self)
+            let values: [UnsafePointer<CChar>?] = offsets.map { $0.map { base + $0 } }
+            return PQsendQueryParams(handle, statement.sql, Int32(encoded.count), types, values, lengths, formats, 1)
+        }
+        guard sent == 1 else { throw brokenConnection() }
+    }
+
+    /// Sends what libpq has buffered, waiting for the socket to take it.
+    private func flush(until deadline: UInt64) async throws {
+        while true {
+            let status = PQflush(handle)
+            if status == 0 { return }
+            guard status == 1 else { throw brokenConnection() }
+            try await waitForSocket(writable: true, until: deadline)
+            guard PQconsumeInput(handle) == 1 else { throw brokenConnection() }
+        }
+    }
+
+    /// The next result, or nil at the end of a statement's results; waits for the server without blocking.
+    private func nextResult(until deadline: UInt64) async throws -> PGResult? {
+        while PQisBusy(handle) != 0 {
+            try await waitForSocket(writable: false, until: deadline)
+            guard PQconsumeInput(handle) == 1 else { throw brokenConnection() }
+        }
+        return PQgetResult(handle).map(PGResult.init(takingOwnershipOf:))
+    }
+
+    private func waitForSocket(writable: Bool, until deadline: UInt64) async throws {
+        switch await poller.wait(for: PQsocket(handle), writable: writable, deadline: deadline) {
+        case .ready: return
+        case .timedOut: throw PostgresError.connection("PostgreSQL did not answer in time")
+        case .closed: throw brokenConnection()
+        }
+    }
+
+    private func brokenConnection() -> PostgresError {
+        .connection(PQstatus(handle) == CONNECTION_BAD ? "the connection to PostgreSQL was lost: \(libpqMessage)"
+                    : "the connection to PostgreSQL failed: \(libpqMessage)")
+    }
+}
+
+/// One SQL statement with `$1`, `$2`, ... placeholders and the values bound to them, sent in binary.
+public struct PostgresStatement: Sendable {
+    public var sql: String
+    public var arguments: [DatabaseValue]
+
+    public init(_ sql: String, _ arguments: [any DatabaseValueConvertible] = []) {
+        self.sql = sql
+        self.arguments = arguments.map(\.databaseValue)
+    }
+}

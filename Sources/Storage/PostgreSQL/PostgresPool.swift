@@ -1,0 +1,143 @@
+import Synchronization
+
+/// Up to `size` connections to one PostgreSQL server, opened when first needed and replaced when they break.
+///
+/// A call takes an idle connection (or opens one, or waits in line for one), runs its statements in one round
+/// trip (`PGConnection.execute`) and gives the connection back. A connection that broke is dropped, and the next
+/// call opens a new one: after an outage the pool reconnects by itself, and until then calls fail at once with
+/// `PostgresError` `.unavailable`, naming host and port.
+public final class PostgresPool: Sendable {
+    /// The server; `description` names host, port and database, never the password.
+    public let url: PostgresURL
+    /// The most connections this pool keeps (`DATABASE_POOL_SIZE`).
+    public let size: Int
+    private let poller: SocketPoller
+    private let state = Mutex(State())
+
+    /// The default `size`.
+    public static let defaultSize = 8
+    /// How long opening a connection may take.
+    public static let connectTimeout: Duration = .seconds(5)
+    /// How long one call's statements may take, waiting for a connection not included.
+    public static let statementTimeout: Duration = .seconds(30)
+
+    private struct State {
+        var idle: [PGConnection] = []
+        var open = 0
+        /// Calls waiting for a connection: resumed with one, or with nil to open their own.
+        var waiters: [CheckedContinuation<PGConnection?, Never>] = []
+    }
+
+    /// A pool for `url`; connects nothing yet (`waitUntilAvailable` does, at start).
+    public init(url: PostgresURL, size: Int = defaultSize) throws {
+        self.url = url
+        self.size = max(size, 1)
+        poller = try SocketPoller()
+    }
+
+    /// Runs `statements` in one round trip on one connection (several are pipelined in one implicit transaction)
+    /// and returns the rows of each.
+    public func execute(_ statements: [PostgresStatement]) async throws -> [PostgresRows] {
+        let connection = try await checkOut()
+        defer { checkIn(connection) }
+        return try await connection.execute(statements, timeout: Self.statementTimeout).map(PostgresRows.init)
+    }
+
+    /// Runs one statement and returns its rows.
+    public func execute(_ sql: String, _ arguments: [any DatabaseValueConvertible] = []) async throws -> PostgresRows {
+        try await execute([PostgresStatement(sql, arguments)])[0]
+    }
+
+    /// Waits until the server answers `SELECT 1`, retrying for up to `timeout`: what start-up does before it
+    /// gives up.
+    /// - Throws: the last `PostgresError`, whose message names host and port.
+    public func waitUntilAvailable(timeout: Duration = .seconds(30), retryEvery interval: Duration = .milliseconds(250))
+        async throws
+    {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            do {
+                _ = try await execute("SELECT 1")
+                return
+            } catch let error as PostgresError where error.reason == .unavailable && ContinuousClock.now < deadline {
+                try await Task.sleep(for: interval)
+            }
+        }
+    }
+
+    private func checkOut() async throws -> PGConnection {
+        enum Next { case use(PGConnection), open, wait }
+        let next = state.withLock { state -> Next in
+            if let connection = state.idle.popLast() { return .use(connection) }
+            if state.open < size {
+                state.open += 1
+                return .open
+            }
+            return .wait
+        }
+        switch next {
+        case .use(let connection): return connection
+        case .open: return try await open()
+        case .wait:
+            let handed = await withCheckedContinuation { continuation in
+                state.withLock { $0.waiters.append(continuation) }
+            }
+            if let handed { return handed }
+            return try await open()
+        }
+    }
+
+    /// Opens a connection for a slot already counted in `open`; gives the slot back when it fails.
+    private func open() async throws -> PGConnection {
+        do {
+            return try await PGConnection.connect(url, poller: poller, timeout: Self.connectTimeout)
+        } catch {
+            release(slot: ())
+            throw error
+        }
+    }
+
+    private func checkIn(_ connection: PGConnection) {
+        guard !connection.isBroken else { return release(slot: ()) }
+        let waiter = state.withLock { state -> CheckedContinuation<PGConnection?, Never>? in
+            guard !state.waiters.isEmpty else {
+                state.idle.append(connection)
+                return nil
+            }
+            return state.waiters.removeFirst()
+        }
+        waiter?.resume(returning: connection)
+    }
+
+    /// A connection slot is free again: the next waiter opens its own connection in it.
+    private func release(slot: Void) {
+        let waiter = state.withLock { state -> CheckedContinuation<PGConnection?, Never>? in
+            guard !state.waiters.isEmpty else {
+                state.open -= 1
+                return nil
+            }
+            return state.waiters.removeFirst()
+        }
+        waiter?.resume(returning: nil)
+    }
+}
+
+/// The rows one statement returned.
+public struct PostgresRows: Sendable {
+    private let result: PGResult
+
+    init(_ result: PGResult) { self.result = result }
+
+    /// How many rows there are.
+    public var count: Int { result.rowCount }
+
+    /// Each row through `transform`.
+    public func map<T>(_ transform: (Row) throws -> T) throws -> [T] {
+        try (0..<result.rowCount).map { try transform(Row(result: result, row: $0)) }
+    }
+
+    /// The first row through `transform`, or nil when there is none.
+    public func first<T>(_ transform: (Row) throws -> T) throws -> T? {
+        result.rowCount > 0 ? try transform(Row(result: result, row: 0)) : nil
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import Glibc
+import Testing
+
+/// A throwaway PostgreSQL server for tests: `initdb` into a temporary folder, listening on 127.0.0.1 (a free port)
+/// and a socket in that folder only, run as the `postgres` user when the tests run as root (PostgreSQL refuses
+/// root), stopped and deleted by `stop()`. Debian's `postgresql` package provides the binaries
+/// (`Scripts/setup postgresql` installs it).
+public final class PostgresCluster: Sendable {
+    /// The folder holding the data directory, the socket and the server's log.
+    public let directory: String
+    public let port: Int
+    private let binaries: String
+    private let runAs: [String]
+
+    /// Where the server's binaries are, or nil when PostgreSQL is not installed.
+    public static var binaryDirectory: String? {
+        let versions = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
+        return versions.sorted { (Int($0) ?? 0) < (Int($1) ?? 0) }.last
+            .map { "/usr/lib/postgresql/\($0)/bin" }
+            .flatMap { FileManager.default.isExecutableFile(atPath: $0 + "/initdb") ? $0 : nil }
+    }
+
+    /// Whether a cluster can be started here.
+    public static var isAvailable: Bool { binaryDirectory != nil }
+
+    /// Creates and starts a cluster; the `postgres` database accepts user `postgres` without a password, from
+    /// loopback only.
+    public init() throws {
+        guard let binaries = Self.binaryDirectory else {
+            throw ChildProcess.Failure(description: "PostgreSQL is not installed (Scripts/setup postgresql)")
+        }
+        self.binaries = binaries
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("siwa-pg-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        if getuid() == 0 {
+            guard let user = getpwnam("postgres") else {
+                throw ChildProcess.Failure(description: "running as root and there is no postgres user to run PostgreSQL as")
+            }
+            chown(directory, user.pointee.pw_uid, user.pointee.pw_gid)
+            runAs = ["/usr/sbin/runuser", "-u", "postgres", "--"]
+        } else {
+            runAs = []
+        }
+        port = try Self.freePort()
+        try run("initdb", ["-D", directory + "/data", "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync",
+                           "--no-instructions"])
+        try start()
+    }
+
+    deinit { stop() }
+
+    /// A `postgres://` URI for `database` on this cluster, over TCP on 127.0.0.1.
+    public func url(database: String = "postgres") -> String {
+        "postgres://postgres@127.0.0.1:\(port)/\(database)"
+    }
+
+    /// Starts the server (again); returns once it accepts connections.
+    public func start() throws {
+        let options = "-c listen_addresses=127.0.0.1 -p \(port) -k \(directory) -c fsync=off -c full_page_writes=off"
+            + " -c max_connections=200"
+        try run("pg_ctl", ["-D", directory + "/data", "-l", directory + "/server.log", "-o", options, "-w", "-t", "60",
+                           "start"])
+    }
+
+    /// Stops the server at once (`immediate`), as a crash or an outage would; `start()` brings it back.
+    public func kill() throws {
+        try run("pg_ctl", ["-D", directory + "/data", "-m", "immediate", "-w", "stop"])
+    }
+
+    /// Stops the server if it runs and deletes the folder.
+    public func stop() {
+        _ = try? run("pg_ctl", ["-D", directory + "/data", "-m", "immediate", "-w", "stop"], failIfNonZero: false)
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// Creates a database of its own for one test and returns its URI.
+    public func createDatabase() throws -> String {
+        let name = "t_" + UUID().uuidString.prefix(12).lowercased().replacingOccurrences(of: "-", with: "")
+        try run("createdb", ["-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", name])
+        return url(database: name)
+    }
+
+    private func run(_ tool: String, _ arguments: [String], failIfNonZero: Bool = true) throws {
+        let command = runAs + [binaries + "/" + tool] + arguments
+        let log = directory + "/commands.log"
+        let child = try ChildProcess(command[0], arguments: Array(command.dropFirst()), output: .file(log), error: .output)
+        child.waitUntilExit()
+        if failIfNonZero, child.terminationStatus != 0 {
+            let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            throw ChildProcess.Failure(description: "\(tool) failed (\(child.terminationStatus)): \(output.suffix(2000))")
+        }
+    }
+
+    /// A port nothing listens on now, chosen by the kernel.
+    private static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw ChildProcess.Failure(description: "socket failed") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Bool in
+                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
+            }
+        }
+        guard bound else { throw ChildProcess.Failure(description: "bind failed") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+extension Trait where Self == ConditionTrait {
+    /// Runs a test only where a PostgreSQL server can be started; under CI it always runs, and a missing
+    /// installation fails it.
+    public static var postgres: Self {
+        .enabled(if: PostgresCluster.isAvailable || !(ProcessInfo.processInfo.environment["CI"] ?? "").isEmpty,
+                 "PostgreSQL is not installed (Scripts/setup postgresql)")
+    }
+}
