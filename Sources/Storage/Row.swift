@@ -9,18 +9,21 @@ public struct Row {
     enum Source {
         case sqlite(Statement)
         case postgres(PGResult, row: Int)
+        case values(RowValues, row: Int)
     }
 
     let source: Source
 
     init(statement: Statement) { source = .sqlite(statement) }
     init(result: PGResult, row: Int) { source = .postgres(result, row: row) }
+    init(values: RowValues, row: Int) { source = .values(values, row: row) }
 
     /// The number of columns.
     public var count: Int {
         switch source {
         case .sqlite(let statement): statement.columnCount
         case .postgres(let result, _): result.columnCount
+        case .values(let values, _): values.columns.count
         }
     }
 
@@ -36,6 +39,7 @@ public struct Row {
         switch source {
         case .sqlite(let statement): return statement.value(at: Int32(index))
         case .postgres(let result, let row): return try result.value(row: row, column: index)
+        case .values(let values, let row): return values.rows[row][index]
         }
     }
 
@@ -52,6 +56,12 @@ public struct Row {
                 throw SQLiteError.misuse("no column named \(name)")
             }
             return try result.value(row: row, column: index)
+        case .values(let values, let row):
+            let wanted = name.lowercased()
+            guard let index = values.columns.firstIndex(where: { $0.lowercased() == wanted }) else {
+                throw SQLiteError.misuse("no column named \(name)")
+            }
+            return values.rows[row][index]
         }
     }
 

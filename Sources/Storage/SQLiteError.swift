@@ -29,6 +29,8 @@ public struct SQLiteError: Error, Equatable, CustomStringConvertible {
     public var message: String
     /// The SQL of the statement that failed, when there was one.
     public var sql: String?
+    /// In a `DatabaseClient` write, the position of the statement that failed.
+    public var statementIndex: Int?
 
     public init(extendedCode: Int32, message: String, sql: String? = nil) {
         self.extendedCode = extendedCode
@@ -80,5 +82,16 @@ extension SQLiteError {
     /// An error raised by this module rather than SQLite (misuse, type mismatch), with `SQLITE_MISUSE` or `code`.
     static func misuse(_ message: String, sql: String? = nil, code: Int32 = SQLITE_MISUSE) -> SQLiteError {
         SQLiteError(extendedCode: code, message: message, sql: sql)
+    }
+}
+
+extension SQLiteError: DatabaseFailure {
+    public var failureKind: DatabaseFailureKind {
+        switch reason {
+        case .uniqueConstraint: .uniqueConstraint
+        case .foreignKeyConstraint: .foreignKeyConstraint
+        case .busy, .full, .ioError: .unavailable
+        case .readOnly, .other: .other
+        }
     }
 }

@@ -141,6 +141,14 @@ public final class Statement {
     /// The number of result columns.
     public var columnCount: Int { Int(sqlite3_column_count(handle)) }
 
+    /// Whether the statement changes nothing (`sqlite3_stmt_readonly`): a `SELECT`.
+    var isReadOnly: Bool { sqlite3_stmt_readonly(handle) != 0 }
+
+    /// The name of result column `index`.
+    func columnName(at index: Int32) -> String {
+        sqlite3_column_name(handle, index).map { String(cString: $0) } ?? ""
+    }
+
     /// The index of the result column called `name` (case-insensitive), if any.
     func columnIndex(named name: String) -> Int32? { columnIndexes[name.lowercased()] }
 

@@ -60,7 +60,7 @@ final class PGConnection: @unchecked Sendable {
     /// or, when one fails, none does.
     /// - Throws: `PostgresError`: the first statement's error that failed, or `.unavailable` when the connection
     ///   broke or `timeout` passed (the connection is then marked broken).
-    func execute(_ statements: [PostgresStatement], timeout: Duration) async throws -> [PGResult] {
+    func execute(_ statements: [SQL], timeout: Duration) async throws -> [PGResult] {
         guard !isBroken else { throw PostgresError.connection("the connection is closed") }
         let deadline = MonotonicTime.after(timeout)
         let pipelined = statements.count > 1
@@ -75,7 +75,10 @@ final class PGConnection: @unchecked Sendable {
                 var last: PGResult?
                 while let result = try await nextResult(until: deadline) { last = result }
                 guard let last else { throw brokenConnection() }
-                if failure == nil { failure = last.error(sql: statement.sql) }
+                if failure == nil, var error = last.error(sql: statement.text) {
+                    error.statementIndex = results.count
+                    failure = error
+                }
                 results.append(last)
             }
             if pipelined {
@@ -90,7 +93,7 @@ final class PGConnection: @unchecked Sendable {
         }
     }
 
-    private func send(_ statement: PostgresStatement) throws {
+    private func send(_ statement: SQL) throws {
         let encoded = statement.arguments.map(PostgresBinary.encode)
         let types = encoded.map(\.type)
         let lengths = encoded.map { Int32($0.bytes?.count ?? 0) }
@@ -105,7 +108,7 @@ final class PGConnection: @unchecked Sendable {
         let sent = storage.withUnsafeBufferPointer { buffer -> Int32 in
             let base = UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self)
             let values: [UnsafePointer<CChar>?] = offsets.map { $0.map { base + $0 } }
-            return PQsendQueryParams(handle, statement.sql, Int32(encoded.count), types, values, lengths, formats, 1)
+            return PQsendQueryParams(handle, statement.text, Int32(encoded.count), types, values, lengths, formats, 1)
         }
         guard sent == 1 else { throw brokenConnection() }
     }
@@ -141,16 +144,5 @@ final class PGConnection: @unchecked Sendable {
     private func brokenConnection() -> PostgresError {
         .connection(PQstatus(handle) == CONNECTION_BAD ? "the connection to PostgreSQL was lost: \(libpqMessage)"
                     : "the connection to PostgreSQL failed: \(libpqMessage)")
-    }
-}
-
-/// One SQL statement with `$1`, `$2`, ... placeholders and the values bound to them, sent in binary.
-public struct PostgresStatement: Sendable {
-    public var sql: String
-    public var arguments: [DatabaseValue]
-
-    public init(_ sql: String, _ arguments: [any DatabaseValueConvertible] = []) {
-        self.sql = sql
-        self.arguments = arguments.map(\.databaseValue)
     }
 }

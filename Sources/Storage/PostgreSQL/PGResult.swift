@@ -29,6 +29,11 @@ final class PGResult {
     }
 
     var rowCount: Int { Int(PQntuples(handle)) }
+    /// Rows an `INSERT`, `UPDATE` or `DELETE` changed (`PQcmdTuples`); 0 for other commands.
+    var changes: Int {
+        guard !String(cString: PQcmdStatus(handle)).hasPrefix("SELECT") else { return 0 }
+        return Int(String(cString: PQcmdTuples(handle))) ?? 0
+    }
     var columnCount: Int { Int(PQnfields(handle)) }
 
     /// The index of the column called `name` (case-insensitive, as SQLite's `Row` looks names up), or nil.

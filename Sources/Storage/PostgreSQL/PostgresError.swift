@@ -25,6 +25,8 @@ public struct PostgresError: Error, Equatable, CustomStringConvertible {
     public var message: String
     /// The SQL of the statement that failed, when there was one.
     public var sql: String?
+    /// In a write of several statements, the position of the one that failed.
+    public var statementIndex: Int?
     /// Whether the connection is unusable after this error (the server went away, or the protocol broke).
     public var connectionLost: Bool
 
@@ -56,5 +58,16 @@ public struct PostgresError: Error, Equatable, CustomStringConvertible {
         let code = sqlState.isEmpty ? "" : " (SQLSTATE \(sqlState))"
         guard let sql else { return "PostgreSQL error\(code): \(message)" }
         return "PostgreSQL error\(code): \(message) in \(sql)"
+    }
+}
+
+extension PostgresError: DatabaseFailure {
+    public var failureKind: DatabaseFailureKind {
+        switch reason {
+        case .uniqueConstraint: .uniqueConstraint
+        case .foreignKeyConstraint: .foreignKeyConstraint
+        case .unavailable, .conflict: .unavailable
+        case .other: .other
+        }
     }
 }

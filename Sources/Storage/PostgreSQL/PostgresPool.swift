@@ -12,6 +12,7 @@ public final class PostgresPool: Sendable {
     /// The most connections this pool keeps (`DATABASE_POOL_SIZE`).
     public let size: Int
     private let poller: SocketPoller
+    private let placeholders = PostgresPlaceholders()
     private let state = Mutex(State())
 
     /// The default `size`.
@@ -36,16 +37,13 @@ public final class PostgresPool: Sendable {
     }
 
     /// Runs `statements` in one round trip on one connection (several are pipelined in one implicit transaction)
-    /// and returns the rows of each.
-    public func execute(_ statements: [PostgresStatement]) async throws -> [PostgresRows] {
+    /// and returns each one's result.
+    func execute(_ statements: [SQL]) async throws -> [SQLResult] {
+        let rewritten = statements.map { SQL(placeholders.rewrite($0.text), $0.arguments) }
         let connection = try await checkOut()
         defer { checkIn(connection) }
-        return try await connection.execute(statements, timeout: Self.statementTimeout).map(PostgresRows.init)
-    }
-
-    /// Runs one statement and returns its rows.
-    public func execute(_ sql: String, _ arguments: [any DatabaseValueConvertible] = []) async throws -> PostgresRows {
-        try await execute([PostgresStatement(sql, arguments)])[0]
+        return try await connection.execute(rewritten, timeout: Self.statementTimeout)
+            .map { SQLResult(rows: .postgres($0), changes: $0.changes) }
     }
 
     /// Waits until the server answers `SELECT 1`, retrying for up to `timeout`: what start-up does before it
@@ -57,7 +55,7 @@ public final class PostgresPool: Sendable {
         let deadline = ContinuousClock.now + timeout
         while true {
             do {
-                _ = try await execute("SELECT 1")
+                _ = try await execute([SQL("SELECT 1")])
                 return
             } catch let error as PostgresError where error.reason == .unavailable && ContinuousClock.now < deadline {
                 try await Task.sleep(for: interval)
@@ -122,22 +120,24 @@ public final class PostgresPool: Sendable {
     }
 }
 
-/// The rows one statement returned.
-public struct PostgresRows: Sendable {
-    private let result: PGResult
+/// PostgreSQL behind `DatabaseClient`: a write is one pipeline in one implicit transaction, a read one statement;
+/// each is one round trip.
+extension PostgresPool: DatabaseClient {
+    public var engine: DatabaseEngine { .postgres }
 
-    init(_ result: PGResult) { self.result = result }
-
-    /// How many rows there are.
-    public var count: Int { result.rowCount }
-
-    /// Each row through `transform`.
-    public func map<T>(_ transform: (Row) throws -> T) throws -> [T] {
-        try (0..<result.rowCount).map { try transform(Row(result: result, row: $0)) }
+    public func write(_ statements: [SQL]) async throws -> [SQLResult] {
+        try await execute(statements)
     }
 
-    /// The first row through `transform`, or nil when there is none.
-    public func first<T>(_ transform: (Row) throws -> T) throws -> T? {
-        result.rowCount > 0 ? try transform(Row(result: result, row: 0)) : nil
+    public func read<T: Sendable>(_ statement: SQL, _ transform: @escaping @Sendable (Row) throws -> T) async throws
+        -> [T]
+    {
+        try await execute([statement])[0].map(transform)
+    }
+
+    public func readInline<T: Sendable>(_ statement: SQL, _ transform: @escaping @Sendable (Row) throws -> T)
+        async throws -> [T]
+    {
+        try await read(statement, transform)
     }
 }

@@ -21,10 +21,9 @@ final class PostgresPoolTests {
         let pool = try pool()
         let id = UUID()
         let when = Date(timeIntervalSince1970: 1_732_451_234.567)
-        let rows = try await pool.execute(
-            "SELECT $1::bigint, $2::float8, $3::text, $4::bytea, $5::boolean, $6::uuid, $7::timestamptz, $8::text",
-            [Int64(-42), 2.5, "héllo", [UInt8]([0, 255, 7]), true, id, when, String?.none])
-        let values = try #require(try rows.first { row in
+        let values = try #require(try await pool.readOne(SQL(
+            "SELECT ?::bigint, ?::float8, ?::text, ?::bytea, ?::boolean, ?::uuid, ?::timestamptz, ?::text",
+            [Int64(-42), 2.5, "héllo", [UInt8]([0, 255, 7]), true, id, when, String?.none])) { row in
             (try row[0] as Int64, try row[1] as Double, try row[2] as String, try row[3] as [UInt8],
              try row[4] as Bool, try row[5] as UUID, try row[6] as Date, try row[7] as String?)
         })
@@ -35,55 +34,55 @@ final class PostgresPoolTests {
 
     @Test func aPipelineIsOneTransaction() async throws {
         let pool = try pool()
-        _ = try await pool.execute("CREATE TABLE t (id bigint PRIMARY KEY, name text NOT NULL)")
-        let results = try await pool.execute([
-            PostgresStatement("INSERT INTO t VALUES ($1, $2)", [1, "one"]),
-            PostgresStatement("INSERT INTO t VALUES ($1, $2) RETURNING id", [2, "two"]),
-            PostgresStatement("SELECT count(*) FROM t"),
+        try await pool.write(SQL("CREATE TABLE t (id bigint PRIMARY KEY, name text NOT NULL)"))
+        let results = try await pool.write([
+            SQL("INSERT INTO t VALUES (?, ?)", [1, "one"]),
+            SQL("INSERT INTO t VALUES (?, ?) RETURNING id", [2, "two"]),
+            SQL("SELECT count(*) FROM t"),
         ])
         #expect(try results[1].first { try $0[0] as Int } == 2)
         #expect(try results[2].first { try $0[0] as Int } == 2)
 
         let error = await #expect(throws: PostgresError.self) {
-            try await pool.execute([
-                PostgresStatement("INSERT INTO t VALUES ($1, $2)", [3, "three"]),
-                PostgresStatement("INSERT INTO t VALUES ($1, $2)", [1, "again"]),
+            try await pool.write([
+                SQL("INSERT INTO t VALUES (?, ?)", [3, "three"]),
+                SQL("INSERT INTO t VALUES (?, ?)", [1, "again"]),
             ])
         }
-        #expect(error?.reason == .uniqueConstraint)
-        #expect(try await pool.execute("SELECT count(*) FROM t").first { try $0[0] as Int } == 2, "the pipeline rolled back")
+        #expect(error?.reason == .uniqueConstraint && error?.statementIndex == 1)
+        #expect(try await pool.readOne(SQL("SELECT count(*) FROM t")) { try $0[0] as Int } == 2, "rolled back")
     }
 
     @Test func aBadStatementIsAnErrorAndTheConnectionStaysUsable() async throws {
         let pool = try pool(size: 1)
-        let error = await #expect(throws: PostgresError.self) { try await pool.execute("SELECT * FROM missing") }
+        let error = await #expect(throws: PostgresError.self) { try await pool.read(SQL("SELECT * FROM missing")) { _ in 0 } }
         #expect(error?.sqlState == "42P01" && error?.reason == .other)
-        #expect(try await pool.execute("SELECT 1").first { try $0[0] as Int } == 1)
+        #expect(try await pool.readOne(SQL("SELECT 1")) { try $0[0] as Int } == 1)
     }
 
     @Test func callsBeyondThePoolSizeWaitInLine() async throws {
         let pool = try pool(size: 3)
         let answers = try await withThrowingTaskGroup(of: Int.self) { group in
             for index in 0..<40 {
-                group.addTask { try await pool.execute("SELECT $1::bigint", [index]).first { try $0[0] as Int } ?? -1 }
+                group.addTask { try await pool.readOne(SQL("SELECT ?::bigint", [index])) { try $0[0] as Int } ?? -1 }
             }
             return try await group.reduce(into: []) { $0.append($1) }
         }
         #expect(answers.sorted() == Array(0..<40))
-        let connections = try await pool.execute(
-            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()").first { try $0[0] as Int }
+        let connections = try await pool.readOne(
+            SQL("SELECT count(*) FROM pg_stat_activity WHERE datname = current_database()")) { try $0[0] as Int }
         #expect((connections ?? 0) <= 3)
     }
 
     @Test func theServerGoingAwayIsUnavailableAndThePoolReconnects() async throws {
         let pool = try pool(size: 2)
-        #expect(try await pool.execute("SELECT 1").count == 1)
+        #expect(try await pool.read(SQL("SELECT 1")) { _ in 1 }.count == 1)
         try cluster.kill()
-        let error = await #expect(throws: PostgresError.self) { try await pool.execute("SELECT 1") }
+        let error = await #expect(throws: PostgresError.self) { try await pool.read(SQL("SELECT 1")) { _ in 1 } }
         #expect(error?.reason == .unavailable)
         try cluster.start()
         try await pool.waitUntilAvailable(timeout: .seconds(20))
-        #expect(try await pool.execute("SELECT 1").count == 1)
+        #expect(try await pool.read(SQL("SELECT 1")) { _ in 1 }.count == 1)
     }
 
     @Test func anUnreachableServerNamesHostAndPortAndNeverThePassword() async throws {

@@ -1,0 +1,64 @@
+/// The one database interface the application's repositories use, with two engines behind it: SQLite
+/// (`DatabasePool`, the embedded default) and PostgreSQL (`PostgresPool`, for more than one instance).
+///
+/// Every call is one round trip to PostgreSQL: a write's statements are pipelined and run in one transaction, and a
+/// read is one statement. That is what keeps a sign-in to one or two round trips; logic that would need the
+/// database's answer half-way through a transaction is written in SQL instead (`INSERT … ON CONFLICT`,
+/// sub-selects, `RETURNING`), or as two writes.
+public protocol DatabaseClient: Sendable {
+    /// Which engine this is, for the few statements that cannot be written the same way for both (the DDL of
+    /// migrations).
+    var engine: DatabaseEngine { get }
+
+    /// Runs `statements` in order in one transaction: all of them commit, or (when one throws) none does. Returns
+    /// once committed, with each statement's result.
+    /// - Throws: `DatabaseFailure` (`SQLiteError` or `PostgresError`) naming the statement that failed.
+    func write(_ statements: [SQL]) async throws -> [SQLResult]
+
+    /// Runs one read-only statement on a consistent snapshot and decodes each row with `transform`.
+    func read<T: Sendable>(_ statement: SQL, _ transform: @escaping @Sendable (Row) throws -> T) async throws -> [T]
+
+    /// Like `read`, for short lookups by key on hot paths: the SQLite engine runs it at once on the calling thread
+    /// when a reader connection is idle.
+    func readInline<T: Sendable>(_ statement: SQL, _ transform: @escaping @Sendable (Row) throws -> T) async throws
+        -> [T]
+}
+
+/// The engines behind `DatabaseClient`.
+public enum DatabaseEngine: Sendable, Equatable {
+    case sqlite
+    case postgres
+}
+
+extension DatabaseClient {
+    /// Runs one statement as a write and returns its result.
+    @discardableResult
+    public func write(_ statement: SQL) async throws -> SQLResult {
+        try await write([statement])[0]
+    }
+
+    /// The first row of `statement` through `transform`, or nil.
+    public func readOne<T: Sendable>(_ statement: SQL, _ transform: @escaping @Sendable (Row) throws -> T) async throws
+        -> T?
+    {
+        try await read(statement, transform).first
+    }
+}
+
+/// What a failed statement means, the same whichever engine raised it: a unique violation is `.uniqueConstraint`
+/// from SQLite and from PostgreSQL alike.
+public protocol DatabaseFailure: Error {
+    /// The engine-neutral category.
+    var failureKind: DatabaseFailureKind { get }
+    /// The position in a write's statements of the one that failed, when known.
+    var statementIndex: Int? { get }
+}
+
+/// The categories of `DatabaseFailure`.
+public enum DatabaseFailureKind: Sendable, Equatable {
+    case uniqueConstraint, foreignKeyConstraint
+    /// The database cannot serve now and may later: PostgreSQL unreachable or restarting, SQLite locked past the
+    /// busy timeout, the disk full or failing.
+    case unavailable
+    case other
+}

@@ -1,0 +1,38 @@
+/// SQLite behind `DatabaseClient`: a write is one group-committed job on the writer (its statements inside the
+/// job's savepoint, so they commit together or not at all), a read one closure on a reader connection.
+extension DatabasePool: DatabaseClient {
+    public var engine: DatabaseEngine { .sqlite }
+
+    public func write(_ statements: [SQL]) async throws -> [SQLResult] {
+        try await write { db in try statements.enumerated().map { try Self.run($1, at: $0, on: db) } }
+    }
+
+    public func read<T: Sendable>(_ statement: SQL, _ transform: @escaping @Sendable (Row) throws -> T) async throws
+        -> [T]
+    {
+        try await read { db in try db.fetchAll(sql: statement.text, arguments: statement.arguments, transform) }
+    }
+
+    public func readInline<T: Sendable>(_ statement: SQL, _ transform: @escaping @Sendable (Row) throws -> T)
+        async throws -> [T]
+    {
+        try await readInline { db in try db.fetchAll(sql: statement.text, arguments: statement.arguments, transform) }
+    }
+
+    /// Runs one statement of a write and copies out its rows (a statement's rows do not outlive its step).
+    private static func run(_ statement: SQL, at index: Int, on db: Database) throws -> SQLResult {
+        do {
+            let prepared = try db.cachedStatement(sql: statement.text)
+            var columns: [String] = []
+            let rows = try prepared.fetchAll(statement.arguments) { row -> [DatabaseValue] in
+                if columns.isEmpty { columns = (0..<row.count).map { prepared.columnName(at: Int32($0)) } }
+                return try (0..<row.count).map { try row.value(at: $0) }
+            }
+            return SQLResult(rows: .values(RowValues(columns: columns, rows: rows)),
+                             changes: prepared.isReadOnly ? 0 : db.changes)
+        } catch var error as SQLiteError {
+            error.statementIndex = index
+            throw error
+        }
+    }
+}
