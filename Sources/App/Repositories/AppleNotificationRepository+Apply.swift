@@ -15,53 +15,57 @@ extension AppleNotificationRepository {
         case ignored
     }
 
-    /// Records the notification's `jti` and applies its effect in the same transaction, so each notification
-    /// takes effect exactly once and a replay changes nothing:
+    /// Records the notification's `jti` and applies its effect in the same write (one transaction, one round trip),
+    /// so each notification takes effect exactly once and a replay changes nothing:
     /// - `email-disabled` / `email-enabled`: the user's email forwarding state (and the relay address when sent);
     /// - `consent-revoked`: ends every session, bearer token and Apple token of the user, keeps the account;
     /// - `account-delete`: deletes the user with their tokens, sessions and Apple tokens.
+    ///
+    /// A `jti` seen before fails the write's first statement on the table's primary key, which rolls the whole
+    /// write back, on one instance or across several; the effects find the user by Apple's `sub` themselves.
     package func apply(_ notification: ServerNotification) async throws -> Outcome {
+        let sub = notification.subject
         let receivedAt = now()
-        return try await pool.write { db in
-            try db.execute(
-                sql: "INSERT INTO apple_notifications (jti, received_at) VALUES (?, ?) ON CONFLICT (jti) DO NOTHING",
-                arguments: [notification.id, receivedAt])
-            guard db.changes == 1 else { return .duplicate }
-            guard let userID = try db.fetchOne(
-                sql: "SELECT id FROM users WHERE siwa_identifier = ?", arguments: [notification.subject],
-                { row in try row[0] as UUID })
-            else { return .unknownUser }
-            switch notification.type {
-            case .emailDisabled, .emailEnabled:
-                let enabled = notification.type == .emailEnabled
-                try db.execute(
-                    sql: "UPDATE users SET email_forwarding_enabled = ?, updated_at = ? WHERE id = ?",
-                    arguments: [enabled, receivedAt, userID])
-                if let email = notification.email, !email.isEmpty {
-                    try db.execute(
-                        sql: "UPDATE users SET email = ?, is_private_email = ? WHERE id = ?",
-                        arguments: [email, notification.isPrivateEmail ?? true, userID])
-                }
-            case .consentRevoked:
-                for table in ["tokens", "sessions", "apple_tokens"] {
-                    try db.execute(sql: "DELETE FROM \(table) WHERE user_id = ?", arguments: [userID])
-                }
-            case .accountDelete:
-                try db.execute(sql: "DELETE FROM sessions WHERE user_id = ?", arguments: [userID])
-                try db.execute(sql: "DELETE FROM users WHERE id = ?", arguments: [userID])
-            case .unknown:
-                return .ignored
+        let user = "SELECT id FROM users WHERE siwa_identifier = ?"
+        var statements = [
+            SQL("INSERT INTO apple_notifications (jti, received_at) VALUES (?, ?)", [notification.id, receivedAt]),
+            SQL(user, [sub]),
+        ]
+        switch notification.type {
+        case .emailDisabled, .emailEnabled:
+            statements.append(SQL("UPDATE users SET email_forwarding_enabled = ?, updated_at = ? WHERE siwa_identifier = ?",
+                                  [notification.type == .emailEnabled, receivedAt, sub]))
+            if let email = notification.email, !email.isEmpty {
+                statements.append(SQL("UPDATE users SET email = ?, is_private_email = ? WHERE siwa_identifier = ?",
+                                      [email, notification.isPrivateEmail ?? true, sub]))
             }
-            return .applied
+        case .consentRevoked:
+            for table in ["tokens", "sessions", "apple_tokens"] {
+                statements.append(SQL("DELETE FROM \(table) WHERE user_id IN (\(user))", [sub]))
+            }
+        case .accountDelete:
+            statements.append(SQL("DELETE FROM sessions WHERE user_id IN (\(user))", [sub]))
+            statements.append(SQL("DELETE FROM users WHERE siwa_identifier = ?", [sub]))
+        case .unknown:
+            break
         }
+        let results: [SQLResult]
+        do {
+            results = try await pool.write(statements)
+        } catch let failure as any DatabaseFailure where failure.failureKind == .uniqueConstraint
+            && failure.statementIndex == 0
+        {
+            return .duplicate
+        }
+        guard results[1].count == 1 else { return .unknownUser }
+        if case .unknown = notification.type { return .ignored }
+        return .applied
     }
 
     /// Whether Apple forwards email for the user (false after `email-disabled`).
     package func isEmailForwardingEnabled(userID: UUID) async throws -> Bool? {
-        try await pool.read { db in
-            try db.fetchOne(sql: "SELECT email_forwarding_enabled FROM users WHERE id = ?", arguments: [userID]) { row in
-                try row[0] as Bool
-            }
+        try await pool.readOne(SQL("SELECT email_forwarding_enabled FROM users WHERE id = ?", [userID])) { row in
+            try row[0] as Bool
         }
     }
 }

@@ -5,48 +5,34 @@ import Storage
 package struct AppleTokenRepository: Sendable {
     static let columns = "id, user_id, client_id, refresh_token, created_at, revoked_at"
 
-    let pool: DatabasePool
+    let pool: any DatabaseClient
 
-    package init(pool: DatabasePool) {
+    package init(pool: any DatabaseClient) {
         self.pool = pool
     }
 
     /// The tokens of `userID`, oldest first.
     package func list(userID: UUID) async throws -> [AppleToken] {
-        try await pool.read { db in
-            try db.fetchAll(
-                sql: "SELECT \(Self.columns) FROM apple_tokens WHERE user_id = ? ORDER BY created_at, id",
-                arguments: [userID]
-            ) { row in
-                AppleToken(
-                    id: try row[0], userID: try row[1], clientID: try row[2], encryptedRefreshToken: try row[3],
-                    createdAt: try row[4], revokedAt: try row[5])
-            }
-        }
+        try await pool.read(SQL("SELECT \(Self.columns) FROM apple_tokens WHERE user_id = ? ORDER BY created_at, id",
+                                [userID]), AppleToken.init(row:))
     }
 
     /// Stores `token`.
     ///
-    /// - Throws: `SQLiteError` `.foreignKeyConstraint` when its user does not exist.
+    /// - Throws: a `DatabaseFailure` of kind `.foreignKeyConstraint` when its user does not exist.
     package func add(_ token: AppleToken) async throws {
-        try await pool.write { db in try Self.insert(token, into: db) }
+        try await pool.write(Self.insert(token))
     }
 
     /// Records that the token was revoked at Apple at `date`; false when there is no such token.
     @discardableResult
     package func markRevoked(id: UUID, at date: Date) async throws -> Bool {
-        try await pool.write { db in
-            try db.execute(sql: "UPDATE apple_tokens SET revoked_at = ? WHERE id = ?", arguments: [date, id])
-            return db.changes == 1
-        }
+        try await pool.write(SQL("UPDATE apple_tokens SET revoked_at = ? WHERE id = ?", [date, id])).changes == 1
     }
 
     /// Deletes the token; false when there was none.
     @discardableResult
     package func delete(id: UUID) async throws -> Bool {
-        try await pool.write { db in
-            try db.execute(sql: "DELETE FROM apple_tokens WHERE id = ?", arguments: [id])
-            return db.changes == 1
-        }
+        try await pool.write(SQL("DELETE FROM apple_tokens WHERE id = ?", [id])).changes == 1
     }
 }

@@ -18,54 +18,56 @@ extension UserRepository {
         case missingEmail
     }
 
-    /// The sign-in hot path in one write transaction: finds the user by `candidate.siwaIdentifier` (never by
-    /// email), creating `candidate` when there is none, and stores `token` for that user (its `userID` is
-    /// replaced). For a returning user, a different non-empty email in `candidate` replaces the stored one, and a
-    /// name fills a stored empty name (Apple sends the name only once).
+    /// The sign-in hot path in one write: one transaction, and one round trip to PostgreSQL. Finds the user by
+    /// `candidate.siwaIdentifier` (never by email), creating `candidate` when there is none, and stores `token` and
+    /// `appleToken` for that user (their `userID` is replaced). For a returning user, a different non-empty email
+    /// in `candidate` replaces the stored one, and a name fills a stored empty name (Apple sends the name only once).
     ///
-    /// Two concurrent first sign-ins of the same Apple account both succeed with the same user, since writes
-    /// run one after another on the writer connection.
-    /// `appleToken` (Apple's refresh token from a code exchange) is stored for the user in the same transaction.
+    /// The statements need no answer half-way: an upsert that writes only what changed, a read of the user, and
+    /// the token inserts, which find the user by the same `siwa_identifier`. So two first sign-ins of the same Apple
+    /// account at once, on one instance or several, make one user: the unique `siwa_identifier` turns the second
+    /// insert into the first one's update.
     /// - Throws: `SignInError.missingEmail` (nothing written) for a new user without an email.
     package func signIn(_ candidate: User, token: BearerToken?, appleToken: AppleToken? = nil) async throws -> SignIn {
-        try await pool.write { db in
-            let existing = try db.fetchOne(
-                sql: "SELECT \(Self.columns) FROM users WHERE siwa_identifier = ?",
-                arguments: [candidate.siwaIdentifier], User.init(row:))
-            var user: User
-            if var existing {
-                if !candidate.email.isEmpty,
-                   candidate.email != existing.email || candidate.isPrivateEmail != existing.isPrivateEmail {
-                    existing.email = candidate.email
-                    existing.isPrivateEmail = candidate.isPrivateEmail
-                    existing.updatedAt = candidate.updatedAt
-                    try db.execute(
-                        sql: "UPDATE users SET email = ?, is_private_email = ?, updated_at = ? WHERE id = ?",
-                        arguments: [existing.email, existing.isPrivateEmail, existing.updatedAt, existing.id])
-                }
-                if existing.name.isEmpty, !candidate.name.isEmpty {
-                    existing.name = candidate.name
-                    existing.updatedAt = candidate.updatedAt
-                    try db.execute(sql: "UPDATE users SET name = ?, updated_at = ? WHERE id = ?",
-                                   arguments: [existing.name, existing.updatedAt, existing.id])
-                }
-                user = existing
-            } else {
-                guard !candidate.email.isEmpty else { throw SignInError.missingEmail }
-                try Self.insert(candidate, into: db)
-                user = candidate
-            }
-            var stored = token
-            if var token {
-                token.userID = user.id
-                try TokenRepository.insert(token, into: db)
-                stored = token
-            }
-            if var appleToken {
-                appleToken.userID = user.id
-                try AppleTokenRepository.insert(appleToken, into: db)
-            }
-            return SignIn(user: user, token: stored, created: existing == nil)
+        let sub = candidate.siwaIdentifier
+        var statements = [Self.upsert(candidate), SQL("SELECT \(Self.columns) FROM users WHERE siwa_identifier = ?", [sub])]
+        if let token {
+            statements.append(SQL("""
+                INSERT INTO tokens (id, user_id, value_hash, created_at, expires_at)
+                SELECT ?, id, ?, ?, ? FROM users WHERE siwa_identifier = ?
+                """, [token.id, token.valueHash, token.createdAt, token.expiresAt, sub]))
         }
+        if let appleToken {
+            statements.append(SQL("""
+                INSERT INTO apple_tokens (id, user_id, client_id, refresh_token, created_at, revoked_at)
+                SELECT ?, id, ?, ?, ?, NULL FROM users WHERE siwa_identifier = ?
+                """, [appleToken.id, appleToken.clientID, appleToken.encryptedRefreshToken, appleToken.createdAt, sub]))
+        }
+        let results = try await pool.write(statements)
+        guard let user = try results[1].first(User.init(row:)) else { throw SignInError.missingEmail }
+        var stored = token
+        stored?.userID = user.id
+        return SignIn(user: user, token: stored, created: user.id == candidate.id)
+    }
+
+    /// Creates `candidate`, or updates the user with its `siwa_identifier` where the email or flag differ or the
+    /// stored name is empty; without an email it can only fill the name of an existing user.
+    private static func upsert(_ candidate: User) -> SQL {
+        guard !candidate.email.isEmpty else {
+            return SQL("UPDATE users SET name = ?, updated_at = ? WHERE siwa_identifier = ? AND name = '' AND ? <> ''",
+                       [candidate.name, candidate.updatedAt, candidate.siwaIdentifier, candidate.name])
+        }
+        return SQL("""
+            INSERT INTO users (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (siwa_identifier) DO UPDATE SET
+                email = excluded.email, is_private_email = excluded.is_private_email,
+                name = CASE WHEN users.name = '' THEN excluded.name ELSE users.name END,
+                updated_at = excluded.updated_at
+            WHERE users.email <> excluded.email OR users.is_private_email <> excluded.is_private_email
+                OR (users.name = '' AND excluded.name <> '')
+            """, [
+                candidate.id, candidate.name, candidate.username, candidate.email, candidate.isPrivateEmail,
+                candidate.siwaIdentifier, candidate.createdAt, candidate.updatedAt,
+            ])
     }
 }

@@ -13,7 +13,7 @@ final class Services: Sendable {
     let database: DatabasePool
     let users: UserRepository
     let tokens: TokenRepository
-    let sessions: SQLiteSessionStore
+    let sessions: DatabaseSessionStore
     let notifications: AppleNotificationRepository
     let appleKeys: AppleKeySet
     let lifecycle: AppleTokenLifecycle
@@ -36,7 +36,7 @@ final class Services: Sendable {
         signInLimit = SignInRateLimit.middleware(configuration)
         users = UserRepository(pool: database, now: clock)
         tokens = TokenRepository(pool: database, now: clock)
-        sessions = SQLiteSessionStore(pool: database, now: clock)
+        sessions = DatabaseSessionStore(pool: database, now: clock)
         notifications = AppleNotificationRepository(pool: database, now: clock)
         lifecycle = AppleTokenLifecycle(
             configuration: configuration, appleTokens: AppleTokenRepository(pool: database),

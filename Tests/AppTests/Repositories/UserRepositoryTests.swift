@@ -90,7 +90,7 @@ struct UserRepositoryTests {
         let db = try await TemporaryDatabase()
         let users = UserRepository(pool: db.pool)
         let tokens = TokenRepository(pool: db.pool, now: clock.closure)
-        let sessions = SQLiteSessionStore(pool: db.pool, now: clock.closure)
+        let sessions = DatabaseSessionStore(pool: db.pool, now: clock.closure)
         let appleTokens = AppleTokenRepository(pool: db.pool)
         let pending = PendingRevocationRepository(pool: db.pool)
         let user = User.fixture(at: clock.now)

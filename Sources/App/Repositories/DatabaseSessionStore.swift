@@ -3,17 +3,17 @@ import Foundation
 import Storage
 import Web
 
-/// `SessionStore` on SQLite: session data as a JSON object, expired sessions invisible and swept.
+/// `SessionStore` in the database (either engine): session data as a JSON object, expired sessions invisible and swept.
 ///
 /// Sessions are stored under the SHA-256 of their id, so a copy of the database holds no usable session cookie.
 ///
 /// The user id found under `userIDKey` in a session's data is copied to the `user_id` column, so deleting a user
 /// deletes their sessions (`UserRepository.delete`, `deleteAll(userID:)`).
-package struct SQLiteSessionStore: SessionStore {
+package struct DatabaseSessionStore: SessionStore {
     /// The data key the session middleware stores the signed-in user's id under.
     package static let defaultUserIDKey = "userID"
 
-    let pool: DatabasePool
+    let pool: any DatabaseClient
     let userIDKey: String
     let now: @Sendable () -> Date
 
@@ -22,7 +22,7 @@ package struct SQLiteSessionStore: SessionStore {
     ///   - userIDKey: the data key holding the user id (a UUID string).
     ///   - now: the clock that decides expiry.
     package init(
-        pool: DatabasePool, userIDKey: String = defaultUserIDKey, now: @escaping @Sendable () -> Date = { Date() }
+        pool: any DatabaseClient, userIDKey: String = defaultUserIDKey, now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.pool = pool
         self.userIDKey = userIDKey
@@ -35,11 +35,8 @@ package struct SQLiteSessionStore: SessionStore {
     package func load(id: String) async throws -> SessionRecord? {
         let now = now()
         let id = Self.storageKey(id)
-        let stored = try await pool.read { db in
-            try db.fetchOne(
-                sql: "SELECT data, expires_at FROM sessions WHERE id = ? AND expires_at > ?", arguments: [id, now]
-            ) { (try $0[0] as String, try $0[1] as Date) }
-        }
+        let stored = try await pool.readOne(SQL("SELECT data, expires_at FROM sessions WHERE id = ? AND expires_at > ?",
+                                                [id, now])) { (try $0[0] as String, try $0[1] as Date) }
         guard let (json, expiresAt) = stored,
               let data = try? JSONDecoder().decode([String: String].self, from: Data(json.utf8))
         else { return nil }
@@ -52,38 +49,28 @@ package struct SQLiteSessionStore: SessionStore {
         let json = String(decoding: try encoder.encode(record.data), as: UTF8.self)
         let userID = record.data[userIDKey].flatMap(UUID.init(uuidString:))
         let id = Self.storageKey(id)
-        try await pool.write { db in
-            try db.execute(
-                sql: """
-                    INSERT INTO sessions (id, data, user_id, expires_at) VALUES (?, ?, ?, ?)
-                    ON CONFLICT (id) DO UPDATE SET
-                        data = excluded.data, user_id = excluded.user_id, expires_at = excluded.expires_at
-                    """,
-                arguments: [id, json, userID, record.expiresAt])
-        }
+        try await pool.write(SQL("""
+            INSERT INTO sessions (id, data, user_id, expires_at) VALUES (?, ?, ?, ?)
+            ON CONFLICT (id) DO UPDATE SET
+                data = excluded.data, user_id = excluded.user_id, expires_at = excluded.expires_at
+            """, [id, json, userID, record.expiresAt]))
     }
 
     package func delete(id: String) async throws {
         let id = Self.storageKey(id)
-        try await pool.write { db in try db.execute(sql: "DELETE FROM sessions WHERE id = ?", arguments: [id]) }
+        try await pool.write(SQL("DELETE FROM sessions WHERE id = ?", [id]))
     }
 
     /// Deletes every session of `userID`; returns how many.
     @discardableResult
     package func deleteAll(userID: UUID) async throws -> Int {
-        try await pool.write { db in
-            try db.execute(sql: "DELETE FROM sessions WHERE user_id = ?", arguments: [userID])
-            return db.changes
-        }
+        try await pool.write(SQL("DELETE FROM sessions WHERE user_id = ?", [userID])).changes
     }
 
     /// Deletes expired sessions; returns how many.
     @discardableResult
     package func sweepExpired() async throws -> Int {
         let now = now()
-        return try await pool.write { db in
-            try db.execute(sql: "DELETE FROM sessions WHERE expires_at <= ?", arguments: [now])
-            return db.changes
-        }
+        return try await pool.write(SQL("DELETE FROM sessions WHERE expires_at <= ?", [now])).changes
     }
 }

@@ -5,12 +5,12 @@ import Testing
 import Web
 @testable import App
 
-struct SQLiteSessionStoreTests {
+struct DatabaseSessionStoreTests {
     let clock = TestClock()
 
     @Test func savesLoadsReplacesAndDeletes() async throws {
         let db = try await TemporaryDatabase()
-        let store = SQLiteSessionStore(pool: db.pool, now: clock.closure)
+        let store = DatabaseSessionStore(pool: db.pool, now: clock.closure)
         let record = SessionRecord(data: ["userID": UUID().uuidString, "note": "é \"quoted\""],
                                    expiresAt: clock.now.addingTimeInterval(60))
         try await store.save(id: "abc", record: record)
@@ -25,7 +25,7 @@ struct SQLiteSessionStoreTests {
 
     @Test func expiredSessionsAreInvisibleThenSwept() async throws {
         let db = try await TemporaryDatabase()
-        let store = SQLiteSessionStore(pool: db.pool, now: clock.closure)
+        let store = DatabaseSessionStore(pool: db.pool, now: clock.closure)
         try await store.save(id: "short", record: SessionRecord(data: [:], expiresAt: clock.now.addingTimeInterval(10)))
         try await store.save(id: "long", record: SessionRecord(data: [:], expiresAt: clock.now.addingTimeInterval(100)))
         clock.advance(by: 10)
@@ -37,14 +37,14 @@ struct SQLiteSessionStoreTests {
 
     @Test func keepsTheUserIDColumnForDeletionByUser() async throws {
         let db = try await TemporaryDatabase()
-        let store = SQLiteSessionStore(pool: db.pool, now: clock.closure)
+        let store = DatabaseSessionStore(pool: db.pool, now: clock.closure)
         let userID = UUID()
         let expires = clock.now.addingTimeInterval(60)
         try await store.save(id: "1", record: SessionRecord(data: ["userID": userID.uuidString], expiresAt: expires))
         try await store.save(id: "2", record: SessionRecord(data: ["userID": userID.uuidString], expiresAt: expires))
         try await store.save(id: "3", record: SessionRecord(data: ["userID": "not a uuid"], expiresAt: expires))
         let column = try await db.pool.read {
-            try $0.fetchOne(sql: "SELECT user_id FROM sessions WHERE id = ?", arguments: [SQLiteSessionStore.storageKey("1")]) { try $0[0] as String? }
+            try $0.fetchOne(sql: "SELECT user_id FROM sessions WHERE id = ?", arguments: [DatabaseSessionStore.storageKey("1")]) { try $0[0] as String? }
         }
         #expect(column == userID.uuidString.lowercased())
         #expect(try await store.deleteAll(userID: userID) == 2)
@@ -53,7 +53,7 @@ struct SQLiteSessionStoreTests {
 
     @Test func unreadableDataLoadsAsNoSession() async throws {
         let db = try await TemporaryDatabase()
-        let store = SQLiteSessionStore(pool: db.pool, now: clock.closure)
+        let store = DatabaseSessionStore(pool: db.pool, now: clock.closure)
         let expires = clock.now.addingTimeInterval(60)
         try await db.pool.write {
             try $0.execute(sql: "INSERT INTO sessions (id, data, expires_at) VALUES (?, ?, ?)",
@@ -63,10 +63,10 @@ struct SQLiteSessionStoreTests {
     }
 }
 
-extension SQLiteSessionStoreTests {
+extension DatabaseSessionStoreTests {
     @Test func sessionIdsAreStoredOnlyAsHashes() async throws {
         let db = try await TemporaryDatabase()
-        let store = SQLiteSessionStore(pool: db.pool)
+        let store = DatabaseSessionStore(pool: db.pool)
         let id = "session-id-secret-value"
         try await store.save(id: id, record: SessionRecord(data: ["a": "b"], expiresAt: Date().addingTimeInterval(60)))
         let ids = try await db.pool.read { try $0.fetchAll(sql: "SELECT id FROM sessions") { try $0[0] as String } }
