@@ -11,7 +11,7 @@ typealias AppleKeySet = JWKSCache<RSAPublicKey>
 
 extension JWKSCache where Key == RSAPublicKey {
     /// The cache for `configuration`, keeping the last good key set in `database` for a restart during an outage.
-    static func apple(configuration: Configuration, database: DatabasePool, client: HTTPClient, logger: Logger,
+    static func apple(configuration: Configuration, database: any DatabaseClient, client: HTTPClient, logger: Logger,
                       clock: @escaping @Sendable () -> Date) -> AppleKeySet {
         let repository = JWKSCacheRepository(pool: database)
         let store = JWKSCacheStore(

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPCore
 import Logging
+import Storage
 import Web
 
 extension Configuration {
@@ -19,6 +20,15 @@ extension Configuration {
         hostname = env.get("HOSTNAME") ?? hostname
         port = try Self.integer(env, "PORT", in: 0...65535) ?? port
         databasePath = env.get("DATABASE_PATH") ?? databasePath
+        if let url = env.get("DATABASE_URL") {
+            do {
+                databaseURL = try PostgresURL(url)
+            } catch let error as PostgresURL.Invalid {
+                throw ConfigurationError.malformed(name: "DATABASE_URL", expected: "a postgres:// or postgresql:// URI "
+                    + "libpq accepts (it \(error))")
+            }
+        }
+        databasePoolSize = try Self.integer(env, "DATABASE_POOL_SIZE", in: 1...1_000) ?? databasePoolSize
         switch env.get("DATABASE_SYNCHRONOUS")?.lowercased() {
         case nil, "normal": databaseSynchronous = .normal
         case "full": databaseSynchronous = .full

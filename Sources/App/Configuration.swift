@@ -12,6 +12,10 @@ public struct Configuration: Sendable {
     public var hostname = "127.0.0.1"
     public var port = 8080
     public var databasePath = "siwa.sqlite"
+    /// `DATABASE_URL`: PostgreSQL instead of SQLite (then `databasePath` is not used); nil for SQLite.
+    public var databaseURL: PostgresURL?
+    /// `DATABASE_POOL_SIZE`: the PostgreSQL connections this instance keeps.
+    public var databasePoolSize = PostgresPool.defaultSize
     /// `DATABASE_SYNCHRONOUS`: `normal` (default) never loses a committed write when the process crashes;
     /// `full` also survives power loss, at the cost of an fsync per commit.
     public var databaseSynchronous: DatabaseConfiguration.Synchronous = .normal

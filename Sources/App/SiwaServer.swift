@@ -27,13 +27,7 @@ public final class SiwaServer: Sendable {
     public init(configuration: Configuration, logger: Logger = Logger(label: "siwa"),
                 clock: @escaping @Sendable () -> Date = Date.init) async throws {
         self.configuration = configuration
-        let database = try await AppMigrations.openAndMigrate(
-            path: configuration.databasePath,
-            configuration: DatabaseConfiguration(synchronous: configuration.databaseSynchronous,
-                                                 busyTimeoutMilliseconds: configuration.databaseBusyTimeoutMilliseconds,
-                                                 cacheSizeKiB: configuration.databaseCacheKiB,
-                                                 roundExecutor: EventLoopRounds())
-        )
+        let database = try await AppMigrations.openAndMigrate(configuration, logger: logger)
         let http = HTTPClient(configuration: HTTPClient.Configuration(extraCAFile: configuration.extraCAFile))
         let appleKeys = AppleKeySet.apple(configuration: configuration, database: database, client: http, logger: logger,
                                           clock: clock)
@@ -88,10 +82,15 @@ public final class SiwaServer: Sendable {
         withExtendedLifetime(signals) {}
     }
 
-    /// `siwa migrate`: applies pending migrations; returns the versions applied.
-    public static func migrate(databasePath: String) async throws -> [Int] {
-        let database = try DatabasePool(path: databasePath)
-        return try await AppMigrations.migrator.migrate(database)
+    /// `siwa migrate`: applies pending migrations to the configured database (PostgreSQL when `DATABASE_URL` is
+    /// set, else the SQLite file); returns the versions applied.
+    public static func migrate(_ configuration: Configuration) async throws -> [Int] {
+        guard let url = configuration.databaseURL else {
+            return try await AppMigrations.migrator.migrate(try DatabasePool(path: configuration.databasePath))
+        }
+        let pool = try PostgresPool(url: url, size: 1)
+        try await pool.waitUntilAvailable(timeout: AppMigrations.postgresStartupTimeout)
+        return try await AppMigrations.migrator.migrate(pool)
     }
 
     /// `siwa routes`: the route table of a fully configured server (built on a throw-away database).

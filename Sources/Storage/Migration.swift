@@ -7,6 +7,9 @@ public struct Migration: Sendable {
     /// A short description recorded in `schema_migrations`, e.g. "create users".
     public let name: String
     let body: @Sendable (Database) throws -> Void
+    /// The same change for PostgreSQL, one statement each, in PostgreSQL's own types; nil when the migration was
+    /// written for SQLite only (a migrator with one cannot migrate a PostgreSQL database).
+    let postgres: [String]?
 }
 
 /// A migration recorded in a database's `schema_migrations` table.

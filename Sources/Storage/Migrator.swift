@@ -12,9 +12,14 @@ public struct Migrator: Sendable {
     public init() {}
 
     /// Adds a migration; `version` must be greater than every version registered before it.
-    public mutating func register(version: Int, name: String, _ body: @escaping @Sendable (Database) throws -> Void) {
+    /// - Parameters:
+    ///   - body: the change on a SQLite connection, inside the migration's transaction.
+    ///   - postgres: the same change for PostgreSQL, one statement each (empty when PostgreSQL needs none), or nil
+    ///     for a migrator that only ever runs on SQLite.
+    public mutating func register(version: Int, name: String, postgres: [String]? = nil,
+                                  _ body: @escaping @Sendable (Database) throws -> Void) {
         precondition(migrations.last.map { $0.version < version } ?? true, "migration versions must increase")
-        migrations.append(Migration(version: version, name: name, body: body))
+        migrations.append(Migration(version: version, name: name, body: body, postgres: postgres))
     }
 
     /// The migrations recorded in `database`, oldest first (none for a new database).

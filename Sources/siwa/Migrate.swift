@@ -10,7 +10,7 @@ struct Migrate: AsyncParsableCommand {
 
     func run() async throws {
         let configuration = try Configuration.load(dotEnvPath: envFile)
-        let applied = try await SiwaServer.migrate(databasePath: configuration.databasePath)
+        let applied = try await SiwaServer.migrate(configuration)
         print(applied.isEmpty ? "Database is up to date." : "Applied migrations: \(applied.map(String.init).joined(separator: ", "))")
     }
 }

@@ -2,11 +2,13 @@ import Logging
 import Storage
 import Web
 
-/// Answers 503 with `Retry-After` when SQLite fails because of the database's state rather than the request:
-/// locked by another process past the busy timeout, disk full or file size limit reached, read-only, I/O error.
+/// Answers 503 with `Retry-After` when the database fails because of its state rather than the request: SQLite
+/// locked by another process past the busy timeout, disk full or file size limit reached, read-only, I/O error;
+/// PostgreSQL unreachable, restarting or shutting down (the pool reconnects by itself once it answers again).
 ///
-/// The log line names the cause and SQLite's code; `SQLiteError` never carries bound values, so no token or
-/// hash reaches the log. Other SQLite errors go on to `ErrorMiddleware` as a 500.
+/// The log line names the cause and the engine's code; neither error type carries bound values or the
+/// connection's password, so no token, hash or password reaches the log. Other database errors go on to
+/// `ErrorMiddleware` as a 500.
 struct DatabaseUnavailableMiddleware: Middleware {
     /// What `Retry-After` tells the client: long enough for a lock holder or an operator to act.
     static let retryAfterSeconds = 5
@@ -22,6 +24,12 @@ struct DatabaseUnavailableMiddleware: Middleware {
             guard let cause = Self.cause(of: error, busyTimeoutMilliseconds: busyTimeoutMilliseconds) else { throw error }
             request.logger.error("database unavailable: \(cause)", metadata: [
                 "sqlite_code": "\(error.extendedCode)", "sqlite_message": "\(error.message)",
+            ])
+            throw Abort(.serviceUnavailable, reason: Self.clientReason,
+                        headers: ["Retry-After": "\(Self.retryAfterSeconds)"])
+        } catch let error as PostgresError where error.reason == .unavailable {
+            request.logger.error("database unavailable: PostgreSQL: \(error.message)", metadata: [
+                "sqlstate": "\(error.sqlState)",
             ])
             throw Abort(.serviceUnavailable, reason: Self.clientReason,
                         headers: ["Retry-After": "\(Self.retryAfterSeconds)"])

@@ -1,4 +1,5 @@
 import AppleID
+import Storage
 import Web
 
 extension Services {
@@ -39,6 +40,12 @@ extension Services {
             }
         }
 
+        if let sqlite = database as? DatabasePool { sqliteWriter(sqlite, into: &page) }
+        return page.text
+    }
+
+    /// The SQLite writer's counters (SQLite only: PostgreSQL keeps its own, `pg_stat_*`).
+    private func sqliteWriter(_ database: DatabasePool, into page: inout MetricsText) {
         let statistics = database.writeStatistics
         page.family("siwa_sqlite_write_queue_depth", .gauge, help: "Writes queued for the SQLite writer, not yet started.")
         page.sample("siwa_sqlite_write_queue_depth", [], database.pendingWriteCount)
@@ -47,6 +54,5 @@ extension Services {
         page.sample("siwa_sqlite_write_transactions_total", [], statistics.transactions)
         page.family("siwa_sqlite_writes_total", .counter, help: "Writes committed.")
         page.sample("siwa_sqlite_writes_total", [], statistics.writes)
-        return page.text
     }
 }

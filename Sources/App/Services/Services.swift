@@ -10,7 +10,7 @@ import Web
 /// HTTP client.
 final class Services: Sendable {
     let configuration: Configuration
-    let database: DatabasePool
+    let database: any DatabaseClient
     let users: UserRepository
     let tokens: TokenRepository
     let sessions: DatabaseSessionStore
@@ -26,7 +26,7 @@ final class Services: Sendable {
     /// What `GET /metrics` reports beyond the request counters.
     let metrics = AppMetrics()
 
-    init(configuration: Configuration, database: DatabasePool, appleKeys: AppleKeySet, http: HTTPClient,
+    init(configuration: Configuration, database: any DatabaseClient, appleKeys: AppleKeySet, http: HTTPClient,
          logger: Logger, clock: @escaping @Sendable () -> Date = Date.init) {
         self.configuration = configuration
         self.database = database

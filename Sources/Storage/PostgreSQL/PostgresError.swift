@@ -38,7 +38,7 @@ public struct PostgresError: Error, Equatable, CustomStringConvertible {
     }
 
     /// An error of the connection itself (no SQLSTATE): the server is unreachable or the connection broke.
-    static func connection(_ message: String) -> PostgresError {
+    package static func connection(_ message: String) -> PostgresError {
         PostgresError(sqlState: "", message: message, connectionLost: true)
     }
 

@@ -1,0 +1,51 @@
+/// The PostgreSQL statements of each migration: the same tables and columns as the SQLite schema, in PostgreSQL's
+/// own types (`uuid`, `timestamptz`, `boolean`, `bytea`, `bigint`). PostgreSQL starts from the schema as it is now,
+/// so the versions that rebuilt or dropped SQLite tables (6, 7) have nothing to do there.
+enum PostgresSchema {
+    static let usersAndTokens = [
+        """
+        CREATE TABLE users (
+            id uuid PRIMARY KEY, name text NOT NULL, username text NOT NULL, email text NOT NULL,
+            is_private_email boolean NOT NULL DEFAULT false, siwa_identifier text NOT NULL UNIQUE,
+            created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL)
+        """,
+        """
+        CREATE TABLE tokens (
+            id uuid PRIMARY KEY, user_id uuid NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+            value_hash bytea NOT NULL, created_at timestamptz NOT NULL, expires_at timestamptz NOT NULL)
+        """,
+        "CREATE INDEX tokens_user_id ON tokens (user_id)",
+        "CREATE INDEX tokens_expires_at ON tokens (expires_at)",
+    ]
+
+    static let sessions = [
+        "CREATE TABLE sessions (id text PRIMARY KEY, data text NOT NULL, user_id uuid, expires_at timestamptz NOT NULL)",
+        "CREATE INDEX sessions_user_id ON sessions (user_id)",
+        "CREATE INDEX sessions_expires_at ON sessions (expires_at)",
+    ]
+
+    static let appleTokens = [
+        """
+        CREATE TABLE apple_tokens (
+            id uuid PRIMARY KEY, user_id uuid NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+            client_id text NOT NULL, refresh_token bytea NOT NULL, created_at timestamptz NOT NULL,
+            revoked_at timestamptz)
+        """,
+        "CREATE INDEX apple_tokens_user_id ON apple_tokens (user_id)",
+    ]
+
+    static let signInSupport = [
+        "CREATE TABLE jwks_cache (id bigint PRIMARY KEY CHECK (id = 1), body bytea NOT NULL, fetched_at timestamptz NOT NULL)",
+        "CREATE TABLE apple_notifications (jti text PRIMARY KEY, received_at timestamptz NOT NULL)",
+        "CREATE INDEX apple_notifications_received_at ON apple_notifications (received_at)",
+        """
+        CREATE TABLE pending_revocations (
+            id uuid PRIMARY KEY, client_id text NOT NULL, refresh_token bytea NOT NULL,
+            attempts bigint NOT NULL DEFAULT 0, last_error text, created_at timestamptz NOT NULL)
+        """,
+    ]
+
+    static let emailForwarding = [
+        "ALTER TABLE users ADD COLUMN email_forwarding_enabled boolean NOT NULL DEFAULT true",
+    ]
+}
