@@ -39,6 +39,16 @@ public final class DatabasePool: Sendable {
         }
     }
 
+    /// Runs one statement in a write transaction, as `write` does, and returns how many rows it inserted, updated
+    /// or deleted (`sqlite3_changes`), once the transaction has committed.
+    @discardableResult
+    public func execute(sql: String, arguments: [any DatabaseValueConvertible] = []) async throws -> Int {
+        try await write { db in
+            try db.execute(sql: sql, arguments: arguments)
+            return db.changes
+        }
+    }
+
     /// Runs `body` alone on the writer connection, outside any transaction; for migrations and maintenance.
     ///
     /// `body` manages its own transactions.

@@ -30,6 +30,16 @@ struct DatabasePoolTests {
         }
     }
 
+    @Test func executeReturnsTheRowsItChangedOnceCommitted() async throws {
+        let pool = try await makePool()
+        #expect(try await pool.execute(sql: "INSERT INTO t VALUES (?), (?), (?)", arguments: [1, 2, 3]) == 3)
+        #expect(try await count(pool) == 3)
+        #expect(try await pool.execute(sql: "DELETE FROM t WHERE a >= ?", arguments: [2]) == 2)
+        #expect(try await pool.execute(sql: "DELETE FROM t WHERE a = ?", arguments: [9]) == 0)
+        #expect(try await count(pool) == 1)
+        await #expect(throws: SQLiteError.self) { try await pool.execute(sql: "INSERT INTO t VALUES (?)", arguments: [1]) }
+    }
+
     @Test func writeReturnsTheBodysValueAndRethrowsItsError() async throws {
         let pool = try await makePool()
         let value = try await pool.write { db -> Int64 in

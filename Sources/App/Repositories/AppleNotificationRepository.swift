@@ -14,20 +14,14 @@ package struct AppleNotificationRepository: Sendable {
     /// Records `jti`; returns true when it was new (apply the notification), false when already seen.
     package func recordIfNew(jti: String) async throws -> Bool {
         let receivedAt = now()
-        return try await pool.write { db in
-            try db.execute(
-                sql: "INSERT INTO apple_notifications (jti, received_at) VALUES (?, ?) ON CONFLICT (jti) DO NOTHING",
-                arguments: [jti, receivedAt])
-            return db.changes == 1
-        }
+        return try await pool.execute(
+            sql: "INSERT INTO apple_notifications (jti, received_at) VALUES (?, ?) ON CONFLICT (jti) DO NOTHING",
+            arguments: [jti, receivedAt]) == 1
     }
 
     /// Forgets ids received before `date` (their tokens have long expired); returns how many.
     @discardableResult
     package func sweep(receivedBefore date: Date) async throws -> Int {
-        try await pool.write { db in
-            try db.execute(sql: "DELETE FROM apple_notifications WHERE received_at < ?", arguments: [date])
-            return db.changes
-        }
+        try await pool.execute(sql: "DELETE FROM apple_notifications WHERE received_at < ?", arguments: [date])
     }
 }

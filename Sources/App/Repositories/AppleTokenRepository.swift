@@ -35,18 +35,12 @@ package struct AppleTokenRepository: Sendable {
     /// Records that the token was revoked at Apple at `date`; false when there is no such token.
     @discardableResult
     package func markRevoked(id: UUID, at date: Date) async throws -> Bool {
-        try await pool.write { db in
-            try db.execute(sql: "UPDATE apple_tokens SET revoked_at = ? WHERE id = ?", arguments: [date, id])
-            return db.changes == 1
-        }
+        try await pool.execute(sql: "UPDATE apple_tokens SET revoked_at = ? WHERE id = ?", arguments: [date, id]) == 1
     }
 
     /// Deletes the token; false when there was none.
     @discardableResult
     package func delete(id: UUID) async throws -> Bool {
-        try await pool.write { db in
-            try db.execute(sql: "DELETE FROM apple_tokens WHERE id = ?", arguments: [id])
-            return db.changes == 1
-        }
+        try await pool.execute(sql: "DELETE FROM apple_tokens WHERE id = ?", arguments: [id]) == 1
     }
 }

@@ -33,21 +33,15 @@ package struct PendingRevocationRepository: Sendable {
     /// Counts one more failed attempt and records why; false when there is no such entry.
     @discardableResult
     package func recordFailure(id: UUID, error: String) async throws -> Bool {
-        try await pool.write { db in
-            try db.execute(
-                sql: "UPDATE pending_revocations SET attempts = attempts + 1, last_error = ? WHERE id = ?",
-                arguments: [error, id])
-            return db.changes == 1
-        }
+        try await pool.execute(
+            sql: "UPDATE pending_revocations SET attempts = attempts + 1, last_error = ? WHERE id = ?",
+            arguments: [error, id]) == 1
     }
 
     /// Removes an entry once revoked (or given up); false when there was none.
     @discardableResult
     package func delete(id: UUID) async throws -> Bool {
-        try await pool.write { db in
-            try db.execute(sql: "DELETE FROM pending_revocations WHERE id = ?", arguments: [id])
-            return db.changes == 1
-        }
+        try await pool.execute(sql: "DELETE FROM pending_revocations WHERE id = ?", arguments: [id]) == 1
     }
 
     static func insert(_ revocation: PendingRevocation, into db: Database) throws {

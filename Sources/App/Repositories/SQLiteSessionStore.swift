@@ -71,19 +71,13 @@ package struct SQLiteSessionStore: SessionStore {
     /// Deletes every session of `userID`; returns how many.
     @discardableResult
     package func deleteAll(userID: UUID) async throws -> Int {
-        try await pool.write { db in
-            try db.execute(sql: "DELETE FROM sessions WHERE user_id = ?", arguments: [userID])
-            return db.changes
-        }
+        try await pool.execute(sql: "DELETE FROM sessions WHERE user_id = ?", arguments: [userID])
     }
 
     /// Deletes expired sessions; returns how many.
     @discardableResult
     package func sweepExpired() async throws -> Int {
         let now = now()
-        return try await pool.write { db in
-            try db.execute(sql: "DELETE FROM sessions WHERE expires_at <= ?", arguments: [now])
-            return db.changes
-        }
+        return try await pool.execute(sql: "DELETE FROM sessions WHERE expires_at <= ?", arguments: [now])
     }
 }

@@ -58,29 +58,20 @@ package struct TokenRepository: Sendable {
     /// Deletes the token with `id` (logout); false when there was none.
     @discardableResult
     package func delete(id: UUID) async throws -> Bool {
-        try await pool.write { db in
-            try db.execute(sql: "DELETE FROM tokens WHERE id = ?", arguments: [id])
-            return db.changes == 1
-        }
+        try await pool.execute(sql: "DELETE FROM tokens WHERE id = ?", arguments: [id]) == 1
     }
 
     /// Deletes every token of `userID`; returns how many.
     @discardableResult
     package func deleteAll(userID: UUID) async throws -> Int {
-        try await pool.write { db in
-            try db.execute(sql: "DELETE FROM tokens WHERE user_id = ?", arguments: [userID])
-            return db.changes
-        }
+        try await pool.execute(sql: "DELETE FROM tokens WHERE user_id = ?", arguments: [userID])
     }
 
     /// Deletes expired tokens; returns how many.
     @discardableResult
     package func sweepExpired() async throws -> Int {
         let now = now()
-        return try await pool.write { db in
-            try db.execute(sql: "DELETE FROM tokens WHERE expires_at <= ?", arguments: [now])
-            return db.changes
-        }
+        return try await pool.execute(sql: "DELETE FROM tokens WHERE expires_at <= ?", arguments: [now])
     }
 
     static func insert(_ token: BearerToken, into db: Database) throws {

@@ -55,33 +55,24 @@ package struct UserRepository: Sendable {
     /// Sets the email and its private-relay flag; returns false when there is no such user.
     package func updateEmail(id: UUID, email: String, isPrivateEmail: Bool) async throws -> Bool {
         let updatedAt = now()
-        return try await pool.write { db in
-            try db.execute(
-                sql: "UPDATE users SET email = ?, is_private_email = ?, updated_at = ? WHERE id = ?",
-                arguments: [email, isPrivateEmail, updatedAt, id])
-            return db.changes == 1
-        }
+        return try await pool.execute(
+            sql: "UPDATE users SET email = ?, is_private_email = ?, updated_at = ? WHERE id = ?",
+            arguments: [email, isPrivateEmail, updatedAt, id]) == 1
     }
 
     /// Sets the display name; returns false when there is no such user.
     package func updateName(id: UUID, name: String) async throws -> Bool {
         let updatedAt = now()
-        return try await pool.write { db in
-            try db.execute(
-                sql: "UPDATE users SET name = ?, updated_at = ? WHERE id = ?", arguments: [name, updatedAt, id])
-            return db.changes == 1
-        }
+        return try await pool.execute(
+            sql: "UPDATE users SET name = ?, updated_at = ? WHERE id = ?", arguments: [name, updatedAt, id]) == 1
     }
 
     /// Sets only the private-relay flag (Apple's `email-disabled` / `email-enabled`); false when no such user.
     package func updatePrivateEmail(id: UUID, isPrivateEmail: Bool) async throws -> Bool {
         let updatedAt = now()
-        return try await pool.write { db in
-            try db.execute(
-                sql: "UPDATE users SET is_private_email = ?, updated_at = ? WHERE id = ?",
-                arguments: [isPrivateEmail, updatedAt, id])
-            return db.changes == 1
-        }
+        return try await pool.execute(
+            sql: "UPDATE users SET is_private_email = ?, updated_at = ? WHERE id = ?",
+            arguments: [isPrivateEmail, updatedAt, id]) == 1
     }
 
     /// Deletes the user with their bearer tokens, sessions and Apple tokens, in one transaction, and queues
