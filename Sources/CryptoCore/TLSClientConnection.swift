@@ -42,29 +42,26 @@ package final class TLSClientConnection {
 
     /// One step of the handshake; `.done(0)` once it has completed and the peer is verified.
     package func handshake() throws(TLSClientError) -> Progress {
-        ERR_clear_error()
-        let result = SSL_connect(ssl)
-        let savedErrno = errno
-        if result == 1 { return .done(0) }
-        return try progress(after: result, operation: "handshake", errno: savedErrno)
+        try step("handshake") { _ in SSL_connect(ssl) }
     }
 
     package func read(into buffer: UnsafeMutableRawBufferPointer) throws(TLSClientError) -> Progress {
-        ERR_clear_error()
-        var count = 0
-        let result = SSL_read_ex(ssl, buffer.baseAddress, buffer.count, &count)
-        let savedErrno = errno
-        if result == 1 { return .done(count) }
-        return try progress(after: result, operation: "read", errno: savedErrno)
+        try step("read") { count in SSL_read_ex(ssl, buffer.baseAddress, buffer.count, &count) }
     }
 
     package func write(_ bytes: UnsafeRawBufferPointer) throws(TLSClientError) -> Progress {
+        try step("write") { count in SSL_write_ex(ssl, bytes.baseAddress, bytes.count, &count) }
+    }
+
+    /// Runs one OpenSSL call (1 on success, with the bytes moved in `count`) on a clear error queue and reads
+    /// `errno` before anything else can change it.
+    private func step(_ operation: String, _ call: (inout Int) -> Int32) throws(TLSClientError) -> Progress {
         ERR_clear_error()
         var count = 0
-        let result = SSL_write_ex(ssl, bytes.baseAddress, bytes.count, &count)
+        let result = call(&count)
         let savedErrno = errno
         if result == 1 { return .done(count) }
-        return try progress(after: result, operation: "write", errno: savedErrno)
+        return try progress(after: result, operation: operation, errno: savedErrno)
     }
 
     private func progress(after result: Int32, operation: String, errno savedErrno: Int32) throws(TLSClientError) -> Progress {

@@ -14,11 +14,10 @@ struct AppleCommand: AsyncParsableCommand {
             commandName: "validate-tokens",
             abstract: "Check every stored refresh token with Apple and mark revoked ones (run daily)."
         )
-        @Option(help: "The .env file to read (variables already in the environment win).")
-        var envFile: String = ".env"
+        @OptionGroup var options: EnvFileOption
 
         func run() async throws {
-            print(try await AppleTokenLifecycle.validateTokens(configuration: try Configuration.load(dotEnvPath: envFile)))
+            print(try await AppleTokenLifecycle.validateTokens(configuration: try Configuration.load(dotEnvPath: options.envFile)))
         }
     }
 
@@ -27,11 +26,10 @@ struct AppleCommand: AsyncParsableCommand {
             commandName: "retry-revocations",
             abstract: "Retry Apple token revocations that failed when their account was deleted."
         )
-        @Option(help: "The .env file to read (variables already in the environment win).")
-        var envFile: String = ".env"
+        @OptionGroup var options: EnvFileOption
 
         func run() async throws {
-            print(try await AppleTokenLifecycle.retryRevocations(configuration: try Configuration.load(dotEnvPath: envFile)))
+            print(try await AppleTokenLifecycle.retryRevocations(configuration: try Configuration.load(dotEnvPath: options.envFile)))
         }
     }
 }

@@ -2,6 +2,7 @@ import CryptoCore
 @testable import FakeApple
 import Foundation
 import HTTPCore
+import Storage
 import Testing
 @testable import App
 
@@ -9,172 +10,171 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct APISignInTests {
     @Test func healthAnswersOK() async throws {
-        let app = try await TestApp.start()
-        let response = try await app.send(.GET, "/health")
-        #expect(response.status == .ok)
-        #expect(try response.json()["status"] as? String == "ok")
-        await app.stop()
+        try await TestApp.with { app in
+            let response = try await app.send(.GET, "/health")
+            #expect(response.status == .ok)
+            #expect(try response.json()["status"] as? String == "ok")
+        }
     }
 
     @Test func newUserSignsInAndReadsProfile() async throws {
-        let app = try await TestApp.start()
-        let token = try app.identityToken(subject: "001.new.user", email: "jane@example.com")
-        let response = try await app.sendJSON(.POST, "/api/users/siwa", ["token": token, "name": "Jane Appleseed"])
-        #expect(response.status == .ok)
-        let body = try response.json()
-        let value = try #require(body["value"] as? String)
-        #expect(UUID(uuidString: body["id"] as? String ?? "") != nil)
-        let userID = try #require((body["user"] as? [String: Any])?["id"] as? String)
-        #expect(value.utf8.count == 43)
-        #expect(Base64URLCheck.decodedCount(value) == 32)
-        #expect(BearerTokenValue(value).id == UUID(uuidString: body["id"] as? String ?? ""))
-        // Ids are written in lower case (RFC 9562 §4), as the database keeps them: each names its row.
-        let tokenID = try #require(body["id"] as? String)
-        #expect(tokenID == tokenID.lowercased() && userID == userID.lowercased())
-        let rows = try await app.server.services.database.read { db in
-            try db.fetchOne(
-                sql: "SELECT COUNT(*) FROM tokens JOIN users ON users.id = tokens.user_id WHERE tokens.id = ? AND users.id = ?",
-                arguments: [tokenID, userID]) { row in try row[0] as Int }
-        }
-        #expect(rows == 1)
+        try await TestApp.with { app in
+            let token = try app.identityToken(subject: "001.new.user", email: "jane@example.com")
+            let response = try await app.sendJSON(.POST, "/api/users/siwa", ["token": token, "name": "Jane Appleseed"])
+            #expect(response.status == .ok)
+            let body = try response.json()
+            let value = try #require(body["value"] as? String)
+            #expect(UUID(uuidString: body["id"] as? String ?? "") != nil)
+            let userID = try #require((body["user"] as? [String: Any])?["id"] as? String)
+            #expect(value.utf8.count == 43)
+            #expect(Base64URLCheck.decodedCount(value) == 32)
+            #expect(BearerTokenValue(value).id == UUID(uuidString: body["id"] as? String ?? ""))
+            // Ids are written in lower case (RFC 9562 §4), as the database keeps them: each names its row.
+            let tokenID = try #require(body["id"] as? String)
+            #expect(tokenID == tokenID.lowercased() && userID == userID.lowercased())
+            let rows = try await app.server.services.database.readOne(SQL(
+                "SELECT COUNT(*) FROM tokens JOIN users ON users.id = tokens.user_id WHERE tokens.id = ? AND users.id = ?",
+                [UUID(uuidString: tokenID), UUID(uuidString: userID)])) { row in try row[0] as Int }
+            #expect(rows == 1)
 
-        let me = try await app.sendJSON(.GET, "/api/users/me", [:], bearer: value)
-        #expect(me.status == .ok)
-        let profile = try me.json()
-        #expect(profile["id"] as? String == userID)
-        #expect(profile["name"] as? String == "Jane Appleseed")
-        #expect(profile["email"] as? String == "jane@example.com")
-        #expect(profile["isPrivateEmail"] as? Bool == false)
-        #expect(profile["username"] is String)
-        #expect(try await app.count("users") == 1)
-        await app.stop()
+            let me = try await app.sendJSON(.GET, "/api/users/me", [:], bearer: value)
+            #expect(me.status == .ok)
+            let profile = try me.json()
+            #expect(profile["id"] as? String == userID)
+            #expect(profile["name"] as? String == "Jane Appleseed")
+            #expect(profile["email"] as? String == "jane@example.com")
+            #expect(profile["isPrivateEmail"] as? Bool == false)
+            #expect(profile["username"] is String)
+            #expect(try await app.count("users") == 1)
+        }
     }
 
     @Test func returningUserIsFoundBySubNotEmailAndEmailUpdates() async throws {
-        let app = try await TestApp.start()
-        let first = try await app.sendJSON(.POST, "/api/users/siwa", [
-            "token": try app.identityToken(subject: "001.same", email: "old@example.com"), "name": "Jane",
-        ])
-        let again = try await app.sendJSON(.POST, "/api/users/siwa", [
-            "token": try app.identityToken(subject: "001.same", email: "new@example.com"), "name": "Ignored",
-        ])
-        let other = try await app.sendJSON(.POST, "/api/users/siwa", [
-            "token": try app.identityToken(subject: "001.other", email: "new@example.com"),
-        ])
-        let firstUser = (try first.json()["user"] as? [String: Any])?["id"] as? String
-        #expect(firstUser != nil)
-        #expect((try again.json()["user"] as? [String: Any])?["id"] as? String == firstUser)
-        #expect((try other.json()["user"] as? [String: Any])?["id"] as? String != firstUser)
-        let me = try await app.sendJSON(.GET, "/api/users/me", [:], bearer: try again.json()["value"] as? String)
-        #expect(try me.json()["email"] as? String == "new@example.com")
-        #expect(try me.json()["name"] as? String == "Jane")
-        #expect(try await app.count("users") == 2)
-        await app.stop()
+        try await TestApp.with { app in
+            let first = try await app.sendJSON(.POST, "/api/users/siwa", [
+                "token": try app.identityToken(subject: "001.same", email: "old@example.com"), "name": "Jane",
+            ])
+            let again = try await app.sendJSON(.POST, "/api/users/siwa", [
+                "token": try app.identityToken(subject: "001.same", email: "new@example.com"), "name": "Ignored",
+            ])
+            let other = try await app.sendJSON(.POST, "/api/users/siwa", [
+                "token": try app.identityToken(subject: "001.other", email: "new@example.com"),
+            ])
+            let firstUser = (try first.json()["user"] as? [String: Any])?["id"] as? String
+            #expect(firstUser != nil)
+            #expect((try again.json()["user"] as? [String: Any])?["id"] as? String == firstUser)
+            #expect((try other.json()["user"] as? [String: Any])?["id"] as? String != firstUser)
+            let me = try await app.sendJSON(.GET, "/api/users/me", [:], bearer: try again.json()["value"] as? String)
+            #expect(try me.json()["email"] as? String == "new@example.com")
+            #expect(try me.json()["name"] as? String == "Jane")
+            #expect(try await app.count("users") == 2)
+        }
     }
 
     @Test func newUserWithoutEmailIsRefusedAndNothingIsWritten() async throws {
-        let app = try await TestApp.start()
-        let response = try await app.sendJSON(.POST, "/api/users/siwa", ["token": try app.identityToken(email: nil)])
-        #expect(response.status == .badRequest)
-        #expect(try response.json()["error"] as? Bool == true)
-        #expect(try await app.count("users") == 0)
-        #expect(try await app.count("tokens") == 0)
-        await app.stop()
+        try await TestApp.with { app in
+            let response = try await app.sendJSON(.POST, "/api/users/siwa", ["token": try app.identityToken(email: nil)])
+            #expect(response.status == .badRequest)
+            #expect(try response.json()["error"] as? Bool == true)
+            #expect(try await app.count("users") == 0)
+            #expect(try await app.count("tokens") == 0)
+        }
     }
 
     @Test func privateRelayEmailIsRecorded() async throws {
-        let app = try await TestApp.start()
-        let signIn = try await app.sendJSON(.POST, "/api/users/siwa", [
-            "token": try app.identityToken(email: "abc@privaterelay.appleid.com", isPrivateEmail: true),
-        ])
-        let me = try await app.sendJSON(.GET, "/api/users/me", [:], bearer: try signIn.json()["value"] as? String)
-        #expect(try me.json()["isPrivateEmail"] as? Bool == true)
-        await app.stop()
+        try await TestApp.with { app in
+            let signIn = try await app.sendJSON(.POST, "/api/users/siwa", [
+                "token": try app.identityToken(email: "abc@privaterelay.appleid.com", isPrivateEmail: true),
+            ])
+            let me = try await app.sendJSON(.GET, "/api/users/me", [:], bearer: try signIn.json()["value"] as? String)
+            #expect(try me.json()["isPrivateEmail"] as? Bool == true)
+        }
     }
 
     @Test func nonceMustMatchRawOrHashed() async throws {
-        let app = try await TestApp.start()
-        let raw = "n-0S6_WzA2Mj"
-        let plain = try app.identityToken(subject: "001.nonce", nonce: raw)
-        let hashed = try app.identityToken(subject: "001.nonce", nonce: SHA256.hexHash(raw))
-        #expect(try await app.sendJSON(.POST, "/api/users/siwa", ["token": plain, "nonce": raw]).status == .ok)
-        #expect(try await app.sendJSON(.POST, "/api/users/siwa", ["token": hashed, "nonce": raw]).status == .ok)
-        let wrong = try await app.sendJSON(.POST, "/api/users/siwa", ["token": plain, "nonce": "other"])
-        #expect(wrong.status == .unauthorized)
-        await app.stop()
+        try await TestApp.with { app in
+            let raw = "n-0S6_WzA2Mj"
+            let plain = try app.identityToken(subject: "001.nonce", nonce: raw)
+            let hashed = try app.identityToken(subject: "001.nonce", nonce: SHA256.hexHash(raw))
+            #expect(try await app.sendJSON(.POST, "/api/users/siwa", ["token": plain, "nonce": raw]).status == .ok)
+            #expect(try await app.sendJSON(.POST, "/api/users/siwa", ["token": hashed, "nonce": raw]).status == .ok)
+            let wrong = try await app.sendJSON(.POST, "/api/users/siwa", ["token": plain, "nonce": "other"])
+            #expect(wrong.status == .unauthorized)
+        }
     }
 
     @Test func refusedTokensAre401AndWriteNothing() async throws {
-        let app = try await TestApp.start()
-        let otherKeys = try FakeAppleKeys(privateKey: try RSAPrivateKey.generate(bits: 2048))
-        let cases: [(String, String)] = [
-            ("wrong audience", try app.identityToken(audience: "com.example.other")),
-            ("expired", try app.identityToken(issuedAt: Date().addingTimeInterval(-3600), lifetime: 600)),
-            ("issued in the future", try app.identityToken(issuedAt: Date().addingTimeInterval(3600))),
-            ("signed by another key", try otherKeys.mintIdentityToken(IdentityTokenRequest(
-                subject: "001.x", audience: TestApp.iosClientID, email: "x@example.com"))),
-            ("not a JWT", "not-a-jwt"),
-            ("web audience on the API", try app.identityToken(audience: TestApp.webClientID)),
-        ]
-        for (name, token) in cases {
-            let response = try await app.sendJSON(.POST, "/api/users/siwa", ["token": token])
-            #expect(response.status == .unauthorized, "\(name)")
-            #expect(try response.json()["error"] as? Bool == true, "\(name)")
-            #expect(!response.text.contains(token), "\(name): the reason must not echo the token")
+        try await TestApp.with { app in
+            let otherKeys = try FakeAppleKeys(privateKey: try RSAPrivateKey.generate(bits: 2048))
+            let cases: [(String, String)] = [
+                ("wrong audience", try app.identityToken(audience: "com.example.other")),
+                ("expired", try app.identityToken(issuedAt: Date().addingTimeInterval(-3600), lifetime: 600)),
+                ("issued in the future", try app.identityToken(issuedAt: Date().addingTimeInterval(3600))),
+                ("signed by another key", try otherKeys.mintIdentityToken(IdentityTokenRequest(
+                    subject: "001.x", audience: TestApp.iosClientID, email: "x@example.com"))),
+                ("not a JWT", "not-a-jwt"),
+                ("web audience on the API", try app.identityToken(audience: TestApp.webClientID)),
+            ]
+            for (name, token) in cases {
+                let response = try await app.sendJSON(.POST, "/api/users/siwa", ["token": token])
+                #expect(response.status == .unauthorized, "\(name)")
+                #expect(try response.json()["error"] as? Bool == true, "\(name)")
+                #expect(!response.text.contains(token), "\(name): the reason must not echo the token")
+            }
+            #expect(try await app.count("users") == 0)
         }
-        #expect(try await app.count("users") == 0)
-        await app.stop()
     }
 
     @Test func malformedRequestsAre400Or415() async throws {
-        let app = try await TestApp.start()
-        #expect(try await app.sendJSON(.POST, "/api/users/siwa", [:]).status == .badRequest)
-        #expect(try await app.sendJSON(.POST, "/api/users/siwa", ["token": 42]).status == .badRequest)
-        let notJSON = try await app.send(.POST, "/api/users/siwa", headers: ["Content-Type": "application/json"],
-                                         body: Array("{".utf8))
-        #expect(notJSON.status == .badRequest)
-        let wrongType = try await app.send(.POST, "/api/users/siwa", headers: ["Content-Type": "text/plain"],
-                                           body: Array("token=x".utf8))
-        #expect(wrongType.status == .unsupportedMediaType)
-        #expect(try wrongType.json()["error"] as? Bool == true)
-        #expect(try await app.send(.GET, "/api/users/siwa").status == .methodNotAllowed)
-        #expect(try await app.send(.GET, "/api/nothing").status == .notFound)
-        await app.stop()
+        try await TestApp.with { app in
+            #expect(try await app.sendJSON(.POST, "/api/users/siwa", [:]).status == .badRequest)
+            #expect(try await app.sendJSON(.POST, "/api/users/siwa", ["token": 42]).status == .badRequest)
+            let notJSON = try await app.send(.POST, "/api/users/siwa", headers: ["Content-Type": "application/json"],
+                                             body: Array("{".utf8))
+            #expect(notJSON.status == .badRequest)
+            let wrongType = try await app.send(.POST, "/api/users/siwa", headers: ["Content-Type": "text/plain"],
+                                               body: Array("token=x".utf8))
+            #expect(wrongType.status == .unsupportedMediaType)
+            #expect(try wrongType.json()["error"] as? Bool == true)
+            #expect(try await app.send(.GET, "/api/users/siwa").status == .methodNotAllowed)
+            #expect(try await app.send(.GET, "/api/nothing").status == .notFound)
+        }
     }
 
     @Test func bearerAuthenticationAndLogout() async throws {
-        let app = try await TestApp.start()
-        #expect(try await app.send(.GET, "/api/users/me").status == .unauthorized)
-        let bogus = try await app.sendJSON(.GET, "/api/users/me", [:], bearer: "AAAA")
-        #expect(bogus.status == .unauthorized)
-        #expect(bogus.headers["WWW-Authenticate"]?.hasPrefix("Bearer") == true)
-        let signIn = try await app.sendJSON(.POST, "/api/users/siwa", ["token": try app.identityToken()])
-        let value = try #require(try signIn.json()["value"] as? String)
-        #expect(try await app.sendJSON(.POST, "/api/users/logout", [:], bearer: value).status == .noContent)
-        #expect(try await app.sendJSON(.GET, "/api/users/me", [:], bearer: value).status == .unauthorized)
-        await app.stop()
+        try await TestApp.with { app in
+            #expect(try await app.send(.GET, "/api/users/me").status == .unauthorized)
+            let bogus = try await app.sendJSON(.GET, "/api/users/me", [:], bearer: "AAAA")
+            #expect(bogus.status == .unauthorized)
+            #expect(bogus.headers["WWW-Authenticate"]?.hasPrefix("Bearer") == true)
+            let signIn = try await app.sendJSON(.POST, "/api/users/siwa", ["token": try app.identityToken()])
+            let value = try #require(try signIn.json()["value"] as? String)
+            #expect(try await app.sendJSON(.POST, "/api/users/logout", [:], bearer: value).status == .noContent)
+            #expect(try await app.sendJSON(.GET, "/api/users/me", [:], bearer: value).status == .unauthorized)
+        }
     }
 
     @Test func bearerTokensAreStoredOnlyAsHashes() async throws {
-        let app = try await TestApp.start()
-        let signIn = try await app.sendJSON(.POST, "/api/users/siwa", ["token": try app.identityToken()])
-        let value = try #require(try signIn.json()["value"] as? String)
-        await app.stop(keepFiles: true)
-        let database = try Data(contentsOf: URL(fileURLWithPath: app.databasePath))
-            + ((try? Data(contentsOf: URL(fileURLWithPath: app.databasePath + "-wal"))) ?? Data())
+        let directory = TestApp.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (value, databasePath) = try await TestApp.with(directory: directory) { app in
+            let signIn = try await app.sendJSON(.POST, "/api/users/siwa", ["token": try app.identityToken()])
+            return (try #require(try signIn.json()["value"] as? String), app.databasePath)
+        }
+        let database = try Data(contentsOf: URL(fileURLWithPath: databasePath))
+            + ((try? Data(contentsOf: URL(fileURLWithPath: databasePath + "-wal"))) ?? Data())
         #expect(database.range(of: Data(value.utf8)) == nil)
-        try? FileManager.default.removeItem(at: app.directory)
     }
 
     @Test func deleteAccountRemovesUserAndTokens() async throws {
-        let app = try await TestApp.start()
-        let signIn = try await app.sendJSON(.POST, "/api/users/siwa", ["token": try app.identityToken()])
-        let value = try #require(try signIn.json()["value"] as? String)
-        #expect(try await app.sendJSON(.DELETE, "/api/users/me", [:], bearer: value).status == .noContent)
-        #expect(try await app.count("users") == 0)
-        #expect(try await app.count("tokens") == 0)
-        #expect(try await app.sendJSON(.GET, "/api/users/me", [:], bearer: value).status == .unauthorized)
-        await app.stop()
+        try await TestApp.with { app in
+            let signIn = try await app.sendJSON(.POST, "/api/users/siwa", ["token": try app.identityToken()])
+            let value = try #require(try signIn.json()["value"] as? String)
+            #expect(try await app.sendJSON(.DELETE, "/api/users/me", [:], bearer: value).status == .noContent)
+            #expect(try await app.count("users") == 0)
+            #expect(try await app.count("tokens") == 0)
+            #expect(try await app.sendJSON(.GET, "/api/users/me", [:], bearer: value).status == .unauthorized)
+        }
     }
 }
 

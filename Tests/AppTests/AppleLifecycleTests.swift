@@ -1,6 +1,7 @@
 import CryptoCore
 import Foundation
 import HTTPCore
+import Storage
 import Testing
 @testable import App
 import AppleID
@@ -18,250 +19,250 @@ struct AppleLifecycleTests {
     }
 
     @Test func iosCodeIsExchangedAndTheRefreshTokenStoredEncrypted() async throws {
-        let app = try await TestApp.start()
-        let issued = try await app.apple.issueAuthorizationCode(clientID: TestApp.iosClientID, subject: "001.code",
-                                                                email: "code@example.com")
-        let response = try await signIn(app, subject: "001.code", code: issued.code, idToken: issued.idToken)
-        #expect(response.status == .ok)
-        let rows = try await app.server.services.database.read { db in
-            try db.fetchAll(sql: "SELECT client_id, refresh_token FROM apple_tokens") { row in
-                (try row[0] as String, try row[1] as [UInt8])
+        let directory = TestApp.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (refreshToken, databasePath) = try await TestApp.with(directory: directory) { app in
+            let issued = try await app.apple.issueAuthorizationCode(clientID: TestApp.iosClientID, subject: "001.code",
+                                                                    email: "code@example.com")
+            let response = try await signIn(app, subject: "001.code", code: issued.code, idToken: issued.idToken)
+            #expect(response.status == .ok)
+            let rows = try await app.server.services.database.read(SQL("SELECT client_id, refresh_token FROM apple_tokens")) {
+                row in (try row[0] as String, try row[1] as [UInt8])
             }
+            #expect(rows.count == 1)
+            #expect(rows.first?.0 == TestApp.iosClientID)
+            let sealer = try #require(app.server.services.lifecycle.sealer)
+            let refreshToken = try sealer.open(try #require(rows.first?.1), clientID: TestApp.iosClientID)
+            #expect(refreshToken.hasPrefix("r"))
+            #expect(throws: (any Error).self) { try sealer.open(rows[0].1, clientID: TestApp.webClientID) }
+            return (refreshToken, app.databasePath)
         }
-        #expect(rows.count == 1)
-        #expect(rows.first?.0 == TestApp.iosClientID)
-        let sealer = try #require(app.server.services.lifecycle.sealer)
-        let refreshToken = try sealer.open(try #require(rows.first?.1), clientID: TestApp.iosClientID)
-        #expect(refreshToken.hasPrefix("r"))
-        #expect(throws: (any Error).self) { try sealer.open(rows[0].1, clientID: TestApp.webClientID) }
-        await app.stop(keepFiles: true)
-        let file = try Data(contentsOf: URL(fileURLWithPath: app.databasePath))
-            + ((try? Data(contentsOf: URL(fileURLWithPath: app.databasePath + "-wal"))) ?? Data())
+        let file = try Data(contentsOf: URL(fileURLWithPath: databasePath))
+            + ((try? Data(contentsOf: URL(fileURLWithPath: databasePath + "-wal"))) ?? Data())
         #expect(file.range(of: Data(refreshToken.utf8)) == nil, "the refresh token must not be readable in the file")
-        try? FileManager.default.removeItem(at: app.directory)
     }
 
     /// The stand-in's `/dev/app-credential` plays the device: its code is an app's (no redirect URI), so the
     /// server's exchange with the bundle id succeeds, and the same code cannot be used twice.
     @Test func theStandInsAppCredentialSignsInWithItsCode() async throws {
-        let app = try await TestApp.start()
-        let form = TestApp.formEncode([("client_id", TestApp.iosClientID), ("email", "device@example.com")])
-        let issue = { try await app.client.send(HTTPClientRequest(
-            method: .POST, url: app.apple.baseURL + "/dev/app-credential",
-            headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Array(form.utf8))) }
-        let credential = try await issue().json()
-        let code = try #require(credential["authorizationCode"] as? String)
-        let idToken = try #require(credential["identityToken"] as? String)
-        let user = try #require(credential["user"] as? String)
-        #expect(try await signIn(app, subject: user, code: code, idToken: idToken).status == .ok)
-        #expect(try await app.count("apple_tokens") == 1)
-        #expect(try await signIn(app, subject: user, code: code, idToken: idToken).status == .badRequest)
-        let second = try await issue().json()
-        #expect(second["user"] as? String == user, "the same email is the same Apple user")
-        let missing = try await app.client.send(HTTPClientRequest(
-            method: .POST, url: app.apple.baseURL + "/dev/app-credential",
-            headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Array("client_id=x".utf8)))
-        #expect(missing.status == .badRequest)
-        await app.stop()
+        try await TestApp.with { app in
+            let form = TestApp.formEncode([("client_id", TestApp.iosClientID), ("email", "device@example.com")])
+            let issue = { try await app.client.send(HTTPClientRequest(
+                method: .POST, url: app.apple.baseURL + "/dev/app-credential",
+                headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Array(form.utf8))) }
+            let credential = try await issue().json()
+            let code = try #require(credential["authorizationCode"] as? String)
+            let idToken = try #require(credential["identityToken"] as? String)
+            let user = try #require(credential["user"] as? String)
+            #expect(try await signIn(app, subject: user, code: code, idToken: idToken).status == .ok)
+            #expect(try await app.count("apple_tokens") == 1)
+            #expect(try await signIn(app, subject: user, code: code, idToken: idToken).status == .badRequest)
+            let second = try await issue().json()
+            #expect(second["user"] as? String == user, "the same email is the same Apple user")
+            let missing = try await app.client.send(HTTPClientRequest(
+                method: .POST, url: app.apple.baseURL + "/dev/app-credential",
+                headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Array("client_id=x".utf8)))
+            #expect(missing.status == .badRequest)
+        }
     }
 
     @Test func refusedCodesAreClearErrorsAndWriteNothing() async throws {
-        let app = try await TestApp.start()
-        let web = try await app.apple.issueAuthorizationCode(clientID: TestApp.webClientID, subject: "001.web",
-                                                             email: "w@example.com")
-        let webToken = try app.identityToken(subject: "001.web", email: "w@example.com")
-        let wrongClient = try await signIn(app, subject: "001.web", code: web.code, idToken: webToken)
-        #expect(wrongClient.status == .badRequest, "a web code exchanged with the bundle id is invalid_grant")
+        try await TestApp.with { app in
+            let web = try await app.apple.issueAuthorizationCode(clientID: TestApp.webClientID, subject: "001.web",
+                                                                 email: "w@example.com")
+            let webToken = try app.identityToken(subject: "001.web", email: "w@example.com")
+            let wrongClient = try await signIn(app, subject: "001.web", code: web.code, idToken: webToken)
+            #expect(wrongClient.status == .badRequest, "a web code exchanged with the bundle id is invalid_grant")
 
-        let unknown = try await signIn(app, subject: "001.x", code: "c-unknown", idToken: try app.identityToken(subject: "001.x"))
-        #expect(unknown.status == .badRequest)
+            let unknown = try await signIn(app, subject: "001.x", code: "c-unknown", idToken: try app.identityToken(subject: "001.x"))
+            #expect(unknown.status == .badRequest)
 
-        let old = try await app.apple.issueAuthorizationCode(clientID: TestApp.iosClientID, subject: "001.old",
-                                                             email: "o@example.com")
-        await app.apple.ageAuthorizationCodes(by: 301)
-        #expect(try await signIn(app, subject: "001.old", code: old.code, idToken: old.idToken).status == .badRequest)
+            let old = try await app.apple.issueAuthorizationCode(clientID: TestApp.iosClientID, subject: "001.old",
+                                                                 email: "o@example.com")
+            await app.apple.ageAuthorizationCodes(by: 301)
+            #expect(try await signIn(app, subject: "001.old", code: old.code, idToken: old.idToken).status == .badRequest)
 
-        let other = try await app.apple.issueAuthorizationCode(clientID: TestApp.iosClientID, subject: "001.someone",
-                                                               email: "s@example.com")
-        let mismatched = try await signIn(app, subject: "001.me", code: other.code,
-                                          idToken: try app.identityToken(subject: "001.me"))
-        #expect(mismatched.status == .unauthorized, "the exchanged id_token names another sub")
+            let other = try await app.apple.issueAuthorizationCode(clientID: TestApp.iosClientID, subject: "001.someone",
+                                                                   email: "s@example.com")
+            let mismatched = try await signIn(app, subject: "001.me", code: other.code,
+                                              idToken: try app.identityToken(subject: "001.me"))
+            #expect(mismatched.status == .unauthorized, "the exchanged id_token names another sub")
 
-        let codeA = try await app.apple.issueAuthorizationCode(clientID: TestApp.iosClientID, subject: "001.a",
-                                                               email: "a@example.com")
-        let codeB = try await app.apple.issueAuthorizationCode(clientID: TestApp.iosClientID, subject: "001.a",
-                                                               email: "a@example.com")
-        #expect(try await signIn(app, subject: "001.a", code: codeB.code, idToken: codeA.idToken).status == .unauthorized,
-                "c_hash binds the identity token to its own code")
-        #expect(try await app.count("users") == 0)
-        #expect(try await app.count("apple_tokens") == 0)
-        await app.stop()
+            let codeA = try await app.apple.issueAuthorizationCode(clientID: TestApp.iosClientID, subject: "001.a",
+                                                                   email: "a@example.com")
+            let codeB = try await app.apple.issueAuthorizationCode(clientID: TestApp.iosClientID, subject: "001.a",
+                                                                   email: "a@example.com")
+            #expect(try await signIn(app, subject: "001.a", code: codeB.code, idToken: codeA.idToken).status == .unauthorized,
+                    "c_hash binds the identity token to its own code")
+            #expect(try await app.count("users") == 0)
+            #expect(try await app.count("apple_tokens") == 0)
+        }
     }
 
     @Test func aReusedCodeIsRefused() async throws {
-        let app = try await TestApp.start()
-        let issued = try await app.apple.issueAuthorizationCode(clientID: TestApp.iosClientID, subject: "001.r",
-                                                                email: "r@example.com")
-        #expect(try await signIn(app, subject: "001.r", code: issued.code, idToken: issued.idToken).status == .ok)
-        let again = try await signIn(app, subject: "001.r", code: issued.code, idToken: issued.idToken)
-        #expect(again.status == .badRequest)
-        #expect(try again.json()["reason"] as? String == "The authorization code is invalid, expired or already used")
-        #expect(try await app.count("apple_tokens") == 1)
-        await app.stop()
+        try await TestApp.with { app in
+            let issued = try await app.apple.issueAuthorizationCode(clientID: TestApp.iosClientID, subject: "001.r",
+                                                                    email: "r@example.com")
+            #expect(try await signIn(app, subject: "001.r", code: issued.code, idToken: issued.idToken).status == .ok)
+            let again = try await signIn(app, subject: "001.r", code: issued.code, idToken: issued.idToken)
+            #expect(again.status == .badRequest)
+            #expect(try again.json()["reason"] as? String == "The authorization code is invalid, expired or already used")
+            #expect(try await app.count("apple_tokens") == 1)
+        }
     }
 
     @Test func appleUnreachableDuringExchangeIs503AndWritesNothing() async throws {
-        let app = try await TestApp.start()
-        let issued = try await app.apple.issueAuthorizationCode(clientID: TestApp.iosClientID, subject: "001.u",
-                                                                email: "u@example.com")
-        await app.apple.simulateOutage(true)
-        let response = try await signIn(app, subject: "001.u", code: issued.code, idToken: issued.idToken)
-        #expect(response.status == .serviceUnavailable)
-        #expect(try await app.count("users") == 0)
-        await app.stop()
+        try await TestApp.with { app in
+            let issued = try await app.apple.issueAuthorizationCode(clientID: TestApp.iosClientID, subject: "001.u",
+                                                                    email: "u@example.com")
+            await app.apple.simulateOutage(true)
+            let response = try await signIn(app, subject: "001.u", code: issued.code, idToken: issued.idToken)
+            #expect(response.status == .serviceUnavailable)
+            #expect(try await app.count("users") == 0)
+        }
     }
 
     @Test func aClientSecretSignedByAnotherKeyIsInvalidClient() async throws {
-        let app = try await TestApp.start(standInClientKey: try ES256PrivateKey.generate().publicKey)
-        let issued = try await app.apple.issueAuthorizationCode(clientID: TestApp.iosClientID, subject: "001.k",
-                                                                email: "k@example.com")
-        let response = try await signIn(app, subject: "001.k", code: issued.code, idToken: issued.idToken)
-        #expect(response.status == .unauthorized)
-        #expect(try await app.count("users") == 0)
-        await app.stop()
+        try await TestApp.with(standInClientKey: try ES256PrivateKey.generate().publicKey) { app in
+            let issued = try await app.apple.issueAuthorizationCode(clientID: TestApp.iosClientID, subject: "001.k",
+                                                                    email: "k@example.com")
+            let response = try await signIn(app, subject: "001.k", code: issued.code, idToken: issued.idToken)
+            #expect(response.status == .unauthorized)
+            #expect(try await app.count("users") == 0)
+        }
     }
 
     @Test func withoutTheAppleKeyTheCodeIsIgnored() async throws {
-        let app = try await TestApp.start(lifecycle: false)
-        #expect(!app.server.services.lifecycle.isEnabled)
-        let issued = try await app.apple.issueAuthorizationCode(clientID: TestApp.iosClientID, subject: "001.n",
-                                                                email: "n@example.com")
-        #expect(try await signIn(app, subject: "001.n", code: issued.code, idToken: issued.idToken).status == .ok)
-        #expect(try await app.count("apple_tokens") == 0)
-        await app.stop()
+        try await TestApp.with(lifecycle: false) { app in
+            #expect(!app.server.services.lifecycle.isEnabled)
+            let issued = try await app.apple.issueAuthorizationCode(clientID: TestApp.iosClientID, subject: "001.n",
+                                                                    email: "n@example.com")
+            #expect(try await signIn(app, subject: "001.n", code: issued.code, idToken: issued.idToken).status == .ok)
+            #expect(try await app.count("apple_tokens") == 0)
+        }
     }
 
     /// The three variables DESIGN.md names are enough: without `SIWA_ENCRYPTION_KEY` the server makes a key, keeps
     /// it beside the database (mode 0600) and uses the same one after a restart.
     @Test func withoutAnEncryptionKeyTheServerKeepsOneBesideTheDatabase() async throws {
-        let app = try await TestApp.start { $0.encryptionKey = nil }
-        #expect(app.server.services.lifecycle.isEnabled)
-        let issued = try await app.apple.issueAuthorizationCode(clientID: TestApp.iosClientID, subject: "001.k",
-                                                                email: "k@example.com")
-        let bearer = try #require(try await signIn(app, subject: "001.k", code: issued.code, idToken: issued.idToken)
-            .json()["value"] as? String)
-        #expect(try await app.count("apple_tokens") == 1)
-        let keyPath = AppleTokenLifecycle.keyFilePath(databasePath: app.databasePath)
-        let attributes = try FileManager.default.attributesOfItem(atPath: keyPath)
-        #expect((attributes[.posixPermissions] as? Int) == 0o600)
-        #expect((attributes[.size] as? Int) == AES256GCM.keySize)
-        await app.stop(keepFiles: true)
+        let directory = TestApp.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let bearer = try await TestApp.with(directory: directory, configure: { $0.encryptionKey = nil }) { app in
+            #expect(app.server.services.lifecycle.isEnabled)
+            let issued = try await app.apple.issueAuthorizationCode(clientID: TestApp.iosClientID, subject: "001.k",
+                                                                    email: "k@example.com")
+            let bearer = try #require(try await signIn(app, subject: "001.k", code: issued.code, idToken: issued.idToken)
+                .json()["value"] as? String)
+            #expect(try await app.count("apple_tokens") == 1)
+            let keyPath = AppleTokenLifecycle.keyFilePath(databasePath: app.databasePath)
+            let attributes = try FileManager.default.attributesOfItem(atPath: keyPath)
+            #expect((attributes[.posixPermissions] as? Int) == 0o600)
+            #expect((attributes[.size] as? Int) == AES256GCM.keySize)
+            return bearer
+        }
 
-        let restarted = try await TestApp.start(directory: app.directory) { $0.encryptionKey = nil }
-        #expect(try await restarted.sendJSON(.DELETE, "/api/users/me", [:], bearer: bearer).status == .noContent)
-        let revocations = await restarted.apple.revocations()
-        #expect(revocations.count == 1)
-        await restarted.stop()
+        try await TestApp.with(directory: directory, configure: { $0.encryptionKey = nil }) { restarted in
+            let deleted = try await restarted.sendJSON(.DELETE, "/api/users/me", [:], bearer: bearer)
+            #expect(deleted.status == .noContent)
+            let revocations = await restarted.apple.revocations()
+            #expect(revocations.count == 1)
+        }
     }
 
     @Test func aMissingKeyFileTurnsTheLifecycleOffWithAReason() async throws {
-        let app = try await TestApp.start { configuration in
+        try await TestApp.with(configure: { configuration in
             configuration.appleKey?.privateKeyPath = "/nonexistent/AuthKey.p8"
+        }) { app in
+            #expect(!app.server.services.lifecycle.isEnabled)
+            #expect(app.server.services.lifecycle.disabledReason?.contains("/nonexistent/AuthKey.p8") == true)
         }
-        #expect(!app.server.services.lifecycle.isEnabled)
-        #expect(app.server.services.lifecycle.disabledReason?.contains("/nonexistent/AuthKey.p8") == true)
-        await app.stop()
     }
 
     @Test func webCodeIsExchangedWithTheServicesIDAndRedirectURI() async throws {
-        let app = try await TestApp.start()
-        let issued = try await app.apple.issueAuthorizationCode(
-            clientID: TestApp.webClientID, redirectURI: "http://127.0.0.1/login/siwa/callback", subject: "001.w",
-            email: "w@example.com")
-        let page = try await app.send(.GET, "/login")
-        let state = try #require(page.cookieValue("SIWA_STATE"))
-        let callback = try await app.sendForm("/login/siwa/callback", [
-            ("state", state), ("code", issued.code), ("id_token", issued.idToken),
-        ], cookies: ["SIWA_STATE": state])
-        #expect(callback.text.contains("value=\"\(issued.code)\""))
-        let handle = try await app.sendForm("/login/siwa/handle", [("token", issued.idToken), ("code", issued.code)])
-        #expect(handle.status == .seeOther)
-        let clientIDs = try await app.server.services.database.read { db in
-            try db.fetchAll(sql: "SELECT client_id FROM apple_tokens") { row in try row[0] as String }
+        try await TestApp.with { app in
+            let issued = try await app.apple.issueAuthorizationCode(
+                clientID: TestApp.webClientID, redirectURI: "http://127.0.0.1/login/siwa/callback", subject: "001.w",
+                email: "w@example.com")
+            let page = try await app.send(.GET, "/login")
+            let state = try #require(page.cookieValue("SIWA_STATE"))
+            let callback = try await app.sendForm("/login/siwa/callback", [
+                ("state", state), ("code", issued.code), ("id_token", issued.idToken),
+            ], cookies: ["SIWA_STATE": state])
+            #expect(callback.text.contains("value=\"\(issued.code)\""))
+            let handle = try await app.sendForm("/login/siwa/handle", [("token", issued.idToken), ("code", issued.code)])
+            #expect(handle.status == .seeOther)
+            let clientIDs = try await app.server.services.database.read(SQL("SELECT client_id FROM apple_tokens")) { row in
+                try row[0] as String
+            }
+            #expect(clientIDs == [TestApp.webClientID])
         }
-        #expect(clientIDs == [TestApp.webClientID])
-        await app.stop()
     }
 
     @Test func deletingTheAccountRevokesAtAppleThenDeletesEverything() async throws {
-        let app = try await TestApp.start()
-        let issued = try await app.apple.issueAuthorizationCode(clientID: TestApp.iosClientID, subject: "001.d",
-                                                                email: "d@example.com")
-        let bearer = try #require(try await signIn(app, subject: "001.d", code: issued.code, idToken: issued.idToken)
-            .json()["value"] as? String)
-        #expect(try await app.sendJSON(.DELETE, "/api/users/me", [:], bearer: bearer).status == .noContent)
-        let revocations = await app.apple.revocations()
-        #expect(revocations.count == 1)
-        #expect(revocations.first?.known == true)
-        #expect(revocations.first?.clientID == TestApp.iosClientID)
-        #expect(revocations.first?.tokenTypeHint == "refresh_token")
-        for table in ["users", "tokens", "apple_tokens", "sessions", "pending_revocations"] {
-            #expect(try await app.count(table) == 0, "\(table)")
+        try await TestApp.with { app in
+            let issued = try await app.apple.issueAuthorizationCode(clientID: TestApp.iosClientID, subject: "001.d",
+                                                                    email: "d@example.com")
+            let bearer = try #require(try await signIn(app, subject: "001.d", code: issued.code, idToken: issued.idToken)
+                .json()["value"] as? String)
+            #expect(try await app.sendJSON(.DELETE, "/api/users/me", [:], bearer: bearer).status == .noContent)
+            let revocations = await app.apple.revocations()
+            #expect(revocations.count == 1)
+            #expect(revocations.first?.known == true)
+            #expect(revocations.first?.clientID == TestApp.iosClientID)
+            #expect(revocations.first?.tokenTypeHint == "refresh_token")
+            for table in ["users", "tokens", "apple_tokens", "sessions", "pending_revocations"] {
+                #expect(try await app.count(table) == 0, "\(table)")
+            }
         }
-        await app.stop()
     }
 
     @Test func aFailedRevocationStillDeletesAndIsRetriedLater() async throws {
-        let app = try await TestApp.start()
-        let issued = try await app.apple.issueAuthorizationCode(clientID: TestApp.iosClientID, subject: "001.f",
-                                                                email: "f@example.com")
-        let bearer = try #require(try await signIn(app, subject: "001.f", code: issued.code, idToken: issued.idToken)
-            .json()["value"] as? String)
-        await app.apple.simulateOutage(true)
-        #expect(try await app.sendJSON(.DELETE, "/api/users/me", [:], bearer: bearer).status == .noContent)
-        #expect(try await app.count("users") == 0)
-        #expect(try await app.count("pending_revocations") == 1)
-        #expect(await app.apple.revocations().isEmpty)
+        try await TestApp.with { app in
+            let issued = try await app.apple.issueAuthorizationCode(clientID: TestApp.iosClientID, subject: "001.f",
+                                                                    email: "f@example.com")
+            let bearer = try #require(try await signIn(app, subject: "001.f", code: issued.code, idToken: issued.idToken)
+                .json()["value"] as? String)
+            await app.apple.simulateOutage(true)
+            #expect(try await app.sendJSON(.DELETE, "/api/users/me", [:], bearer: bearer).status == .noContent)
+            #expect(try await app.count("users") == 0)
+            #expect(try await app.count("pending_revocations") == 1)
+            #expect(await app.apple.revocations().isEmpty)
 
-        let stillDown = try await AppleTokenLifecycle.retryRevocations(configuration: app.server.configuration)
-        #expect(stillDown.lines.contains("still failing: 1"))
-        await app.apple.simulateOutage(false)
-        let report = try await AppleTokenLifecycle.retryRevocations(configuration: app.server.configuration)
-        #expect(report.lines.contains("revoked: 1"))
-        #expect(try await app.count("pending_revocations") == 0)
-        #expect(await app.apple.revocations().first?.known == true)
-        await app.stop()
+            let stillDown = try await AppleTokenLifecycle.retryRevocations(configuration: app.server.configuration)
+            #expect(stillDown.lines.contains("still failing: 1"))
+            await app.apple.simulateOutage(false)
+            let report = try await AppleTokenLifecycle.retryRevocations(configuration: app.server.configuration)
+            #expect(report.lines.contains("revoked: 1"))
+            #expect(try await app.count("pending_revocations") == 0)
+            #expect(await app.apple.revocations().first?.known == true)
+        }
     }
 
     @Test func validateTokensMarksTheOnesAppleRevoked() async throws {
-        let app = try await TestApp.start()
-        for subject in ["001.v1", "001.v2"] {
-            let issued = try await app.apple.issueAuthorizationCode(clientID: TestApp.iosClientID, subject: subject,
-                                                                    email: "\(subject)@example.com")
-            #expect(try await signIn(app, subject: subject, code: issued.code, idToken: issued.idToken).status == .ok)
-        }
-        let sealer = try #require(app.server.services.lifecycle.sealer)
-        let first = try await app.server.services.database.read { db in
-            try db.fetchOne(sql: "SELECT refresh_token FROM apple_tokens ORDER BY created_at LIMIT 1") { row in
-                try row[0] as [UInt8]
+        try await TestApp.with { app in
+            for subject in ["001.v1", "001.v2"] {
+                let issued = try await app.apple.issueAuthorizationCode(clientID: TestApp.iosClientID, subject: subject,
+                                                                        email: "\(subject)@example.com")
+                #expect(try await signIn(app, subject: subject, code: issued.code, idToken: issued.idToken).status == .ok)
             }
+            let sealer = try #require(app.server.services.lifecycle.sealer)
+            let first = try await app.server.services.database.readOne(
+                SQL("SELECT refresh_token FROM apple_tokens ORDER BY created_at LIMIT 1")) { row in try row[0] as [UInt8] }
+            let token = try sealer.open(try #require(first), clientID: TestApp.iosClientID)
+            let revoke = try await app.client.send(HTTPClientRequest(
+                method: .POST, url: app.apple.baseURL + "/auth/revoke",
+                headers: ["Content-Type": "application/x-www-form-urlencoded"],
+                body: Array(TestApp.formEncode([
+                    ("client_id", TestApp.iosClientID),
+                    ("client_secret", try await ClientSecretFixture.secret(app)), ("token", token),
+                ]).utf8)))
+            #expect(revoke.status == .ok)
+            let report = try await AppleTokenLifecycle.validateTokens(configuration: app.server.configuration)
+            #expect(report.lines == ["valid: 1", "revoked (marked): 1", "failed: 0"])
+            let revokedCount = try await app.server.services.database.readOne(
+                SQL("SELECT COUNT(*) FROM apple_tokens WHERE revoked_at IS NOT NULL")) { row in try row[0] as Int }
+            #expect(revokedCount == 1)
         }
-        let token = try sealer.open(try #require(first), clientID: TestApp.iosClientID)
-        let revoke = try await app.client.send(HTTPClientRequest(
-            method: .POST, url: app.apple.baseURL + "/auth/revoke",
-            headers: ["Content-Type": "application/x-www-form-urlencoded"],
-            body: Array(TestApp.formEncode([
-                ("client_id", TestApp.iosClientID),
-                ("client_secret", try await ClientSecretFixture.secret(app)), ("token", token),
-            ]).utf8)))
-        #expect(revoke.status == .ok)
-        let report = try await AppleTokenLifecycle.validateTokens(configuration: app.server.configuration)
-        #expect(report.lines == ["valid: 1", "revoked (marked): 1", "failed: 0"])
-        let revokedCount = try await app.server.services.database.read { db in
-            try db.fetchOne(sql: "SELECT COUNT(*) FROM apple_tokens WHERE revoked_at IS NOT NULL") { row in try row[0] as Int }
-        }
-        #expect(revokedCount == 1)
-        await app.stop()
     }
 }
 

@@ -30,78 +30,78 @@ struct AppleNotificationsTests {
     }
 
     @Test func emailDisabledAndEnabledUpdateForwarding() async throws {
-        let app = try await TestApp.start()
-        _ = try await signedIn(app, subject: "001.mail")
-        #expect(try await forwarding(app, subject: "001.mail") == true)
-        let disabled = try await notify(app, "email-disabled", subject: "001.mail")
-        #expect(disabled.status == .ok)
-        #expect(try disabled.json()["status"] as? String == "applied")
-        #expect(try await forwarding(app, subject: "001.mail") == false)
-        #expect(try await notify(app, "email-enabled", subject: "001.mail").status == .ok)
-        #expect(try await forwarding(app, subject: "001.mail") == true)
-        await app.stop()
+        try await TestApp.with { app in
+            _ = try await signedIn(app, subject: "001.mail")
+            #expect(try await forwarding(app, subject: "001.mail") == true)
+            let disabled = try await notify(app, "email-disabled", subject: "001.mail")
+            #expect(disabled.status == .ok)
+            #expect(try disabled.json()["status"] as? String == "applied")
+            #expect(try await forwarding(app, subject: "001.mail") == false)
+            #expect(try await notify(app, "email-enabled", subject: "001.mail").status == .ok)
+            #expect(try await forwarding(app, subject: "001.mail") == true)
+        }
     }
 
     @Test func consentRevokedEndsSessionsButKeepsTheAccount() async throws {
-        let app = try await TestApp.start()
-        let bearer = try await signedIn(app, subject: "001.consent")
-        #expect(try await notify(app, "consent-revoked", subject: "001.consent", audience: TestApp.webClientID).status == .ok)
-        #expect(try await app.sendJSON(.GET, "/api/users/me", [:], bearer: bearer).status == .unauthorized)
-        #expect(try await app.count("users") == 1)
-        #expect(try await app.count("tokens") == 0)
-        await app.stop()
+        try await TestApp.with { app in
+            let bearer = try await signedIn(app, subject: "001.consent")
+            #expect(try await notify(app, "consent-revoked", subject: "001.consent", audience: TestApp.webClientID).status == .ok)
+            #expect(try await app.sendJSON(.GET, "/api/users/me", [:], bearer: bearer).status == .unauthorized)
+            #expect(try await app.count("users") == 1)
+            #expect(try await app.count("tokens") == 0)
+        }
     }
 
     @Test(arguments: ["account-delete", "account-deleted"])
     func accountDeleteDeletesTheAccount(_ spelling: String) async throws {
-        let app = try await TestApp.start()
-        _ = try await signedIn(app, subject: "001.gone")
-        #expect(try await notify(app, spelling, subject: "001.gone").status == .ok)
-        #expect(try await app.count("users") == 0)
-        #expect(try await app.count("tokens") == 0)
-        await app.stop()
+        try await TestApp.with { app in
+            _ = try await signedIn(app, subject: "001.gone")
+            #expect(try await notify(app, spelling, subject: "001.gone").status == .ok)
+            #expect(try await app.count("users") == 0)
+            #expect(try await app.count("tokens") == 0)
+        }
     }
 
     @Test func aReplayedNotificationIsAnswered200AndIgnored() async throws {
-        let app = try await TestApp.start()
-        _ = try await signedIn(app, subject: "001.replay")
-        let payload = try FakeAppleNotifier.payload(event: "email-disabled", subject: "001.replay",
-                                                    audience: TestApp.iosClientID, email: nil, keys: app.keys)
-        #expect(try await app.sendJSON(.POST, "/api/apple/notifications", ["payload": payload]).status == .ok)
-        #expect(try await notify(app, "email-enabled", subject: "001.replay").status == .ok)
-        let replay = try await app.sendJSON(.POST, "/api/apple/notifications", ["payload": payload])
-        #expect(replay.status == .ok)
-        #expect(try replay.json()["status"] as? String == "duplicate")
-        #expect(try await forwarding(app, subject: "001.replay") == true, "the replayed email-disabled changed nothing")
-        await app.stop()
+        try await TestApp.with { app in
+            _ = try await signedIn(app, subject: "001.replay")
+            let payload = try FakeAppleNotifier.payload(event: "email-disabled", subject: "001.replay",
+                                                        audience: TestApp.iosClientID, email: nil, keys: app.keys)
+            #expect(try await app.sendJSON(.POST, "/api/apple/notifications", ["payload": payload]).status == .ok)
+            #expect(try await notify(app, "email-enabled", subject: "001.replay").status == .ok)
+            let replay = try await app.sendJSON(.POST, "/api/apple/notifications", ["payload": payload])
+            #expect(replay.status == .ok)
+            #expect(try replay.json()["status"] as? String == "duplicate")
+            #expect(try await forwarding(app, subject: "001.replay") == true, "the replayed email-disabled changed nothing")
+        }
     }
 
     @Test func unknownUsersAndUnknownEventsAre200() async throws {
-        let app = try await TestApp.start()
-        let unknownUser = try await notify(app, "account-delete", subject: "001.nobody")
-        #expect(unknownUser.status == .ok)
-        #expect(try unknownUser.json()["status"] as? String == "unknownUser")
-        _ = try await signedIn(app, subject: "001.known")
-        let unknownEvent = try await notify(app, "something-new", subject: "001.known")
-        #expect(unknownEvent.status == .ok)
-        #expect(try await app.count("users") == 1)
-        await app.stop()
+        try await TestApp.with { app in
+            let unknownUser = try await notify(app, "account-delete", subject: "001.nobody")
+            #expect(unknownUser.status == .ok)
+            #expect(try unknownUser.json()["status"] as? String == "unknownUser")
+            _ = try await signedIn(app, subject: "001.known")
+            let unknownEvent = try await notify(app, "something-new", subject: "001.known")
+            #expect(unknownEvent.status == .ok)
+            #expect(try await app.count("users") == 1)
+        }
     }
 
     @Test func badSignatureForeignAudienceStaleAndMalformedJWTsAre401() async throws {
-        let app = try await TestApp.start()
-        _ = try await signedIn(app, subject: "001.safe")
-        let otherKeys = try FakeAppleKeys(privateKey: try RSAPrivateKey.generate(bits: 2048))
-        #expect(try await notify(app, "account-delete", subject: "001.safe", keys: otherKeys).status == .unauthorized)
-        #expect(try await notify(app, "account-delete", subject: "001.safe", audience: "com.evil.app").status == .unauthorized)
-        #expect(try await notify(app, "account-delete", subject: "001.safe",
-                                 issuedAt: Date().addingTimeInterval(-2 * 3600)).status == .unauthorized)
-        #expect(try await app.sendJSON(.POST, "/api/apple/notifications", ["payload": "a.b"]).status == .unauthorized)
-        #expect(try await app.sendJSON(.POST, "/api/apple/notifications", [:]).status == .badRequest)
-        // Signed by Apple for our audience, but an identity token: no `events` claim.
-        let notNotification = try await app.sendJSON(.POST, "/api/apple/notifications", ["payload": try app.identityToken()])
-        #expect(notNotification.status == .badRequest)
-        #expect(try await app.count("users") == 1)
-        await app.stop()
+        try await TestApp.with { app in
+            _ = try await signedIn(app, subject: "001.safe")
+            let otherKeys = try FakeAppleKeys(privateKey: try RSAPrivateKey.generate(bits: 2048))
+            #expect(try await notify(app, "account-delete", subject: "001.safe", keys: otherKeys).status == .unauthorized)
+            #expect(try await notify(app, "account-delete", subject: "001.safe", audience: "com.evil.app").status == .unauthorized)
+            #expect(try await notify(app, "account-delete", subject: "001.safe",
+                                     issuedAt: Date().addingTimeInterval(-2 * 3600)).status == .unauthorized)
+            #expect(try await app.sendJSON(.POST, "/api/apple/notifications", ["payload": "a.b"]).status == .unauthorized)
+            #expect(try await app.sendJSON(.POST, "/api/apple/notifications", [:]).status == .badRequest)
+            // Signed by Apple for our audience, but an identity token: no `events` claim.
+            let notNotification = try await app.sendJSON(.POST, "/api/apple/notifications", ["payload": try app.identityToken()])
+            #expect(notNotification.status == .badRequest)
+            #expect(try await app.count("users") == 1)
+        }
     }
 }

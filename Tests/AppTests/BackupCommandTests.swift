@@ -23,87 +23,87 @@ struct BackupCommandTests {
     }
 
     @Test func aCopyTakenUnderSignInLoadServesEveryUserCommittedBeforeIt() async throws {
-        let app = try SpawnedApp()
-        try app.launch()
-        let (client, baseURL, keys) = (app.client, app.baseURL, app.keys)
-        var committed: [String] = []
-        for index in 0..<40 {
-            committed.append(try #require(try await Self.signIn(client, baseURL, keys, subject: "001.before\(index)")))
-        }
-        let load = Task {
-            await withTaskGroup(of: Int.self) { group in
-                for worker in 0..<4 {
-                    group.addTask {
-                        var count = 0
-                        while !Task.isCancelled {
-                            if (try? await Self.signIn(client, baseURL, keys, subject: "001.load\(worker).\(count)")) != nil {
-                                count += 1
+        try await SpawnedApp.with { app in
+            try app.launch()
+            let (client, baseURL, keys) = (app.client, app.baseURL, app.keys)
+            var committed: [String] = []
+            for index in 0..<40 {
+                committed.append(try #require(try await Self.signIn(client, baseURL, keys, subject: "001.before\(index)")))
+            }
+            let load = Task {
+                await withTaskGroup(of: Int.self) { group in
+                    for worker in 0..<4 {
+                        group.addTask {
+                            var count = 0
+                            while !Task.isCancelled {
+                                if (try? await Self.signIn(client, baseURL, keys, subject: "001.load\(worker).\(count)")) != nil {
+                                    count += 1
+                                }
                             }
+                            return count
                         }
-                        return count
                     }
+                    return await group.reduce(0, +)
                 }
-                return await group.reduce(0, +)
+            }
+            try await Task.sleep(for: .milliseconds(200))
+            let copy = app.directory.appendingPathComponent("backup.sqlite").path
+            let backup = try SiwaProcess.run(["backup", copy], environment: app.environment(), directory: app.directory)
+            load.cancel()
+            let signedInMeanwhile = await load.value
+            #expect(backup.status == 0, "\(backup.output)")
+            #expect(signedInMeanwhile > 0, "the server kept serving sign-ins while the backup ran")
+            let summary = try #require(backup.lines.first)
+            #expect(summary.hasPrefix("Backed up \(app.databasePath) to \(copy): "))
+            #expect(summary.hasSuffix("PRAGMA integrity_check ok."))
+            let words = summary.split(separator: " ")
+            let usersIndex = try #require(words.firstIndex(of: "users,"))
+            #expect(Int(words[usersIndex - 1]) ?? 0 >= committed.count)
+            let keyLine = try #require(backup.lines.first { $0.hasPrefix("The refresh-token key is ") })
+            #expect(keyLine.contains("\(app.databasePath).refresh-token-key"))
+            #expect(keyLine.contains("back it up apart from database backups"))
+            #expect(!FileManager.default.fileExists(atPath: copy + ".refresh-token-key"))
+
+            app.server?.signal(SIGTERM)
+            #expect(app.server?.waitForExit() == 0)
+            try app.launch(["DATABASE_PATH": copy])
+            for bearer in committed {
+                #expect(try await app.me(bearer: bearer).status == .ok)
             }
         }
-        try await Task.sleep(for: .milliseconds(200))
-        let copy = app.directory.appendingPathComponent("backup.sqlite").path
-        let backup = try SiwaCommand.run(["backup", copy], environment: app.environment(), directory: app.directory)
-        load.cancel()
-        let signedInMeanwhile = await load.value
-        #expect(backup.status == 0, "\(backup.output)")
-        #expect(signedInMeanwhile > 0, "the server kept serving sign-ins while the backup ran")
-        let summary = try #require(backup.lines.first)
-        #expect(summary.hasPrefix("Backed up \(app.databasePath) to \(copy): "))
-        #expect(summary.hasSuffix("PRAGMA integrity_check ok."))
-        let words = summary.split(separator: " ")
-        let usersIndex = try #require(words.firstIndex(of: "users,"))
-        #expect(Int(words[usersIndex - 1]) ?? 0 >= committed.count)
-        let keyLine = try #require(backup.lines.first { $0.hasPrefix("The refresh-token key is ") })
-        #expect(keyLine.contains("\(app.databasePath).refresh-token-key"))
-        #expect(keyLine.contains("back it up apart from database backups"))
-        #expect(!FileManager.default.fileExists(atPath: copy + ".refresh-token-key"))
-
-        app.server?.signal(SIGTERM)
-        #expect(app.server?.waitForExit() == 0)
-        try app.launch(["DATABASE_PATH": copy])
-        for bearer in committed {
-            #expect(try await app.me(bearer: bearer).status == .ok)
-        }
-        await app.stop()
     }
 
     @Test func refusesBadInputWithOneLineAndWritesNothing() async throws {
-        let app = try SpawnedApp()
-        let migrate = try SiwaCommand.run(["migrate"], environment: app.environment(), directory: app.directory)
-        #expect(migrate.status == 0, "\(migrate.output)")
-        let existing = app.directory.appendingPathComponent("existing.sqlite").path
-        try Data("keep me".utf8).write(to: URL(fileURLWithPath: existing))
-        let fresh = app.directory.appendingPathComponent("fresh.sqlite").path
-        let missingDatabase = app.directory.appendingPathComponent("db/none.sqlite").path
-        let cases: [(String, [String: String], String)] = [
-            (existing, [:], "siwa: \(existing) already exists; a backup never overwrites a file"),
-            (app.directory.appendingPathComponent("no/such/folder.sqlite").path, [:], "siwa: cannot create "),
-            (app.directory.path, [:], "siwa: \(app.directory.path) is a folder; give the new file's path"),
-            (fresh, ["DATABASE_URL": "postgres://siwa:secret@db.example.com/siwa"],
-             "siwa: DATABASE_URL names PostgreSQL: back it up with pg_dump"),
-            (fresh, ["DATABASE_PATH": missingDatabase], "siwa: DATABASE_PATH: no database at \(missingDatabase)"),
-        ]
-        for (destination, extra, message) in cases {
-            let result = try SiwaCommand.run(["backup", destination], environment: app.environment(extra),
-                                             directory: app.directory)
-            #expect(result.status == 1)
-            #expect(result.lines.count == 1)
-            #expect(result.output.hasPrefix(message), "\(result.output)")
-            #expect(!result.output.contains("secret"), "the PostgreSQL password is never printed")
+        try await SpawnedApp.with { app in
+            let migrate = try SiwaProcess.run(["migrate"], environment: app.environment(), directory: app.directory)
+            #expect(migrate.status == 0, "\(migrate.output)")
+            let existing = app.directory.appendingPathComponent("existing.sqlite").path
+            try Data("keep me".utf8).write(to: URL(fileURLWithPath: existing))
+            let fresh = app.directory.appendingPathComponent("fresh.sqlite").path
+            let missingDatabase = app.directory.appendingPathComponent("db/none.sqlite").path
+            let cases: [(String, [String: String], String)] = [
+                (existing, [:], "siwa: \(existing) already exists; a backup never overwrites a file"),
+                (app.directory.appendingPathComponent("no/such/folder.sqlite").path, [:], "siwa: cannot create "),
+                (app.directory.path, [:], "siwa: \(app.directory.path) is a folder; give the new file's path"),
+                (fresh, ["DATABASE_URL": "postgres://siwa:secret@db.example.com/siwa"],
+                 "siwa: DATABASE_URL names PostgreSQL: back it up with pg_dump"),
+                (fresh, ["DATABASE_PATH": missingDatabase], "siwa: DATABASE_PATH: no database at \(missingDatabase)"),
+            ]
+            for (destination, extra, message) in cases {
+                let result = try SiwaProcess.run(["backup", destination], environment: app.environment(extra),
+                                                 directory: app.directory)
+                #expect(result.status == 1)
+                #expect(result.lines.count == 1)
+                #expect(result.output.hasPrefix(message), "\(result.output)")
+                #expect(!result.output.contains("secret"), "the PostgreSQL password is never printed")
+            }
+            #expect(try String(contentsOfFile: existing, encoding: .utf8) == "keep me")
+            #expect(!FileManager.default.fileExists(atPath: fresh))
+            #expect(!FileManager.default.fileExists(atPath: missingDatabase))
+            let leftovers = try FileManager.default.contentsOfDirectory(atPath: app.directory.path)
+                .filter { $0.contains("siwa-backup") }
+            #expect(leftovers.isEmpty)
         }
-        #expect(try String(contentsOfFile: existing, encoding: .utf8) == "keep me")
-        #expect(!FileManager.default.fileExists(atPath: fresh))
-        #expect(!FileManager.default.fileExists(atPath: missingDatabase))
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: app.directory.path)
-            .filter { $0.contains("siwa-backup") }
-        #expect(leftovers.isEmpty)
-        await app.stop()
     }
 
     @Test func saysWhereTheRefreshTokenKeyIsKeptApart() throws {

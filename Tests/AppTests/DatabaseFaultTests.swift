@@ -47,35 +47,35 @@ struct DatabaseFaultTests {
     @Test func aLockHeldPastTheBusyTimeoutIs503ForWritesWhileReadsGoOnAndRecovers() async throws {
         #expect(DatabaseUnavailableMiddleware.retryAfterSeconds > 0)
         let log = LogCapture()
-        let app = try await TestApp.start(logger: log.logger()) { configuration in
+        try await TestApp.with(logger: log.logger(), configure: { configuration in
             configuration.databaseBusyTimeoutMilliseconds = Self.busyTimeoutMilliseconds
-        }
-        let first = try await app.sendJSON(.POST, "/api/users/siwa", ["token": try app.identityToken(subject: "001.before")])
-        let bearer = try #require(try first.json()["value"] as? String)
+        }) { app in
+            let first = try await app.sendJSON(.POST, "/api/users/siwa", ["token": try app.identityToken(subject: "001.before")])
+            let bearer = try #require(try first.json()["value"] as? String)
 
-        let lock = try LockHolder(path: app.databasePath)
-        let token = try app.identityToken(subject: "001.locked")
-        let attempts = try await withThrowingTaskGroup(of: HTTPClientResponse.self) { group in
-            for _ in 0..<4 { group.addTask { try await app.sendJSON(.POST, "/api/users/siwa", ["token": token]) } }
-            return try await group.reduce(into: []) { $0.append($1) }
-        }
-        for response in attempts {
-            #expect(response.status == .serviceUnavailable)
-            #expect(response.headers["Retry-After"] == "\(DatabaseUnavailableMiddleware.retryAfterSeconds)")
-            #expect(try response.json()["reason"] as? String == DatabaseUnavailableMiddleware.clientReason)
-        }
-        #expect(log.contains("database unavailable: locked by another connection",
-                             "busy timeout (\(Self.busyTimeoutMilliseconds) ms)"), "\(log.all.suffix(3))")
-        #expect(!log.text.contains(token) && !log.text.contains(bearer))
-        let me = try await app.sendJSON(.GET, "/api/users/me", [:], bearer: bearer)
-        #expect(me.status == .ok, "reading with an existing bearer works while the writer is locked out")
-        #expect(try await app.send(.GET, "/health").status == .ok)
+            let lock = try LockHolder(path: app.databasePath)
+            let token = try app.identityToken(subject: "001.locked")
+            let attempts = try await withThrowingTaskGroup(of: HTTPClientResponse.self) { group in
+                for _ in 0..<4 { group.addTask { try await app.sendJSON(.POST, "/api/users/siwa", ["token": token]) } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            for response in attempts {
+                #expect(response.status == .serviceUnavailable)
+                #expect(response.headers["Retry-After"] == "\(DatabaseUnavailableMiddleware.retryAfterSeconds)")
+                #expect(try response.json()["reason"] as? String == DatabaseUnavailableMiddleware.clientReason)
+            }
+            #expect(log.contains("database unavailable: locked by another connection",
+                                 "busy timeout (\(Self.busyTimeoutMilliseconds) ms)"), "\(log.all.suffix(3))")
+            #expect(!log.text.contains(token) && !log.text.contains(bearer))
+            let me = try await app.sendJSON(.GET, "/api/users/me", [:], bearer: bearer)
+            #expect(me.status == .ok, "reading with an existing bearer works while the writer is locked out")
+            #expect(try await app.send(.GET, "/health").status == .ok)
 
-        lock.release()
-        let after = try await app.sendJSON(.POST, "/api/users/siwa", ["token": token])
-        #expect(after.status == .ok, "the writer recovers once the lock is released")
-        #expect(try await app.count("users") == 2)
-        await app.stop()
+            lock.release()
+            let after = try await app.sendJSON(.POST, "/api/users/siwa", ["token": token])
+            #expect(after.status == .ok, "the writer recovers once the lock is released")
+            #expect(try await app.count("users") == 2)
+        }
     }
 
     @Test func theBusyTimeoutIsANamedDefault() throws {
@@ -86,38 +86,38 @@ struct DatabaseFaultTests {
     }
 
     @Test func aFileSizeLimitReachedMidRunIs503AndNothingCommittedIsLost() async throws {
-        let app = try SpawnedApp()
-        let server = try app.launch()
-        var bearers: [String] = []
-        for index in 0..<3 {
-            let response = try await app.signIn(token: try app.identityToken(subject: "001.full.\(index)"))
-            #expect(response.status == .ok)
-            bearers.append(try #require(try response.json()["value"] as? String))
+        try await SpawnedApp.with { app in
+            let server = try app.launch()
+            var bearers: [String] = []
+            for index in 0..<3 {
+                let response = try await app.signIn(token: try app.identityToken(subject: "001.full.\(index)"))
+                #expect(response.status == .ok)
+                bearers.append(try #require(try response.json()["value"] as? String))
+            }
+            let wal = try FileManager.default.attributesOfItem(atPath: app.databasePath + "-wal")[.size] as? Int ?? 0
+            try Self.setFileSizeLimit(pid: server.pid, bytes: max(wal, 4096))
+
+            for index in 0..<3 {
+                let response = try await app.signIn(token: try app.identityToken(subject: "001.refused.\(index)"))
+                #expect(response.status == .serviceUnavailable, "\(index)")
+                #expect(response.headers["Retry-After"] != nil)
+                #expect(try response.json()["error"] as? Bool == true)
+            }
+            #expect(server.process.isRunning, "SIGXFSZ must not kill the server")
+            #expect(server.output.contains("database unavailable: a write failed"), "\(server.output.suffix(600))")
+            for bearer in bearers { #expect(try await app.me(bearer: bearer).status == .ok) }
+            #expect(try await app.health().status == .ok)
+
+            try Self.setFileSizeLimit(pid: server.pid, bytes: nil)
+            let back = try await app.signIn(token: try app.identityToken(subject: "001.after"))
+            #expect(back.status == .ok, "writes work again once the limit is lifted")
+            bearers.append(try #require(try back.json()["value"] as? String))
+
+            server.signal(SIGTERM)
+            server.waitForExit()
+            try app.launch()
+            for bearer in bearers { #expect(try await app.me(bearer: bearer).status == .ok, "committed before the fault") }
         }
-        let wal = try FileManager.default.attributesOfItem(atPath: app.databasePath + "-wal")[.size] as? Int ?? 0
-        try Self.setFileSizeLimit(pid: server.pid, bytes: max(wal, 4096))
-
-        for index in 0..<3 {
-            let response = try await app.signIn(token: try app.identityToken(subject: "001.refused.\(index)"))
-            #expect(response.status == .serviceUnavailable, "\(index)")
-            #expect(response.headers["Retry-After"] != nil)
-            #expect(try response.json()["error"] as? Bool == true)
-        }
-        #expect(server.process.isRunning, "SIGXFSZ must not kill the server")
-        #expect(server.log.contains("database unavailable: a write failed"), "\(server.log.suffix(600))")
-        for bearer in bearers { #expect(try await app.me(bearer: bearer).status == .ok) }
-        #expect(try await app.health().status == .ok)
-
-        try Self.setFileSizeLimit(pid: server.pid, bytes: nil)
-        let back = try await app.signIn(token: try app.identityToken(subject: "001.after"))
-        #expect(back.status == .ok, "writes work again once the limit is lifted")
-        bearers.append(try #require(try back.json()["value"] as? String))
-
-        server.signal(SIGTERM)
-        server.waitForExit()
-        try app.launch()
-        for bearer in bearers { #expect(try await app.me(bearer: bearer).status == .ok, "committed before the fault") }
-        await app.stop()
     }
 
     /// Sets the soft `RLIMIT_FSIZE` of `pid` (nil: unlimited) with util-linux `prlimit`.

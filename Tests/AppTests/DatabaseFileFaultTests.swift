@@ -20,73 +20,72 @@ struct DatabaseFileFaultTests {
             print("note: running as root without setpriv; the read-only database test is skipped")
             return
         }
-        let app = try SpawnedApp()
-        try app.launch(wrapper: wrapper)
-        let before = try await app.signIn(token: try app.identityToken(subject: "001.ro.before"))
-        #expect(before.status == .ok)
-        let folder = app.directory.appendingPathComponent("db").path
-        for suffix in ["", "-wal", "-shm"] { chmod(app.databasePath + suffix, 0o444) }
-        chmod(folder, 0o555)
+        try await SpawnedApp.with { app in
+            try app.launch(wrapper: wrapper)
+            let before = try await app.signIn(token: try app.identityToken(subject: "001.ro.before"))
+            #expect(before.status == .ok)
+            let folder = app.directory.appendingPathComponent("db").path
+            for suffix in ["", "-wal", "-shm"] { chmod(app.databasePath + suffix, 0o444) }
+            chmod(folder, 0o555)
 
-        // The running server writes through descriptors opened before the change: permissions are checked at open.
-        let during = try await app.signIn(token: try app.identityToken(subject: "001.ro.during"))
-        #expect(during.status == .ok)
-        app.server?.signal(SIGTERM)
-        app.server?.waitForExit()
+            // The running server writes through descriptors opened before the change: permissions are checked at open.
+            let during = try await app.signIn(token: try app.identityToken(subject: "001.ro.during"))
+            #expect(during.status == .ok)
+            app.server?.signal(SIGTERM)
+            app.server?.waitForExit()
 
-        let refused = try ServerProcess(["serve"], environment: app.environment(), directory: app.directory,
-                                        wrapper: wrapper)
-        let status = refused.waitForExit(timeout: 60)
-        #expect(status != nil && status != 0, "start-up on a read-only database must fail")
-        #expect(refused.log.contains(app.databasePath), "the error names the file: \(refused.log.suffix(400))")
-        #expect(refused.log.contains("read-only") || refused.log.contains("readonly"), "\(refused.log.suffix(400))")
-        #expect(!refused.log.contains("siwa listening"))
+            let refused = try SiwaProcess(["serve"], environment: app.environment(), directory: app.directory,
+                                            wrapper: wrapper)
+            let status = refused.waitForExit(timeout: 60)
+            #expect(status != nil && status != 0, "start-up on a read-only database must fail")
+            #expect(refused.output.contains(app.databasePath), "the error names the file: \(refused.output.suffix(400))")
+            #expect(refused.output.contains("read-only") || refused.output.contains("readonly"), "\(refused.output.suffix(400))")
+            #expect(!refused.output.contains("siwa listening"))
 
-        for suffix in ["", "-wal", "-shm"] { chmod(app.databasePath + suffix, 0o666) }
-        chmod(folder, 0o777)
-        try app.launch(wrapper: wrapper)
-        for response in [before, during] {
-            let bearer = try #require(try response.json()["value"] as? String)
-            #expect(try await app.me(bearer: bearer).status == .ok, "nothing committed is lost")
+            for suffix in ["", "-wal", "-shm"] { chmod(app.databasePath + suffix, 0o666) }
+            chmod(folder, 0o777)
+            try app.launch(wrapper: wrapper)
+            for response in [before, during] {
+                let bearer = try #require(try response.json()["value"] as? String)
+                #expect(try await app.me(bearer: bearer).status == .ok, "nothing committed is lost")
+            }
         }
-        await app.stop()
     }
 
     @Test func aFullFileSystemIs503WithSQLiteFullAndRecoversWhenSpaceReturns() async throws {
-        let app = try SpawnedApp()
-        let folder = app.directory.appendingPathComponent("db").path
-        guard Self.run("/usr/bin/env", ["mount", "-t", "tmpfs", "-o", "size=1m,mode=0777", "tmpfs", folder]) else {
-            print("note: mounting a tmpfs is not permitted here; the full-file-system test is skipped "
-                + "(DatabaseFaultTests covers a full disk with a file size limit)")
-            await app.stop()
-            return
-        }
-        defer { _ = Self.run("/usr/bin/env", ["umount", "-l", folder]) }
-        let server = try app.launch()
-        let first = try await app.signIn(token: try app.identityToken(subject: "001.disk.before"))
-        #expect(first.status == .ok)
-        let filler = folder + "/filler"
-        _ = Self.run("/usr/bin/env", ["dd", "if=/dev/zero", "of=\(filler)", "bs=4096"])
+        try await SpawnedApp.with { app in
+            let folder = app.directory.appendingPathComponent("db").path
+            guard Self.run("/usr/bin/env", ["mount", "-t", "tmpfs", "-o", "size=1m,mode=0777", "tmpfs", folder]) else {
+                print("note: mounting a tmpfs is not permitted here; the full-file-system test is skipped "
+                    + "(DatabaseFaultTests covers a full disk with a file size limit)")
+                return
+            }
+            defer { _ = Self.run("/usr/bin/env", ["umount", "-l", folder]) }
+            let server = try app.launch()
+            let first = try await app.signIn(token: try app.identityToken(subject: "001.disk.before"))
+            #expect(first.status == .ok)
+            let filler = folder + "/filler"
+            _ = Self.run("/usr/bin/env", ["dd", "if=/dev/zero", "of=\(filler)", "bs=4096"])
 
-        for index in 0..<3 {
-            let response = try await app.signIn(token: try app.identityToken(subject: "001.disk.full.\(index)"))
-            #expect(response.status == .serviceUnavailable, "\(index)")
-            #expect(response.headers["Retry-After"] != nil)
-        }
-        #expect(server.log.contains("database unavailable: disk full"), "\(server.log.suffix(600))")
-        let bearer = try #require(try first.json()["value"] as? String)
-        #expect(try await app.me(bearer: bearer).status == .ok, "reads go on while the disk is full")
+            for index in 0..<3 {
+                let response = try await app.signIn(token: try app.identityToken(subject: "001.disk.full.\(index)"))
+                #expect(response.status == .serviceUnavailable, "\(index)")
+                #expect(response.headers["Retry-After"] != nil)
+            }
+            #expect(server.output.contains("database unavailable: disk full"), "\(server.output.suffix(600))")
+            let bearer = try #require(try first.json()["value"] as? String)
+            #expect(try await app.me(bearer: bearer).status == .ok, "reads go on while the disk is full")
 
-        try FileManager.default.removeItem(atPath: filler)
-        #expect(try await app.signIn(token: try app.identityToken(subject: "001.disk.after")).status == .ok)
-        server.signal(SIGTERM)
-        server.waitForExit()
-        try app.launch()
-        #expect(try await app.me(bearer: bearer).status == .ok)
-        app.server?.signal(SIGTERM)
-        app.server?.waitForExit()
-        _ = Self.run("/usr/bin/env", ["umount", "-l", folder])
-        await app.stop()
+            try FileManager.default.removeItem(atPath: filler)
+            #expect(try await app.signIn(token: try app.identityToken(subject: "001.disk.after")).status == .ok)
+            server.signal(SIGTERM)
+            server.waitForExit()
+            try app.launch()
+            #expect(try await app.me(bearer: bearer).status == .ok)
+            app.server?.signal(SIGTERM)
+            app.server?.waitForExit()
+            _ = Self.run("/usr/bin/env", ["umount", "-l", folder])
+        }
     }
 
     /// Runs a command quietly; whether it exited 0.

@@ -65,12 +65,18 @@ struct DescriptorExhaustionTests {
 
     static func scenario() throws -> Report {
         var report = Report()
-        let server = try SiwaProcess(openFiles: openFiles)
-        let port = try server.waitUntilListening()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("siwa-process-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let environment = ["HOSTNAME": "127.0.0.1", "LOG_LEVEL": "notice",
+                           "DATABASE_PATH": directory.appendingPathComponent("siwa.sqlite").path]
+        let server = try SiwaProcess(["serve", "--port", "0"], environment: environment, directory: directory,
+                                     wrapper: SiwaProcess.openFileLimit(openFiles))
+        let port = try server.waitForPort()
         report.idleSockets = server.openSockets
         let early = try (0..<Self.early).map { _ in try LoopbackSocket(port: port) }
         for socket in early where health(socket) != 200 {
-            throw SiwaProcess.Failure(description: "not served before the flood: \(server.log.suffix(2000))")
+            throw SiwaProcess.Failure(description: "not served before the flood: \(server.output.suffix(2000))")
         }
 
         var flood = try (0..<clients).map { _ in try LoopbackSocket(port: port) }
@@ -90,7 +96,7 @@ struct DescriptorExhaustionTests {
             let fresh = try LoopbackSocket(port: port)
             if health(fresh) == 200 { report.freshAnsweredAfter += 1 }
         }
-        report.loweredCapLogged = server.log.contains("connection limit lowered to fit the open-file limit")
+        report.loweredCapLogged = server.output.contains("connection limit lowered to fit the open-file limit")
         withExtendedLifetime(early) {}
         report.exitStatus = server.stop()
         return report

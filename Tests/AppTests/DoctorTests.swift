@@ -18,92 +18,92 @@ struct DoctorTests {
     }
 
     @Test func aGoodConfigurationPassesEveryCheck() async throws {
-        let app = try await TestApp.start()
-        let result = try app.command(["doctor"])
-        #expect(result.status == 0, "\(result.output)")
-        #expect(!result.output.contains("FAIL"))
-        for subject in ["IOS_APPLICATION_IDENTIFIER", "WEBSITE_APPLICATION_IDENTIFIER", "SIWA_REDIRECT_URL",
-                        "APPLE_PRIVATE_KEY_PATH", "APPLE_BASE_URL", "DATABASE_PATH",
-                        "client secret for \(TestApp.iosClientID)", "client secret for \(TestApp.webClientID)"] {
-            #expect(result.lines.contains { $0.hasPrefix("ok   \(subject): ") }, "\(subject) in \(result.output)")
+        try await TestApp.with { app in
+            let result = try app.command(["doctor"])
+            #expect(result.status == 0, "\(result.output)")
+            #expect(!result.output.contains("FAIL"))
+            for subject in ["IOS_APPLICATION_IDENTIFIER", "WEBSITE_APPLICATION_IDENTIFIER", "SIWA_REDIRECT_URL",
+                            "APPLE_PRIVATE_KEY_PATH", "APPLE_BASE_URL", "DATABASE_PATH",
+                            "client secret for \(TestApp.iosClientID)", "client secret for \(TestApp.webClientID)"] {
+                #expect(result.lines.contains { $0.hasPrefix("ok   \(subject): ") }, "\(subject) in \(result.output)")
+            }
+            #expect(result.output.contains("is an EC P-256 key"))
+            #expect(result.output.contains("invalid_grant"))
+            try expectNoSecret(result.output, app)
         }
-        #expect(result.output.contains("is an EC P-256 key"))
-        #expect(result.output.contains("invalid_grant"))
-        try expectNoSecret(result.output, app)
-        await app.stop()
     }
 
     @Test func aKeyAppleDoesNotKnowIsCaughtBeforeAnyUser() async throws {
-        let app = try await TestApp.start()
-        let unknown = app.directory.appendingPathComponent("AuthKey_OTHER.p8")
-        try Data(try ES256PrivateKey.generate().pemRepresentation().utf8).write(to: unknown)
-        let result = try app.command(["doctor"], ["APPLE_PRIVATE_KEY_PATH": unknown.path])
-        #expect(result.status == 1)
-        #expect(result.output.contains("ok   APPLE_PRIVATE_KEY_PATH: \(unknown.path) is an EC P-256 key"))
-        for clientID in [TestApp.iosClientID, TestApp.webClientID] {
-            let line = try #require(result.lines.first { $0.hasPrefix("FAIL client secret for \(clientID): ") })
-            #expect(line.contains("invalid_client"))
-            #expect(line.contains("APPLE_KEY_ID"))
+        try await TestApp.with { app in
+            let unknown = app.directory.appendingPathComponent("AuthKey_OTHER.p8")
+            try Data(try ES256PrivateKey.generate().pemRepresentation().utf8).write(to: unknown)
+            let result = try app.command(["doctor"], ["APPLE_PRIVATE_KEY_PATH": unknown.path])
+            #expect(result.status == 1)
+            #expect(result.output.contains("ok   APPLE_PRIVATE_KEY_PATH: \(unknown.path) is an EC P-256 key"))
+            for clientID in [TestApp.iosClientID, TestApp.webClientID] {
+                let line = try #require(result.lines.first { $0.hasPrefix("FAIL client secret for \(clientID): ") })
+                #expect(line.contains("invalid_client"))
+                #expect(line.contains("APPLE_KEY_ID"))
+            }
+            #expect(!result.output.contains("eyJ"))
         }
-        #expect(!result.output.contains("eyJ"))
-        await app.stop()
     }
 
     @Test(arguments: [("APPLE_TEAM_ID", "OTHERTEAM1"), ("APPLE_KEY_ID", "OTHERKEY01")])
     func aWrongTeamOrKeyIDIsInvalidClient(_ variable: String, _ value: String) async throws {
-        let app = try await TestApp.start()
-        let result = try app.command(["doctor"], [variable: value])
-        #expect(result.status == 1)
-        #expect(result.lines.filter { $0.hasPrefix("FAIL client secret for ") && $0.contains("invalid_client") }.count == 2,
-                "\(result.output)")
-        await app.stop()
+        try await TestApp.with { app in
+            let result = try app.command(["doctor"], [variable: value])
+            #expect(result.status == 1)
+            #expect(result.lines.filter { $0.hasPrefix("FAIL client secret for ") && $0.contains("invalid_client") }.count == 2,
+                    "\(result.output)")
+        }
     }
 
     @Test func appleUnreachableFails() async throws {
-        let app = try await TestApp.start()
-        let result = try app.command(["doctor"], ["APPLE_BASE_URL": "http://127.0.0.1:9"])
-        #expect(result.status == 1)
-        #expect(result.lines.contains { $0.hasPrefix("FAIL APPLE_BASE_URL: cannot fetch http://127.0.0.1:9/auth/keys") })
-        #expect(result.lines.contains { $0.hasPrefix("FAIL client secret for \(TestApp.iosClientID): cannot reach") })
-        await app.stop()
+        try await TestApp.with { app in
+            let result = try app.command(["doctor"], ["APPLE_BASE_URL": "http://127.0.0.1:9"])
+            #expect(result.status == 1)
+            #expect(result.lines.contains { $0.hasPrefix("FAIL APPLE_BASE_URL: cannot fetch http://127.0.0.1:9/auth/keys") })
+            #expect(result.lines.contains { $0.hasPrefix("FAIL client secret for \(TestApp.iosClientID): cannot reach") })
+        }
     }
 
     @Test func neverCreatesOrMigratesTheDatabase() async throws {
-        let app = try await TestApp.start()
-        let missing = app.directory.appendingPathComponent("missing.sqlite").path
-        let absent = try app.command(["doctor"], ["DATABASE_PATH": missing])
-        #expect(absent.status == 1)
-        #expect(absent.output.contains("FAIL DATABASE_PATH: no database at \(missing)"))
-        #expect(!FileManager.default.fileExists(atPath: missing))
+        try await TestApp.with { app in
+            let missing = app.directory.appendingPathComponent("missing.sqlite").path
+            let absent = try app.command(["doctor"], ["DATABASE_PATH": missing])
+            #expect(absent.status == 1)
+            #expect(absent.output.contains("FAIL DATABASE_PATH: no database at \(missing)"))
+            #expect(!FileManager.default.fileExists(atPath: missing))
 
-        let empty = app.directory.appendingPathComponent("empty.sqlite").path
-        #expect(FileManager.default.createFile(atPath: empty, contents: Data()))
-        let unmigrated = try app.command(["doctor"], ["DATABASE_PATH": empty])
-        #expect(unmigrated.status == 1)
-        #expect(unmigrated.output.contains("lacks migrations 1, 2, 3, 4, 5, 6, 7; run `siwa migrate` first"))
-        #expect(try FileManager.default.attributesOfItem(atPath: empty)[.size] as? Int == 0, "no migration applied")
-        await app.stop()
+            let empty = app.directory.appendingPathComponent("empty.sqlite").path
+            #expect(FileManager.default.createFile(atPath: empty, contents: Data()))
+            let unmigrated = try app.command(["doctor"], ["DATABASE_PATH": empty])
+            #expect(unmigrated.status == 1)
+            #expect(unmigrated.output.contains("lacks migrations 1, 2, 3, 4, 5, 6, 7; run `siwa migrate` first"))
+            #expect(try FileManager.default.attributesOfItem(atPath: empty)[.size] as? Int == 0, "no migration applied")
+        }
     }
 
     @Test func aConfigurationTheServerWouldRefuseIsOneLine() async throws {
-        let app = try await TestApp.start()
-        let result = try app.command(["doctor"], ["PORT": "eighty"])
-        #expect(result.status == 1)
-        #expect(result.lines.count == 1)
-        #expect(result.output.hasPrefix("FAIL configuration: the server is not configured: Environment variable PORT"))
-        await app.stop()
+        try await TestApp.with { app in
+            let result = try app.command(["doctor"], ["PORT": "eighty"])
+            #expect(result.status == 1)
+            #expect(result.lines.count == 1)
+            #expect(result.output.hasPrefix("FAIL configuration: the server is not configured: Environment variable PORT"))
+        }
     }
 
     @Test func readsTheSameDotEnvAsTheServer() async throws {
-        let app = try await TestApp.start(lifecycle: false) { $0.websiteClientID = nil; $0.redirectURL = nil }
-        let dotEnv = app.operatorEnvironment.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: "\n")
-        try Data(dotEnv.utf8).write(to: app.directory.appendingPathComponent(".env"))
-        let result = try SiwaCommand.run(["doctor"], environment: [:], directory: app.directory)
-        #expect(result.status == 0, "\(result.output)")
-        #expect(result.lines.contains { $0.hasPrefix("ok   IOS_APPLICATION_IDENTIFIER: \(TestApp.iosClientID)") })
-        #expect(result.lines.contains { $0.hasPrefix("off  WEBSITE_APPLICATION_IDENTIFIER: not set") })
-        #expect(result.lines.contains { $0.hasPrefix("off  APPLE_PRIVATE_KEY_PATH: not set") })
-        #expect(!result.output.contains("client secret for"), "no Apple key, no probe")
-        await app.stop()
+        try await TestApp.with(lifecycle: false, configure: { $0.websiteClientID = nil; $0.redirectURL = nil }) { app in
+            let dotEnv = app.operatorEnvironment.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: "\n")
+            try Data(dotEnv.utf8).write(to: app.directory.appendingPathComponent(".env"))
+            let result = try SiwaProcess.run(["doctor"], environment: [:], directory: app.directory)
+            #expect(result.status == 0, "\(result.output)")
+            #expect(result.lines.contains { $0.hasPrefix("ok   IOS_APPLICATION_IDENTIFIER: \(TestApp.iosClientID)") })
+            #expect(result.lines.contains { $0.hasPrefix("off  WEBSITE_APPLICATION_IDENTIFIER: not set") })
+            #expect(result.lines.contains { $0.hasPrefix("off  APPLE_PRIVATE_KEY_PATH: not set") })
+            #expect(!result.output.contains("client secret for"), "no Apple key, no probe")
+        }
     }
 }

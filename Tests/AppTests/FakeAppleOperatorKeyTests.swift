@@ -17,20 +17,20 @@ struct FakeAppleOperatorKeyTests {
         try Data(try ES256PrivateKey.generate().pemRepresentation().utf8).write(to: otherKey)
         let key = ["APPLE_PRIVATE_KEY_PATH": operatorKey.path, "APPLE_TEAM_ID": "OWNTEAM001", "APPLE_KEY_ID": "OWNKEY0001"]
 
-        let standIn = try ServerProcess(["fake-apple", "--port", "0", "--key-file", directory.path + "/fake-apple.json"],
+        let standIn = try SiwaProcess(["fake-apple", "--port", "0", "--key-file", directory.path + "/fake-apple.json"],
                                         environment: key, directory: directory)
         defer { standIn.signal(SIGTERM) }
-        let port = try standIn.waitForLine(after: "Apple stand-in on http://127.0.0.1:")
+        let port = try standIn.waitForPort(after: "Apple stand-in on http://127.0.0.1:")
         var doctor = key
         doctor["APPLE_BASE_URL"] = "http://127.0.0.1:\(port)"
         doctor["IOS_APPLICATION_IDENTIFIER"] = "com.example.operator"
 
-        let accepted = try SiwaCommand.run(["doctor"], environment: doctor, directory: directory)
+        let accepted = try SiwaProcess.run(["doctor"], environment: doctor, directory: directory)
         let line = try #require(accepted.lines.first { $0.contains("client secret for com.example.operator") })
         #expect(line.hasPrefix("ok   ") && line.contains("invalid_grant"), "\(accepted.output)")
 
         doctor["APPLE_PRIVATE_KEY_PATH"] = otherKey.path
-        let refused = try SiwaCommand.run(["doctor"], environment: doctor, directory: directory)
+        let refused = try SiwaProcess.run(["doctor"], environment: doctor, directory: directory)
         let refusal = try #require(refused.lines.first { $0.contains("client secret for com.example.operator") })
         #expect(refusal.hasPrefix("FAIL ") && refusal.contains("invalid_client"), "\(refused.output)")
     }

@@ -9,8 +9,8 @@ import Web
 struct MetricsTests {
     static let token = "metrics-token-0123456789abcdef0123456789"
 
-    static func start(token: String? = MetricsTests.token) async throws -> TestApp {
-        try await TestApp.start { $0.metricsToken = token }
+    static func with<T>(token: String? = MetricsTests.token, _ body: (TestApp) async throws -> T) async throws -> T {
+        try await TestApp.with(configure: { $0.metricsToken = token }, body)
     }
 
     func scrape(_ app: TestApp) async throws -> String {
@@ -26,105 +26,105 @@ struct MetricsTests {
     }
 
     @Test func withoutATokenMetricsIsAnUnknownRoute() async throws {
-        let app = try await Self.start(token: nil)
-        let response = try await app.send(.GET, "/metrics", headers: ["Authorization": "Bearer \(Self.token)"])
-        #expect(response.status == .notFound)
-        #expect(try response.json()["error"] as? Bool == true)
-        #expect(app.server.application.requestMetrics == nil)
-        await app.stop()
+        try await Self.with(token: nil) { app in
+            let response = try await app.send(.GET, "/metrics", headers: ["Authorization": "Bearer \(Self.token)"])
+            #expect(response.status == .notFound)
+            #expect(try response.json()["error"] as? Bool == true)
+            #expect(app.server.application.requestMetrics == nil)
+        }
     }
 
     @Test func aMissingOrWrongTokenIs401WithAChallenge() async throws {
-        let app = try await Self.start()
-        let missing = try await app.send(.GET, "/metrics")
-        #expect(missing.status == .unauthorized)
-        #expect(missing.headers["WWW-Authenticate"] == "Bearer realm=\"metrics\"")
-        #expect(try missing.json()["error"] as? Bool == true)
-        for header in ["Bearer \(Self.token)x", "Bearer \(Self.token.dropLast())", "Bearer wrong", "Basic \(Self.token)"] {
-            let refused = try await app.send(.GET, "/metrics", headers: ["Authorization": header])
-            #expect(refused.status == .unauthorized, "\(header)")
-            #expect(refused.headers["WWW-Authenticate"]?.hasPrefix("Bearer realm=\"metrics\"") == true)
-            #expect(!refused.text.contains("siwa_"))
+        try await Self.with { app in
+            let missing = try await app.send(.GET, "/metrics")
+            #expect(missing.status == .unauthorized)
+            #expect(missing.headers["WWW-Authenticate"] == "Bearer realm=\"metrics\"")
+            #expect(try missing.json()["error"] as? Bool == true)
+            for header in ["Bearer \(Self.token)x", "Bearer \(Self.token.dropLast())", "Bearer wrong", "Basic \(Self.token)"] {
+                let refused = try await app.send(.GET, "/metrics", headers: ["Authorization": header])
+                #expect(refused.status == .unauthorized, "\(header)")
+                #expect(refused.headers["WWW-Authenticate"]?.hasPrefix("Bearer realm=\"metrics\"") == true)
+                #expect(!refused.text.contains("siwa_"))
+            }
         }
-        await app.stop()
     }
 
     @Test func theRightTokenGetsThePrometheusPage() async throws {
-        let app = try await Self.start()
-        let response = try await app.send(.GET, "/metrics", headers: ["Authorization": "bearer \(Self.token)"])
-        #expect(response.status == .ok)
-        #expect(response.headers["Content-Type"] == "text/plain; version=0.0.4; charset=utf-8")
-        let page = response.text
-        for (name, kind) in [("siwa_http_requests_total", "counter"), ("siwa_http_request_duration_seconds", "histogram"),
-                             ("siwa_http_open_connections", "gauge"), ("siwa_http_accepted_connections_total", "counter"),
-                             ("siwa_http_refused_connections_total", "counter"),
-                             ("siwa_jwks_fetches_total", "counter"), ("siwa_token_verifications_total", "counter"),
-                             ("siwa_apple_token_requests_total", "counter"), ("siwa_sqlite_write_queue_depth", "gauge"),
-                             ("siwa_sqlite_write_transactions_total", "counter"), ("siwa_sqlite_writes_total", "counter")] {
-            #expect(page.contains("# HELP \(name) "), "\(name)")
-            #expect(page.contains("# TYPE \(name) \(kind)\n"), "\(name)")
+        try await Self.with { app in
+            let response = try await app.send(.GET, "/metrics", headers: ["Authorization": "bearer \(Self.token)"])
+            #expect(response.status == .ok)
+            #expect(response.headers["Content-Type"] == "text/plain; version=0.0.4; charset=utf-8")
+            let page = response.text
+            for (name, kind) in [("siwa_http_requests_total", "counter"), ("siwa_http_request_duration_seconds", "histogram"),
+                                 ("siwa_http_open_connections", "gauge"), ("siwa_http_accepted_connections_total", "counter"),
+                                 ("siwa_http_refused_connections_total", "counter"),
+                                 ("siwa_jwks_fetches_total", "counter"), ("siwa_token_verifications_total", "counter"),
+                                 ("siwa_apple_token_requests_total", "counter"), ("siwa_sqlite_write_queue_depth", "gauge"),
+                                 ("siwa_sqlite_write_transactions_total", "counter"), ("siwa_sqlite_writes_total", "counter")] {
+                #expect(page.contains("# HELP \(name) "), "\(name)")
+                #expect(page.contains("# TYPE \(name) \(kind)\n"), "\(name)")
+            }
+            #expect((value(page, "siwa_http_open_connections") ?? 0) >= 1, "the scrape's own connection is open")
+            #expect((value(page, "siwa_http_accepted_connections_total") ?? 0) >= 1)
+            #expect(value(page, "siwa_http_refused_connections_total") == 0, "loopback clients are never refused")
+            #expect(value(page, "siwa_sqlite_write_queue_depth") == 0)
+            #expect(page.hasSuffix("\n"))
         }
-        #expect((value(page, "siwa_http_open_connections") ?? 0) >= 1, "the scrape's own connection is open")
-        #expect((value(page, "siwa_http_accepted_connections_total") ?? 0) >= 1)
-        #expect(value(page, "siwa_http_refused_connections_total") == 0, "loopback clients are never refused")
-        #expect(value(page, "siwa_sqlite_write_queue_depth") == 0)
-        #expect(page.hasSuffix("\n"))
-        await app.stop()
     }
 
     @Test func signInFailedVerificationAndJWKSFetchMoveTheirCounters() async throws {
-        let app = try await Self.start()
-        let before = try await scrape(app)
-        #expect(value(before, "siwa_jwks_fetches_total{outcome=\"ok\"}") == 0)
-        #expect(value(before, "siwa_token_verifications_total{result=\"ok\"}") == 0)
-        let scrapes = "siwa_http_requests_total{method=\"GET\",route=\"/metrics\",status=\"200\"}"
-        #expect(value(before, scrapes) == nil, "a scrape is counted once answered, so the first page cannot show itself")
+        try await Self.with { app in
+            let before = try await scrape(app)
+            #expect(value(before, "siwa_jwks_fetches_total{outcome=\"ok\"}") == 0)
+            #expect(value(before, "siwa_token_verifications_total{result=\"ok\"}") == 0)
+            let scrapes = "siwa_http_requests_total{method=\"GET\",route=\"/metrics\",status=\"200\"}"
+            #expect(value(before, scrapes) == nil, "a scrape is counted once answered, so the first page cannot show itself")
 
-        let signIn = try await app.sendJSON(.POST, "/api/users/siwa", ["token": try app.identityToken(email: "m@example.com")])
-        #expect(signIn.status == .ok)
-        let refused = try await app.sendJSON(.POST, "/api/users/siwa", [
-            "token": try app.identityToken(audience: "com.example.someone-else"),
-        ])
-        #expect(refused.status == .unauthorized)
-        let unknownPath = "/api/users/\(UUID().uuidString)/nothing"
-        #expect(try await app.send(.GET, unknownPath).status == .notFound)
+            let signIn = try await app.sendJSON(.POST, "/api/users/siwa", ["token": try app.identityToken(email: "m@example.com")])
+            #expect(signIn.status == .ok)
+            let refused = try await app.sendJSON(.POST, "/api/users/siwa", [
+                "token": try app.identityToken(audience: "com.example.someone-else"),
+            ])
+            #expect(refused.status == .unauthorized)
+            let unknownPath = "/api/users/\(UUID().uuidString)/nothing"
+            #expect(try await app.send(.GET, unknownPath).status == .notFound)
 
-        let after = try await scrape(app)
-        #expect(value(after, "siwa_jwks_fetches_total{outcome=\"ok\"}") == 1)
-        #expect(value(after, "siwa_jwks_fetches_total{outcome=\"network_error\"}") == 0)
-        #expect(value(after, "siwa_token_verifications_total{result=\"ok\"}") == 1)
-        #expect(value(after, "siwa_token_verifications_total{result=\"wrong_audience\"}") == 1)
-        #expect(value(after, "siwa_token_verifications_total{result=\"expired\"}") == 0)
-        #expect(value(after, "siwa_http_requests_total{method=\"POST\",route=\"/api/users/siwa\",status=\"200\"}") == 1)
-        #expect(value(after, "siwa_http_requests_total{method=\"POST\",route=\"/api/users/siwa\",status=\"401\"}") == 1)
-        #expect(value(after, "siwa_http_requests_total{method=\"GET\",route=\"unmatched\",status=\"404\"}") == 1)
-        #expect(value(after, scrapes) == 1)
-        #expect(value(after, "siwa_http_request_duration_seconds_count{route=\"/api/users/siwa\"}") == 2)
-        #expect((value(after, "siwa_sqlite_writes_total") ?? 0) >= 1)
-        #expect(!after.contains(unknownPath), "labels carry route patterns, never raw paths")
-        await app.stop()
+            let after = try await scrape(app)
+            #expect(value(after, "siwa_jwks_fetches_total{outcome=\"ok\"}") == 1)
+            #expect(value(after, "siwa_jwks_fetches_total{outcome=\"network_error\"}") == 0)
+            #expect(value(after, "siwa_token_verifications_total{result=\"ok\"}") == 1)
+            #expect(value(after, "siwa_token_verifications_total{result=\"wrong_audience\"}") == 1)
+            #expect(value(after, "siwa_token_verifications_total{result=\"expired\"}") == 0)
+            #expect(value(after, "siwa_http_requests_total{method=\"POST\",route=\"/api/users/siwa\",status=\"200\"}") == 1)
+            #expect(value(after, "siwa_http_requests_total{method=\"POST\",route=\"/api/users/siwa\",status=\"401\"}") == 1)
+            #expect(value(after, "siwa_http_requests_total{method=\"GET\",route=\"unmatched\",status=\"404\"}") == 1)
+            #expect(value(after, scrapes) == 1)
+            #expect(value(after, "siwa_http_request_duration_seconds_count{route=\"/api/users/siwa\"}") == 2)
+            #expect((value(after, "siwa_sqlite_writes_total") ?? 0) >= 1)
+            #expect(!after.contains(unknownPath), "labels carry route patterns, never raw paths")
+        }
     }
 
     @Test func appleTokenEndpointCallsAreCountedByOutcome() async throws {
-        let app = try await Self.start()
-        let issued = try await app.apple.issueAuthorizationCode(clientID: TestApp.iosClientID, subject: "001.metrics",
-                                                                email: "metrics@example.com")
-        let exchanged = try await app.sendJSON(.POST, "/api/users/siwa", [
-            "token": issued.idToken, "authorizationCode": issued.code,
-        ])
-        #expect(exchanged.status == .ok)
-        let unknown = try await app.sendJSON(.POST, "/api/users/siwa", [
-            "token": try app.identityToken(subject: "001.metrics"), "authorizationCode": "c-unknown",
-        ])
-        #expect(unknown.status == .badRequest)
-        let deleted = try await app.sendJSON(.DELETE, "/api/users/me", [:], bearer: try exchanged.json()["value"] as? String)
-        #expect(deleted.status == .noContent)
-        let page = try await scrape(app)
-        #expect(value(page, "siwa_apple_token_requests_total{endpoint=\"token\",outcome=\"ok\"}") == 1)
-        #expect(value(page, "siwa_apple_token_requests_total{endpoint=\"token\",outcome=\"invalid_grant\"}") == 1)
-        #expect(value(page, "siwa_apple_token_requests_total{endpoint=\"revoke\",outcome=\"ok\"}") == 1)
-        #expect(value(page, "siwa_apple_token_requests_total{endpoint=\"revoke\",outcome=\"network_error\"}") == 0)
-        await app.stop()
+        try await Self.with { app in
+            let issued = try await app.apple.issueAuthorizationCode(clientID: TestApp.iosClientID, subject: "001.metrics",
+                                                                    email: "metrics@example.com")
+            let exchanged = try await app.sendJSON(.POST, "/api/users/siwa", [
+                "token": issued.idToken, "authorizationCode": issued.code,
+            ])
+            #expect(exchanged.status == .ok)
+            let unknown = try await app.sendJSON(.POST, "/api/users/siwa", [
+                "token": try app.identityToken(subject: "001.metrics"), "authorizationCode": "c-unknown",
+            ])
+            #expect(unknown.status == .badRequest)
+            let deleted = try await app.sendJSON(.DELETE, "/api/users/me", [:], bearer: try exchanged.json()["value"] as? String)
+            #expect(deleted.status == .noContent)
+            let page = try await scrape(app)
+            #expect(value(page, "siwa_apple_token_requests_total{endpoint=\"token\",outcome=\"ok\"}") == 1)
+            #expect(value(page, "siwa_apple_token_requests_total{endpoint=\"token\",outcome=\"invalid_grant\"}") == 1)
+            #expect(value(page, "siwa_apple_token_requests_total{endpoint=\"revoke\",outcome=\"ok\"}") == 1)
+            #expect(value(page, "siwa_apple_token_requests_total{endpoint=\"revoke\",outcome=\"network_error\"}") == 0)
+        }
     }
 
     @Test(arguments: [nil, "", "0123456789abcdef0123456789abcdef"])

@@ -13,117 +13,117 @@ struct SecretsInLogTests {
     @Test func noTokenCodeStateSessionOrSecretIsEverLogged() async throws {
         let log = LogCapture()
         var proxy: AppleProxy?
-        let app = try await TestApp.start(logger: log.logger()) { configuration in
+        try await TestApp.with(logger: log.logger(), configure: { configuration in
             let port = Int(configuration.appleBaseURL.split(separator: ":").last ?? "") ?? 0
             proxy = try? AppleProxy(upstreamPort: port)
             configuration.appleBaseURL = proxy?.baseURL ?? configuration.appleBaseURL
+        }) { app in
+            let apple = try #require(proxy)
+            var secrets: [(String, String)] = []
+
+            // API: identity token + authorization code, then /me, a replayed code, logout, and account deletion.
+            let ios = try await app.apple.issueAuthorizationCode(clientID: TestApp.iosClientID, subject: "001.secret.ios",
+                                                                 email: "ios@example.com")
+            let signIn = try await app.sendJSON(.POST, "/api/users/siwa", [
+                "token": ios.idToken, "authorizationCode": ios.code, "name": "Jane Secret",
+            ])
+            #expect(signIn.status == .ok)
+            let bearer = try #require(try signIn.json()["value"] as? String)
+            secrets += [("bearer", bearer), ("identity token", ios.idToken), ("authorization code", ios.code)]
+            #expect(try await app.sendJSON(.GET, "/api/users/me", [:], bearer: bearer).status == .ok)
+            let replay = try await app.sendJSON(.POST, "/api/users/siwa", ["token": ios.idToken, "authorizationCode": ios.code])
+            #expect(replay.status == .badRequest, "a reused code is refused (and logged)")
+            let second = try await app.sendJSON(.POST, "/api/users/siwa", ["token": ios.idToken])
+            let secondBearer = try #require(try second.json()["value"] as? String)
+            secrets.append(("second bearer", secondBearer))
+            #expect(try await app.sendJSON(.POST, "/api/users/logout", [:], bearer: secondBearer).status == .noContent)
+            #expect(try await app.sendJSON(.GET, "/api/users/me", [:], bearer: "not-\(bearer)").status == .unauthorized)
+            secrets.append(("unknown bearer", "not-\(bearer)"))
+
+            // Web: /login, Apple's form_post with a code, the hand-off, the session, logout.
+            let login = try await app.send(.GET, "/login")
+            let state = try #require(login.cookieValue("SIWA_STATE"))
+            let redirect = try #require(app.server.configuration.redirectURL)
+            let web = try await app.apple.issueAuthorizationCode(clientID: TestApp.webClientID, redirectURI: redirect,
+                                                                 subject: "001.secret.web", email: "web@example.com")
+            let callback = try await app.sendForm("/login/siwa/callback", [
+                ("state", state), ("code", web.code), ("id_token", web.idToken),
+                ("user", #"{"name":{"firstName":"Jane","lastName":"Web"},"email":"web@example.com"}"#),
+            ], cookies: ["SIWA_STATE": state])
+            #expect(callback.status == .ok)
+            let handle = try await app.sendForm("/login/siwa/handle", [
+                ("token", web.idToken), ("code", web.code), ("email", "web@example.com"), ("firstName", "Jane"),
+                ("lastName", "Web"),
+            ])
+            #expect(handle.status == .seeOther)
+            let session = try #require(handle.cookieValue("session"))
+            #expect(try await app.send(.GET, "/", headers: ["Cookie": "session=\(session)"]).status == .ok)
+            #expect(try await app.sendForm("/logout", [], cookies: ["session": session]).status == .seeOther)
+            secrets += [("state", state), ("web identity token", web.idToken), ("web authorization code", web.code),
+                        ("session id", session)]
+
+            #expect(try await app.sendJSON(.DELETE, "/api/users/me", [:], bearer: bearer).status == .noContent)
+
+            secrets += Self.appleSecrets(apple)
+            #expect(log.text.contains("user created"), "the log is the server's, at trace level")
+            Self.expectNone(of: secrets, in: log.text)
         }
-        let apple = try #require(proxy)
-        var secrets: [(String, String)] = []
-
-        // API: identity token + authorization code, then /me, a replayed code, logout, and account deletion.
-        let ios = try await app.apple.issueAuthorizationCode(clientID: TestApp.iosClientID, subject: "001.secret.ios",
-                                                             email: "ios@example.com")
-        let signIn = try await app.sendJSON(.POST, "/api/users/siwa", [
-            "token": ios.idToken, "authorizationCode": ios.code, "name": "Jane Secret",
-        ])
-        #expect(signIn.status == .ok)
-        let bearer = try #require(try signIn.json()["value"] as? String)
-        secrets += [("bearer", bearer), ("identity token", ios.idToken), ("authorization code", ios.code)]
-        #expect(try await app.sendJSON(.GET, "/api/users/me", [:], bearer: bearer).status == .ok)
-        let replay = try await app.sendJSON(.POST, "/api/users/siwa", ["token": ios.idToken, "authorizationCode": ios.code])
-        #expect(replay.status == .badRequest, "a reused code is refused (and logged)")
-        let second = try await app.sendJSON(.POST, "/api/users/siwa", ["token": ios.idToken])
-        let secondBearer = try #require(try second.json()["value"] as? String)
-        secrets.append(("second bearer", secondBearer))
-        #expect(try await app.sendJSON(.POST, "/api/users/logout", [:], bearer: secondBearer).status == .noContent)
-        #expect(try await app.sendJSON(.GET, "/api/users/me", [:], bearer: "not-\(bearer)").status == .unauthorized)
-        secrets.append(("unknown bearer", "not-\(bearer)"))
-
-        // Web: /login, Apple's form_post with a code, the hand-off, the session, logout.
-        let login = try await app.send(.GET, "/login")
-        let state = try #require(login.cookieValue("SIWA_STATE"))
-        let redirect = try #require(app.server.configuration.redirectURL)
-        let web = try await app.apple.issueAuthorizationCode(clientID: TestApp.webClientID, redirectURI: redirect,
-                                                             subject: "001.secret.web", email: "web@example.com")
-        let callback = try await app.sendForm("/login/siwa/callback", [
-            ("state", state), ("code", web.code), ("id_token", web.idToken),
-            ("user", #"{"name":{"firstName":"Jane","lastName":"Web"},"email":"web@example.com"}"#),
-        ], cookies: ["SIWA_STATE": state])
-        #expect(callback.status == .ok)
-        let handle = try await app.sendForm("/login/siwa/handle", [
-            ("token", web.idToken), ("code", web.code), ("email", "web@example.com"), ("firstName", "Jane"),
-            ("lastName", "Web"),
-        ])
-        #expect(handle.status == .seeOther)
-        let session = try #require(handle.cookieValue("session"))
-        #expect(try await app.send(.GET, "/", headers: ["Cookie": "session=\(session)"]).status == .ok)
-        #expect(try await app.sendForm("/logout", [], cookies: ["session": session]).status == .seeOther)
-        secrets += [("state", state), ("web identity token", web.idToken), ("web authorization code", web.code),
-                    ("session id", session)]
-
-        #expect(try await app.sendJSON(.DELETE, "/api/users/me", [:], bearer: bearer).status == .noContent)
-
-        secrets += Self.appleSecrets(apple)
-        #expect(log.text.contains("user created"), "the log is the server's, at trace level")
-        Self.expectNone(of: secrets, in: log.text)
-        await app.stop()
     }
 
     /// The same on the real `siwa serve` with `LOG_LEVEL` at `debug` and `trace`: everything it prints is checked.
     @Test(arguments: ["debug", "trace"])
     func theRealServerPrintsNoSecretAtAnyLevel(level: String) async throws {
-        let app = try SpawnedApp()
-        let proxy = try AppleProxy(upstreamPort: app.apple.localPort)
-        let secrets = try DevSecrets.loadOrCreate(besides: app.directory.appendingPathComponent("apple.pem").path)
-        let webClientID = "com.example.til.web", redirect = "http://127.0.0.1/login/siwa/callback"
-        let server = try app.launch([
-            "LOG_LEVEL": level, "APPLE_BASE_URL": proxy.baseURL, "WEBSITE_APPLICATION_IDENTIFIER": webClientID,
-            "SIWA_REDIRECT_URL": redirect, "APPLE_TEAM_ID": DevSecrets.teamID, "APPLE_KEY_ID": DevSecrets.keyID,
-            "APPLE_PRIVATE_KEY_PATH": secrets.clientKeyPath,
-            "SIWA_ENCRYPTION_KEY": secrets.encryptionKey.map { String(format: "%02x", $0) }.joined(),
-        ])
-        func send(_ method: HTTPMethod, _ path: String, _ headers: HTTPHeaders = [:], _ body: String = "") async throws
-            -> HTTPClientResponse
-        {
-            try await app.client.send(HTTPClientRequest(method: method, url: app.baseURL + path, headers: headers,
-                                                        body: Array(body.utf8)))
+        try await SpawnedApp.with { app in
+            let proxy = try AppleProxy(upstreamPort: app.apple.localPort)
+            let secrets = try DevSecrets.loadOrCreate(besides: app.directory.appendingPathComponent("apple.pem").path)
+            let webClientID = "com.example.til.web", redirect = "http://127.0.0.1/login/siwa/callback"
+            let server = try app.launch([
+                "LOG_LEVEL": level, "APPLE_BASE_URL": proxy.baseURL, "WEBSITE_APPLICATION_IDENTIFIER": webClientID,
+                "SIWA_REDIRECT_URL": redirect, "APPLE_TEAM_ID": DevSecrets.teamID, "APPLE_KEY_ID": DevSecrets.keyID,
+                "APPLE_PRIVATE_KEY_PATH": secrets.clientKeyPath,
+                "SIWA_ENCRYPTION_KEY": secrets.encryptionKey.map { String(format: "%02x", $0) }.joined(),
+            ])
+            func send(_ method: HTTPMethod, _ path: String, _ headers: HTTPHeaders = [:], _ body: String = "") async throws
+                -> HTTPClientResponse
+            {
+                try await app.client.send(HTTPClientRequest(method: method, url: app.baseURL + path, headers: headers,
+                                                            body: Array(body.utf8)))
+            }
+            var found: [(String, String)] = []
+
+            let ios = try await app.apple.issueAuthorizationCode(clientID: SpawnedApp.clientID, subject: "001.spawned",
+                                                                 email: "s@example.com")
+            let signIn = try await send(.POST, "/api/users/siwa", ["Content-Type": "application/json"],
+                                        #"{"token":"\#(ios.idToken)","authorizationCode":"\#(ios.code)"}"#)
+            #expect(signIn.status == .ok)
+            let bearer = try #require(try signIn.json()["value"] as? String)
+            #expect(try await app.me(bearer: bearer).status == .ok)
+            found += [("bearer", bearer), ("identity token", ios.idToken), ("authorization code", ios.code)]
+
+            let login = try await send(.GET, "/login")
+            let state = try #require(login.cookieValue("SIWA_STATE"))
+            let web = try await app.apple.issueAuthorizationCode(clientID: webClientID, redirectURI: redirect,
+                                                                 subject: "001.spawned.web", email: "w@example.com")
+            let form: HTTPHeaders = ["Content-Type": "application/x-www-form-urlencoded"]
+            let callback = try await send(.POST, "/login/siwa/callback",
+                                          ["Content-Type": "application/x-www-form-urlencoded", "Cookie": "SIWA_STATE=\(state)"],
+                                          TestApp.formEncode([("state", state), ("code", web.code), ("id_token", web.idToken)]))
+            #expect(callback.status == .ok)
+            let handle = try await send(.POST, "/login/siwa/handle", form,
+                                        TestApp.formEncode([("token", web.idToken), ("code", web.code)]))
+            #expect(handle.status == .seeOther)
+            let session = try #require(handle.cookieValue("session"))
+            #expect(try await send(.GET, "/", ["Cookie": "session=\(session)"]).status == .ok)
+            found += [("state", state), ("web identity token", web.idToken), ("web code", web.code), ("session id", session)]
+            let delete = try await send(.DELETE, "/api/users/me", ["Authorization": "Bearer \(bearer)"])
+            #expect(delete.status == .noContent)
+
+            server.signal(SIGTERM)
+            server.waitForExit()
+            found += Self.appleSecrets(proxy)
+            #expect(server.output.contains("user created") && server.output.contains("siwa listening"), "\(server.output.suffix(500))")
+            Self.expectNone(of: found, in: server.output)
         }
-        var found: [(String, String)] = []
-
-        let ios = try await app.apple.issueAuthorizationCode(clientID: SpawnedApp.clientID, subject: "001.spawned",
-                                                             email: "s@example.com")
-        let signIn = try await send(.POST, "/api/users/siwa", ["Content-Type": "application/json"],
-                                    #"{"token":"\#(ios.idToken)","authorizationCode":"\#(ios.code)"}"#)
-        #expect(signIn.status == .ok)
-        let bearer = try #require(try signIn.json()["value"] as? String)
-        #expect(try await app.me(bearer: bearer).status == .ok)
-        found += [("bearer", bearer), ("identity token", ios.idToken), ("authorization code", ios.code)]
-
-        let login = try await send(.GET, "/login")
-        let state = try #require(login.cookieValue("SIWA_STATE"))
-        let web = try await app.apple.issueAuthorizationCode(clientID: webClientID, redirectURI: redirect,
-                                                             subject: "001.spawned.web", email: "w@example.com")
-        let form: HTTPHeaders = ["Content-Type": "application/x-www-form-urlencoded"]
-        let callback = try await send(.POST, "/login/siwa/callback",
-                                      ["Content-Type": "application/x-www-form-urlencoded", "Cookie": "SIWA_STATE=\(state)"],
-                                      TestApp.formEncode([("state", state), ("code", web.code), ("id_token", web.idToken)]))
-        #expect(callback.status == .ok)
-        let handle = try await send(.POST, "/login/siwa/handle", form,
-                                    TestApp.formEncode([("token", web.idToken), ("code", web.code)]))
-        #expect(handle.status == .seeOther)
-        let session = try #require(handle.cookieValue("session"))
-        #expect(try await send(.GET, "/", ["Cookie": "session=\(session)"]).status == .ok)
-        found += [("state", state), ("web identity token", web.idToken), ("web code", web.code), ("session id", session)]
-        let delete = try await send(.DELETE, "/api/users/me", ["Authorization": "Bearer \(bearer)"])
-        #expect(delete.status == .noContent)
-
-        server.signal(SIGTERM)
-        server.waitForExit()
-        found += Self.appleSecrets(proxy)
-        #expect(server.log.contains("user created") && server.log.contains("siwa listening"), "\(server.log.suffix(500))")
-        Self.expectNone(of: found, in: server.log)
-        await app.stop()
     }
 
     /// What Apple's endpoints saw and answered through `proxy`: client secrets, refresh and access tokens, id_tokens.

@@ -8,12 +8,12 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct SignInRateLimitTests {
     /// One sign-in a minute after the burst: no bucket refills while a test runs, however loaded the machine.
-    static func start(limit: Int = 1, burst: Int = 2) async throws -> TestApp {
-        try await TestApp.start { configuration in
+    static func with<T>(limit: Int = 1, burst: Int = 2, _ body: (TestApp) async throws -> T) async throws -> T {
+        try await TestApp.with(configure: { configuration in
             configuration.trustProxy = true
             configuration.signInRateLimit = limit
             configuration.signInRateBurst = burst
-        }
+        }, body)
     }
 
     static func signIn(_ app: TestApp, from client: String?) async throws -> HTTPClientResponse {
@@ -30,46 +30,52 @@ struct SignInRateLimitTests {
     }
 
     @Test func apiAnswers429JSONWithRetryAfterPerClient() async throws {
-        let app = try await Self.start()
-        for _ in 0..<2 { #expect(try await Self.signIn(app, from: "203.0.113.1").status == .ok) }
-        let refused = try await Self.signIn(app, from: "203.0.113.1")
-        #expect(refused.status == .tooManyRequests)
-        #expect(refused.headers["Retry-After"].flatMap(Int.init).map { (1...60).contains($0) } == true)
-        #expect(refused.headers["Content-Type"]?.hasPrefix("application/json") == true)
-        let body = try refused.json()
-        #expect(body["error"] as? Bool == true)
-        #expect((body["reason"] as? String)?.hasPrefix("Too many sign-in attempts") == true)
-        #expect(try await Self.signIn(app, from: "203.0.113.2").status == .ok)
-        #expect(try await app.send(.GET, "/health", headers: ["X-Forwarded-For": "203.0.113.1"]).status == .ok)
-        #expect(try await app.count("users") == 3)
-        await app.stop()
+        try await Self.with { app in
+            for _ in 0..<2 { #expect(try await Self.signIn(app, from: "203.0.113.1").status == .ok) }
+            let refused = try await Self.signIn(app, from: "203.0.113.1")
+            #expect(refused.status == .tooManyRequests)
+            #expect(refused.headers["Retry-After"].flatMap(Int.init).map { (1...60).contains($0) } == true)
+            #expect(refused.headers["Content-Type"]?.hasPrefix("application/json") == true)
+            let body = try refused.json()
+            #expect(body["error"] as? Bool == true)
+            #expect((body["reason"] as? String)?.hasPrefix("Too many sign-in attempts") == true)
+            #expect(try await Self.signIn(app, from: "203.0.113.2").status == .ok)
+            #expect(try await app.send(.GET, "/health", headers: ["X-Forwarded-For": "203.0.113.1"]).status == .ok)
+            #expect(try await app.count("users") == 3)
+        }
     }
 
     @Test func webRoutesShareTheBucketAndAnswerHTML() async throws {
-        let app = try await Self.start()
-        #expect(try await Self.signIn(app, from: "2001:db8:5:6::1").status == .ok)
-        let callback = try await Self.form(app, "/login/siwa/callback", from: "2001:db8:5:6::2")
-        #expect(callback.status == .unauthorized)  // the same /64: its second sign-in, refused for the state
-        for path in ["/login/siwa/callback", "/login/siwa/handle"] {
-            let refused = try await Self.form(app, path, from: "2001:db8:5:6::3")
-            #expect(refused.status == .tooManyRequests)
-            #expect(refused.headers["Retry-After"] != nil)
-            #expect(refused.headers["Content-Type"]?.hasPrefix("text/html") == true)
-            #expect(refused.text.contains("Too many sign-in attempts"))
+        try await Self.with { app in
+            #expect(try await Self.signIn(app, from: "2001:db8:5:6::1").status == .ok)
+            let callback = try await Self.form(app, "/login/siwa/callback", from: "2001:db8:5:6::2")
+            #expect(callback.status == .unauthorized)  // the same /64: its second sign-in, refused for the state
+            for path in ["/login/siwa/callback", "/login/siwa/handle"] {
+                let refused = try await Self.form(app, path, from: "2001:db8:5:6::3")
+                #expect(refused.status == .tooManyRequests)
+                #expect(refused.headers["Retry-After"] != nil)
+                #expect(refused.headers["Content-Type"]?.hasPrefix("text/html") == true)
+                #expect(refused.text.contains("Too many sign-in attempts"))
+            }
+            #expect(try await Self.form(app, "/login/siwa/handle", from: "2001:db8:5:7::1").status != .tooManyRequests)
         }
-        #expect(try await Self.form(app, "/login/siwa/handle", from: "2001:db8:5:7::1").status != .tooManyRequests)
-        await app.stop()
     }
 
     @Test func loopbackWithoutForwardedAddressIsNotLimited() async throws {
-        let app = try await Self.start(burst: 1)
-        for _ in 0..<4 { #expect(try await Self.signIn(app, from: nil).status == .ok) }
-        await app.stop()
+        try await Self.with(burst: 1) { app in
+            for _ in 0..<4 {
+                let response = try await Self.signIn(app, from: nil)
+                #expect(response.status == .ok)
+            }
+        }
     }
 
     @Test func zeroTurnsTheLimitOff() async throws {
-        let app = try await Self.start(limit: 0, burst: 1)
-        for _ in 0..<4 { #expect(try await Self.signIn(app, from: "198.51.100.4").status == .ok) }
-        await app.stop()
+        try await Self.with(limit: 0, burst: 1) { app in
+            for _ in 0..<4 {
+                let response = try await Self.signIn(app, from: "198.51.100.4")
+                #expect(response.status == .ok)
+            }
+        }
     }
 }

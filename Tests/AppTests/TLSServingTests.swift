@@ -10,29 +10,30 @@ import Testing
 struct TLSServingTests {
     @Test func apiAndWebFlowWorkOverHTTPS() async throws {
         let certificate = try SelfSignedCertificate.make()
-        let app = try await TestApp.start { configuration in
+        try await TestApp.with(configure: { configuration in
             configuration.tls = Configuration.TLSFiles(certificatePath: certificate.certificatePath,
                                                        privateKeyPath: certificate.privateKeyPath)
+        }) { app in
+            #expect(app.baseURL.hasPrefix("https://"))
+            let health = try await app.send(.GET, "/health")
+            #expect(health.status == .ok)
+            #expect(health.headers["Strict-Transport-Security"] != nil, "HSTS only over HTTPS")
+
+            let signIn = try await app.sendJSON(.POST, "/api/users/siwa", ["token": try app.identityToken()])
+            #expect(signIn.status == .ok)
+
+            let idToken = try app.identityToken(subject: "001.tls", audience: TestApp.webClientID)
+            let handle = try await app.sendForm("/login/siwa/handle", [("token", idToken)])
+            #expect(handle.status == .seeOther)
+            let cookie = try #require(handle.setCookies["session"])
+            #expect(cookie.contains("; Secure"))
         }
-        #expect(app.baseURL.hasPrefix("https://"))
-        let health = try await app.send(.GET, "/health")
-        #expect(health.status == .ok)
-        #expect(health.headers["Strict-Transport-Security"] != nil, "HSTS only over HTTPS")
-
-        let signIn = try await app.sendJSON(.POST, "/api/users/siwa", ["token": try app.identityToken()])
-        #expect(signIn.status == .ok)
-
-        let idToken = try app.identityToken(subject: "001.tls", audience: TestApp.webClientID)
-        let handle = try await app.sendForm("/login/siwa/handle", [("token", idToken)])
-        #expect(handle.status == .seeOther)
-        let cookie = try #require(handle.setCookies["session"])
-        #expect(cookie.contains("; Secure"))
-        await app.stop()
     }
 
     @Test func plainHTTPNeverGetsHSTS() async throws {
-        let app = try await TestApp.start()
-        #expect(try await app.send(.GET, "/health").headers["Strict-Transport-Security"] == nil)
-        await app.stop()
+        try await TestApp.with { app in
+            let health = try await app.send(.GET, "/health")
+            #expect(health.headers["Strict-Transport-Security"] == nil)
+        }
     }
 }

@@ -20,118 +20,120 @@ struct UsersCommandTests {
     }
 
     @Test func showFindsTheUserByIDSubOrEmailAndPrintsNoSecret() async throws {
-        let app = try await TestApp.start()
-        let user = try await signIn(app, subject: "001.show", email: "show@example.com")
-        for query in [user.id, "001.show", "SHOW@example.com"] {
-            let result = try app.command(["users", "show", query])
-            #expect(result.status == 0, "\(result.output)")
-            let json = try result.json()
-            #expect(json["id"] as? String == user.id)
-            #expect(json["sub"] as? String == "001.show")
-            #expect(json["email"] as? String == "show@example.com")
-            #expect(json["name"] as? String == "Jane Appleseed")
-            #expect(json["appleClientIDs"] as? [String] == [TestApp.iosClientID])
-            let tokens = try #require(json["bearerTokens"] as? [String: Any])
-            #expect(tokens["count"] as? Int == 1)
-            #expect((tokens["expiresAt"] as? [String])?.count == 1)
-            #expect((json["sessions"] as? [String: Any])?["count"] as? Int == 0)
-            #expect(json["createdAt"] is String && json["updatedAt"] is String)
-            #expect(json["appleTokens"] == nil, "show prints counts; export the detail")
-            #expect(!result.output.contains(user.bearer))
-            #expect(!result.output.lowercased().contains("hash") && !result.output.contains("refresh"))
+        try await TestApp.with { app in
+            let user = try await signIn(app, subject: "001.show", email: "show@example.com")
+            for query in [user.id, "001.show", "SHOW@example.com"] {
+                let result = try app.command(["users", "show", query])
+                #expect(result.status == 0, "\(result.output)")
+                let json = try result.json()
+                #expect(json["id"] as? String == user.id)
+                #expect(json["sub"] as? String == "001.show")
+                #expect(json["email"] as? String == "show@example.com")
+                #expect(json["name"] as? String == "Jane Appleseed")
+                #expect(json["appleClientIDs"] as? [String] == [TestApp.iosClientID])
+                let tokens = try #require(json["bearerTokens"] as? [String: Any])
+                #expect(tokens["count"] as? Int == 1)
+                #expect((tokens["expiresAt"] as? [String])?.count == 1)
+                #expect((json["sessions"] as? [String: Any])?["count"] as? Int == 0)
+                #expect(json["createdAt"] is String && json["updatedAt"] is String)
+                #expect(json["appleTokens"] == nil, "show prints counts; export the detail")
+                #expect(!result.output.contains(user.bearer))
+                #expect(!result.output.lowercased().contains("hash") && !result.output.contains("refresh"))
+            }
         }
-        await app.stop()
     }
 
     @Test func exportPrintsEverythingStoredWithTheSameRedactions() async throws {
-        let app = try await TestApp.start()
-        let user = try await signIn(app, subject: "001.export", email: "export@example.com")
-        let result = try app.command(["users", "export", user.id])
-        #expect(result.status == 0, "\(result.output)")
-        let json = try result.json()
-        #expect(json["emailForwardingEnabled"] as? Bool == true)
-        let appleTokens = try #require(json["appleTokens"] as? [[String: Any]])
-        #expect(appleTokens.count == 1)
-        #expect(appleTokens.first?["clientID"] as? String == TestApp.iosClientID)
-        #expect(Set(appleTokens.first?.keys.map { $0 } ?? []) == ["clientID", "createdAt"])
-        #expect((json["bearerTokens"] as? [String: Any])?["createdAt"] as? [String] != nil)
-        #expect(!result.output.contains(user.bearer))
-        #expect(!result.output.lowercased().contains("hash") && !result.output.contains("refresh"))
-        await app.stop()
+        try await TestApp.with { app in
+            let user = try await signIn(app, subject: "001.export", email: "export@example.com")
+            let result = try app.command(["users", "export", user.id])
+            #expect(result.status == 0, "\(result.output)")
+            let json = try result.json()
+            #expect(json["emailForwardingEnabled"] as? Bool == true)
+            let appleTokens = try #require(json["appleTokens"] as? [[String: Any]])
+            #expect(appleTokens.count == 1)
+            #expect(appleTokens.first?["clientID"] as? String == TestApp.iosClientID)
+            #expect(Set(appleTokens.first?.keys.map { $0 } ?? []) == ["clientID", "createdAt"])
+            #expect((json["bearerTokens"] as? [String: Any])?["createdAt"] as? [String] != nil)
+            #expect(!result.output.contains(user.bearer))
+            #expect(!result.output.lowercased().contains("hash") && !result.output.contains("refresh"))
+        }
     }
 
     @Test func badInputIsOneLineAndChangesNothing() async throws {
-        let app = try await TestApp.start()
-        _ = try await signIn(app, subject: "001.twin1", email: "twin@example.com")
-        _ = try await signIn(app, subject: "001.twin2", email: "twin@example.com")
-        let cases: [([String], String)] = [
-            (["users", "show", "nobody@example.com"], "siwa: no user matches nobody@example.com"),
-            (["users", "show", "twin@example.com"], "siwa: 2 users have the email twin@example.com; give one of their ids"),
-            (["users", "export", "001.twin1"], "siwa: siwa users export takes a user id (a UUID)"),
-            (["users", "delete", UUID().uuidString.lowercased(), "--yes"], "siwa: no user has the id"),
-        ]
-        for (arguments, message) in cases {
-            let result = try app.command(arguments)
-            #expect(result.status == 1)
-            #expect(result.lines.count == 1)
-            #expect(result.output.hasPrefix(message), "\(result.output)")
+        try await TestApp.with { app in
+            _ = try await signIn(app, subject: "001.twin1", email: "twin@example.com")
+            _ = try await signIn(app, subject: "001.twin2", email: "twin@example.com")
+            let cases: [([String], String)] = [
+                (["users", "show", "nobody@example.com"], "siwa: no user matches nobody@example.com"),
+                (["users", "show", "twin@example.com"], "siwa: 2 users have the email twin@example.com; give one of their ids"),
+                (["users", "export", "001.twin1"], "siwa: siwa users export takes a user id (a UUID)"),
+                (["users", "delete", UUID().uuidString.lowercased(), "--yes"], "siwa: no user has the id"),
+            ]
+            for (arguments, message) in cases {
+                let result = try app.command(arguments)
+                #expect(result.status == 1)
+                #expect(result.lines.count == 1)
+                #expect(result.output.hasPrefix(message), "\(result.output)")
+            }
+            let missing = app.directory.appendingPathComponent("none.sqlite").path
+            let noDatabase = try app.command(["users", "show", "twin@example.com"], ["DATABASE_PATH": missing])
+            #expect(noDatabase.status == 1)
+            #expect(noDatabase.output.hasPrefix("siwa: DATABASE_PATH: no database at \(missing)"))
+            #expect(!FileManager.default.fileExists(atPath: missing))
+            #expect(try await app.count("users") == 2)
         }
-        let missing = app.directory.appendingPathComponent("none.sqlite").path
-        let noDatabase = try app.command(["users", "show", "twin@example.com"], ["DATABASE_PATH": missing])
-        #expect(noDatabase.status == 1)
-        #expect(noDatabase.output.hasPrefix("siwa: DATABASE_PATH: no database at \(missing)"))
-        #expect(!FileManager.default.fileExists(atPath: missing))
-        #expect(try await app.count("users") == 2)
-        await app.stop()
     }
 
     @Test func deleteWithoutYesAndNoTerminalRefuses() async throws {
-        let app = try await TestApp.start()
-        let user = try await signIn(app, subject: "001.keep", email: "keep@example.com")
-        let result = try app.command(["users", "delete", user.id])
-        #expect(result.status == 1)
-        #expect(result.lines == ["siwa: refusing to delete without --yes: standard input is not a terminal to ask on"])
-        #expect(try await app.count("users") == 1)
-        #expect(await app.apple.revocations().isEmpty)
-        await app.stop()
+        try await TestApp.with { app in
+            let user = try await signIn(app, subject: "001.keep", email: "keep@example.com")
+            let result = try app.command(["users", "delete", user.id])
+            #expect(result.status == 1)
+            #expect(result.lines == ["siwa: refusing to delete without --yes: standard input is not a terminal to ask on"])
+            #expect(try await app.count("users") == 1)
+            #expect(await app.apple.revocations().isEmpty)
+        }
     }
 
     @Test func deleteRevokesAtAppleThenSignsTheUserOutEverywhere() async throws {
-        let app = try await TestApp.start()
-        let user = try await signIn(app, subject: "001.gone", email: "gone@example.com")
-        let other = try await signIn(app, subject: "001.stays", email: "stays@example.com")
-        let result = try app.command(["users", "delete", user.id, "--yes"])
-        #expect(result.status == 0, "\(result.output)")
-        #expect(result.output.contains("Deleted user \(user.id)"))
-        #expect(result.output.contains("Apple tokens revoked: 1"))
-        let revocations = await app.apple.revocations()
-        #expect(revocations.count == 1)
-        #expect(revocations.first?.known == true)
-        #expect(revocations.first?.clientID == TestApp.iosClientID)
-        let me = try await app.send(.GET, "/api/users/me", headers: ["Authorization": "Bearer \(user.bearer)"])
-        #expect(me.status == .unauthorized, "the running server no longer knows the token")
-        let stays = try await app.send(.GET, "/api/users/me", headers: ["Authorization": "Bearer \(other.bearer)"])
-        #expect(stays.status == .ok)
-        #expect(try await app.count("users") == 1)
-        #expect(try await app.count("tokens") == 1)
-        #expect(try await app.count("apple_tokens") == 1)
-        await app.stop()
+        try await TestApp.with { app in
+            let user = try await signIn(app, subject: "001.gone", email: "gone@example.com")
+            let other = try await signIn(app, subject: "001.stays", email: "stays@example.com")
+            let result = try app.command(["users", "delete", user.id, "--yes"])
+            #expect(result.status == 0, "\(result.output)")
+            #expect(result.output.contains("Deleted user \(user.id)"))
+            #expect(result.output.contains("Apple tokens revoked: 1"))
+            let revocations = await app.apple.revocations()
+            #expect(revocations.count == 1)
+            #expect(revocations.first?.known == true)
+            #expect(revocations.first?.clientID == TestApp.iosClientID)
+            let me = try await app.send(.GET, "/api/users/me", headers: ["Authorization": "Bearer \(user.bearer)"])
+            #expect(me.status == .unauthorized, "the running server no longer knows the token")
+            let stays = try await app.send(.GET, "/api/users/me", headers: ["Authorization": "Bearer \(other.bearer)"])
+            #expect(stays.status == .ok)
+            #expect(try await app.count("users") == 1)
+            #expect(try await app.count("tokens") == 1)
+            #expect(try await app.count("apple_tokens") == 1)
+        }
     }
 
     @Test func aRevocationAppleCannotTakeIsQueuedAndTheUserDeletedAnyway() async throws {
-        let app = try await TestApp.start()
-        let user = try await signIn(app, subject: "001.outage", email: "outage@example.com")
-        await app.apple.simulateOutage(true)
-        let result = try app.command(["users", "delete", user.id, "--yes"])
-        #expect(result.status == 0, "\(result.output)")
-        #expect(result.output.contains("queued for `siwa apple retry-revocations`: 1"))
-        #expect(try await app.count("users") == 0)
-        #expect(try await app.count("pending_revocations") == 1)
-        await app.stop()
+        try await TestApp.with { app in
+            let user = try await signIn(app, subject: "001.outage", email: "outage@example.com")
+            await app.apple.simulateOutage(true)
+            let result = try app.command(["users", "delete", user.id, "--yes"])
+            #expect(result.status == 0, "\(result.output)")
+            #expect(result.output.contains("queued for `siwa apple retry-revocations`: 1"))
+            #expect(try await app.count("users") == 0)
+            #expect(try await app.count("pending_revocations") == 1)
+        }
     }
 
     /// `siwa users delete <id>` on a terminal (a pseudo-terminal from script(1)) answered with `answer`.
-    private func deleteOnATerminal(_ app: TestApp, id: String, answer: String) throws -> SiwaCommand {
+    private func deleteOnATerminal(_ app: TestApp, id: String, answer: String) throws
+        -> (status: Int32, output: String)
+    {
         let siwa = try ChildProcess.builtProduct("siwa")
         let environment = app.operatorEnvironment.map { "\($0.key)='\($0.value)'" }.sorted().joined(separator: " ")
         let command = "env \(environment) \(siwa) users delete \(id)"
@@ -141,22 +143,22 @@ struct UsersCommandTests {
         process.input?.write(Data((answer + "\n").utf8))
         let output = process.output?.readDataToEndOfFile() ?? Data()
         process.waitUntilExit()
-        return SiwaCommand(status: process.terminationStatus, output: String(decoding: output, as: UTF8.self))
+        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
     }
 
     @Test func deleteAsksOnATerminalAndDeletesOnlyOnYes() async throws {
-        let app = try await TestApp.start()
-        let user = try await signIn(app, subject: "001.asked", email: "asked@example.com")
-        let declined = try deleteOnATerminal(app, id: user.id, answer: "no")
-        #expect(declined.status == 1)
-        #expect(declined.output.contains("Delete user \(user.id) (asked@example.com) with 1 bearer token(s), "
-            + "0 session(s) and 1 Apple client(s)? Type yes to delete:"))
-        #expect(declined.output.contains("not deleted: user \(user.id) is unchanged"))
-        #expect(try await app.count("users") == 1)
-        let confirmed = try deleteOnATerminal(app, id: user.id, answer: "yes")
-        #expect(confirmed.status == 0, "\(confirmed.output)")
-        #expect(confirmed.output.contains("Deleted user \(user.id)"))
-        #expect(try await app.count("users") == 0)
-        await app.stop()
+        try await TestApp.with { app in
+            let user = try await signIn(app, subject: "001.asked", email: "asked@example.com")
+            let declined = try deleteOnATerminal(app, id: user.id, answer: "no")
+            #expect(declined.status == 1)
+            #expect(declined.output.contains("Delete user \(user.id) (asked@example.com) with 1 bearer token(s), "
+                + "0 session(s) and 1 Apple client(s)? Type yes to delete:"))
+            #expect(declined.output.contains("not deleted: user \(user.id) is unchanged"))
+            #expect(try await app.count("users") == 1)
+            let confirmed = try deleteOnATerminal(app, id: user.id, answer: "yes")
+            #expect(confirmed.status == 0, "\(confirmed.output)")
+            #expect(confirmed.output.contains("Deleted user \(user.id)"))
+            #expect(try await app.count("users") == 0)
+        }
     }
 }

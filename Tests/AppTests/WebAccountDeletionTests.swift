@@ -20,24 +20,24 @@ struct WebAccountDeletionTests {
     }
 
     @Test func deletionNeedsTheCSRFTokenOfTheSession() async throws {
-        let app = try await TestApp.start()
-        var session = try await webSession(app, subject: "001.del")
-        let home = try await app.send(.GET, "/", headers: ["Cookie": "session=\(session)"])
-        let csrf = try csrfToken(in: home.text)
-        #expect(csrf.count >= 43)
-        if let rotated = home.cookieValue("session") { session = rotated }
+        try await TestApp.with { app in
+            var session = try await webSession(app, subject: "001.del")
+            let home = try await app.send(.GET, "/", headers: ["Cookie": "session=\(session)"])
+            let csrf = try csrfToken(in: home.text)
+            #expect(csrf.count >= 43)
+            if let rotated = home.cookieValue("session") { session = rotated }
 
-        let forged = try await app.sendForm("/account/delete", [("csrf", "forged")], cookies: ["session": session])
-        #expect(forged.status == .forbidden)
-        let noSession = try await app.sendForm("/account/delete", [("csrf", csrf)])
-        #expect(noSession.status == .unauthorized)
-        #expect(try await app.count("users") == 1)
+            let forged = try await app.sendForm("/account/delete", [("csrf", "forged")], cookies: ["session": session])
+            #expect(forged.status == .forbidden)
+            let noSession = try await app.sendForm("/account/delete", [("csrf", csrf)])
+            #expect(noSession.status == .unauthorized)
+            #expect(try await app.count("users") == 1)
 
-        let deleted = try await app.sendForm("/account/delete", [("csrf", csrf)], cookies: ["session": session])
-        #expect(deleted.status == .seeOther)
-        #expect(deleted.headers["Location"] == "/")
-        #expect(try await app.count("users") == 0)
-        #expect(try await app.count("sessions") == 0)
-        await app.stop()
+            let deleted = try await app.sendForm("/account/delete", [("csrf", csrf)], cookies: ["session": session])
+            #expect(deleted.status == .seeOther)
+            #expect(deleted.headers["Location"] == "/")
+            #expect(try await app.count("users") == 0)
+            #expect(try await app.count("sessions") == 0)
+        }
     }
 }

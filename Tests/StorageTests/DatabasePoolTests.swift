@@ -30,6 +30,16 @@ struct DatabasePoolTests {
         }
     }
 
+    @Test func aClientWriteReturnsTheRowsItChangedOnceCommitted() async throws {
+        let pool = try await makePool()
+        #expect(try await pool.write(SQL("INSERT INTO t VALUES (?), (?), (?)", [1, 2, 3])).changes == 3)
+        #expect(try await count(pool) == 3)
+        #expect(try await pool.write(SQL("DELETE FROM t WHERE a >= ?", [2])).changes == 2)
+        #expect(try await pool.write(SQL("DELETE FROM t WHERE a = ?", [9])).changes == 0)
+        #expect(try await count(pool) == 1)
+        await #expect(throws: SQLiteError.self) { try await pool.write(SQL("INSERT INTO t VALUES (?)", [1])) }
+    }
+
     @Test func writeReturnsTheBodysValueAndRethrowsItsError() async throws {
         let pool = try await makePool()
         let value = try await pool.write { db -> Int64 in

@@ -4,21 +4,18 @@ package enum ScriptEscaping {
     /// U+2028 and U+2029 written as `\uXXXX`, so the literal can never end the script element or open a comment.
     /// The result goes into a template unescaped (`{{{ }}}`): HTML escaping does not apply inside `<script>`.
     package static func stringLiteral(_ text: String) -> String {
-        var result = "\""
-        result.reserveCapacity(text.utf8.count + 2)
-        for scalar in text.unicodeScalars {
+        let escaped = HTMLEscaping.replacingScalars(in: text) { scalar in
             switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case "<", ">", "&", "\u{2028}", "\u{2029}", "\u{0}"..."\u{1F}", "\u{7F}":
-                result += "\\u" + hex4(scalar.value)
-            default: result.unicodeScalars.append(scalar)
+            case "\"": "\\\""
+            case "\\": "\\\\"
+            case "\n": "\\n"
+            case "\r": "\\r"
+            case "\t": "\\t"
+            case "<", ">", "&", "\u{2028}", "\u{2029}", "\u{0}"..."\u{1F}", "\u{7F}": "\\u" + hex4(scalar.value)
+            default: nil
             }
         }
-        return result + "\""
+        return "\"" + escaped + "\""
     }
 
     private static func hex4(_ value: UInt32) -> String {

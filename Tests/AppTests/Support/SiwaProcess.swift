@@ -1,52 +1,54 @@
 import Foundation
 import Glibc
 import TestSupport
+import Testing
 
-/// The `siwa` executable built next to the test binary, run as `siwa serve` on a free loopback port under a shell
-/// `ulimit -n`, with its output in a file.
+/// The real `siwa` binary as a child process: started in a folder of its own (so no stray `.env` is read) with only
+/// the environment it is given, its stdout and stderr together in a file, stopped with a signal.
 final class SiwaProcess {
-    private let process: ChildProcess
+    let process: ChildProcess
+    private let logURL: URL
     var pid: pid_t { process.pid }
-    let directory: URL
-    let logURL: URL
-    private(set) var port = 0
 
     struct Failure: Error, CustomStringConvertible { var description: String }
 
-    /// Starts the server with `environment` added and `openFiles` as its descriptor limit (soft and hard).
-    /// `ChildProcess` closes the test process's other descriptors in the child (tests running alongside would
-    /// never see their peers close).
-    init(openFiles: Int, environment: [String: String] = [:]) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("siwa-process-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        logURL = directory.appendingPathComponent("server.log")
-        let arguments = ["/bin/sh", "-c", "ulimit -n \(openFiles) && exec \"$0\" serve --port 0 --env-file /nonexistent",
-                         try ChildProcess.builtProduct("siwa")]
-        var variables = ProcessInfo.processInfo.environment
-        for name in variables.keys where name.hasPrefix("IOS_") || name.hasPrefix("WEBSITE_") || name.hasPrefix("APPLE_")
-            || name.hasPrefix("TLS_") || name.hasPrefix("SIWA_") || name == "TRUST_PROXY" || name == "PORT" {
-            variables[name] = nil
+    /// Starts `siwa <arguments>` in `directory` with `environment`, `PATH` and `HOME` (the folder) only.
+    /// - Parameter wrapper: a command the binary runs under, e.g. `setpriv --reuid=65534 …` or `openFileLimit(_:)`.
+    init(_ arguments: [String], environment: [String: String], directory: URL, wrapper: [String] = []) throws {
+        logURL = FileManager.default.temporaryDirectory.appendingPathComponent("siwa-output-\(UUID().uuidString).log")
+        let command = wrapper + [try ChildProcess.builtProduct("siwa")] + arguments
+        process = try ChildProcess(command[0], arguments: Array(command.dropFirst()),
+                                   environment: environment.merging(["PATH": "/usr/bin:/bin", "HOME": directory.path]) { $1 },
+                                   directory: directory.path, input: .null, output: .file(logURL.path), error: .output)
+    }
+
+    deinit {
+        if process.isRunning {
+            kill(process.pid, SIGKILL)
+            process.waitUntilExit()
         }
-        variables["HOSTNAME"] = "127.0.0.1"
-        variables["DATABASE_PATH"] = directory.appendingPathComponent("siwa.sqlite").path
-        variables["LOG_LEVEL"] = "notice"
-        process = try ChildProcess(arguments[0], arguments: Array(arguments.dropFirst()),
-                                   environment: variables.merging(environment) { _, new in new },
-                                   output: .file(logURL.path), error: .output)
+        try? FileManager.default.removeItem(at: logURL)
     }
 
-    /// Whether the child has not exited yet (reaps it when it has).
-    var isRunning: Bool { process.isRunning }
-
-    /// The exit status once the child has ended, negative for the signal that ended it.
-    private var exitStatus: Int32? {
-        guard !process.isRunning else { return nil }
-        return process.wasSignaled ? -process.terminationStatus : process.terminationStatus
+    /// A wrapper that runs the binary under `ulimit -n openFiles` (soft and hard).
+    static func openFileLimit(_ openFiles: Int) -> [String] {
+        ["/bin/sh", "-c", "ulimit -n \(openFiles) && exec \"$0\" \"$@\""]
     }
 
-    /// The server's output so far. Read with read(2): under AddressSanitizer, FoundationEssentials'
-    /// `String(contentsOf:)` left 4 KiB buffers behind when called from this test's Foundation `Thread`.
-    var log: String {
+    /// Runs `siwa <arguments>` to its end, as an operator types it; fails when it does not end within `timeout`
+    /// seconds. Its `status` and `output` are then final.
+    static func run(_ arguments: [String], environment: [String: String], directory: URL,
+                    timeout: TimeInterval = 60) throws -> SiwaProcess {
+        let command = try SiwaProcess(arguments, environment: environment, directory: directory)
+        guard command.waitForExit(timeout: timeout) != nil else {
+            throw Failure(description: "siwa \(arguments.joined(separator: " ")) did not end: \(command.output)")
+        }
+        return command
+    }
+
+    /// Everything the child has written so far. Read with read(2): under AddressSanitizer, FoundationEssentials'
+    /// `String(contentsOf:)` left 4 KiB buffers behind when called from a test's Foundation `Thread`.
+    var output: String {
         let fd = open(logURL.path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return "" }
         defer { close(fd) }
@@ -60,49 +62,69 @@ final class SiwaProcess {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Waits for the "listening on" line and returns the port.
-    func waitUntilListening(timeout: Duration = .seconds(60)) throws -> Int {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline, isRunning {
-            if let range = log.range(of: "listening on http://127.0.0.1:") {
+    /// The output's lines, without the empty last one.
+    var lines: [String] { output.split(separator: "\n").map(String.init) }
+
+    /// The output parsed as one JSON object.
+    func json() throws -> [String: Any] {
+        (try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [String: Any]) ?? [:]
+    }
+
+    /// The exit code once the child has ended, negative for the signal that ended it; nil while it runs.
+    var status: Int32? {
+        guard !process.isRunning else { return nil }
+        return process.wasSignaled ? -process.terminationStatus : process.terminationStatus
+    }
+
+    /// The port logged right after `prefix` (at the end of a line or before a space), waiting up to `timeout` seconds.
+    func waitForPort(after prefix: String = "siwa listening on http://127.0.0.1:", timeout: TimeInterval = 60) throws
+        -> Int
+    {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let log = output
+            if let range = log.range(of: prefix) {
                 let digits = log[range.upperBound...].prefix { $0.isNumber }
-                if let port = Int(digits), port > 0 {
-                    self.port = port
-                    return port
-                }
+                let next = log[range.upperBound...].dropFirst(digits.count).first
+                if let port = Int(digits), port > 0, next == "\n" || next == " " { return port }
             }
+            if !process.isRunning { break }
             usleep(20_000)
         }
-        throw Failure(description: "siwa did not start: \(log.suffix(2000))")
+        Issue.record("siwa did not start: \(output.suffix(2000))")
+        throw Failure(description: "siwa did not start")
     }
 
-    /// Sockets the server holds open now (listener and connections), read from `/proc/<pid>/fd`.
-    var openSockets: Int {
-        let folder = "/proc/\(pid)/fd"
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-        return entries.filter { (try? FileManager.default.destinationOfSymbolicLink(atPath: "\(folder)/\($0)"))?.hasPrefix("socket:") == true }.count
+    /// Waits up to `timeout` seconds for the child to end; its `status`, or nil when it still runs.
+    @discardableResult
+    func waitForExit(timeout: TimeInterval = 30) -> Int32? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning, Date() < deadline { usleep(20_000) }
+        return status
     }
 
-    /// SIGTERM, then waits for the exit; SIGKILL if it takes longer than `timeout`. Returns the exit status
-    /// (negative: the signal that ended it), nil when it had to be killed.
-    func stop(timeout: Duration = .seconds(30)) -> Int32? {
-        guard isRunning else { return exitStatus }
-        kill(pid, SIGTERM)
-        let deadline = ContinuousClock.now + timeout
-        while isRunning, ContinuousClock.now < deadline { usleep(20_000) }
-        guard !isRunning else {
-            kill(pid, SIGKILL)
+    func signal(_ number: Int32) { kill(process.pid, number) }
+
+    /// SIGTERM, then waits for the exit; SIGKILL if it takes longer than `timeout` seconds. Returns the `status`,
+    /// nil when it had to be killed.
+    @discardableResult
+    func stop(timeout: TimeInterval = 30) -> Int32? {
+        guard process.isRunning else { return status }
+        signal(SIGTERM)
+        guard let status = waitForExit(timeout: timeout) else {
+            signal(SIGKILL)
             process.waitUntilExit()
             return nil
         }
-        return exitStatus
+        return status
     }
 
-    deinit {
-        if isRunning {
-            kill(pid, SIGKILL)
-            process.waitUntilExit()
-        }
-        try? FileManager.default.removeItem(at: directory)
+    /// Sockets the child holds open now (listener and connections), read from `/proc/<pid>/fd`.
+    var openSockets: Int {
+        let folder = "/proc/\(pid)/fd"
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+        return entries.filter {
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "\(folder)/\($0)"))?.hasPrefix("socket:") == true
+        }.count
     }
 }

@@ -5,7 +5,7 @@ import HTTPCore
 import Logging
 @testable import App
 
-/// The real `siwa serve` as a child process on a SQLite file in a temp directory, against the Apple stand-in
+/// The real `siwa serve` (a `SiwaProcess`) on a SQLite file in a temp directory, against the Apple stand-in
 /// running in the test (tokens are minted with the stand-in's key, as `siwa mint` does).
 final class SpawnedApp {
     static let clientID = "com.example.til"
@@ -13,7 +13,7 @@ final class SpawnedApp {
     let directory: URL
     let apple: FakeAppleServer
     let client = HTTPClient()
-    private(set) var server: ServerProcess?
+    private(set) var server: SiwaProcess?
     private(set) var baseURL = ""
 
     var databasePath: String { directory.appendingPathComponent("db/siwa.sqlite").path }
@@ -26,7 +26,7 @@ final class SpawnedApp {
     /// The stand-in and a directory holding `db/` for the database, writable by anyone, and a copy of the
     /// package's `Resources/`, so a server run as another user can use both wherever the package is checked out
     /// (a clone in a `mktemp -d` folder is readable by its owner only).
-    init() throws {
+    private init() throws {
         directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("siwa-spawned-\(UUID().uuidString.lowercased())")
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("db"),
@@ -51,25 +51,31 @@ final class SpawnedApp {
         ].merging(extra) { $1 }
     }
 
+    /// Runs `body` with a new stand-in and folder, and stops both (and any server) whether it returns or throws.
+    static func with<T>(_ body: (SpawnedApp) async throws -> T) async throws -> T {
+        let app = try SpawnedApp()
+        do {
+            let result = try await body(app)
+            await app.stop()
+            return result
+        } catch {
+            await app.stop()
+            throw error
+        }
+    }
+
     /// Starts `siwa serve` and waits until it listens.
     @discardableResult
-    func launch(_ extra: [String: String] = [:], wrapper: [String] = []) throws -> ServerProcess {
-        let process = try ServerProcess(["serve"], environment: environment(extra), directory: directory, wrapper: wrapper)
+    func launch(_ extra: [String: String] = [:], wrapper: [String] = []) throws -> SiwaProcess {
+        let process = try SiwaProcess(["serve"], environment: environment(extra), directory: directory, wrapper: wrapper)
         server = process
         baseURL = "http://127.0.0.1:\(try process.waitForPort())"
         return process
     }
 
-    /// SIGKILLs the server, if one runs, and waits for it.
-    func kill() {
-        server?.signal(SIGKILL)
-        server?.waitForExit()
-    }
-
-    /// Stops the server (SIGTERM) and the stand-in, and removes the files.
-    func stop() async {
-        server?.signal(SIGTERM)
-        server?.waitForExit()
+    /// Stops the server (SIGTERM), if one runs, and the stand-in, and removes the files.
+    private func stop() async {
+        server?.stop()
         await apple.shutdown()
         try? FileManager.default.removeItem(at: directory)
     }

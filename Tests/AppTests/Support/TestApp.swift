@@ -4,6 +4,7 @@ import Foundation
 import HTTPCore
 import Logging
 @testable import App
+import Storage
 
 /// The server and the Apple stand-in, in process on ephemeral loopback ports, with a fresh SQLite file.
 final class TestApp: Sendable {
@@ -30,8 +31,7 @@ final class TestApp: Sendable {
     static func start(directory: URL? = nil, lifecycle: Bool = true, standInClientKey: ES256PublicKey? = nil,
                       logger: Logger? = nil, clock: TestClock? = nil,
                       configure: (inout Configuration) -> Void = { _ in }) async throws -> TestApp {
-        let directory = directory ?? FileManager.default.temporaryDirectory
-            .appendingPathComponent("siwa-app-tests-\(UUID().uuidString)")
+        let directory = directory ?? temporaryDirectory()
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let secrets = try DevSecrets.loadOrCreate(besides: directory.appendingPathComponent("apple.pem").path)
         let stand = try FakeAppleServer(
@@ -63,6 +63,26 @@ final class TestApp: Sendable {
         return TestApp(directory: directory, apple: stand, server: server)
     }
 
+    /// Starts both as `start` does, runs `body` with them, and stops both whether `body` returns or throws (or
+    /// an `#require` fails), so no test leaves a server or a stand-in behind. The files go too, unless the caller
+    /// gave the `directory` (then it is the caller's: to read the files once the server is stopped, or to restart
+    /// on them).
+    static func with<T>(directory: URL? = nil, lifecycle: Bool = true, standInClientKey: ES256PublicKey? = nil,
+                        logger: Logger? = nil, clock: TestClock? = nil,
+                        configure: (inout Configuration) -> Void = { _ in },
+                        _ body: (TestApp) async throws -> T) async throws -> T {
+        let app = try await start(directory: directory, lifecycle: lifecycle, standInClientKey: standInClientKey,
+                                  logger: logger, clock: clock, configure: configure)
+        do {
+            let result = try await body(app)
+            await app.stop(keepFiles: directory != nil)
+            return result
+        } catch {
+            await app.stop(keepFiles: directory != nil)
+            throw error
+        }
+    }
+
     private init(directory: URL, apple: FakeAppleServer, server: SiwaServer) {
         self.directory = directory
         self.apple = apple
@@ -75,6 +95,11 @@ final class TestApp: Sendable {
         await server.shutdown()
         await apple.shutdown()
         if !keepFiles { try? FileManager.default.removeItem(at: directory) }
+    }
+
+    /// A new folder name under the temporary directory (not created).
+    static func temporaryDirectory() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("siwa-app-tests-\(UUID().uuidString)")
     }
 
     static func quietLogger(_ label: String) -> Logger {
@@ -130,9 +155,7 @@ final class TestApp: Sendable {
 
     /// Number of rows in `table`, read with the sqlite3 C API through the app's own storage layer.
     func count(_ table: String) async throws -> Int {
-        try await server.services.database.read { db in
-            try db.fetchOne(sql: "SELECT COUNT(*) FROM \(table)") { row in try row[0] as Int } ?? 0
-        }
+        try await server.services.database.readOne(SQL("SELECT COUNT(*) FROM \(table)")) { row in try row[0] as Int } ?? 0
     }
 }
 
