@@ -3,6 +3,7 @@ import CryptoCore
 import Foundation
 import HTTPCore
 import Storage
+import TestSupport
 import Testing
 @testable import App
 
@@ -154,7 +155,7 @@ struct APISignInTests {
         }
     }
 
-    @Test func bearerTokensAreStoredOnlyAsHashes() async throws {
+    @Test(.sqliteOnly) func bearerTokensAreStoredOnlyAsHashes() async throws {
         let directory = TestApp.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let (value, databasePath) = try await TestApp.with(directory: directory) { app in

@@ -2,6 +2,7 @@ import CryptoCore
 import Foundation
 import HTTPCore
 import Storage
+import TestSupport
 import Testing
 @testable import App
 import AppleID
@@ -18,7 +19,7 @@ struct AppleLifecycleTests {
         return try await app.sendJSON(.POST, "/api/users/siwa", body)
     }
 
-    @Test func iosCodeIsExchangedAndTheRefreshTokenStoredEncrypted() async throws {
+    @Test(.sqliteOnly) func iosCodeIsExchangedAndTheRefreshTokenStoredEncrypted() async throws {
         let directory = TestApp.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let (refreshToken, databasePath) = try await TestApp.with(directory: directory) { app in
@@ -144,7 +145,7 @@ struct AppleLifecycleTests {
 
     /// The three variables DESIGN.md names are enough: without `SIWA_ENCRYPTION_KEY` the server makes a key, keeps
     /// it beside the database (mode 0600) and uses the same one after a restart.
-    @Test func withoutAnEncryptionKeyTheServerKeepsOneBesideTheDatabase() async throws {
+    @Test(.sqliteOnly) func withoutAnEncryptionKeyTheServerKeepsOneBesideTheDatabase() async throws {
         let directory = TestApp.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let bearer = try await TestApp.with(directory: directory, configure: { $0.encryptionKey = nil }) { app in

@@ -2,11 +2,12 @@
 import Foundation
 import Glibc
 import HTTPCore
+import TestSupport
 import Testing
 @testable import App
 
 /// `siwa backup DEST` beside a running `siwa serve`, and the README's restore: start the server on the copy.
-@Suite(.timeLimit(.minutes(3)))
+@Suite(.timeLimit(.minutes(3)), .sqliteOnly)
 struct BackupCommandTests {
     /// Signs in a new user on the server at `baseURL`; the bearer value.
     private static func signIn(_ client: HTTPClient, _ baseURL: String, _ keys: FakeAppleKeys, subject: String)

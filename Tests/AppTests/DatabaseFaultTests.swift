@@ -9,7 +9,7 @@ import Web
 /// SQLite locked by another process past the busy timeout, and a file size limit reached mid-run: the writes get
 /// 503 with `Retry-After` and a log line naming the cause, reads go on, and writes work again once the fault
 /// is gone, without a restart.
-@Suite(.serialized, .timeLimit(.minutes(2)))
+@Suite(.serialized, .timeLimit(.minutes(2)), .sqliteOnly)
 struct DatabaseFaultTests {
     /// A short busy timeout keeps the test quick; the default is `DatabaseConfiguration.defaultBusyTimeoutMilliseconds`.
     static let busyTimeoutMilliseconds = 300

@@ -1,10 +1,11 @@
 import CryptoCore
 import Foundation
+import TestSupport
 import Testing
 @testable import App
 
 /// `siwa doctor` run as the operator runs it, against the stand-in, which checks client secrets as Apple does.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(2)), .sqliteOnly)
 struct DoctorTests {
     /// What no line may contain: the `.p8`, a client secret (a JWT), the refresh-token key.
     private func expectNoSecret(_ output: String, _ app: TestApp) throws {

@@ -5,7 +5,7 @@ import Testing
 @testable import App
 
 /// `siwa users show|export|delete` run as the operator runs them, beside a running server.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(2)), .sqliteOnly)
 struct UsersCommandTests {
     /// A user signed in through the API with an app's authorization code: a bearer token and an Apple token.
     private func signIn(_ app: TestApp, subject: String, email: String) async throws -> (id: String, bearer: String) {

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Synchronization
 import Testing
 
 /// A throwaway PostgreSQL server for tests: `initdb` into a temporary folder, listening on 127.0.0.1 (a free port)
@@ -12,6 +13,7 @@ public final class PostgresCluster: Sendable {
     public let port: Int
     private let binaries: String
     private let runAs: [String]
+    private let existing = Mutex<Set<String>>([])
 
     /// Where the server's binaries are, or nil when PostgreSQL is not installed.
     public static var binaryDirectory: String? {
@@ -76,7 +78,18 @@ public final class PostgresCluster: Sendable {
 
     /// Creates a database of its own for one test and returns its URI.
     public func createDatabase() throws -> String {
-        let name = "t_" + UUID().uuidString.prefix(12).lowercased().replacingOccurrences(of: "-", with: "")
+        try database(named: "t_" + UUID().uuidString.prefix(12).lowercased().replacingOccurrences(of: "-", with: ""))
+    }
+
+    /// The URI of the database for `key` (a test's folder, so that a server restarted on the same folder finds its
+    /// data again), created the first time.
+    public func database(for key: String) throws -> String {
+        let name = "t_" + String(key.lowercased().filter { $0.isLetter || $0.isNumber }.suffix(48))
+        let created = existing.withLock { $0.insert(name).inserted }
+        return created ? try database(named: name) : url(database: name)
+    }
+
+    private func database(named name: String) throws -> String {
         try run("createdb", ["-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", name])
         return url(database: name)
     }
@@ -117,5 +130,33 @@ extension Trait where Self == ConditionTrait {
     public static var postgres: Self {
         .enabled(if: PostgresCluster.isAvailable || !(ProcessInfo.processInfo.environment["CI"] ?? "").isEmpty,
                  "PostgreSQL is not installed (Scripts/setup postgresql)")
+    }
+}
+
+extension PostgresCluster {
+    /// The engine the application tests run on: PostgreSQL when `SIWA_TEST_DATABASE=postgres` (`Scripts/test` runs
+    /// the application suite once on each engine), SQLite otherwise.
+    public static var testsUsePostgres: Bool {
+        ProcessInfo.processInfo.environment["SIWA_TEST_DATABASE"] == "postgres"
+    }
+
+    /// One cluster for the whole test process, started on first use and stopped as the process exits; each test
+    /// takes a database of its own in it (`createDatabase`).
+    public static let shared: PostgresCluster = {
+        do {
+            let cluster = try PostgresCluster()
+            atexit { PostgresCluster.shared.stop() }
+            return cluster
+        } catch {
+            fatalError("SIWA_TEST_DATABASE=postgres, but no PostgreSQL cluster could be started: \(error)")
+        }
+    }()
+}
+
+extension Trait where Self == ConditionTrait {
+    /// For a test of the SQLite file itself (faults of the file, backups, the writer's durability): skipped when the
+    /// application tests run on PostgreSQL.
+    public static var sqliteOnly: Self {
+        .disabled(if: PostgresCluster.testsUsePostgres, "tests the SQLite file; this run uses PostgreSQL")
     }
 }

@@ -29,7 +29,7 @@ extension AppleTokenLifecycle {
     private static func open(_ configuration: Configuration) async throws -> (AppleTokenLifecycle, Logger) {
         var logger = Logger(label: "siwa.apple")
         logger.logLevel = configuration.logLevel
-        let database = try await AppMigrations.openAndMigrate(path: configuration.databasePath)
+        let database = try await AppMigrations.openAndMigrate(configuration, logger: logger)
         let http = HTTPClient(configuration: HTTPClient.Configuration(extraCAFile: configuration.extraCAFile))
         let keys = AppleKeySet.apple(configuration: configuration, database: database, client: http, logger: logger,
                                      clock: Date.init)

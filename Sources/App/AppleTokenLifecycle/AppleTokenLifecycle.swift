@@ -52,12 +52,22 @@ package final class AppleTokenLifecycle: Sendable {
 
     var isEnabled: Bool { client != nil && sealer != nil }
 
+    /// On PostgreSQL every instance must open the refresh tokens any other instance sealed, so the key cannot be
+    /// one a server makes for itself: it has to be `SIWA_ENCRYPTION_KEY`.
+    struct MissingSharedKey: Error, CustomStringConvertible {
+        var description: String {
+            "SIWA_ENCRYPTION_KEY is not set: with DATABASE_URL every instance must encrypt Apple's refresh tokens with "
+                + "the same key (32 bytes in base64 or hex, e.g. `openssl rand -base64 32`)"
+        }
+    }
+
     /// Where the refresh-token key is kept when `SIWA_ENCRYPTION_KEY` is not set: beside the database, in a file of
     /// its own (mode 0600), so that a copy of the database alone does not yield Apple's refresh tokens.
     static func keyFilePath(databasePath: String) -> String { databasePath + ".refresh-token-key" }
 
     private static func encryptionKey(_ configuration: Configuration, logger: Logger) throws -> [UInt8] {
         if let key = configuration.encryptionKey { return key }
+        guard configuration.databaseURL == nil else { throw MissingSharedKey() }
         let path = keyFilePath(databasePath: configuration.databasePath)
         let key = try SecretFile.loadOrCreate(path: path, count: AES256GCM.keySize)
         logger.notice("SIWA_ENCRYPTION_KEY is not set: Apple refresh tokens are encrypted with the key kept in \(path)")

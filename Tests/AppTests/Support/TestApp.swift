@@ -5,6 +5,7 @@ import HTTPCore
 import Logging
 @testable import App
 import Storage
+import TestSupport
 
 /// The server and the Apple stand-in, in process on ephemeral loopback ports, with a fresh SQLite file.
 final class TestApp: Sendable {
@@ -45,6 +46,9 @@ final class TestApp: Sendable {
         configuration.hostname = "127.0.0.1"
         configuration.port = 0
         configuration.databasePath = directory.appendingPathComponent("siwa.sqlite").path
+        if PostgresCluster.testsUsePostgres {
+            configuration.databaseURL = try PostgresURL(try PostgresCluster.shared.database(for: directory.path))
+        }
         configuration.iosClientIDs = [iosClientID]
         configuration.websiteClientID = webClientID
         configuration.redirectURL = "http://127.0.0.1/login/siwa/callback"
