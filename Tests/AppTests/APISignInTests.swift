@@ -187,3 +187,29 @@ enum Base64URLCheck {
         return Data(base64Encoded: base64)?.count
     }
 }
+
+extension APISignInTests {
+    /// The same new Apple account signing in many times at once makes one user, and every sign-in gets a bearer
+    /// token of that user: on SQLite the writes run one after another, on PostgreSQL the unique `siwa_identifier`
+    /// turns every insert but one into an update (this suite runs on both engines).
+    @Test func aNewAccountSigningInManyTimesAtOnceMakesOneUser() async throws {
+        try await TestApp.with { app in
+            let token = try app.identityToken(subject: "001.at.once", email: "once@example.com")
+            let userIDs = try await withThrowingTaskGroup(of: String?.self) { group in
+                for _ in 0..<16 {
+                    group.addTask {
+                        let response = try await app.sendJSON(.POST, "/api/users/siwa", ["token": token])
+                        guard response.status == .ok else { return nil }
+                        return (try response.json()["user"] as? [String: Any])?["id"] as? String
+                    }
+                }
+                return try await group.reduce(into: [String?]()) { $0.append($1) }
+            }
+            #expect(userIDs.count == 16 && userIDs.allSatisfy { $0 != nil })
+            #expect(Set(userIDs.compactMap { $0 }).count == 1)
+            let users = try await app.count("users")
+            let tokens = try await app.count("tokens")
+            #expect(users == 1 && tokens == 16)
+        }
+    }
+}

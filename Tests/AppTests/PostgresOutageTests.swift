@@ -1,0 +1,45 @@
+import Foundation
+import HTTPCore
+import Storage
+import TestSupport
+import Testing
+@testable import App
+
+/// PostgreSQL going away under a running server: routes that need it answer 503 with `Retry-After`, `/health` and
+/// the static pages keep answering, and once it is back sign-ins work again with no restart and nothing committed
+/// before the outage lost.
+@Suite(.postgres, .serialized, .timeLimit(.minutes(2)))
+struct PostgresOutageTests {
+    @Test func anOutageIs503AndTheServerRecoversByItself() async throws {
+        let cluster = try PostgresCluster()
+        defer { cluster.stop() }
+        let url = try PostgresURL(try cluster.createDatabase())
+        try await TestApp.with(configure: { $0.databaseURL = url }) { app in
+            let before = try await app.sendJSON(.POST, "/api/users/siwa",
+                                                ["token": try app.identityToken(subject: "001.before", email: "a@example.com")])
+            #expect(before.status == .ok)
+            let bearer = try #require(try before.json()["value"] as? String)
+
+            try cluster.kill()
+            let during = try await app.sendJSON(.POST, "/api/users/siwa",
+                                                ["token": try app.identityToken(subject: "001.during", email: "b@example.com")])
+            #expect(during.status == .serviceUnavailable)
+            #expect(during.headers["Retry-After"] == "\(DatabaseUnavailableMiddleware.retryAfterSeconds)")
+            #expect(try during.json()["error"] as? Bool == true)
+            #expect(try await app.send(.GET, "/health").status == .ok)
+            #expect(try await app.send(.GET, "/styles.css").status == .ok)
+
+            try cluster.start()
+            var after = try await app.sendJSON(.POST, "/api/users/siwa",
+                                               ["token": try app.identityToken(subject: "001.after", email: "c@example.com")])
+            for _ in 0..<50 where after.status == .serviceUnavailable {
+                try await Task.sleep(for: .milliseconds(100))
+                after = try await app.sendJSON(.POST, "/api/users/siwa",
+                                               ["token": try app.identityToken(subject: "001.after", email: "c@example.com")])
+            }
+            #expect(after.status == .ok)
+            let me = try await app.send(.GET, "/api/users/me", headers: ["Authorization": "Bearer \(bearer)"])
+            #expect(me.status == .ok, "the user committed before the outage is still there")
+        }
+    }
+}
