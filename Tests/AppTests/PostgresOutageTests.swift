@@ -43,3 +43,32 @@ struct PostgresOutageTests {
         }
     }
 }
+
+/// What a sign-in costs on PostgreSQL, counted by the pool: one round trip for a new user (who needs the bar of at
+/// most two) and one for a returning user, the code exchange aside.
+@Suite(.postgres, .serialized, .timeLimit(.minutes(2)))
+struct PostgresRoundTripTests {
+    @Test func aSignInIsOneRoundTripNewOrReturning() async throws {
+        let cluster = try PostgresCluster()
+        defer { cluster.stop() }
+        let url = try PostgresURL(try cluster.createDatabase())
+        try await TestApp.with(lifecycle: false, configure: { $0.databaseURL = url }) { app in
+            let pool = try #require(app.server.services.database as? PostgresPool)
+            let token = try app.identityToken(subject: "001.round.trips", email: "rt@example.com")
+            // The first sign-in fetches Apple's keys and keeps them in the database once: not a sign-in's cost.
+            let warmUp = try app.identityToken(subject: "001.warm.up", email: "warm@example.com")
+            #expect(try await app.sendJSON(.POST, "/api/users/siwa", ["token": warmUp]).status == .ok)
+            var before = pool.roundTrips
+            #expect(try await app.sendJSON(.POST, "/api/users/siwa", ["token": token, "name": "R T"]).status == .ok)
+            #expect(pool.roundTrips - before == 1, "a new user's sign-in")
+            before = pool.roundTrips
+            #expect(try await app.sendJSON(.POST, "/api/users/siwa", ["token": token]).status == .ok)
+            #expect(pool.roundTrips - before == 1, "a returning user's sign-in")
+            before = pool.roundTrips
+            let bearer = try #require(try await app.sendJSON(.POST, "/api/users/siwa", ["token": token]).json()["value"] as? String)
+            before = pool.roundTrips
+            #expect(try await app.send(.GET, "/api/users/me", headers: ["Authorization": "Bearer \(bearer)"]).status == .ok)
+            #expect(pool.roundTrips - before == 1, "GET /api/users/me")
+        }
+    }
+}

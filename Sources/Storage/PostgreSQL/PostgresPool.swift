@@ -14,6 +14,11 @@ public final class PostgresPool: Sendable {
     private let poller: SocketPoller
     private let placeholders = PostgresPlaceholders()
     private let state = Mutex(State())
+    private let roundTripCount = Atomic<Int>(0)
+
+    /// Round trips made so far: one per call of `write`, `read` or `readInline`, however many statements it
+    /// carried (what a sign-in costs is measured with this; `pg_stat_statements` counts statements instead).
+    public var roundTrips: Int { roundTripCount.load(ordering: .relaxed) }
 
     /// The default `size`.
     public static let defaultSize = 8
@@ -42,6 +47,7 @@ public final class PostgresPool: Sendable {
         let rewritten = statements.map { SQL(placeholders.rewrite($0.text), $0.arguments) }
         let connection = try await checkOut()
         defer { checkIn(connection) }
+        roundTripCount.add(1, ordering: .relaxed)
         return try await connection.execute(rewritten, timeout: Self.statementTimeout)
             .map { SQLResult(rows: .postgres($0), changes: $0.changes) }
     }
