@@ -41,6 +41,11 @@ extension Services {
         }
 
         if let sqlite = database as? DatabasePool { sqliteWriter(sqlite, into: &page) }
+        if let postgres = database as? PostgresPool {
+            page.family("siwa_postgres_round_trips_total", .counter,
+                        help: "Round trips to PostgreSQL (one per read or write, however many statements it carried).")
+            page.sample("siwa_postgres_round_trips_total", [], postgres.roundTrips)
+        }
         return page.text
     }
 

@@ -1,10 +1,12 @@
 import Fluent
+import FluentPostgresDriver
 import FluentSQLiteDriver
 import JWT
 import SQLKit
 import Vapor
 
-/// Environment: PORT, DATABASE_PATH, APPLE_JWKS_URL, IOS_APPLICATION_IDENTIFIER, LOG_LEVEL.
+/// Environment: PORT, DATABASE_PATH (SQLite) or DATABASE_URL and DATABASE_POOL_SIZE (PostgreSQL, connections per
+/// event loop), APPLE_JWKS_URL, IOS_APPLICATION_IDENTIFIER, LOG_LEVEL.
 @main
 enum Entrypoint {
     static func main() async throws {
@@ -26,16 +28,17 @@ enum Entrypoint {
         let port = Environment.get("PORT").flatMap(Int.init) ?? 8082
         app.http.server.configuration.hostname = "127.0.0.1"
         app.http.server.configuration.port = port
-        let path = Environment.get("DATABASE_PATH") ?? "til.sqlite"
-        app.databases.use(.sqlite(.file(path)), as: .sqlite)
         app.migrations.add(CreateUser())
         app.migrations.add(CreateToken())
-        try await app.autoMigrate()
-        for loop in app.eventLoopGroup.makeIterator() {
-            let db = app.databases.database(.sqlite, logger: app.logger, on: loop)
-            guard let sql = db as? any SQLDatabase else { continue }
-            try await sql.raw("PRAGMA journal_mode=WAL").run()
-            try await sql.raw("PRAGMA synchronous=NORMAL").run()
+        if let url = Environment.get("DATABASE_URL") {
+            let size = Environment.get("DATABASE_POOL_SIZE").flatMap(Int.init) ?? 8
+            app.databases.use(try .postgres(url: url, maxConnectionsPerEventLoop: size), as: .psql)
+            try await app.autoMigrate()
+        } else {
+            let path = Environment.get("DATABASE_PATH") ?? "til.sqlite"
+            app.databases.use(.sqlite(.file(path)), as: .sqlite)
+            try await app.autoMigrate()
+            try await useWAL(app)
         }
         if let jwks = Environment.get("APPLE_JWKS_URL") {
             app.jwt.apple.jwksEndpoint = URI(string: jwks)
@@ -44,5 +47,15 @@ enum Entrypoint {
         app.jwt.apple.applicationIdentifier = appID
         app.get("health") { _ in "ok" }
         try app.register(collection: UsersController(applicationIdentifier: appID))
+    }
+
+    /// `journal_mode=WAL` and `synchronous=NORMAL` on every SQLite connection, as siwa runs.
+    static func useWAL(_ app: Application) async throws {
+        for loop in app.eventLoopGroup.makeIterator() {
+            let db = app.databases.database(.sqlite, logger: app.logger, on: loop)
+            guard let sql = db as? any SQLDatabase else { continue }
+            try await sql.raw("PRAGMA journal_mode=WAL").run()
+            try await sql.raw("PRAGMA synchronous=NORMAL").run()
+        }
     }
 }
