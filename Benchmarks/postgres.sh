@@ -3,7 +3,8 @@
 #
 # A throwaway cluster (initdb into $WORK/pg, 127.0.0.1:$BENCH_PG_PORT, run as postgres when root) pinned to core 1
 # beside wrk and the stand-in, the server on core 0. Settings: PostgreSQL's defaults (synchronous_commit on, fsync
-# per commit) but shared_buffers=256MB, max_connections=200 and pg_stat_statements loaded. A fresh database per
+# per commit) but shared_buffers=256MB, max_connections=200 and pg_stat_statements loaded (top-level statements:
+# what clients send, not the foreign-key checks PostgreSQL runs inside them). A fresh database per
 # workload; both servers keep $PG_POOL connections (DATABASE_POOL_SIZE; the peer's maxConnectionsPerEventLoop,
 # one event loop on one core).
 PG_PORT=${BENCH_PG_PORT:-25432}
@@ -25,7 +26,7 @@ postgres_start() {
     postgres_run "$PG_BIN/initdb" -D "$PG_DIR/data" -U postgres -A trust -E UTF8 --no-sync >/dev/null
     postgres_run taskset -c 1 "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -l "$PG_DIR/server.log" -w -o \
         "-c listen_addresses=127.0.0.1 -p $PG_PORT -k $PG_DIR -c shared_buffers=256MB -c max_connections=200 \
-         -c shared_preload_libraries=pg_stat_statements -c pg_stat_statements.track=all" start >/dev/null
+         -c shared_preload_libraries=pg_stat_statements" start >/dev/null
     pg_sql postgres "CREATE EXTENSION IF NOT EXISTS pg_stat_statements" >/dev/null
 }
 
