@@ -19,7 +19,7 @@ struct UsersCommand: AsyncParsableCommand {
         @OptionGroup var options: EnvFileOption
 
         func run() async throws {
-            try OperatorFailure.report { print(try UserSupport(options.load()).show(user)) }
+            try await OperatorFailure.report { print(try await UserSupport(options.load()).show(user)) }
         }
     }
 
@@ -32,7 +32,7 @@ struct UsersCommand: AsyncParsableCommand {
         @OptionGroup var options: EnvFileOption
 
         func run() async throws {
-            try OperatorFailure.report { print(try UserSupport(options.load()).export(id)) }
+            try await OperatorFailure.report { print(try await UserSupport(options.load()).export(id)) }
         }
     }
 

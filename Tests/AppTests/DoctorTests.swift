@@ -5,7 +5,7 @@ import Testing
 @testable import App
 
 /// `siwa doctor` run as the operator runs it, against the stand-in, which checks client secrets as Apple does.
-@Suite(.timeLimit(.minutes(2)), .sqliteOnly)
+@Suite(.timeLimit(.minutes(2)))
 struct DoctorTests {
     /// What no line may contain: the `.p8`, a client secret (a JWT), the refresh-token key.
     private func expectNoSecret(_ output: String, _ app: TestApp) throws {
@@ -24,7 +24,8 @@ struct DoctorTests {
             #expect(result.status == 0, "\(result.output)")
             #expect(!result.output.contains("FAIL"))
             for subject in ["IOS_APPLICATION_IDENTIFIER", "WEBSITE_APPLICATION_IDENTIFIER", "SIWA_REDIRECT_URL",
-                            "APPLE_PRIVATE_KEY_PATH", "APPLE_BASE_URL", "DATABASE_PATH",
+                            "APPLE_PRIVATE_KEY_PATH", "APPLE_BASE_URL",
+                            PostgresCluster.testsUsePostgres ? "DATABASE_URL" : "DATABASE_PATH",
                             "client secret for \(TestApp.iosClientID)", "client secret for \(TestApp.webClientID)"] {
                 #expect(result.lines.contains { $0.hasPrefix("ok   \(subject): ") }, "\(subject) in \(result.output)")
             }
@@ -69,7 +70,7 @@ struct DoctorTests {
         }
     }
 
-    @Test func neverCreatesOrMigratesTheDatabase() async throws {
+    @Test(.sqliteOnly) func neverCreatesOrMigratesTheDatabase() async throws {
         try await TestApp.with { app in
             let missing = app.directory.appendingPathComponent("missing.sqlite").path
             let absent = try app.command(["doctor"], ["DATABASE_PATH": missing])

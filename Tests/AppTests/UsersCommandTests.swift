@@ -5,7 +5,7 @@ import Testing
 @testable import App
 
 /// `siwa users show|export|delete` run as the operator runs them, beside a running server.
-@Suite(.timeLimit(.minutes(2)), .sqliteOnly)
+@Suite(.timeLimit(.minutes(2)))
 struct UsersCommandTests {
     /// A user signed in through the API with an app's authorization code: a bearer token and an Apple token.
     private func signIn(_ app: TestApp, subject: String, email: String) async throws -> (id: String, bearer: String) {
@@ -76,11 +76,19 @@ struct UsersCommandTests {
                 #expect(result.lines.count == 1)
                 #expect(result.output.hasPrefix(message), "\(result.output)")
             }
-            let missing = app.directory.appendingPathComponent("none.sqlite").path
-            let noDatabase = try app.command(["users", "show", "twin@example.com"], ["DATABASE_PATH": missing])
-            #expect(noDatabase.status == 1)
-            #expect(noDatabase.output.hasPrefix("siwa: DATABASE_PATH: no database at \(missing)"))
-            #expect(!FileManager.default.fileExists(atPath: missing))
+            if PostgresCluster.testsUsePostgres {
+                let noServer = try app.command(["users", "show", "twin@example.com"],
+                                               ["DATABASE_URL": "postgres://siwa:s3cret@127.0.0.1:9/siwa"])
+                #expect(noServer.status == 1)
+                #expect(noServer.output.hasPrefix("siwa: DATABASE_URL: cannot reach PostgreSQL at 127.0.0.1:9"))
+                #expect(!noServer.output.contains("s3cret"))
+            } else {
+                let missing = app.directory.appendingPathComponent("none.sqlite").path
+                let noDatabase = try app.command(["users", "show", "twin@example.com"], ["DATABASE_PATH": missing])
+                #expect(noDatabase.status == 1)
+                #expect(noDatabase.output.hasPrefix("siwa: DATABASE_PATH: no database at \(missing)"))
+                #expect(!FileManager.default.fileExists(atPath: missing))
+            }
             #expect(try await app.count("users") == 2)
         }
     }

@@ -68,29 +68,26 @@ package struct Doctor: Sendable {
         let secret = doctor.appleKeyFindings()
         record(secret.findings)
         record([await doctor.appleKeysFinding()])
-        record([doctor.databaseFinding()])
+        record([await doctor.databaseFinding()])
         if let clientSecret = secret.clientSecret { record(await doctor.clientSecretFindings(clientSecret)) }
         return passed
     }
 
     /// The database is reachable and has exactly this build's migrations; read only, nothing applied.
-    func databaseFinding() -> DoctorFinding {
+    func databaseFinding() async -> DoctorFinding {
+        let subject = environment.configuration.databaseURL == nil ? "DATABASE_PATH" : "DATABASE_URL"
         do {
-            if try environment.postgreSQLURL() != nil {
-                return DoctorFinding(verdict: .fail, subject: "DATABASE_URL", message:
-                    "names PostgreSQL, which this build does not serve yet; unset it to use DATABASE_PATH")
-            }
-            let database = try environment.openReadOnly()
-            let users = try database.fetchOne(sql: "SELECT count(*) FROM users") { row -> Int in try row[0] } ?? 0
-            return DoctorFinding(verdict: .ok, subject: "DATABASE_PATH", message:
-                "\(database.path) opens and has all \(AppMigrations.migrator.migrations.count) migrations (\(users) users)")
+            let (database, name) = try await environment.openClient()
+            let users = try await database.readOne(SQL("SELECT count(*) FROM users")) { row -> Int in try row[0] } ?? 0
+            return DoctorFinding(verdict: .ok, subject: subject, message:
+                "\(name) opens and has all \(AppMigrations.migrator.migrations.count) migrations (\(users) users)")
         } catch let error as OperatorError {
             let text = error.description
-            let prefix = "DATABASE_PATH: "
-            return DoctorFinding(verdict: .fail, subject: "DATABASE_PATH",
+            let prefix = "\(subject): "
+            return DoctorFinding(verdict: .fail, subject: subject,
                                  message: text.hasPrefix(prefix) ? String(text.dropFirst(prefix.count)) : text)
         } catch {
-            return DoctorFinding(verdict: .fail, subject: "DATABASE_PATH", message: "\(error)")
+            return DoctorFinding(verdict: .fail, subject: subject, message: "\(error)")
         }
     }
 }

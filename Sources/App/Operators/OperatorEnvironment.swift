@@ -58,6 +58,27 @@ package struct OperatorEnvironment: Sendable {
         return database
     }
 
+    /// The configured database, on either engine, once its schema is known to be this build's: PostgreSQL when
+    /// `DATABASE_URL` is set (reachable within `operatorConnectTimeout`), else the existing SQLite file.
+    /// - Returns: the client, and what a finding may call it (`host:port/database` or the file's path).
+    func openClient() async throws -> (client: any DatabaseClient, name: String) {
+        guard let url = configuration.databaseURL else { return (try openPool(), configuration.databasePath) }
+        let pool: PostgresPool
+        let status: Migrator.Status
+        do {
+            pool = try PostgresPool(url: url, size: 2)
+            try await pool.waitUntilAvailable(timeout: Self.operatorConnectTimeout)
+            status = try await AppMigrations.migrator.status(pool)
+        } catch let error as PostgresError {
+            throw OperatorError("DATABASE_URL: cannot reach PostgreSQL at \(url.host):\(url.port): \(error.message)")
+        }
+        try Self.requireCurrent(status, name: url.description, variable: "DATABASE_URL")
+        return (pool, url.description)
+    }
+
+    /// How long an operator's command waits for PostgreSQL.
+    static let operatorConnectTimeout: Duration = .seconds(5)
+
     /// The existing database as the server opens it, once its schema is known to be this build's.
     func openPool() throws -> DatabasePool {
         _ = try openReadOnly()
@@ -78,12 +99,17 @@ package struct OperatorEnvironment: Sendable {
         } catch let error as SQLiteError {
             throw OperatorError("DATABASE_PATH: cannot read \(database.path): \(error.message)")
         }
+        try requireCurrent(status, name: database.path, variable: "DATABASE_PATH")
+    }
+
+    /// Throws unless `status` is exactly this build's migrations, naming `variable` and the database.
+    static func requireCurrent(_ status: Migrator.Status, name: String, variable: String) throws {
         if !status.unknown.isEmpty {
-            throw OperatorError("DATABASE_PATH: \(database.path) was migrated by a newer siwa "
+            throw OperatorError("\(variable): \(name) was migrated by a newer siwa "
                 + "(versions \(status.unknown.map(String.init).joined(separator: ", "))); use that version")
         }
         if !status.pending.isEmpty {
-            throw OperatorError("DATABASE_PATH: \(database.path) lacks migrations "
+            throw OperatorError("\(variable): \(name) lacks migrations "
                 + "\(status.pending.map(String.init).joined(separator: ", ")); run `siwa migrate` first")
         }
     }

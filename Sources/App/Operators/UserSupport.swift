@@ -16,9 +16,9 @@ package struct UserSupport: Sendable {
     /// What is stored about the one user `query` names (an id, an Apple `sub` or an email), as JSON: the profile,
     /// timestamps, Apple client ids, and counts and expiry times of bearer tokens and sessions.
     /// - Throws: `OperatorError` when no user, or more than one (a shared email), matches.
-    package func show(_ query: String) throws -> String {
-        let repository = UserRecordRepository(database: try environment.openReadOnly())
-        let matches = try repository.users(matching: query)
+    package func show(_ query: String) async throws -> String {
+        let repository = UserRecordRepository(database: try await environment.openClient().client)
+        let matches = try await repository.users(matching: query)
         guard let user = matches.first else {
             throw OperatorError("no user matches \(query) (give a user id, an Apple sub or an email address)")
         }
@@ -26,17 +26,17 @@ package struct UserSupport: Sendable {
             throw OperatorError("\(matches.count) users have the email \(query); give one of their ids: "
                 + matches.map(\.id.uuidString).joined(separator: ", ").lowercased())
         }
-        return try repository.record(of: user).summary.json()
+        return try await repository.record(of: user).summary.json()
     }
 
     /// Everything stored about the user with `id`, as JSON, with the same redactions as `show`.
-    package func export(_ id: String) throws -> String {
+    package func export(_ id: String) async throws -> String {
         let userID = try Self.userID(id, command: "export")
-        let repository = UserRecordRepository(database: try environment.openReadOnly())
-        guard let user = try repository.users(matching: userID.uuidString).first else {
+        let repository = UserRecordRepository(database: try await environment.openClient().client)
+        guard let user = try await repository.users(matching: userID.uuidString).first else {
             throw OperatorError("no user has the id \(id)")
         }
-        return try repository.record(of: user).json()
+        return try await repository.record(of: user).json()
     }
 
     /// Deletes the user with `id` as `DELETE /api/users/me` does (the same code): their Apple tokens are revoked at
@@ -46,10 +46,10 @@ package struct UserSupport: Sendable {
     /// - Returns: the line to print.
     package func delete(_ id: String, confirm: (UserRecord) throws -> Bool) async throws -> String {
         let userID = try Self.userID(id, command: "delete")
-        let pool = try environment.openPool()
+        let pool = try await environment.openClient().client
         let users = UserRepository(pool: pool)
         guard let user = try await users.find(id: userID) else { throw OperatorError("no user has the id \(id)") }
-        let record = try UserRecordRepository(database: try environment.openReadOnly()).record(of: user)
+        let record = try await UserRecordRepository(database: pool).record(of: user)
         guard try confirm(record) else { throw OperatorError("not deleted: user \(id) is unchanged") }
         var logger = Logger(label: "siwa.users")
         logger.logLevel = max(environment.configuration.logLevel, .warning)

@@ -1,53 +1,49 @@
 import Foundation
 import Storage
 
-/// Reads for the operators' user support (`siwa users show|export`): finding a user by id, Apple `sub` or email,
-/// and everything stored about them, from one read transaction on one connection. Never selects a secret column.
+/// Reads for the operators' user support (`siwa users show|export`), on either engine: finding a user by id, Apple
+/// `sub` or email, and everything stored about them. Never selects a secret column.
 struct UserRecordRepository {
-    let database: Database
+    let database: any DatabaseClient
 
     /// The users `query` names: an id (a UUID), an email address (any letter case), or else an Apple `sub`.
-    func users(matching query: String) throws -> [User] {
+    func users(matching query: String) async throws -> [User] {
         let columns = UserRepository.columns
         if let id = UUID(uuidString: query) {
-            return try database.fetchAll(sql: "SELECT \(columns) FROM users WHERE id = ?", arguments: [id], User.init(row:))
+            return try await database.read(SQL("SELECT \(columns) FROM users WHERE id = ?", [id]), User.init(row:))
         }
         if query.contains("@") {
-            return try database.fetchAll(
-                sql: "SELECT \(columns) FROM users WHERE email = ? COLLATE NOCASE ORDER BY created_at", arguments: [query],
+            return try await database.read(
+                SQL("SELECT \(columns) FROM users WHERE lower(email) = lower(?) ORDER BY created_at", [query]),
                 User.init(row:))
         }
-        return try database.fetchAll(
-            sql: "SELECT \(columns) FROM users WHERE siwa_identifier = ?", arguments: [query], User.init(row:))
+        return try await database.read(SQL("SELECT \(columns) FROM users WHERE siwa_identifier = ?", [query]),
+                                       User.init(row:))
     }
 
     /// Everything stored about `user`, redacted (see `UserRecord`).
-    func record(of user: User) throws -> UserRecord {
-        try database.transaction(.deferred) {
-            let forwarding = try database.fetchOne(
-                sql: "SELECT email_forwarding_enabled FROM users WHERE id = ?", arguments: [user.id]
-            ) { row -> Bool in try row[0] } ?? true
-            let tokens = try database.fetchAll(
-                sql: "SELECT created_at, expires_at FROM tokens WHERE user_id = ? ORDER BY expires_at",
-                arguments: [user.id]
-            ) { row -> (Date, Date) in (try row[0], try row[1]) }
-            let sessions = try database.fetchAll(
-                sql: "SELECT expires_at FROM sessions WHERE user_id = ? ORDER BY expires_at", arguments: [user.id]
-            ) { row -> Date in try row[0] }
-            let appleTokens = try database.fetchAll(
-                sql: "SELECT client_id, created_at, revoked_at FROM apple_tokens WHERE user_id = ? ORDER BY created_at",
-                arguments: [user.id]
-            ) { row in UserRecord.AppleTokenEntry(clientID: try row[0], createdAt: try row[1], revokedAt: try row[2]) }
-            var clientIDs: [String] = []
-            for entry in appleTokens where !clientIDs.contains(entry.clientID) { clientIDs.append(entry.clientID) }
-            return UserRecord(
-                id: user.id.uuidString.lowercased(), name: user.name, username: user.username, email: user.email,
-                isPrivateEmail: user.isPrivateEmail, emailForwardingEnabled: forwarding, sub: user.siwaIdentifier,
-                createdAt: user.createdAt, updatedAt: user.updatedAt, appleClientIDs: clientIDs,
-                bearerTokens: .init(count: tokens.count, expiresAt: tokens.map(\.1), createdAt: tokens.map(\.0)),
-                sessions: .init(count: sessions.count, expiresAt: sessions, createdAt: nil),
-                appleTokens: appleTokens
-            )
-        }
+    func record(of user: User) async throws -> UserRecord {
+        let forwarding = try await database.readOne(
+            SQL("SELECT email_forwarding_enabled FROM users WHERE id = ?", [user.id])) { row -> Bool in try row[0] } ?? true
+        let tokens = try await database.read(
+            SQL("SELECT created_at, expires_at FROM tokens WHERE user_id = ? ORDER BY expires_at", [user.id])
+        ) { row -> (Date, Date) in (try row[0], try row[1]) }
+        let sessions = try await database.read(
+            SQL("SELECT expires_at FROM sessions WHERE user_id = ? ORDER BY expires_at", [user.id])
+        ) { row -> Date in try row[0] }
+        let appleTokens = try await database.read(
+            SQL("SELECT client_id, created_at, revoked_at FROM apple_tokens WHERE user_id = ? ORDER BY created_at",
+                [user.id])
+        ) { row in UserRecord.AppleTokenEntry(clientID: try row[0], createdAt: try row[1], revokedAt: try row[2]) }
+        var clientIDs: [String] = []
+        for entry in appleTokens where !clientIDs.contains(entry.clientID) { clientIDs.append(entry.clientID) }
+        return UserRecord(
+            id: user.id.uuidString.lowercased(), name: user.name, username: user.username, email: user.email,
+            isPrivateEmail: user.isPrivateEmail, emailForwardingEnabled: forwarding, sub: user.siwaIdentifier,
+            createdAt: user.createdAt, updatedAt: user.updatedAt, appleClientIDs: clientIDs,
+            bearerTokens: .init(count: tokens.count, expiresAt: tokens.map(\.1), createdAt: tokens.map(\.0)),
+            sessions: .init(count: sessions.count, expiresAt: sessions, createdAt: nil),
+            appleTokens: appleTokens
+        )
     }
 }

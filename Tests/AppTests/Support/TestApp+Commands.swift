@@ -10,6 +10,7 @@ extension TestApp {
             "DATABASE_PATH": configuration.databasePath, "APPLE_BASE_URL": configuration.appleBaseURL,
             "IOS_APPLICATION_IDENTIFIER": configuration.iosClientIDs.joined(separator: ","), "LOG_LEVEL": "warning",
         ]
+        environment["DATABASE_URL"] = configuration.databaseURL?.uri
         environment["WEBSITE_APPLICATION_IDENTIFIER"] = configuration.websiteClientID
         environment["SIWA_REDIRECT_URL"] = configuration.redirectURL
         if let key = configuration.appleKey {
