@@ -13,6 +13,7 @@ package enum AppMigrations {
         migrator.register(version: 5, name: "add email forwarding state", AddEmailForwarding.migrate)
         migrator.register(version: 6, name: "key bearer tokens by id", KeyTokensByID.migrate)
         migrator.register(version: 7, name: "drop web-flow states", DropWebFlowStates.migrate)
+        migrator.register(version: 8, name: "create used nonces", CreateUsedNonces.migrate)
         return migrator
     }
 

@@ -25,10 +25,14 @@ extension UserRepository {
     ///
     /// Two concurrent first sign-ins of the same Apple account both succeed with the same user, since writes
     /// run one after another on the writer connection.
-    /// `appleToken` (Apple's refresh token from a code exchange) is stored for the user in the same transaction.
-    /// - Throws: `SignInError.missingEmail` (nothing written) for a new user without an email.
-    package func signIn(_ candidate: User, token: BearerToken?, appleToken: AppleToken? = nil) async throws -> SignIn {
+    /// `appleToken` (Apple's refresh token from a code exchange) is stored for the user in the same transaction,
+    /// and so is `nonce`, the use of a web sign-in's nonce, first: a nonce used before writes nothing.
+    /// - Throws: `SignInError.missingEmail` (nothing written) for a new user without an email;
+    ///   `UsedNonceRepository.AlreadyUsed` (nothing written) when `nonce` signed in before.
+    package func signIn(_ candidate: User, token: BearerToken?, appleToken: AppleToken? = nil,
+                        nonce: UsedNonceRepository.Use? = nil) async throws -> SignIn {
         try await pool.write { db in
+            if let nonce { try UsedNonceRepository.record(nonce, into: db) }
             let existing = try db.fetchOne(
                 sql: "SELECT \(Self.columns) FROM users WHERE siwa_identifier = ?",
                 arguments: [candidate.siwaIdentifier], User.init(row:))
