@@ -109,7 +109,8 @@ struct WebAuthController: RouteCollection {
         guard let token = form.id_token, !token.isEmpty else { throw Abort(.badRequest, reason: "Missing field 'id_token'") }
         var user = AppleUser()
         if let json = form.user, !json.isEmpty {
-            guard let decoded = try? JSONDecoder().decode(AppleUser.self, from: Data(json.utf8)) else {
+            guard (try? JSONValue(parsingText: Array(json.utf8))) != nil,
+                  let decoded = try? JSONDecoder().decode(AppleUser.self, from: Data(json.utf8)) else {
                 throw Abort(.badRequest, reason: "Field 'user' is not the JSON Apple sends")
             }
             user = decoded
