@@ -23,7 +23,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "Web", dependencies: [
-            "HTTPCore", "CryptoCore",
+            "HTTPCore", "CryptoCore", "JOSE",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Mustache", package: "swift-mustache"),
         ]),
@@ -59,7 +59,7 @@ let package = Package(
         ], path: "Tests/TestSupport"),
         .testTarget(name: "CryptoCoreTests", dependencies: ["CryptoCore", "TestSupport"]),
         .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore", "CryptoCore", "TestSupport"]),
-        .testTarget(name: "WebTests", dependencies: ["Web", "HTTPCore"]),
+        .testTarget(name: "WebTests", dependencies: ["Web", "HTTPCore", "JOSE"]),
         .testTarget(name: "JOSETests", dependencies: ["JOSE", "CryptoCore", "TestSupport"]),
         .testTarget(name: "AppleIDTests", dependencies: ["AppleID", "JOSE", "HTTPCore", "CryptoCore", "TestSupport"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport"]),

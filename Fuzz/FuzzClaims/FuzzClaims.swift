@@ -33,7 +33,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
           maximumAge.map({ now.timeIntervalSince(jwt.issuedAt) <= $0 + leeway }) ?? true else {
         fatalError("claims accepted against the rules: \(String(decoding: payload, as: UTF8.self))")
     }
-    if let token = try? verifier.identityToken(jwt: jwt, claims: claims, nonce: nonce) {
+    if let token = try? verifier.identityToken(jwt: jwt, claims: claims, nonce: nonce.map { .rawOrHashed($0) }) {
         guard !token.sub.isEmpty, token.expiresAt == jwt.expiresAt,
               nonce.map({ IdentityTokenVerifier.nonce(token.nonce ?? "", matches: $0) }) ?? true else {
             fatalError("identity token accepted against the rules: \(String(decoding: payload, as: UTF8.self))")

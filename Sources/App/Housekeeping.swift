@@ -1,8 +1,8 @@
 import Foundation
 import Logging
 
-/// Deletes what has expired, in the background while the server runs: bearer tokens, sessions, and notification
-/// ids older than any notification Apple could still deliver.
+/// Deletes what has expired, in the background while the server runs: bearer tokens, sessions, the nonces of web
+/// sign-ins whose tokens have expired, and notification ids older than any notification Apple could still deliver.
 struct Housekeeping: Sendable {
     let services: Services
 
@@ -17,6 +17,7 @@ struct Housekeeping: Sendable {
         [
             "tokens": try await services.tokens.sweepExpired(),
             "sessions": try await services.sessions.sweepExpired(),
+            "used_nonces": try await services.usedNonces.sweepExpired(),
             "apple_notifications": try await services.notifications.sweep(
                 receivedBefore: services.clock().addingTimeInterval(-Self.notificationRetention)),
         ]

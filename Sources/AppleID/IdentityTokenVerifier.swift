@@ -63,18 +63,24 @@ public struct IdentityTokenVerifier: Sendable {
     ///   - nonce: the raw nonce the request carries, if any; a token nonce is then required.
     /// - Throws: ``AppleIDError``; show its `clientMessage`, log its `description`.
     public func verify(_ token: String, nonce: String? = nil) async throws -> AppleIdentityToken {
+        try await verify(token, expecting: nonce.map(ExpectedNonce.rawOrHashed))
+    }
+
+    /// Verifies an identity token whose `nonce` must be as `nonce` says; nil asks nothing of it.
+    /// - Throws: ``AppleIDError``; `.nonceMismatch` when the token's nonce is missing or another.
+    public func verify(_ token: String, expecting nonce: ExpectedNonce?) async throws -> AppleIdentityToken {
         let (jwt, claims) = try await verifiedClaims(token, requireExpiration: true)
         return try identityToken(jwt: jwt, claims: claims, nonce: nonce)
     }
 
     /// The identity-token checks after the signature and the registered claims: `sub`, `nonce`, the Apple extras.
-    func identityToken(jwt: VerifiedJWT, claims: AppleIDClaims, nonce: String?) throws -> AppleIdentityToken {
+    func identityToken(jwt: VerifiedJWT, claims: AppleIDClaims, nonce: ExpectedNonce?) throws -> AppleIdentityToken {
         guard case .string(let sub)? = claims.sub, !sub.isEmpty else {
             throw AppleIDError(.missingSubject, detail: "sub missing, empty or not a string")
         }
         let tokenNonce = try AppleIDClaims.string(claims.nonce, "nonce")
         if let nonce {
-            guard let tokenNonce, Self.nonce(tokenNonce, matches: nonce) else {
+            guard let tokenNonce, nonce.isMatched(by: tokenNonce) else {
                 throw AppleIDError(.nonceMismatch, detail: tokenNonce == nil ? "token has no nonce" : "nonce differs")
             }
         }

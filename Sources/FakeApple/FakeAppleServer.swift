@@ -54,11 +54,12 @@ package final class FakeAppleServer: Sendable {
     /// Whether `refreshToken` has been revoked.
     package func isRevoked(refreshToken: String) async -> Bool { await state.isRevoked(refreshToken: refreshToken) }
     /// Issues an authorization code for `clientID` as Apple gives one to an app (no redirect URI) or a web flow,
-    /// with its identity token.
+    /// with its identity token, which carries `nonce` as Apple copies it from the request.
     package func issueAuthorizationCode(clientID: String, redirectURI: String = "", subject: String, email: String,
-                                       isPrivateEmail: Bool = false) async throws -> (code: String, idToken: String) {
+                                       isPrivateEmail: Bool = false, nonce: String? = nil) async throws
+        -> (code: String, idToken: String) {
         try await controller.issueCode(clientID: clientID, redirectURI: redirectURI, subject: subject, email: email,
-                                       isPrivateEmail: isPrivateEmail, nonce: nil)
+                                       isPrivateEmail: isPrivateEmail, nonce: nonce)
     }
 
     /// While on, `/auth/token` and `/auth/revoke` answer 503, as during an Apple outage.

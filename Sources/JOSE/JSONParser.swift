@@ -1,23 +1,32 @@
-/// A strict RFC 8259 JSON parser for small, untrusted documents (JOSE headers, JWT claims, JWKS).
+/// A strict RFC 8259 JSON parser for small, untrusted documents (JOSE headers, JWT claims, JWKS, request bodies).
 ///
-/// Refuses duplicate member names, nesting deeper than ``maximumDepth``, invalid UTF-8,
-/// unescaped control characters, lone surrogates, and trailing bytes after the value.
+/// Refuses nesting deeper than ``maximumDepth``, invalid UTF-8, unescaped control characters, lone surrogates,
+/// and trailing bytes after the value; and duplicate member names unless `allowsDuplicateNames` (RFC 8259 §4
+/// only says names SHOULD be unique; RFC 7515 §4 and RFC 7519 §4 let JOSE refuse them, and it does).
 struct JSONParser {
     /// Deepest nesting of arrays and objects accepted.
     static let maximumDepth = 32
 
     struct Failure: Error, Equatable {}
 
+    /// Objects with more members than this find duplicate names with a set rather than by comparison.
+    static let linearDuplicateScanLimit = 16
+
     let bytes: UnsafeBufferPointer<UInt8>
     var index = 0
     private var depth = 0
+    private let allowsDuplicateNames: Bool
 
-    private init(_ bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+    private init(_ bytes: UnsafeBufferPointer<UInt8>, allowsDuplicateNames: Bool = false) {
+        self.bytes = bytes
+        self.allowsDuplicateNames = allowsDuplicateNames
+    }
 
-    /// Parses exactly one JSON value filling all of `input` (surrounding whitespace allowed).
-    static func parse(_ input: [UInt8]) throws -> JSONValue {
+    /// Parses exactly one JSON value filling all of `input` (surrounding whitespace allowed); with
+    /// `allowsDuplicateNames`, the last of several members with one name wins.
+    static func parse(_ input: [UInt8], allowsDuplicateNames: Bool = false) throws -> JSONValue {
         try input.withUnsafeBufferPointer { buffer in
-            var parser = JSONParser(buffer)
+            var parser = JSONParser(buffer, allowsDuplicateNames: allowsDuplicateNames)
             parser.skipWhitespace()
             let value = try parser.parseValue()
             parser.skipWhitespace()
@@ -39,11 +48,13 @@ struct JSONParser {
         }
     }
 
-    /// An object's members after its `{`; duplicates found by comparison (RFC 7515 §4, strict).
+    /// An object's members after its `{`; duplicates refused (RFC 7515 §4, strict), found by comparison in a
+    /// small object and with a set past ``linearDuplicateScanLimit`` members, so a large body costs linear time.
     private mutating func parseMembers() throws -> [JSONMember] {
         try enter()
         var members: [JSONMember] = []
         members.reserveCapacity(16)
+        var names: Set<String> = []
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1; depth -= 1
             return members
@@ -51,8 +62,13 @@ struct JSONParser {
         while true {
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw Failure() }
             let name = try parseString()
-            let length = name.utf8.count
-            for member in members where member.name.utf8.count == length && member.name == name { throw Failure() }
+            if members.count < Self.linearDuplicateScanLimit {
+                let length = name.utf8.count
+                for member in members where member.name.utf8.count == length && member.name == name { throw Failure() }
+            } else {
+                if names.isEmpty { names = Set(members.map(\.name)) }
+                guard names.insert(name).inserted else { throw Failure() }
+            }
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw Failure() }
             index += 1
@@ -119,7 +135,7 @@ struct JSONParser {
             index += 1
             skipWhitespace()
             let value = try parseValue()
-            guard members.updateValue(value, forKey: name) == nil else { throw Failure() }
+            guard members.updateValue(value, forKey: name) == nil || allowsDuplicateNames else { throw Failure() }
             skipWhitespace()
             guard index < bytes.count else { throw Failure() }
             if bytes[index] == UInt8(ascii: ",") { index += 1; skipWhitespace(); continue }

@@ -8,6 +8,18 @@ extension JSONValue {
         }
     }
 
+    /// Parses a JSON text as RFC 8259 defines it, for request bodies: strict as ``init(parsing:)`` (no trailing
+    /// commas, comments, leading zeros, invalid UTF-8, lone surrogates, nesting past 32), except that an object
+    /// may repeat a member name (RFC 8259 §4: names SHOULD be unique), the last one winning.
+    /// - Throws: ``JWTError`` `.malformed` on any defect.
+    package init(parsingText bytes: [UInt8]) throws {
+        do {
+            self = try JSONParser.parse(bytes, allowsDuplicateNames: true)
+        } catch {
+            throw JWTError(.malformed, detail: "invalid JSON")
+        }
+    }
+
     /// Compact UTF-8 JSON with object members sorted by name, so equal values serialise equally.
     public func serialized() -> [UInt8] {
         var out = [UInt8]()

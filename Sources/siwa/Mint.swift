@@ -18,7 +18,7 @@ struct Mint: AsyncParsableCommand {
     @Option(help: "The user's email.")
     var email: String = "jane@example.com"
 
-    @Option(help: "A nonce to embed (raw; the token carries it as given).")
+    @Option(help: "A nonce to embed, as given (for /login/siwa/handle: the hex SHA-256 of the SIWA_STATE cookie).")
     var nonce: String?
 
     @Option(help: "Lifetime in seconds.")

@@ -181,16 +181,16 @@ struct AppleLifecycleTests {
 
     @Test func webCodeIsExchangedWithTheServicesIDAndRedirectURI() async throws {
         try await TestApp.with { app in
-            let issued = try await app.apple.issueAuthorizationCode(
-                clientID: TestApp.webClientID, redirectURI: "http://127.0.0.1/login/siwa/callback", subject: "001.w",
-                email: "w@example.com")
             let page = try await app.send(.GET, "/login")
             let state = try #require(page.cookieValue("SIWA_STATE"))
+            let issued = try await app.apple.issueAuthorizationCode(
+                clientID: TestApp.webClientID, redirectURI: "http://127.0.0.1/login/siwa/callback", subject: "001.w",
+                email: "w@example.com", nonce: TestApp.nonce(forState: state))
             let callback = try await app.sendForm("/login/siwa/callback", [
                 ("state", state), ("code", issued.code), ("id_token", issued.idToken),
             ], cookies: ["SIWA_STATE": state])
             #expect(callback.text.contains("value=\"\(issued.code)\""))
-            let handle = try await app.sendForm("/login/siwa/handle", [("token", issued.idToken), ("code", issued.code)])
+            let handle = try await app.handle([("token", issued.idToken), ("code", issued.code)], state: state)
             #expect(handle.status == .seeOther)
             let clientIDs = try await app.server.services.database.read(SQL("SELECT client_id FROM apple_tokens")) { row in
                 try row[0] as String

@@ -45,16 +45,17 @@ struct SecretsInLogTests {
             let state = try #require(login.cookieValue("SIWA_STATE"))
             let redirect = try #require(app.server.configuration.redirectURL)
             let web = try await app.apple.issueAuthorizationCode(clientID: TestApp.webClientID, redirectURI: redirect,
-                                                                 subject: "001.secret.web", email: "web@example.com")
+                                                                 subject: "001.secret.web", email: "web@example.com",
+                                                                 nonce: TestApp.nonce(forState: state))
             let callback = try await app.sendForm("/login/siwa/callback", [
                 ("state", state), ("code", web.code), ("id_token", web.idToken),
                 ("user", #"{"name":{"firstName":"Jane","lastName":"Web"},"email":"web@example.com"}"#),
             ], cookies: ["SIWA_STATE": state])
             #expect(callback.status == .ok)
-            let handle = try await app.sendForm("/login/siwa/handle", [
+            let handle = try await app.handle([
                 ("token", web.idToken), ("code", web.code), ("email", "web@example.com"), ("firstName", "Jane"),
                 ("lastName", "Web"),
-            ])
+            ], state: state)
             #expect(handle.status == .seeOther)
             let session = try #require(handle.cookieValue("session"))
             #expect(try await app.send(.GET, "/", headers: ["Cookie": "session=\(session)"]).status == .ok)
@@ -103,8 +104,9 @@ struct SecretsInLogTests {
             let login = try await send(.GET, "/login")
             let state = try #require(login.cookieValue("SIWA_STATE"))
             let web = try await app.apple.issueAuthorizationCode(clientID: webClientID, redirectURI: redirect,
-                                                                 subject: "001.spawned.web", email: "w@example.com")
-            let form: HTTPHeaders = ["Content-Type": "application/x-www-form-urlencoded"]
+                                                                 subject: "001.spawned.web", email: "w@example.com",
+                                                                 nonce: TestApp.nonce(forState: state))
+            let form: HTTPHeaders = ["Content-Type": "application/x-www-form-urlencoded", "Cookie": "SIWA_STATE=\(state)"]
             let callback = try await send(.POST, "/login/siwa/callback",
                                           ["Content-Type": "application/x-www-form-urlencoded", "Cookie": "SIWA_STATE=\(state)"],
                                           TestApp.formEncode([("state", state), ("code", web.code), ("id_token", web.idToken)]))

@@ -37,4 +37,16 @@ struct SignInBodyTests {
     func leavesEverythingElseToJSONDecoder(json: String) {
         #expect(Self.direct(json) == nil)
     }
+
+    /// The whole route: a body the strict parser refuses is 400, never handed on to `JSONDecoder`.
+    @Test func aTrailingCommaIs400() async throws {
+        let app = try await TestApp.start()
+        let token = try app.identityToken()
+        let response = try await app.send(.POST, "/api/users/siwa", headers: ["Content-Type": "application/json"],
+                                          body: Array(#"{"token":"\#(token)",}"#.utf8))
+        #expect(response.status == .badRequest)
+        #expect(try response.json()["error"] as? Bool == true)
+        #expect(try await app.count("users") == 0)
+        await app.stop()
+    }
 }

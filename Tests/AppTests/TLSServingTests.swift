@@ -22,8 +22,7 @@ struct TLSServingTests {
             let signIn = try await app.sendJSON(.POST, "/api/users/siwa", ["token": try app.identityToken()])
             #expect(signIn.status == .ok)
 
-            let idToken = try app.identityToken(subject: "001.tls", audience: TestApp.webClientID)
-            let handle = try await app.sendForm("/login/siwa/handle", [("token", idToken)])
+            let handle = try await app.webSignIn(subject: "001.tls")
             #expect(handle.status == .seeOther)
             let cookie = try #require(handle.setCookies["session"])
             #expect(cookie.contains("; Secure"))

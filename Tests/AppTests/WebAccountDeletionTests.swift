@@ -8,8 +8,7 @@ import Testing
 struct WebAccountDeletionTests {
     /// Signs in through the web flow; returns the session cookie value.
     private func webSession(_ app: TestApp, subject: String) async throws -> String {
-        let idToken = try app.identityToken(subject: subject, audience: TestApp.webClientID, email: "web@example.com")
-        let handle = try await app.sendForm("/login/siwa/handle", [("token", idToken), ("firstName", "Jane")])
+        let handle = try await app.webSignIn(subject: subject, extraFields: [("firstName", "Jane")])
         return try #require(handle.cookieValue("session"))
     }
 

@@ -29,6 +29,8 @@ struct WebFlowTests {
             #expect(page.text.contains("scope: \"name email\""))
             #expect(page.text.contains("redirectURI: \"http://127.0.0.1/login/siwa/callback\","))
             #expect(page.text.contains("state: \"\(state)\","))
+            #expect(page.text.contains("nonce: \"\(TestApp.nonce(forState: state))\","))
+            #expect(page.text.contains("&amp;nonce=\(TestApp.nonce(forState: state))"), "the no-script link asks the same")
             #expect(page.text.contains("usePopup: false"))
         }
         await app.stop()
@@ -37,7 +39,7 @@ struct WebFlowTests {
     @Test func fullFlowSignsInWithASessionAndShowsTheName() async throws {
         let app = try await TestApp.start()
         let (state, _) = try await loginState(app)
-        let idToken = try app.identityToken(subject: "001.web", audience: TestApp.webClientID, email: "web@example.com")
+        let idToken = try app.webToken(state: state, subject: "001.web", email: "web@example.com")
         let user = #"{"name":{"firstName":"Jane","lastName":"<Appleseed>"},"email":"web@example.com"}"#
         let callback = try await app.sendForm("/login/siwa/callback", [
             ("state", state), ("code", "c-unused"), ("id_token", idToken), ("user", user),
@@ -46,13 +48,15 @@ struct WebFlowTests {
         #expect(callback.text.contains("action=\"/login/siwa/handle\""))
         #expect(callback.text.contains("&lt;Appleseed&gt;"))
         #expect(!callback.text.contains("<Appleseed>"))
-        #expect(callback.setCookies["SIWA_STATE"]?.contains("Max-Age=0") == true)
+        #expect(callback.setCookies["SIWA_STATE"] == nil, "the state stays for the handle step")
 
-        let handle = try await app.sendForm("/login/siwa/handle", [
+        let handle = try await app.handle([
             ("token", idToken), ("email", "web@example.com"), ("firstName", "Jane"), ("lastName", "<Appleseed>"),
-        ])
+        ], state: state)
         #expect(handle.status == .seeOther)
         #expect(handle.headers["Location"] == "/")
+        #expect(handle.setCookies["SIWA_STATE"]?.hasPrefix("SIWA_STATE=; Max-Age=0; ") == true)
+        #expect(handle.setCookies["SIWA_STATE"]?.hasSuffix("; Path=/; HttpOnly; Secure; SameSite=None") == true)
         let sessionCookie = try #require(handle.setCookies["session"])
         #expect(sessionCookie.contains("HttpOnly"))
         #expect(sessionCookie.contains("SameSite=Lax"))
@@ -88,15 +92,15 @@ struct WebFlowTests {
         await app.stop()
     }
 
-    /// DESIGN.md: the state must equal the `SIWA_STATE` cookie. That is the whole check: a state the browser's
-    /// cookie carries is accepted, whoever made it, and the answer clears the cookie.
+    /// The callback's check is that the state equals the `SIWA_STATE` cookie: a state the browser's cookie carries
+    /// is accepted, whoever made it, and the cookie stays for the handle step (where the token's nonce binds it).
     @Test func aStateEqualToItsCookieIsAccepted() async throws {
         let app = try await TestApp.start()
         let fields = [("state", "made-up-state"), ("id_token", try app.identityToken(audience: TestApp.webClientID))]
         for _ in 0..<2 {
             let callback = try await app.sendForm("/login/siwa/callback", fields, cookies: ["SIWA_STATE": "made-up-state"])
             #expect(callback.status == .ok)
-            #expect(callback.setCookies["SIWA_STATE"]?.contains("Max-Age=0") == true)
+            #expect(callback.setCookies["SIWA_STATE"] == nil)
         }
         await app.stop()
     }
@@ -132,18 +136,19 @@ struct WebFlowTests {
     /// token has none; the token's own email always wins, and a form value that is no address is not taken.
     @Test func handleTakesTheFormEmailOnlyWhenTheTokenHasNone() async throws {
         let app = try await TestApp.start()
-        let bare = try app.identityToken(subject: "001.bare", audience: TestApp.webClientID, email: nil)
-        let refused = try await app.sendForm("/login/siwa/handle", [("token", bare), ("email", "not-an-address")])
+        let refused = try await app.webSignIn(subject: "001.bare", email: nil,
+                                              extraFields: [("email", "not-an-address")])
         #expect(refused.status == .badRequest)
         #expect(try await app.count("users") == 0)
-        let created = try await app.sendForm("/login/siwa/handle", [
-            ("token", bare), ("email", "form@example.com"), ("firstName", "Form"), ("lastName", "User"),
+        #expect(try await app.count("used_nonces") == 0, "a refused sign-in does not spend its nonce")
+        let created = try await app.webSignIn(subject: "001.bare", email: nil, extraFields: [
+            ("email", "form@example.com"), ("firstName", "Form"), ("lastName", "User"),
         ])
         #expect(created.status == .seeOther)
         #expect(try await app.server.services.users.find(siwaIdentifier: "001.bare")?.email == "form@example.com")
 
-        let signed = try app.identityToken(subject: "001.signed", audience: TestApp.webClientID, email: "apple@example.com")
-        let both = try await app.sendForm("/login/siwa/handle", [("token", signed), ("email", "form@example.com")])
+        let both = try await app.webSignIn(subject: "001.signed", email: "apple@example.com",
+                                           extraFields: [("email", "form@example.com")])
         #expect(both.status == .seeOther)
         #expect(try await app.server.services.users.find(siwaIdentifier: "001.signed")?.email == "apple@example.com")
         await app.stop()
@@ -151,7 +156,9 @@ struct WebFlowTests {
 
     @Test func handleRefusesTokensForTheAppAudienceAndWritesNothing() async throws {
         let app = try await TestApp.start()
-        let response = try await app.sendForm("/login/siwa/handle", [("token", try app.identityToken())])
+        let state = try TestApp.newState()
+        let appToken = try app.identityToken(nonce: TestApp.nonce(forState: state))
+        let response = try await app.handle([("token", appToken)], state: state)
         #expect(response.status == .unauthorized)
         #expect(response.setCookies["session"] == nil)
         #expect(try await app.count("users") == 0)

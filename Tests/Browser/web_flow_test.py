@@ -1,16 +1,21 @@
 #!/usr/bin/env python3
 """Real-browser test of the web flow: /login -> the stand-in's authorize page -> / signed in, showing the name.
 
+The flow is the bound one: the authorize request carries nonce = hex SHA-256 of the SIWA_STATE cookie, the
+stand-in copies it into the identity token, and the handle step accepts that token only with this browser's cookie.
+
 Starts `siwa dev` on free ports with a temporary database and key file, drives headless Chromium through
 chromedriver (Debian's chromium, chromium-driver and python3-selenium), and stops the server at the end.
 Prints "N passed, N failed" as its last line; exits non-zero on any failure.
 """
+import hashlib
 import os
 import socket
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 import urllib.request
 
 from selenium import webdriver
@@ -71,6 +76,10 @@ def sign_in(driver, base, name, email):
     wait.until(EC.element_to_be_clickable((By.ID, "appleid-signin-button"))).click()
     wait.until(EC.presence_of_element_located((By.NAME, "email")))
     assert "/auth/authorize" in driver.current_url, driver.current_url
+    query = urllib.parse.parse_qs(urllib.parse.urlparse(driver.current_url).query)
+    expected = hashlib.sha256(cookie["value"].encode()).hexdigest()
+    assert query.get("nonce") == [expected], f"nonce {query.get('nonce')} is not hex SHA-256 of the state cookie"
+    assert query.get("state") == [cookie["value"]], "state is the cookie's value"
     if driver.find_elements(By.NAME, "name"):
         field = driver.find_element(By.NAME, "name")
         field.clear()

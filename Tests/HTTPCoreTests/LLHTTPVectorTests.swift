@@ -80,12 +80,16 @@ struct LLHTTPVectorTests {
     }
 
     /// Request lines that are not HTTP/1.x in origin/absolute form: RTSP, ICE, HTTP/0.9, `*` for a method
-    /// other than OPTIONS (RFC 9112 §3.2.4). We refuse these on purpose; llhttp understands them.
+    /// other than OPTIONS (RFC 9112 §3.2.4), an absolute form carrying userinfo (RFC 9110 §4.2.4). We refuse these
+    /// on purpose; llhttp understands them.
     static func isNotHTTP11Form(_ input: [UInt8]) -> Bool {
         let line = String(decoding: input.prefix { $0 != 13 && $0 != 10 }, as: UTF8.self)
         let parts = line.split(separator: " ")
         guard parts.count == 3, parts[2].hasPrefix("HTTP/1.") else { return true }
+        let authority = parts[1].contains("://") ? parts[1].split(separator: "/", omittingEmptySubsequences: false)
+            .dropFirst(2).first ?? "" : ""
         return (parts[1] == "*" && parts[0] != "OPTIONS") || parts[1].contains("#") || parts[1].contains("\\")
+            || authority.contains("@")
     }
 
     /// Inserts `Host: x` after every request line of a 1.1 message that lacks one.

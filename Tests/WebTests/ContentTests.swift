@@ -31,6 +31,25 @@ struct ContentTests {
         #expect(try response.decode(SignIn.self) == SignIn(token: "t", name: "Jane", age: 3, remember: nil))
     }
 
+    /// Every JSON body passes the strict RFC 8259 parser before `JSONDecoder`: what `JSONDecoder` alone would
+    /// take (a trailing comma, a comment, a leading zero...) is 400; a repeated name is valid JSON and decodes.
+    @Test(arguments: [
+        #"{"token":"t",}"#, #"{"token":"t"} // c"#, #"{"token":"t","age":01}"#, #"{"token":'t'}"#,
+        #"{"token":"t","name":"\ud800"}"#, "\u{FEFF}{\"token\":\"t\"}", #"{"token":"t"}]"#,
+    ])
+    func refusesJSONThatRFC8259Refuses(_ body: String) async throws {
+        let response = try await Self.app().testing.send(.POST, "/signin", headers: ["Content-Type": "application/json"],
+                                                         body: Array(body.utf8))
+        #expect(response.status == .badRequest)
+        #expect(response.text.contains("Malformed request body"))
+    }
+
+    @Test func acceptsARepeatedMemberName() async throws {
+        let response = try await Self.app().testing.send(.POST, "/signin", headers: ["Content-Type": "application/json"],
+                                                         body: Array(#"{"token":"a","token":"b"}"#.utf8))
+        #expect(response.status == .ok)
+    }
+
     @Test func decodesFormsWithPlusPercentAndNesting() async throws {
         let app = Self.app()
         let body = "token=a%2Bb+c&name=Jos%C3%A9&age=41&remember=on"

@@ -5,8 +5,8 @@ import HTTPCore
 import JOSE
 import Web
 
-/// The web redirect flow (DESIGN.md "Web flow"): Apple's button with a state cookie, Apple's `form_post`
-/// callback, the auto-submitting hand-off page, and the session that ends it.
+/// The web redirect flow (README "Web flow"): Apple's button with a state cookie and the nonce bound to it,
+/// Apple's `form_post` callback, the auto-submitting hand-off page, and the session that ends it.
 struct WebAuthController: RouteCollection {
     let signIns: SignInService
     let accounts: AccountService
@@ -37,6 +37,8 @@ struct WebAuthController: RouteCollection {
         var clientIdLiteral: String
         var redirectURILiteral: String
         var stateLiteral: String
+        /// `hex(SHA-256(state))`: Apple copies it into the identity token, binding the token to this browser.
+        var nonceLiteral: String
         var appleScriptURL: String
         var authorizeURL: String
         var buttonType: String
@@ -46,11 +48,13 @@ struct WebAuthController: RouteCollection {
     func signInPage(_ req: Request, template: String, buttonType: String) async throws -> Response {
         let (clientID, redirectURL) = try webFlowSettings()
         let state = Base64URL.encode(try SecureRandom.bytes(count: 32))
+        let nonce = IdentityTokenVerifier.ExpectedNonce.hash(ofState: state)
         let context = SignInPageContext(
             clientIdLiteral: ScriptEscaping.stringLiteral(clientID),
             redirectURILiteral: ScriptEscaping.stringLiteral(redirectURL),
-            stateLiteral: ScriptEscaping.stringLiteral(state),
-            appleScriptURL: appleScriptURL, authorizeURL: authorizeURL(clientID: clientID, redirectURL: redirectURL, state: state),
+            stateLiteral: ScriptEscaping.stringLiteral(state), nonceLiteral: ScriptEscaping.stringLiteral(nonce),
+            appleScriptURL: appleScriptURL,
+            authorizeURL: authorizeURL(clientID: clientID, redirectURL: redirectURL, state: state, nonce: nonce),
             buttonType: buttonType, currentUser: try await accounts.currentUser(req).map { CurrentUserContext($0) }
         )
         var response = try req.view.render(template, context).encodeResponse(for: req)
@@ -105,7 +109,8 @@ struct WebAuthController: RouteCollection {
         guard let token = form.id_token, !token.isEmpty else { throw Abort(.badRequest, reason: "Missing field 'id_token'") }
         var user = AppleUser()
         if let json = form.user, !json.isEmpty {
-            guard let decoded = try? JSONDecoder().decode(AppleUser.self, from: Data(json.utf8)) else {
+            guard (try? JSONValue(parsingText: Array(json.utf8))) != nil,
+                  let decoded = try? JSONDecoder().decode(AppleUser.self, from: Data(json.utf8)) else {
                 throw Abort(.badRequest, reason: "Field 'user' is not the JSON Apple sends")
             }
             user = decoded
@@ -114,7 +119,7 @@ struct WebAuthController: RouteCollection {
                                      lastName: user.name?.lastName ?? "", currentUser: nil)
         var response = try req.view.render("siwaHandler", context).encodeResponse(for: req)
         response.headers.replaceOrAdd(name: "Cache-Control", value: "no-store")
-        return clearingState(response)
+        return response
     }
 
     /// What the hand-off page posts.
@@ -130,16 +135,18 @@ struct WebAuthController: RouteCollection {
         _ = try webFlowSettings()
         guard let verifier = signIns.webVerifier else { throw Abort(.serviceUnavailable) }
         let form = try req.content.decode(HandleForm.self)
-        let identity = try await signIns.verify(form.token, nonce: nil, with: verifier, logger: req.logger)
+        let nonce = try signIns.boundNonce(stateCookie: req.cookies[Self.stateCookieName], logger: req.logger)
+        let identity = try await signIns.verify(form.token, expecting: .exactly(nonce), with: verifier, logger: req.logger)
+        let use = try await signIns.unusedNonce(nonce, identity: identity, logger: req.logger)
         let appleToken = try await signIns.exchange(
             code: form.code, clientID: identity.audience, redirectURI: configuration.redirectURL,
             identity: identity, logger: req.logger
         )
         let name = PersonName(firstName: form.firstName ?? "", lastName: form.lastName ?? "")
         let user = try await signIns.signIn(identity: identity, name: name, issueToken: false, appleToken: appleToken,
-                                             formEmail: form.email, logger: req.logger).user
+                                             formEmail: form.email, nonce: use, logger: req.logger).user
         req.session.authenticate(user.id.uuidString)
-        return .redirect(to: "/")
+        return clearingState(.redirect(to: "/"))
     }
 
     @Sendable func logout(_ req: Request) async throws -> Response {
@@ -171,7 +178,7 @@ struct WebAuthController: RouteCollection {
     }
 
     /// Apple's authorize URL for a browser without JavaScript: the same request the button makes.
-    private func authorizeURL(clientID: String, redirectURL: String, state: String) -> String {
+    private func authorizeURL(clientID: String, redirectURL: String, state: String, nonce: String) -> String {
         var components = URLComponents(string: configuration.appleBaseURL + "/auth/authorize")
         components?.queryItems = [
             URLQueryItem(name: "client_id", value: clientID),
@@ -180,6 +187,7 @@ struct WebAuthController: RouteCollection {
             URLQueryItem(name: "scope", value: "name email"),
             URLQueryItem(name: "response_mode", value: "form_post"),
             URLQueryItem(name: "state", value: state),
+            URLQueryItem(name: "nonce", value: nonce),
         ]
         return components?.url?.absoluteString ?? configuration.appleBaseURL + "/auth/authorize"
     }

@@ -19,6 +19,8 @@ package enum AppMigrations {
                           AddEmailForwarding.migrate)
         migrator.register(version: 6, name: "key bearer tokens by id", postgres: [], KeyTokensByID.migrate)
         migrator.register(version: 7, name: "drop web-flow states", postgres: [], DropWebFlowStates.migrate)
+        migrator.register(version: 8, name: "create used nonces", postgres: PostgresSchema.usedNonces,
+                          CreateUsedNonces.migrate)
         return migrator
     }
 

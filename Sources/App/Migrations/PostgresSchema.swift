@@ -48,4 +48,9 @@ enum PostgresSchema {
     static let emailForwarding = [
         "ALTER TABLE users ADD COLUMN email_forwarding_enabled boolean NOT NULL DEFAULT true",
     ]
+
+    static let usedNonces = [
+        "CREATE TABLE used_nonces (nonce text PRIMARY KEY, used_at timestamptz NOT NULL, expires_at timestamptz NOT NULL)",
+        "CREATE INDEX used_nonces_expires_at ON used_nonces (expires_at)",
+    ]
 }

@@ -27,8 +27,14 @@ extension UserRepository {
     /// the token inserts, which find the user by the same `siwa_identifier`. So two first sign-ins of the same Apple
     /// account at once, on one instance or several, make one user: the unique `siwa_identifier` turns the second
     /// insert into the first one's update.
-    /// - Throws: `SignInError.missingEmail` (nothing written) for a new user without an email.
-    package func signIn(_ candidate: User, token: BearerToken?, appleToken: AppleToken? = nil) async throws -> SignIn {
+    ///
+    /// `nonce`, the use of a web sign-in's nonce, is recorded last in the same write, once the user is found or
+    /// made (a sign-in refused for want of an email spends no nonce): a nonce used before fails that insert on the
+    /// table's primary key and the whole write rolls back, on any instance.
+    /// - Throws: `SignInError.missingEmail` (nothing written) for a new user without an email;
+    ///   `UsedNonceRepository.AlreadyUsed` (nothing written) when `nonce` signed in before.
+    package func signIn(_ candidate: User, token: BearerToken?, appleToken: AppleToken? = nil,
+                        nonce: UsedNonceRepository.Use? = nil) async throws -> SignIn {
         let sub = candidate.siwaIdentifier
         var statements = [Self.upsert(candidate), SQL("SELECT \(Self.columns) FROM users WHERE siwa_identifier = ?", [sub])]
         if let token {
@@ -43,7 +49,15 @@ extension UserRepository {
                 SELECT ?, id, ?, ?, ?, NULL FROM users WHERE siwa_identifier = ?
                 """, [appleToken.id, appleToken.clientID, appleToken.encryptedRefreshToken, appleToken.createdAt, sub]))
         }
-        let results = try await pool.write(statements)
+        if let nonce { statements.append(UsedNonceRepository.record(nonce, forUserWith: sub)) }
+        let results: [SQLResult]
+        do {
+            results = try await pool.write(statements)
+        } catch let failure as any DatabaseFailure where nonce != nil && failure.statementIndex == statements.count - 1
+            && failure.failureKind == .uniqueConstraint
+        {
+            throw UsedNonceRepository.AlreadyUsed()
+        }
         guard let user = try results[1].first(User.init(row:)) else { throw SignInError.missingEmail }
         var stored = token
         stored?.userID = user.id

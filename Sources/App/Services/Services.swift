@@ -15,6 +15,7 @@ final class Services: Sendable {
     let tokens: TokenRepository
     let sessions: DatabaseSessionStore
     let notifications: AppleNotificationRepository
+    let usedNonces: UsedNonceRepository
     let appleKeys: AppleKeySet
     let lifecycle: AppleTokenLifecycle
     let signIn: SignInService
@@ -38,13 +39,14 @@ final class Services: Sendable {
         tokens = TokenRepository(pool: database, now: clock)
         sessions = DatabaseSessionStore(pool: database, now: clock)
         notifications = AppleNotificationRepository(pool: database, now: clock)
+        usedNonces = UsedNonceRepository(pool: database, now: clock)
         lifecycle = AppleTokenLifecycle(
             configuration: configuration, appleTokens: AppleTokenRepository(pool: database),
             pending: PendingRevocationRepository(pool: database), keys: appleKeys, http: http, logger: logger,
             clock: clock
         )
-        signIn = SignInService(configuration: configuration, users: users, lifecycle: lifecycle, appleKeys: appleKeys,
-                               metrics: metrics, clock: clock)
+        signIn = SignInService(configuration: configuration, users: users, lifecycle: lifecycle, usedNonces: usedNonces,
+                               appleKeys: appleKeys, metrics: metrics, clock: clock)
         accounts = AccountService(users: users, lifecycle: lifecycle)
     }
 }

@@ -9,6 +9,7 @@ import Web
 /// authorization code, then finds or creates the user and issues what the caller needs, in one transaction.
 final class SignInService: Sendable {
     let users: UserRepository
+    let usedNonces: UsedNonceRepository
     let lifecycle: AppleTokenLifecycle
     /// Verifies identity tokens from the iOS app (audience: the bundle ids); nil when not configured.
     let iosVerifier: IdentityTokenVerifier?
@@ -26,9 +27,11 @@ final class SignInService: Sendable {
     /// Longest email address taken from a form (RFC 5321 §4.5.3.1.3 caps a path at 256 octets, brackets included).
     static let maximumFormEmailLength = 254
 
-    init(configuration: Configuration, users: UserRepository, lifecycle: AppleTokenLifecycle, appleKeys: AppleKeySet,
-         metrics: AppMetrics, clock: @escaping @Sendable () -> Date) {
+    init(configuration: Configuration, users: UserRepository, lifecycle: AppleTokenLifecycle,
+         usedNonces: UsedNonceRepository, appleKeys: AppleKeySet, metrics: AppMetrics,
+         clock: @escaping @Sendable () -> Date) {
         self.users = users
+        self.usedNonces = usedNonces
         self.lifecycle = lifecycle
         self.metrics = metrics
         self.clock = clock
@@ -42,11 +45,11 @@ final class SignInService: Sendable {
 
     /// Verifies an identity token, turning failures into the client's answer: 401 that says what kind of
     /// failure without helping an attacker, or 503 when Apple's keys cannot be had. The detail goes to the log.
-    func verify(_ token: String, nonce: String?, with verifier: IdentityTokenVerifier, logger: Logger) async throws
-        -> AppleIdentityToken
+    func verify(_ token: String, expecting nonce: IdentityTokenVerifier.ExpectedNonce?, with verifier: IdentityTokenVerifier,
+                logger: Logger) async throws -> AppleIdentityToken
     {
         do {
-            let identity = try await verifier.verify(token, nonce: nonce)
+            let identity = try await verifier.verify(token, expecting: nonce)
             metrics.record(.ok)
             return identity
         } catch let error as AppleIDError {
@@ -82,9 +85,11 @@ final class SignInService: Sendable {
     /// a newer email; issues a bearer token when `issueToken` is set and stores `appleToken` (from a code
     /// exchange). `formEmail` (the web flow's copy of Apple's `user` JSON, which passed through the browser) is
     /// used only when the token carries no email, as the Vapor book's web handler reads it; the token's own email,
-    /// which Apple signed, always wins. One write transaction: on any failure nothing is written.
+    /// which Apple signed, always wins. `nonce`, the web flow's binding, is recorded as used in the same
+    /// transaction (401 when it was used before). One write transaction: on any failure nothing is written.
     func signIn(identity: AppleIdentityToken, name: PersonName?, issueToken: Bool, appleToken: AppleToken? = nil,
-                formEmail: String? = nil, logger: Logger) async throws -> (user: User, token: IssuedBearerToken?)
+                formEmail: String? = nil, nonce: UsedNonceRepository.Use? = nil, logger: Logger) async throws
+        -> (user: User, token: IssuedBearerToken?)
     {
         let now = clock()
         let email = identity.email ?? formEmail.flatMap(Self.plausibleEmail) ?? ""
@@ -106,9 +111,11 @@ final class SignInService: Sendable {
         }
         let result: UserRepository.SignIn
         do {
-            result = try await users.signIn(candidate, token: token, appleToken: appleToken)
+            result = try await users.signIn(candidate, token: token, appleToken: appleToken, nonce: nonce)
         } catch UserRepository.SignInError.missingEmail {
             throw Abort(.badRequest, reason: "The identity token carries no email, which a new account needs.")
+        } catch is UsedNonceRepository.AlreadyUsed {
+            throw Self.nonceAlreadyUsed(logger: logger)
         }
         logger.info(result.created ? "user created" : "user signed in", metadata: ["user_id": "\(result.user.id)"])
         guard let value, let stored = result.token else { return (result.user, nil) }

@@ -65,6 +65,8 @@ enum HTTPHeadParser {
     }
 
     /// Request-target forms (RFC 9112 §3.2): origin, absolute, authority (CONNECT only), asterisk (OPTIONS only).
+    /// An absolute form whose authority carries userinfo (`http://u:p@host/`) is refused, as in Host: RFC 9110
+    /// §4.2.4 forbids it in http(s) URIs sent as a target.
     static func validateTarget(_ target: UnsafeRawBufferPointer, method: HTTPMethod) throws(HTTPParseError) {
         if target[0] == 0x2F { return }
         if target.count == 1, target[0] == 0x2A {
@@ -73,7 +75,10 @@ enum HTTPHeadParser {
         }
         if method == .CONNECT { return }
         let text = HTTPGrammar.string(target).lowercased()
-        guard text.hasPrefix("http://") || text.hasPrefix("https://") else { throw HTTPParseError(.invalidTarget) }
+        let scheme = text.hasPrefix("http://") ? 7 : text.hasPrefix("https://") ? 8 : 0
+        guard scheme > 0 else { throw HTTPParseError(.invalidTarget) }
+        let authority = text.utf8.dropFirst(scheme).prefix { $0 != 0x2F && $0 != 0x3F && $0 != 0x23 }
+        guard !authority.contains(0x40) else { throw HTTPParseError(.invalidTarget) }
     }
 
     static func makeMethod(_ bytes: UnsafeRawBufferPointer) -> HTTPMethod {

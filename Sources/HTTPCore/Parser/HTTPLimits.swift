@@ -15,6 +15,12 @@ public struct HTTPLimits: Sendable, Equatable {
     public var idleTimeout: Duration
     /// Longest pause between two reads of a request body before the request is cut off (408).
     public var bodyReadTimeout: Duration
+    /// Time a body has before `minimumBodyRate` applies, as Apache's mod_reqtimeout `body=20`.
+    public var bodyGracePeriod: Duration
+    /// Bytes per second a body must keep up after `bodyGracePeriod`, as mod_reqtimeout's `MinRate=500`: each
+    /// byte received extends the body's deadline by `1 / minimumBodyRate` s, so a body that trickles in is cut
+    /// off (408) however often a byte arrives. 0 turns the minimum off.
+    public var minimumBodyRate: Int
     /// Longest pause while the client does not read our response before the connection is closed.
     public var writeTimeout: Duration
     /// Most simultaneous connections; at the limit the server stops accepting until one closes.
@@ -35,6 +41,8 @@ public struct HTTPLimits: Sendable, Equatable {
     public static let defaultHeaderTimeout = Duration.seconds(10)
     public static let defaultIdleTimeout = Duration.seconds(60)
     public static let defaultBodyReadTimeout = Duration.seconds(30)
+    public static let defaultBodyGracePeriod = Duration.seconds(20)
+    public static let defaultMinimumBodyRate = 500
     public static let defaultWriteTimeout = Duration.seconds(30)
     public static let defaultMaxConnections = 10_000
     public static let defaultWriteBufferHighWater = 64 * 1024
@@ -47,6 +55,8 @@ public struct HTTPLimits: Sendable, Equatable {
                 headerTimeout: Duration = defaultHeaderTimeout,
                 idleTimeout: Duration = defaultIdleTimeout,
                 bodyReadTimeout: Duration = defaultBodyReadTimeout,
+                bodyGracePeriod: Duration = defaultBodyGracePeriod,
+                minimumBodyRate: Int = defaultMinimumBodyRate,
                 writeTimeout: Duration = defaultWriteTimeout,
                 maxConnections: Int = defaultMaxConnections,
                 writeBufferHighWater: Int = defaultWriteBufferHighWater,
@@ -59,11 +69,25 @@ public struct HTTPLimits: Sendable, Equatable {
         self.headerTimeout = headerTimeout
         self.idleTimeout = idleTimeout
         self.bodyReadTimeout = bodyReadTimeout
+        self.bodyGracePeriod = bodyGracePeriod
+        self.minimumBodyRate = minimumBodyRate
         self.writeTimeout = writeTimeout
         self.maxConnections = maxConnections
         self.writeBufferHighWater = writeBufferHighWater
         self.maxConnectionsPerAddress = maxConnectionsPerAddress
         self.exemptLoopback = exemptLoopback
+    }
+}
+
+extension HTTPLimits {
+    /// When a body that began at `start` (monotonic ns) and has brought `received` bytes must be complete:
+    /// `start + bodyGracePeriod + received / minimumBodyRate` s. A body is in time at instant `t` while
+    /// `t < bodyDeadline`, that is while `received > (t - start - grace) * minimumBodyRate`.
+    func bodyDeadline(start: UInt64, received: Int) -> UInt64 {
+        guard minimumBodyRate > 0 else { return .max }
+        let earned = UInt64(max(0, received)).multipliedReportingOverflow(by: 1_000_000_000)
+        guard !earned.overflow else { return .max }
+        return start + bodyGracePeriod.nanoseconds + earned.partialValue / UInt64(minimumBodyRate)
     }
 }
 

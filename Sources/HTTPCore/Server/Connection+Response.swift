@@ -124,8 +124,9 @@ extension Connection {
     /// A JSON error in the project's shape, `{"error": true, "reason": "..."}`, closing the connection.
     func writeError(_ status: HTTPStatus, reason: String, version: HTTPVersion) {
         let body = Array("{\"error\":true,\"reason\":\"\(reason)\"}".utf8)
-        writeHead(status: status, headers: ["Content-Type": "application/json; charset=utf-8"], version: version,
-                  keepAlive: false, framing: .length(body.count))
+        var headers: HTTPHeaders = ["Content-Type": "application/json; charset=utf-8"]
+        for (name, value) in acceptor.errorHeaders { headers.add(name: name, value: value) }
+        writeHead(status: status, headers: headers, version: version, keepAlive: false, framing: .length(body.count))
         output.append(contentsOf: body)
     }
 

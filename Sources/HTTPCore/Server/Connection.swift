@@ -30,6 +30,9 @@ final class Connection {
     var parser: HTTPRequestParser
     /// When the first byte of the request being read arrived (monotonic ns); for `headerTimeout`.
     var requestStarted: UInt64 = 0
+    /// When the body being read began (monotonic ns) and the bytes received since; for `minimumBodyRate`.
+    var bodyStarted: UInt64 = 0
+    var bodyReceived = 0
 
     static let initialReadCapacity = 4096
     static let minimumRead = 2048
@@ -106,6 +109,8 @@ final class Connection {
                         requestStarted = 0
                         return .request(head)
                     case .head(let head):
+                        bodyStarted = MonotonicClock.now()
+                        bodyReceived = input.readableCount
                         if head.expectsContinue, input.readableCount == 0 {
                             output.append(contentsOf: Self.continueLine)
                         }
@@ -128,6 +133,7 @@ final class Connection {
                 switch receive(into: tail) {
                 case .bytes(let count):
                     input.didWrite(count)
+                    if parser.isReadingBody { bodyReceived += count }
                     drained = count < tail.count
                     if requestStarted == 0 { requestStarted = MonotonicClock.now() }
                     continue
@@ -145,7 +151,10 @@ final class Connection {
                 if output.isEmpty { output = [] }
                 deadline = MonotonicClock.now() + limits.idleTimeout.nanoseconds
             } else if parser.isReadingBody {
-                deadline = MonotonicClock.now() + limits.bodyReadTimeout.nanoseconds
+                let now = MonotonicClock.now()
+                let bodyDeadline = limits.bodyDeadline(start: bodyStarted, received: bodyReceived)
+                guard now < bodyDeadline else { return .failed(HTTPParseError(.timeout)) }
+                deadline = min(now + limits.bodyReadTimeout.nanoseconds, bodyDeadline)
             } else {
                 deadline = requestStarted + limits.headerTimeout.nanoseconds
             }

@@ -13,6 +13,8 @@ final class ConnectionAcceptor: Sendable {
     let logger: Logger
     /// Whether answered requests get an access line (`HTTPServerConfiguration.accessLog`).
     let accessLog: Bool
+    /// Fields of the answers the server writes itself (`HTTPServerConfiguration.errorHeaders`).
+    let errorHeaders: HTTPHeaders
     let tls: TLSServerContext?
     let dateCache = DateCache()
     let loops: [EventLoop]
@@ -28,12 +30,14 @@ final class ConnectionAcceptor: Sendable {
     static let descriptorRetryDelay: UInt64 = 100_000_000
 
     init(limits: HTTPLimits, maxConnections: Int, responder: any HTTPResponder, logger: Logger,
-         accessLog: Bool = true, tls: TLSServerContext?, loops: [EventLoop], listener: Listener) {
+         accessLog: Bool = true, errorHeaders: HTTPHeaders = [:], tls: TLSServerContext?, loops: [EventLoop],
+         listener: Listener) {
         self.limits = limits
         self.maxConnections = maxConnections
         self.responder = responder
         self.logger = logger
         self.accessLog = accessLog
+        self.errorHeaders = errorHeaders
         self.tls = tls
         self.loops = loops
         self.listener = listener

@@ -57,7 +57,8 @@ public final class HTTPServer: Sendable {
                 ])
             }
             let acceptor = ConnectionAcceptor(limits: configuration.limits, maxConnections: cap, responder: responder,
-                                              logger: logger, accessLog: configuration.accessLog, tls: tls, loops: loops,
+                                              logger: logger, accessLog: configuration.accessLog,
+                                              errorHeaders: configuration.errorHeaders, tls: tls, loops: loops,
                                               listener: listener)
             state.threads = loops.map { loop in
                 LoopThread { loop.run(listener: listener, acceptor: acceptor) }

@@ -12,15 +12,20 @@ public struct HTTPServerConfiguration: Sendable {
     /// Log an access line (info) per answered request. An application layer that logs its own lines (with a
     /// request id) turns this off; requests refused before parsing are logged either way.
     public var accessLog: Bool
+    /// Fields the server adds to the answers it writes itself, before any responder runs (400, 408, 413, 414,
+    /// 431, 501, 505): the application's security headers, so that no answer goes out without them.
+    public var errorHeaders: HTTPHeaders
 
     public init(hostname: String = "127.0.0.1", port: Int = 8080, loopCount: Int? = nil,
-                limits: HTTPLimits = .init(), tls: TLSServerConfiguration? = nil, accessLog: Bool = true) {
+                limits: HTTPLimits = .init(), tls: TLSServerConfiguration? = nil, accessLog: Bool = true,
+                errorHeaders: HTTPHeaders = [:]) {
         self.hostname = hostname
         self.port = port
         self.loopCount = loopCount
         self.limits = limits
         self.tls = tls
         self.accessLog = accessLog
+        self.errorHeaders = errorHeaders
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import JOSE
 
 extension Request {
     /// The request body as typed content: `try req.content.decode(SignIn.self)`.
@@ -14,7 +15,9 @@ public struct ContentContainer {
 
     /// Decodes the body as `T`.
     ///
-    /// - `application/json` (and `+json` types) with `JSONDecoder`, dates in ISO 8601;
+    /// - `application/json` (and `+json` types) with `JSONDecoder`, dates in ISO 8601, once the body has passed
+    ///   the strict RFC 8259 parser (`JSONValue(parsingText:)`): no trailing comma, comment, leading zero, invalid
+    ///   UTF-8 or lone surrogate, nesting at most 32 deep, which `JSONDecoder` alone would let through in part;
     /// - `application/x-www-form-urlencoded` with `FormDecoder`.
     ///
     /// Throws 415 for any other or a missing content type, and 400 with a reason naming the field when the body
@@ -26,6 +29,9 @@ public struct ContentContainer {
         do {
             if mediaType == "application/json" || mediaType.hasSuffix("+json") {
                 guard !request.body.isEmpty else { throw Abort(.badRequest, reason: "Request body is empty") }
+                guard (try? JSONValue(parsingText: request.body)) != nil else {
+                    throw Abort(.badRequest, reason: "Malformed request body")
+                }
                 return try JSONCoding.decoder().decode(T.self, from: Data(request.body))
             }
             if mediaType == "application/x-www-form-urlencoded" {

@@ -29,6 +29,19 @@ public struct SecurityHeadersMiddleware: Middleware {
             self.contentTypeOptions = contentTypeOptions
             self.strictTransportSecurity = strictTransportSecurity
         }
+
+        /// The headers these values make for a response to a request that was `secure` (HSTS only then). The
+        /// server's own error answers carry them too (`HTTPServerConfiguration.errorHeaders`).
+        public func headers(secure: Bool) -> HTTPHeaders {
+            var headers: HTTPHeaders = [:]
+            let values = [
+                ("X-Content-Type-Options", contentTypeOptions), ("Referrer-Policy", referrerPolicy),
+                ("Content-Security-Policy", contentSecurityPolicy), ("X-Frame-Options", frameOptions),
+                ("Strict-Transport-Security", secure ? strictTransportSecurity : nil),
+            ]
+            for case let (name, value?) in values { headers.add(name: name, value: value) }
+            return headers
+        }
     }
 
     public let configuration: Configuration
@@ -44,18 +57,9 @@ public struct SecurityHeadersMiddleware: Middleware {
         } catch {
             response = ErrorRenderer.response(for: error, request: request)
         }
-        Self.addIfMissing("X-Content-Type-Options", configuration.contentTypeOptions, to: &response.headers)
-        Self.addIfMissing("Referrer-Policy", configuration.referrerPolicy, to: &response.headers)
-        Self.addIfMissing("Content-Security-Policy", configuration.contentSecurityPolicy, to: &response.headers)
-        Self.addIfMissing("X-Frame-Options", configuration.frameOptions, to: &response.headers)
-        if request.isSecure {
-            Self.addIfMissing("Strict-Transport-Security", configuration.strictTransportSecurity, to: &response.headers)
+        for (name, value) in configuration.headers(secure: request.isSecure) where !response.headers.contains(name) {
+            response.headers.add(name: name, value: value)
         }
         return response
-    }
-
-    private static func addIfMissing(_ name: String, _ value: String?, to headers: inout HTTPHeaders) {
-        guard let value, !headers.contains(name) else { return }
-        headers.add(name: name, value: value)
     }
 }

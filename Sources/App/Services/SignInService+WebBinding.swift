@@ -1,0 +1,39 @@
+import AppleID
+import Foundation
+import Logging
+import Web
+
+/// The web flow's binding of an identity token to the browser that asked Apple for it (README "Web flow"):
+/// the login page gives `AppleID.auth.init` the nonce `hex(SHA-256(SIWA_STATE))`, Apple copies it into the
+/// token, and the handle step accepts the token only with that browser's cookie, once.
+extension SignInService {
+    /// The nonce a browser's `SIWA_STATE` cookie binds its identity token to.
+    ///
+    /// - Throws: 401 when the request carries no state cookie (or an empty one): then no token may sign in.
+    func boundNonce(stateCookie: String?, logger: Logger) throws -> String {
+        guard let stateCookie, !stateCookie.isEmpty else {
+            logger.notice("web sign-in refused", metadata: ["reason": "no SIWA_STATE cookie"])
+            throw Abort(.unauthorized, reason: Self.unboundReason)
+        }
+        return IdentityTokenVerifier.ExpectedNonce.hash(ofState: stateCookie)
+    }
+
+    /// A use of `nonce` by `identity`, kept until the token expires (plus the verifier's leeway), after which
+    /// the token is refused anyway; 401 at once when the nonce signed in before, so that a replay does not
+    /// spend Apple's authorization code. The use is recorded by `signIn(…nonce:…)`, insert-or-fail.
+    func unusedNonce(_ nonce: String, identity: AppleIdentityToken, logger: Logger) async throws
+        -> UsedNonceRepository.Use
+    {
+        guard try await !usedNonces.isUsed(nonce) else { throw Self.nonceAlreadyUsed(logger: logger) }
+        return UsedNonceRepository.Use(nonce: nonce, usedAt: clock(),
+                                       expiresAt: identity.expiresAt + IdentityTokenVerifier.defaultLeeway)
+    }
+
+    /// The 401 for a nonce that signed in before.
+    static func nonceAlreadyUsed(logger: Logger) -> Abort {
+        logger.notice("web sign-in refused", metadata: ["reason": "nonce already used"])
+        return Abort(.unauthorized, reason: "This sign-in has already been used. Start again from the login page.")
+    }
+
+    static let unboundReason = "This sign-in did not start in this browser. Start again from the login page."
+}

@@ -1,0 +1,24 @@
+import CryptoCore
+
+extension IdentityTokenVerifier {
+    /// What a request asks of the identity token's `nonce` claim, which Apple copies from the sign-in request.
+    public enum ExpectedNonce: Sendable, Equatable {
+        /// An app's raw nonce: the token carries it as given or as its SHA-256 in hexadecimal (Apple's
+        /// recommended flow hashes it on the device before `ASAuthorizationAppleIDRequest.nonce`).
+        case rawOrHashed(String)
+        /// Exactly this value, byte for byte: the web flow's lowercase hex SHA-256 of its `SIWA_STATE` cookie,
+        /// which the login page gave `AppleID.auth.init`.
+        case exactly(String)
+
+        /// Whether `tokenNonce` satisfies this expectation; compared in constant time.
+        public func isMatched(by tokenNonce: String) -> Bool {
+            switch self {
+            case .rawOrHashed(let raw): IdentityTokenVerifier.nonce(tokenNonce, matches: raw)
+            case .exactly(let expected): constantTimeEquals(tokenNonce, expected)
+            }
+        }
+
+        /// The web flow's nonce for a state: the lowercase hex SHA-256 of its UTF-8 bytes.
+        public static func hash(ofState state: String) -> String { SHA256.hexHash(state) }
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import Storage
+import Testing
+@testable import App
+
+struct UsedNonceRepositoryTests {
+    let clock = TestClock()
+
+    private func use(_ nonce: String, expiresIn seconds: TimeInterval) -> UsedNonceRepository.Use {
+        UsedNonceRepository.Use(nonce: nonce, usedAt: clock.now, expiresAt: clock.now.addingTimeInterval(seconds))
+    }
+
+    @Test func aNonceIsRecordedOnceAndASecondUseWritesNothing() async throws {
+        let db = try await TemporaryDatabase()
+        let nonces = UsedNonceRepository(pool: db.pool, now: clock.closure)
+        #expect(try await nonces.isUsed("a") == false)
+        try await db.pool.write(UsedNonceRepository.record(use("a", expiresIn: 60)))
+        #expect(try await nonces.isUsed("a"))
+        let error = await #expect(throws: SQLiteError.self) {
+            try await db.pool.write([SQL("CREATE TABLE marker (x INTEGER)"), UsedNonceRepository.record(use("a", expiresIn: 600))])
+        }
+        #expect(error?.reason == .uniqueConstraint && error?.statementIndex == 1)
+        let marker = try await db.pool.read { db in
+            try db.fetchOne(sql: "SELECT count(*) FROM sqlite_master WHERE name = 'marker'") { try $0[0] as Int }
+        }
+        #expect(marker == 0, "the second use rolls its transaction back")
+    }
+
+    /// A use is kept until its expiry: swept at `expires_at` (N), kept one millisecond before (N - 1).
+    @Test func sweepDeletesAtExpiryAndNotBefore() async throws {
+        let db = try await TemporaryDatabase()
+        let nonces = UsedNonceRepository(pool: db.pool, now: clock.closure)
+        try await db.pool.write([UsedNonceRepository.record(use("due", expiresIn: 60)),
+                                 UsedNonceRepository.record(use("later", expiresIn: 60.001))])
+        clock.advance(by: 59.999)
+        #expect(try await nonces.sweepExpired() == 0)
+        clock.advance(by: 0.001)
+        #expect(try await nonces.sweepExpired() == 1)
+        #expect(try await nonces.isUsed("due") == false)
+        #expect(try await nonces.isUsed("later"))
+        clock.advance(by: 0.001)
+        #expect(try await nonces.sweepExpired() == 1)
+    }
+
+    @Test func housekeepingSweepsUsedNonces() async throws {
+        let app = try await TestApp.start()
+        let state = try TestApp.newState()
+        let token = try app.webToken(state: state, subject: "001.sweep")
+        #expect(try await app.handle([("token", token)], state: state).status == .seeOther)
+        #expect(try await app.count("used_nonces") == 1)
+        try await app.server.services.database.write(SQL("UPDATE used_nonces SET expires_at = ?",
+                                                         [Date(timeIntervalSince1970: 0)]))
+        let removed = try await Housekeeping(services: app.server.services).sweep()
+        #expect(removed["used_nonces"] == 1)
+        #expect(try await app.count("used_nonces") == 0)
+        await app.stop()
+    }
+}
