@@ -86,7 +86,8 @@ extension Configuration {
         return value
     }
 
-    /// `APPLE_BASE_URL` without a trailing slash; `http://` only for a loopback host (DESIGN.md).
+    /// `APPLE_BASE_URL` without a trailing slash; `http://` only for a loopback host (the local stand-in, README
+    /// "Quick start"): Apple's real endpoints are HTTPS.
     static func checkedAppleBaseURL(_ value: String) throws -> String {
         let trimmed = value.hasSuffix("/") ? String(value.dropLast()) : value
         guard let url = URLComponents(string: trimmed), let scheme = url.scheme?.lowercased(),

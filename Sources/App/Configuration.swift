@@ -3,7 +3,7 @@ import HTTPCore
 import Logging
 import Storage
 
-/// Everything the server reads from the environment (DESIGN.md "Configuration"), validated once at start.
+/// Everything the server reads from the environment (README "Configuration", `.env.example`), validated once at start.
 ///
 /// Variables come from the process environment, then `.env` in the working directory (environment wins).
 /// Optional features (the web flow, the API route, code exchange) are off when their variables are missing;

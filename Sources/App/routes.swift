@@ -16,7 +16,7 @@ func routes(_ app: Application, services: Services) throws {
         try app.register(collection: MetricsController(services: services, token: token))
     }
 
-    // Errors of the HTML routes are JSON like the API's (DESIGN.md: "Errors are always {"error": true, …}"), and an
+    // Errors of the HTML routes are JSON like the API's (`{"error": true, "reason": …}`, README "The web flow"), and an
     // HTML page when the client asks for HTML first (a browser's Accept), as `ErrorMiddleware` decides.
     let web = app.grouped(SessionsMiddleware(store: services.sessions))
     try web.register(collection: HomeController(accounts: services.accounts))

@@ -4,7 +4,7 @@ import JOSE
 
 /// Verifies Sign in with Apple identity tokens, and the core of any Apple-signed JWT.
 ///
-/// A token is accepted only if all hold (DESIGN.md, "Identity token verification"): three
+/// A token is accepted only if all hold (README, "The iOS flow"; Apple, "Verifying a user"): three
 /// strict base64url parts within ``JWSLimits``; `alg` exactly RS256 (RFC 8725 §3.1), no `crit`,
 /// no `jku`/`x5u`/`jwk`/`x5c` — all checked before any key is looked up; `kid` names one of
 /// Apple's keys; the RSASSA-PKCS1-v1_5 SHA-256 signature verifies; `iss` is exactly

@@ -4,7 +4,7 @@ import Logging
 
 /// Apple's signing keys (a JWKS), fetched over HTTPS and cached; generic over the parsed key type.
 ///
-/// Rules (DESIGN.md "JWKS"):
+/// Rules (README, "The iOS flow"; Apple, "Fetch Apple's public key for verifying token signature"):
 /// - The set is kept for Cache-Control's `max-age` clamped to `policy` (RFC 9111 §5.2.2.1), 1 h by default.
 /// - A known `kid` never waits for the network: an expired set is still served while one refetch runs.
 /// - An unknown `kid` waits for one refetch shared by every concurrent caller (single-flight). Such refetches are

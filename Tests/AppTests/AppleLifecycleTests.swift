@@ -143,7 +143,7 @@ struct AppleLifecycleTests {
         }
     }
 
-    /// The three variables DESIGN.md names are enough: without `SIWA_ENCRYPTION_KEY` the server makes a key, keeps
+    /// The three variables README "Apple's token lifecycle" names are enough: without `SIWA_ENCRYPTION_KEY` the server makes a key, keeps
     /// it beside the database (mode 0600) and uses the same one after a restart.
     @Test(.sqliteOnly) func withoutAnEncryptionKeyTheServerKeepsOneBesideTheDatabase() async throws {
         let directory = TestApp.temporaryDirectory()

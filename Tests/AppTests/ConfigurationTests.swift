@@ -4,7 +4,7 @@ import Testing
 import Web
 @testable import App
 
-/// Reading the environment (DESIGN.md "Configuration"): defaults, and a named error for each bad variable.
+/// Reading the environment (README "Configuration"): defaults, and a named error for each bad variable.
 struct ConfigurationTests {
     @Test func defaultsMatchTheDesign() throws {
         let configuration = try Configuration(Environment([:]))

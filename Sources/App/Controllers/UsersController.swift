@@ -3,7 +3,7 @@ import Foundation
 import HTTPCore
 import Web
 
-/// The iOS API (DESIGN.md "HTTP API"): sign in with an identity token, read and end the bearer session,
+/// The iOS API (README, "The iOS flow"): sign in with an identity token, read and end the bearer session,
 /// delete the account.
 struct UsersController: RouteCollection {
     let signIns: SignInService

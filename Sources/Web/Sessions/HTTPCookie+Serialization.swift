@@ -2,7 +2,7 @@ import HTTPCore
 
 extension HTTPCookie {
     /// The `Set-Cookie` field value (RFC 6265 §4.1.1): `name=value; Max-Age=...; Expires=...; Path=...; Domain=...;
-    /// HttpOnly; Secure; SameSite=...`, the order DESIGN.md writes them in. Throws `CookieError` instead of sending
+    /// HttpOnly; Secure; SameSite=...`, the order README "The web flow" writes them in. Throws `CookieError` instead of sending
     /// something a client would misread.
     public func serialized() throws(CookieError) -> String {
         guard !name.isEmpty, name.utf8.allSatisfy(Self.isTokenByte) else { throw .invalidName(name) }

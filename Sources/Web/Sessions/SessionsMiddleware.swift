@@ -4,9 +4,9 @@ import Foundation
 /// Loads the session named by the session cookie before the route runs, and saves it after, only when changed.
 ///
 /// Ids are 32 random bytes in base64url; the cookie is `session=<id>; Path=/; HttpOnly; SameSite=Lax`, plus
-/// `Secure` when the request came over HTTPS (DESIGN.md's attributes, in its order). It carries no `Max-Age`: the
-/// browser keeps it for its session, and the server ends the session `expiry` after its last change. A cookie that
-/// is malformed or names no live session is ignored (and expired).
+/// `Secure` when the request came over HTTPS (the attributes README "The web flow" gives, in its order). It carries
+/// no `Max-Age`: the browser keeps it for its session, and the server ends the session `expiry` after its last
+/// change. A cookie that is malformed or names no live session is ignored (and expired).
 public struct SessionsMiddleware: Middleware {
     /// The default session lifetime, 7 days.
     public static let defaultExpiry: TimeInterval = 7 * 24 * 60 * 60
