@@ -7,9 +7,9 @@ import Glibc
 /// A connection parked in `wait(for:events:deadline:idle:)` is resumed by the loop thread itself, so its job is
 /// queued here without a system call and runs in the same loop iteration: reading, parsing, the responder and
 /// the write all happen on the thread that saw the socket become ready, with no hop to Swift's cooperative pool
-/// and back. Jobs queued from other threads (a database writer resuming its callers, a timer) wake the loop
-/// through its eventfd, once per sleep. Responders must not block: long work belongs on another thread, as the
-/// database and the HTTP client already do. After `stop()`, jobs run on Dispatch's global queue instead, so no
+/// and back. Jobs queued from other threads (another subsystem's thread resuming its callers, a timer) wake the
+/// loop through its eventfd, once per sleep. Responders must not block: long work belongs on another thread, as
+/// the HTTP client's already does. After `stop()`, jobs run on Dispatch's global queue instead, so no
 /// task is left suspended forever.
 extension EventLoop: TaskExecutor {
     func enqueue(_ job: consuming ExecutorJob) {

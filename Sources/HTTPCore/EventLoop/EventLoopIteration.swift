@@ -5,8 +5,8 @@ import Glibc
 /// An iteration is one pass of a loop: wait for sockets, resume the connections that became ready, run the jobs
 /// of their tasks. A task added here runs on the same thread after those jobs and before the loop waits again,
 /// once however many times it was added under one key: a subsystem can gather what one iteration's requests
-/// asked for and do it once, with no other thread to wake (the app commits the iteration's database writes
-/// together this way).
+/// asked for and do it once, with no other thread to wake (a store can commit the iteration's writes together
+/// this way).
 public enum EventLoopIteration {
     /// If the calling thread is an event loop's, runs `task` on it once the current iteration's jobs have run,
     /// and returns `true`; a second call with the same `key` in that iteration adds nothing. On any other thread

@@ -4,7 +4,7 @@ import Glibc
 ///
 /// Running out of descriptors is not only `accept` failing with EMFILE: libdispatch's thread-pool monitor
 /// traps when it cannot open `/proc` files. So connections are capped below the soft limit, leaving a reserve
-/// for the rest of the process (database, outgoing HTTPS, logs, Dispatch).
+/// for the rest of the process (files, outgoing connections, logs, Dispatch).
 enum DescriptorLimit {
     /// Descriptors never used for connections: a fixed floor plus an eighth of the limit.
     static func reserve(for limit: Int) -> Int { 64 + limit / 8 }

@@ -13,7 +13,7 @@ public struct ConnectionInfo: Sendable {
 
 /// Turns a request into a response. The server calls it in a task on the connection's event-loop thread, between
 /// two waits for that loop's sockets, so it must not block: every connection of the loop waits meanwhile. It may
-/// await (work that blocks belongs on another thread, as the database and the HTTP client do), and it must not
+/// await (work that blocks belongs on another thread, as the HTTP client's does), and it must not
 /// throw: errors become responses (the application layer's job).
 public protocol HTTPResponder: Sendable {
     func respond(to request: HTTPRequest, connection: ConnectionInfo) async -> HTTPResponse
