@@ -23,13 +23,11 @@ extension DatabasePool: DatabaseClient {
     private static func run(_ statement: SQL, at index: Int, on db: Database) throws -> SQLResult {
         do {
             let prepared = try db.cachedStatement(sql: statement.text)
-            var columns: [String] = []
             let rows = try prepared.fetchAll(statement.arguments) { row -> [DatabaseValue] in
-                if columns.isEmpty { columns = (0..<row.count).map { prepared.columnName(at: Int32($0)) } }
-                return try (0..<row.count).map { try row.value(at: $0) }
+                try (0..<row.count).map { try row.value(at: $0) }
             }
-            return SQLResult(rows: .values(RowValues(columns: columns, rows: rows)),
-                             changes: prepared.isReadOnly ? 0 : db.changes)
+            let values = rows.isEmpty ? RowValues.none : RowValues(columns: prepared.columnNames, rows: rows)
+            return SQLResult(rows: .values(values), changes: prepared.isReadOnly ? 0 : db.changes)
         } catch var error as SQLiteError {
             error.statementIndex = index
             throw error

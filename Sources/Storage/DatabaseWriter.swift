@@ -21,6 +21,8 @@ final class DatabaseWriter: Sendable {
     let queue: Mutex<WriteQueue>
     private let maxWriteBatch: Int
     private let roundExecutor: (any RoundExecutor)?
+    /// What the end of a round runs: made once, so that queuing a write allocates no closure.
+    private let commitAtRoundEnd: @Sendable () -> Void
 
     init(path: String, configuration: DatabaseConfiguration) throws {
         let database = try Database(path: path, configuration: configuration)
@@ -38,12 +40,15 @@ final class DatabaseWriter: Sendable {
         self.queue = Mutex(WriteQueue())
         self.maxWriteBatch = max(configuration.maxWriteBatch, 1)
         self.roundExecutor = configuration.roundExecutor
+        let target = WeakWriter()
+        self.commitAtRoundEnd = { target.writer?.commitQueuedWrites() }
+        target.writer = self
     }
 
     /// Queues `job` and makes sure something will commit it: the end of the caller's round, or the writer queue.
     func submit(_ job: WriteJob) {
-        let atRoundEnd = !job.exclusive && roundExecutor?.runAtEndOfCurrentRound(
-            key: ObjectIdentifier(self), { [weak self] in self?.commitQueuedWrites() }) == true
+        let atRoundEnd = !job.exclusive
+            && roundExecutor?.runAtEndOfCurrentRound(key: ObjectIdentifier(self), commitAtRoundEnd) == true
         let startDrain = queue.withLock { queue -> Bool in
             queue.pending.append(job)
             if queue.isDraining || atRoundEnd { return false }
@@ -140,6 +145,12 @@ final class DatabaseWriter: Sendable {
             return batch
         }
     }
+}
+
+/// The writer a round's end commits for, held weakly: a round may end after the pool is gone.
+private final class WeakWriter: @unchecked Sendable {
+    /// Set once, in `DatabaseWriter.init`, before the writer is shared.
+    weak var writer: DatabaseWriter?
 }
 
 struct WriteQueue: ~Copyable {

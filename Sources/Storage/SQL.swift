@@ -56,6 +56,9 @@ final class RowValues: Sendable {
     let columns: [String]
     let rows: [[DatabaseValue]]
 
+    /// No rows: what most writes give back, shared.
+    static let none = RowValues(columns: [], rows: [])
+
     init(columns: [String], rows: [[DatabaseValue]]) {
         self.columns = columns
         self.rows = rows

@@ -144,8 +144,8 @@ public final class Statement {
     /// Whether the statement changes nothing (`sqlite3_stmt_readonly`): a `SELECT`.
     var isReadOnly: Bool { sqlite3_stmt_readonly(handle) != 0 }
 
-    /// The name of result column `index`.
-    func columnName(at index: Int32) -> String {
+    /// The names of the result columns, read once per prepared statement (a cached statement serves many calls).
+    private(set) lazy var columnNames: [String] = (0..<sqlite3_column_count(handle)).map { index in
         sqlite3_column_name(handle, index).map { String(cString: $0) } ?? ""
     }
 

@@ -2,11 +2,13 @@ import Foundation
 import Glibc
 import HTTPCore
 import Synchronization
+import TestSupport
 import Testing
 @testable import App
 
-/// SIGKILL in the middle of a burst of sign-ins on the real `siwa serve` (DATABASE_SYNCHRONOUS left at its
-/// default, `normal`): after a restart on the same file, every bearer whose 200 was received still works.
+/// SIGKILL in the middle of a burst of sign-ins on the real `siwa serve`: after a restart on the same database,
+/// every bearer whose 200 was received still works. On SQLite (DATABASE_SYNCHRONOUS left at its default, `normal`)
+/// and on PostgreSQL (a throwaway cluster; the server, not the database, is killed).
 @Suite(.serialized, .timeLimit(.minutes(3)))
 struct DurabilityTests {
     /// Distinct new users in the burst.
@@ -28,50 +30,57 @@ struct DurabilityTests {
     }
 
     @Test func everyAnsweredSignInSurvivesSIGKILLMidBurst() async throws {
-        try await SpawnedApp.with { app in
-            let server = try app.launch()
-            let tokens = try (0..<Self.users).map { try app.identityToken(subject: "001.durable.\($0)") }
-            let answers = Answers()
-            let (client, url, pid) = (app.client, app.baseURL + "/api/users/siwa", server.pid)
+        try await SpawnedApp.with { app in try await killMidBurstAndRestart(app) }
+    }
 
-            await withTaskGroup(of: Void.self) { group in
-                for _ in 0..<Self.concurrency {
-                    group.addTask {
-                        while true {
-                            let index = answers.nextIndex()
-                            guard index < tokens.count else { return }
-                            let request = HTTPClientRequest(
-                                method: .POST, url: url, headers: ["Content-Type": "application/json"],
-                                body: Array("{\"token\":\"\(tokens[index])\"}".utf8)
-                            )
-                            guard let response = try? await client.send(request), response.status == .ok,
-                                  let body = try? response.json(), let bearer = body["value"] as? String,
-                                  let userID = (body["user"] as? [String: Any])?["id"] as? String
-                            else { continue }
-                            answers.append(bearer: bearer, userID: userID)
-                        }
-                    }
-                }
+    @Test(.postgres) func everyAnsweredSignInSurvivesSIGKILLMidBurstOnPostgreSQL() async throws {
+        let url = try await PostgresCluster.sharedCluster().newDatabase()
+        try await SpawnedApp.with { app in try await killMidBurstAndRestart(app, ["DATABASE_URL": url]) }
+    }
+
+    private func killMidBurstAndRestart(_ app: SpawnedApp, _ extra: [String: String] = [:]) async throws {
+        let server = try app.launch(extra)
+        let tokens = try (0..<Self.users).map { try app.identityToken(subject: "001.durable.\($0)") }
+        let answers = Answers()
+        let (client, url, pid) = (app.client, app.baseURL + "/api/users/siwa", server.pid)
+
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<Self.concurrency {
                 group.addTask {
-                    while answers.count < Self.answeredBeforeKill, answers.started < tokens.count {
-                        try? await Task.sleep(for: .milliseconds(1))
+                    while true {
+                        let index = answers.nextIndex()
+                        guard index < tokens.count else { return }
+                        let request = HTTPClientRequest(
+                            method: .POST, url: url, headers: ["Content-Type": "application/json"],
+                            body: Array("{\"token\":\"\(tokens[index])\"}".utf8)
+                        )
+                        guard let response = try? await client.send(request), response.status == .ok,
+                              let body = try? response.json(), let bearer = body["value"] as? String,
+                              let userID = (body["user"] as? [String: Any])?["id"] as? String
+                        else { continue }
+                        answers.append(bearer: bearer, userID: userID)
                     }
-                    kill(pid, SIGKILL)
                 }
             }
-            server.waitForExit()
-            #expect(server.process.wasSignaled && server.process.terminationStatus == SIGKILL)
-            let received = answers.all
-            #expect(received.count >= Self.answeredBeforeKill)
-            #expect(received.count < Self.users, "the kill must land mid-burst")
-
-            try app.launch()
-            var lost: [String] = []
-            for (bearer, userID) in received {
-                let me = try await app.me(bearer: bearer)
-                if me.status != .ok || (try? me.json()["id"] as? String) != userID { lost.append(userID) }
+            group.addTask {
+                while answers.count < Self.answeredBeforeKill, answers.started < tokens.count {
+                    try? await Task.sleep(for: .milliseconds(1))
+                }
+                kill(pid, SIGKILL)
             }
-            #expect(lost.isEmpty, "\(lost.count) of \(received.count) answered sign-ins were lost: \(lost.prefix(5))")
         }
+        server.waitForExit()
+        #expect(server.process.wasSignaled && server.process.terminationStatus == SIGKILL)
+        let received = answers.all
+        #expect(received.count >= Self.answeredBeforeKill)
+        #expect(received.count < Self.users, "the kill must land mid-burst")
+
+        try app.launch(extra)
+        var lost: [String] = []
+        for (bearer, userID) in received {
+            let me = try await app.me(bearer: bearer)
+            if me.status != .ok || (try? me.json()["id"] as? String) != userID { lost.append(userID) }
+        }
+        #expect(lost.isEmpty, "\(lost.count) of \(received.count) answered sign-ins were lost: \(lost.prefix(5))")
     }
 }

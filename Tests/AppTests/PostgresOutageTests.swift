@@ -11,16 +11,16 @@ import Testing
 @Suite(.postgres, .serialized, .timeLimit(.minutes(2)))
 struct PostgresOutageTests {
     @Test func anOutageIs503AndTheServerRecoversByItself() async throws {
-        let cluster = try PostgresCluster()
+        let cluster = try await PostgresCluster.started()
         defer { cluster.stop() }
-        let url = try PostgresURL(try cluster.createDatabase())
+        let url = try PostgresURL(try await cluster.newDatabase())
         try await TestApp.with(configure: { $0.databaseURL = url }) { app in
             let before = try await app.sendJSON(.POST, "/api/users/siwa",
                                                 ["token": try app.identityToken(subject: "001.before", email: "a@example.com")])
             #expect(before.status == .ok)
             let bearer = try #require(try before.json()["value"] as? String)
 
-            try cluster.kill()
+            try await cluster.killServer()
             let during = try await app.sendJSON(.POST, "/api/users/siwa",
                                                 ["token": try app.identityToken(subject: "001.during", email: "b@example.com")])
             #expect(during.status == .serviceUnavailable)
@@ -29,7 +29,7 @@ struct PostgresOutageTests {
             #expect(try await app.send(.GET, "/health").status == .ok)
             #expect(try await app.send(.GET, "/styles.css").status == .ok)
 
-            try cluster.start()
+            try await cluster.restartServer()
             var after = try await app.sendJSON(.POST, "/api/users/siwa",
                                                ["token": try app.identityToken(subject: "001.after", email: "c@example.com")])
             for _ in 0..<50 where after.status == .serviceUnavailable {
@@ -49,9 +49,7 @@ struct PostgresOutageTests {
 @Suite(.postgres, .serialized, .timeLimit(.minutes(2)))
 struct PostgresRoundTripTests {
     @Test func aSignInIsOneRoundTripNewOrReturning() async throws {
-        let cluster = try PostgresCluster()
-        defer { cluster.stop() }
-        let url = try PostgresURL(try cluster.createDatabase())
+        let url = try PostgresURL(try await PostgresCluster.sharedCluster().newDatabase())
         try await TestApp.with(lifecycle: false, configure: { $0.databaseURL = url }) { app in
             let pool = try #require(app.server.services.database as? PostgresPool)
             let token = try app.identityToken(subject: "001.round.trips", email: "rt@example.com")
@@ -69,6 +67,24 @@ struct PostgresRoundTripTests {
             before = pool.roundTrips
             #expect(try await app.send(.GET, "/api/users/me", headers: ["Authorization": "Bearer \(bearer)"]).status == .ok)
             #expect(pool.roundTrips - before == 1, "GET /api/users/me")
+        }
+    }
+}
+
+/// Start-up with PostgreSQL unreachable: `siwa serve` waits `AppMigrations.postgresStartupTimeout` (30 s) for it,
+/// then exits non-zero with a line naming host and port, and never the password.
+@Suite(.timeLimit(.minutes(2)))
+struct PostgresStartupTests {
+    @Test func anUnreachableDatabaseAtStartIsANamedExitAfterTheWait() async throws {
+        try await SpawnedApp.with { app in
+            let started = ContinuousClock.now
+            let server = try app.spawn(["DATABASE_URL": "postgresql://siwa:n0t-to-be-logged@127.0.0.1:9/siwa"])
+            let status = await server.exited(within: .seconds(60))
+            let waited = ContinuousClock.now - started
+            #expect(status != nil && status != 0)
+            #expect(server.output.contains("127.0.0.1:9"), "\(server.output.suffix(500))")
+            #expect(!server.output.contains("n0t-to-be-logged"))
+            #expect(waited >= AppMigrations.postgresStartupTimeout, "it waited \(waited)")
         }
     }
 }

@@ -160,3 +160,43 @@ extension Trait where Self == ConditionTrait {
         .disabled(if: PostgresCluster.testsUsePostgres, "tests the SQLite file; this run uses PostgreSQL")
     }
 }
+
+extension PostgresCluster {
+    /// Runs `work` (which waits for child processes: `initdb`, `pg_ctl`, `createdb`) on a thread of its own, so a
+    /// test that starts a cluster never holds one of the few threads every other test's tasks run on.
+    static func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
+        }
+    }
+
+    /// A cluster of the test's own, for a test that stops or kills the server.
+    public static func started() async throws -> PostgresCluster {
+        try await offThePool { try PostgresCluster() }
+    }
+
+    /// The process-wide `shared` cluster, started off the pool the first time.
+    public static func sharedCluster() async throws -> PostgresCluster {
+        try await offThePool { PostgresCluster.shared }
+    }
+
+    /// The database for `key` (`database(for:)`) in the shared cluster, off the pool.
+    public static func sharedDatabase(for key: String) async throws -> String {
+        try await offThePool { try PostgresCluster.shared.database(for: key) }
+    }
+
+    /// A database of the test's own (`createDatabase`), off the pool.
+    public func newDatabase() async throws -> String {
+        try await Self.offThePool { [self] in try createDatabase() }
+    }
+
+    /// Kills the server (`kill`), off the pool.
+    public func killServer() async throws {
+        try await Self.offThePool { [self] in try kill() }
+    }
+
+    /// Starts the server again (`start`), off the pool.
+    public func restartServer() async throws {
+        try await Self.offThePool { [self] in try start() }
+    }
+}

@@ -103,6 +103,13 @@ final class SiwaProcess {
         return status
     }
 
+    /// `waitForExit` for a long wait, suspending instead of holding a thread.
+    func exited(within timeout: Duration) async -> Int32? {
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(50)) }
+        return waitForExit(timeout: 1)
+    }
+
     func signal(_ number: Int32) { kill(process.pid, number) }
 
     /// SIGTERM, then waits for the exit; SIGKILL if it takes longer than `timeout` seconds. Returns the `status`,

@@ -64,6 +64,13 @@ final class SpawnedApp {
         }
     }
 
+    /// Starts `siwa serve` and returns at once, for a start-up that is expected to fail.
+    func spawn(_ extra: [String: String] = [:]) throws -> SiwaProcess {
+        let process = try SiwaProcess(["serve"], environment: environment(extra), directory: directory)
+        server = process
+        return process
+    }
+
     /// Starts `siwa serve` and waits until it listens.
     @discardableResult
     func launch(_ extra: [String: String] = [:], wrapper: [String] = []) throws -> SiwaProcess {

@@ -47,7 +47,7 @@ final class TestApp: Sendable {
         configuration.port = 0
         configuration.databasePath = directory.appendingPathComponent("siwa.sqlite").path
         if PostgresCluster.testsUsePostgres {
-            configuration.databaseURL = try PostgresURL(try PostgresCluster.shared.database(for: directory.path))
+            configuration.databaseURL = try PostgresURL(try await PostgresCluster.sharedDatabase(for: directory.path))
         }
         configuration.iosClientIDs = [iosClientID]
         configuration.websiteClientID = webClientID

@@ -5,22 +5,18 @@ import TestSupport
 
 /// The one interface over both engines: the same statements give the same results and the same errors on SQLite
 /// and on PostgreSQL.
-@Suite(.postgres, .serialized, .timeLimit(.minutes(2)))
-final class DatabaseClientTests {
-    let cluster: PostgresCluster
+@Suite(.postgres, .timeLimit(.minutes(2)))
+struct DatabaseClientTests {
     let directory: TemporaryDirectory
 
     init() throws {
-        cluster = try PostgresCluster()
         directory = try TemporaryDirectory()
     }
-
-    deinit { cluster.stop() }
 
     private func client(_ engine: DatabaseEngine) async throws -> any DatabaseClient {
         let client: any DatabaseClient = switch engine {
         case .sqlite: try DatabasePool(path: directory.path())
-        case .postgres: try PostgresPool(url: try PostgresURL(try cluster.createDatabase()), size: 2)
+        case .postgres: try PostgresPool(url: try PostgresURL(try await PostgresCluster.sharedCluster().newDatabase()), size: 2)
         }
         let types = engine == .postgres ? ("uuid", "timestamptz") : ("TEXT", "INTEGER")
         try await client.write(SQL("""

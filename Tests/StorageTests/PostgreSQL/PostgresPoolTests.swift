@@ -6,19 +6,15 @@ import TestSupport
 /// The PostgreSQL engine against a real server (`PostgresCluster`): binary values both ways, pipelines in one
 /// implicit transaction, errors with the same reasons as SQLite's, a bounded pool, and a URI's password kept out
 /// of every message.
-@Suite(.postgres, .serialized, .timeLimit(.minutes(2)))
-final class PostgresPoolTests {
-    let cluster: PostgresCluster
-
-    init() throws { cluster = try PostgresCluster() }
-    deinit { cluster.stop() }
-
-    private func pool(size: Int = 4) throws -> PostgresPool {
-        try PostgresPool(url: try PostgresURL(try cluster.createDatabase()), size: size)
+@Suite(.postgres, .timeLimit(.minutes(2)))
+struct PostgresPoolTests {
+    /// A pool on a database of its own in the shared cluster.
+    private func pool(size: Int = 4) async throws -> PostgresPool {
+        try PostgresPool(url: try PostgresURL(try await PostgresCluster.sharedCluster().newDatabase()), size: size)
     }
 
     @Test func everyValueRoundTripsInBinary() async throws {
-        let pool = try pool()
+        let pool = try await pool()
         let id = UUID()
         let when = Date(timeIntervalSince1970: 1_732_451_234.567)
         let values = try #require(try await pool.readOne(SQL(
@@ -33,7 +29,7 @@ final class PostgresPoolTests {
     }
 
     @Test func aPipelineIsOneTransaction() async throws {
-        let pool = try pool()
+        let pool = try await pool()
         try await pool.write(SQL("CREATE TABLE t (id bigint PRIMARY KEY, name text NOT NULL)"))
         let results = try await pool.write([
             SQL("INSERT INTO t VALUES (?, ?)", [1, "one"]),
@@ -54,14 +50,14 @@ final class PostgresPoolTests {
     }
 
     @Test func aBadStatementIsAnErrorAndTheConnectionStaysUsable() async throws {
-        let pool = try pool(size: 1)
+        let pool = try await pool(size: 1)
         let error = await #expect(throws: PostgresError.self) { try await pool.read(SQL("SELECT * FROM missing")) { _ in 0 } }
         #expect(error?.sqlState == "42P01" && error?.reason == .other)
         #expect(try await pool.readOne(SQL("SELECT 1")) { try $0[0] as Int } == 1)
     }
 
     @Test func callsBeyondThePoolSizeWaitInLine() async throws {
-        let pool = try pool(size: 3)
+        let pool = try await pool(size: 3)
         let answers = try await withThrowingTaskGroup(of: Int.self) { group in
             for index in 0..<40 {
                 group.addTask { try await pool.readOne(SQL("SELECT ?::bigint", [index])) { try $0[0] as Int } ?? -1 }
@@ -75,12 +71,14 @@ final class PostgresPoolTests {
     }
 
     @Test func theServerGoingAwayIsUnavailableAndThePoolReconnects() async throws {
-        let pool = try pool(size: 2)
+        let cluster = try await PostgresCluster.started()
+        defer { cluster.stop() }
+        let pool = try PostgresPool(url: try PostgresURL(try await cluster.newDatabase()), size: 2)
         #expect(try await pool.read(SQL("SELECT 1")) { _ in 1 }.count == 1)
-        try cluster.kill()
+        try await cluster.killServer()
         let error = await #expect(throws: PostgresError.self) { try await pool.read(SQL("SELECT 1")) { _ in 1 } }
         #expect(error?.reason == .unavailable)
-        try cluster.start()
+        try await cluster.restartServer()
         try await pool.waitUntilAvailable(timeout: .seconds(20))
         #expect(try await pool.read(SQL("SELECT 1")) { _ in 1 }.count == 1)
     }
