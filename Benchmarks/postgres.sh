@@ -10,6 +10,7 @@
 PG_PORT=${BENCH_PG_PORT:-25432}
 PG_POOL=${BENCH_PG_POOL:-8}
 PG_METRICS=bench-metrics-token-0123456789abcdef0123456789
+# Extra server settings, e.g. BENCH_PG_SETTINGS="-c commit_delay=200 -c commit_siblings=2"; written in the results.
 PG_DIR=
 DATABASE_URL=
 
@@ -26,7 +27,7 @@ postgres_start() {
     postgres_run "$PG_BIN/initdb" -D "$PG_DIR/data" -U postgres -A trust -E UTF8 --no-sync >/dev/null
     postgres_run taskset -c 1 "$PG_BIN/pg_ctl" -D "$PG_DIR/data" -l "$PG_DIR/server.log" -w -o \
         "-c listen_addresses=127.0.0.1 -p $PG_PORT -k $PG_DIR -c shared_buffers=256MB -c max_connections=200 \
-         -c shared_preload_libraries=pg_stat_statements" start >/dev/null
+         -c shared_preload_libraries=pg_stat_statements ${BENCH_PG_SETTINGS:-}" start >/dev/null
     pg_sql postgres "CREATE EXTENSION IF NOT EXISTS pg_stat_statements" >/dev/null
 }
 

@@ -8,6 +8,10 @@ final class PGConnection: @unchecked Sendable {
     private let poller: SocketPoller
     /// Set once the connection can no longer be used (the server went away, a wait timed out mid-protocol).
     private(set) var isBroken = false
+    /// The statements prepared on this connection (`PQsendPrepare`), by text and parameter types: PostgreSQL parses
+    /// and plans each once per connection instead of at every execution.
+    private var prepared: [PreparedKey: String] = [:]
+    private var nextStatementNumber = 0
 
     private init(takingOwnershipOf handle: OpaquePointer, poller: SocketPoller) {
         self.handle = handle
@@ -57,28 +61,48 @@ final class PGConnection: @unchecked Sendable {
 
     /// Runs `statements` in one round trip and returns one result per statement. Several statements go as one
     /// pipeline (`PQenterPipelineMode`) ending in one sync, so they run in one implicit transaction: all commit
-    /// or, when one fails, none does.
+    /// or, when one fails, none does. Each statement is prepared the first time this connection sees it (the
+    /// prepare travels in the same pipeline), so PostgreSQL parses and plans it once per connection.
     /// - Throws: `PostgresError`: the first statement's error that failed, or `.unavailable` when the connection
     ///   broke or `timeout` passed (the connection is then marked broken).
     func execute(_ statements: [SQL], timeout: Duration) async throws -> [PGResult] {
         guard !isBroken else { throw PostgresError.connection("the connection is closed") }
         let deadline = MonotonicTime.after(timeout)
-        let pipelined = statements.count > 1
+        let encoded = statements.map { $0.arguments.map(PostgresBinary.encode) }
+        let keys = zip(statements, encoded).map { PreparedKey(sql: $0.text, types: $1.map(\.type)) }
+        let pipelined = statements.count > 1 || keys.contains { prepared[$0] == nil }
         do {
             if pipelined, PQenterPipelineMode(handle) != 1 { throw brokenConnection() }
-            for statement in statements { try send(statement) }
+            var preparing: [Int: (key: PreparedKey, name: String)] = [:]  // by the statement that sends it
+            for (index, key) in keys.enumerated() {
+                let name: String
+                if let known = prepared[key] ?? preparing.values.first(where: { $0.key == key })?.name {
+                    name = known
+                } else {
+                    name = "siwa_\(nextStatementNumber)"
+                    nextStatementNumber += 1
+                    guard PQsendPrepare(handle, name, key.sql, Int32(key.types.count), key.types) == 1 else {
+                        throw brokenConnection()
+                    }
+                    preparing[index] = (key, name)
+                }
+                try send(name: name, encoded[index])
+            }
             if pipelined, PQpipelineSync(handle) != 1 { throw brokenConnection() }
             try await flush(until: deadline)
             var results: [PGResult] = []
             var failure: PostgresError?
-            for statement in statements {
-                var last: PGResult?
-                while let result = try await nextResult(until: deadline) { last = result }
-                guard let last else { throw brokenConnection() }
-                if failure == nil, var error = last.error(sql: statement.text) {
-                    error.statementIndex = results.count
-                    failure = error
+            for (index, statement) in statements.enumerated() {
+                if let entry = preparing[index] {
+                    let prepare = try await lastResult(until: deadline)
+                    if let error = prepare.error(sql: statement.text) {
+                        if failure == nil { failure = indexed(error, index) }
+                    } else {
+                        prepared[entry.key] = entry.name
+                    }
                 }
+                let last = try await lastResult(until: deadline)
+                if failure == nil, let error = last.error(sql: statement.text) { failure = indexed(error, index) }
                 results.append(last)
             }
             if pipelined {
@@ -93,9 +117,28 @@ final class PGConnection: @unchecked Sendable {
         }
     }
 
-    private func send(_ statement: SQL) throws {
-        let encoded = statement.arguments.map(PostgresBinary.encode)
-        let types = encoded.map(\.type)
+    /// A statement prepared on this connection: the same text with the same parameter types.
+    private struct PreparedKey: Hashable {
+        var sql: String
+        var types: [Oid]
+    }
+
+    /// The last result of the command whose results come next (results end with a nil from `PQgetResult`).
+    private func lastResult(until deadline: UInt64) async throws -> PGResult {
+        var last: PGResult?
+        while let result = try await nextResult(until: deadline) { last = result }
+        guard let last else { throw brokenConnection() }
+        return last
+    }
+
+    private func indexed(_ error: PostgresError, _ index: Int) -> PostgresError {
+        var error = error
+        error.statementIndex = index
+        return error
+    }
+
+    /// Executes the prepared statement `name` with `encoded` parameters, in binary, asking for binary results.
+    private func send(name: String, _ encoded: [(type: Oid, bytes: [UInt8]?)]) throws {
         let lengths = encoded.map { Int32($0.bytes?.count ?? 0) }
         let formats = [Int32](repeating: 1, count: encoded.count)
         var storage: [UInt8] = []
@@ -106,9 +149,10 @@ final class PGConnection: @unchecked Sendable {
         }
         storage.append(0)  // a base address even when every parameter is empty
         let sent = storage.withUnsafeBufferPointer { buffer -> Int32 in
-            let base = UnsafeRawPointer(buffer.baseAddress!).assumingMemoryBound(to: CChar.self)
+            guard let start = buffer.baseAddress else { return 0 }
+            let base = UnsafeRawPointer(start).assumingMemoryBound(to: CChar.self)
             let values: [UnsafePointer<CChar>?] = offsets.map { $0.map { base + $0 } }
-            return PQsendQueryParams(handle, statement.text, Int32(encoded.count), types, values, lengths, formats, 1)
+            return PQsendQueryPrepared(handle, name, Int32(encoded.count), values, lengths, formats, 1)
         }
         guard sent == 1 else { throw brokenConnection() }
     }

@@ -94,4 +94,18 @@ struct PostgresPoolTests {
         #expect(error?.description.contains("127.0.0.1:9") == true)
         #expect(error?.description.contains("s3cret-pw") == false)
     }
+
+    @Test func statementsArePreparedOncePerConnectionByTextAndParameterTypes() async throws {
+        let pool = try await pool(size: 1)
+        try await pool.write(SQL("CREATE TABLE p (id bigint PRIMARY KEY, note text)"))
+        for id in 0..<4 {
+            try await pool.write(SQL("INSERT INTO p VALUES (?, ?)", [id, id == 1 ? String?.none : "n\(id)"]))
+        }
+        let inserts = try await pool.readOne(
+            SQL("SELECT count(*) FROM pg_prepared_statements WHERE statement LIKE 'INSERT INTO p %'")) { try $0[0] as Int }
+        #expect(inserts == 2, "one for a text note, one for a null one (its type left to PostgreSQL)")
+        let error = await #expect(throws: PostgresError.self) { try await pool.write(SQL("SELEC 1")) }
+        #expect(error?.sqlState == "42601")
+        #expect(try await pool.readOne(SQL("SELECT count(*) FROM p")) { try $0[0] as Int } == 4)
+    }
 }
