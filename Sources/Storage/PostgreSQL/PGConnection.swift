@@ -36,6 +36,8 @@ final class PGConnection: @unchecked Sendable {
             switch polling {
             case PGRES_POLLING_OK:
                 guard PQsetnonblocking(handle, 1) == 0 else { break }
+                // The server's notices (`CREATE TABLE IF NOT EXISTS` on a table that exists) would go to stderr.
+                PQsetNoticeProcessor(handle, { _, _ in }, nil)
                 return connection
             case PGRES_POLLING_READING, PGRES_POLLING_WRITING:
                 let readiness = await poller.wait(for: PQsocket(handle), writable: polling == PGRES_POLLING_WRITING,
