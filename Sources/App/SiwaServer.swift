@@ -63,6 +63,7 @@ public final class SiwaServer: Sendable {
     public func run() async throws { try await server.run() }
     /// Stops accepting, finishes requests in flight, and returns.
     public func shutdown() async {
+        services.readiness.beginDraining()
         housekeeping.cancel()
         await server.shutdown()
     }

@@ -18,6 +18,22 @@ struct APISignInTests {
         }
     }
 
+    /// `/ready` (both engines): 200 while the database answers; 503 `unavailable` with `Retry-After` once shutdown
+    /// has begun, while `/health` stays 200.
+    @Test func readyAnswersOKUntilShutdownBegins() async throws {
+        try await TestApp.with { app in
+            let ready = try await app.send(.GET, "/ready")
+            #expect(ready.status == .ok)
+            #expect(try ready.json()["status"] as? String == "ok")
+            app.server.services.readiness.beginDraining()
+            let draining = try await app.send(.GET, "/ready")
+            #expect(draining.status == .serviceUnavailable)
+            #expect(try draining.json()["status"] as? String == "unavailable")
+            #expect(draining.headers["Retry-After"] == "\(ReadinessController.retryAfterSeconds)")
+            #expect(try await app.send(.GET, "/health").status == .ok)
+        }
+    }
+
     @Test func newUserSignsInAndReadsProfile() async throws {
         try await TestApp.with { app in
             let token = try app.identityToken(subject: "001.new.user", email: "jane@example.com")

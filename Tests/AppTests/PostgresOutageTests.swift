@@ -28,6 +28,9 @@ struct PostgresOutageTests {
             #expect(try during.json()["error"] as? Bool == true)
             #expect(try await app.send(.GET, "/health").status == .ok)
             #expect(try await app.send(.GET, "/styles.css").status == .ok)
+            let notReady = try await app.send(.GET, "/ready")
+            #expect(notReady.status == .serviceUnavailable && notReady.headers["Retry-After"] != nil)
+            #expect(try notReady.json()["status"] as? String == "unavailable")
 
             try await cluster.restartServer()
             var after = try await app.sendJSON(.POST, "/api/users/siwa",
@@ -38,6 +41,7 @@ struct PostgresOutageTests {
                                                ["token": try app.identityToken(subject: "001.after", email: "c@example.com")])
             }
             #expect(after.status == .ok)
+            #expect(try await app.send(.GET, "/ready").status == .ok)
             let me = try await app.send(.GET, "/api/users/me", headers: ["Authorization": "Bearer \(bearer)"])
             #expect(me.status == .ok, "the user committed before the outage is still there")
         }

@@ -26,6 +26,8 @@ final class Services: Sendable {
     let clock: @Sendable () -> Date
     /// What `GET /metrics` reports beyond the request counters.
     let metrics = AppMetrics()
+    /// Whether shutdown has begun (`GET /ready`).
+    let readiness = Readiness()
 
     init(configuration: Configuration, database: any DatabaseClient, appleKeys: AppleKeySet, http: HTTPClient,
          logger: Logger, clock: @escaping @Sendable () -> Date = Date.init) {

@@ -1,0 +1,40 @@
+import Storage
+import Synchronization
+import Web
+
+/// `GET /ready`, what a load balancer polls: 200 `{"status":"ok"}` while the database answers, 503
+/// `{"status":"unavailable"}` with `Retry-After` when it does not, or once shutdown has begun (so the balancer takes
+/// this instance out before its listener closes). `GET /health` stays 200 while the process runs.
+struct ReadinessController: RouteCollection {
+    let database: any DatabaseClient
+    let readiness: Readiness
+
+    /// `Retry-After` of a 503 from `/ready`.
+    static let retryAfterSeconds = 5
+
+    struct Status: Content { var status: String }
+
+    func boot(routes: any RoutesBuilder) throws {
+        routes.get("ready", use: ready)
+    }
+
+    @Sendable func ready(_ req: Request) async throws -> Response {
+        if !readiness.isDraining, (try? await database.read(SQL("SELECT 1")) { _ in true }) != nil {
+            return try Status(status: "ok").encodeResponse(for: req)
+        }
+        var response = try Status(status: "unavailable").encodeResponse(for: req)
+        response.status = .serviceUnavailable
+        response.headers.replaceOrAdd(name: "Retry-After", value: "\(Self.retryAfterSeconds)")
+        return response
+    }
+}
+
+/// Whether this instance has begun shutting down; `GET /ready` answers 503 from then on.
+final class Readiness: Sendable {
+    private let draining = Atomic<Bool>(false)
+
+    var isDraining: Bool { draining.load(ordering: .relaxed) }
+
+    /// Called first thing on SIGTERM (`SiwaServer.shutdown`).
+    func beginDraining() { draining.store(true, ordering: .relaxed) }
+}
