@@ -49,7 +49,7 @@ struct BackupCommandTests {
             }
             try await Task.sleep(for: .milliseconds(200))
             let copy = app.directory.appendingPathComponent("backup.sqlite").path
-            let backup = try SiwaProcess.run(["backup", copy], environment: app.environment(), directory: app.directory)
+            let backup = try await SiwaProcess.run(["backup", copy], environment: app.environment(), directory: app.directory)
             load.cancel()
             let signedInMeanwhile = await load.value
             #expect(backup.status == 0, "\(backup.output)")
@@ -76,7 +76,7 @@ struct BackupCommandTests {
 
     @Test func refusesBadInputWithOneLineAndWritesNothing() async throws {
         try await SpawnedApp.with { app in
-            let migrate = try SiwaProcess.run(["migrate"], environment: app.environment(), directory: app.directory)
+            let migrate = try await SiwaProcess.run(["migrate"], environment: app.environment(), directory: app.directory)
             #expect(migrate.status == 0, "\(migrate.output)")
             let existing = app.directory.appendingPathComponent("existing.sqlite").path
             try Data("keep me".utf8).write(to: URL(fileURLWithPath: existing))
@@ -91,7 +91,7 @@ struct BackupCommandTests {
                 (fresh, ["DATABASE_PATH": missingDatabase], "siwa: DATABASE_PATH: no database at \(missingDatabase)"),
             ]
             for (destination, extra, message) in cases {
-                let result = try SiwaProcess.run(["backup", destination], environment: app.environment(extra),
+                let result = try await SiwaProcess.run(["backup", destination], environment: app.environment(extra),
                                                  directory: app.directory)
                 #expect(result.status == 1)
                 #expect(result.lines.count == 1)

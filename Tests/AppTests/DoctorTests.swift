@@ -20,7 +20,7 @@ struct DoctorTests {
 
     @Test func aGoodConfigurationPassesEveryCheck() async throws {
         try await TestApp.with { app in
-            let result = try app.command(["doctor"])
+            let result = try await app.command(["doctor"])
             #expect(result.status == 0, "\(result.output)")
             #expect(!result.output.contains("FAIL"))
             for subject in ["IOS_APPLICATION_IDENTIFIER", "WEBSITE_APPLICATION_IDENTIFIER", "SIWA_REDIRECT_URL",
@@ -39,7 +39,7 @@ struct DoctorTests {
         try await TestApp.with { app in
             let unknown = app.directory.appendingPathComponent("AuthKey_OTHER.p8")
             try Data(try ES256PrivateKey.generate().pemRepresentation().utf8).write(to: unknown)
-            let result = try app.command(["doctor"], ["APPLE_PRIVATE_KEY_PATH": unknown.path])
+            let result = try await app.command(["doctor"], ["APPLE_PRIVATE_KEY_PATH": unknown.path])
             #expect(result.status == 1)
             #expect(result.output.contains("ok   APPLE_PRIVATE_KEY_PATH: \(unknown.path) is an EC P-256 key"))
             for clientID in [TestApp.iosClientID, TestApp.webClientID] {
@@ -54,7 +54,7 @@ struct DoctorTests {
     @Test(arguments: [("APPLE_TEAM_ID", "OTHERTEAM1"), ("APPLE_KEY_ID", "OTHERKEY01")])
     func aWrongTeamOrKeyIDIsInvalidClient(_ variable: String, _ value: String) async throws {
         try await TestApp.with { app in
-            let result = try app.command(["doctor"], [variable: value])
+            let result = try await app.command(["doctor"], [variable: value])
             #expect(result.status == 1)
             #expect(result.lines.filter { $0.hasPrefix("FAIL client secret for ") && $0.contains("invalid_client") }.count == 2,
                     "\(result.output)")
@@ -63,7 +63,7 @@ struct DoctorTests {
 
     @Test func appleUnreachableFails() async throws {
         try await TestApp.with { app in
-            let result = try app.command(["doctor"], ["APPLE_BASE_URL": "http://127.0.0.1:9"])
+            let result = try await app.command(["doctor"], ["APPLE_BASE_URL": "http://127.0.0.1:9"])
             #expect(result.status == 1)
             #expect(result.lines.contains { $0.hasPrefix("FAIL APPLE_BASE_URL: cannot fetch http://127.0.0.1:9/auth/keys") })
             #expect(result.lines.contains { $0.hasPrefix("FAIL client secret for \(TestApp.iosClientID): cannot reach") })
@@ -73,14 +73,14 @@ struct DoctorTests {
     @Test(.sqliteOnly) func neverCreatesOrMigratesTheDatabase() async throws {
         try await TestApp.with { app in
             let missing = app.directory.appendingPathComponent("missing.sqlite").path
-            let absent = try app.command(["doctor"], ["DATABASE_PATH": missing])
+            let absent = try await app.command(["doctor"], ["DATABASE_PATH": missing])
             #expect(absent.status == 1)
             #expect(absent.output.contains("FAIL DATABASE_PATH: no database at \(missing)"))
             #expect(!FileManager.default.fileExists(atPath: missing))
 
             let empty = app.directory.appendingPathComponent("empty.sqlite").path
             #expect(FileManager.default.createFile(atPath: empty, contents: Data()))
-            let unmigrated = try app.command(["doctor"], ["DATABASE_PATH": empty])
+            let unmigrated = try await app.command(["doctor"], ["DATABASE_PATH": empty])
             #expect(unmigrated.status == 1)
             #expect(unmigrated.output.contains("lacks migrations 1, 2, 3, 4, 5, 6, 7, 8; run `siwa migrate` first"))
             #expect(try FileManager.default.attributesOfItem(atPath: empty)[.size] as? Int == 0, "no migration applied")
@@ -89,7 +89,7 @@ struct DoctorTests {
 
     @Test func aConfigurationTheServerWouldRefuseIsOneLine() async throws {
         try await TestApp.with { app in
-            let result = try app.command(["doctor"], ["PORT": "eighty"])
+            let result = try await app.command(["doctor"], ["PORT": "eighty"])
             #expect(result.status == 1)
             #expect(result.lines.count == 1)
             #expect(result.output.hasPrefix("FAIL configuration: the server is not configured: Environment variable PORT"))
@@ -100,7 +100,7 @@ struct DoctorTests {
         try await TestApp.with(lifecycle: false, configure: { $0.websiteClientID = nil; $0.redirectURL = nil }) { app in
             let dotEnv = app.operatorEnvironment.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: "\n")
             try Data(dotEnv.utf8).write(to: app.directory.appendingPathComponent(".env"))
-            let result = try SiwaProcess.run(["doctor"], environment: [:], directory: app.directory)
+            let result = try await SiwaProcess.run(["doctor"], environment: [:], directory: app.directory)
             #expect(result.status == 0, "\(result.output)")
             #expect(result.lines.contains { $0.hasPrefix("ok   IOS_APPLICATION_IDENTIFIER: \(TestApp.iosClientID)") })
             #expect(result.lines.contains { $0.hasPrefix("off  WEBSITE_APPLICATION_IDENTIFIER: not set") })

@@ -7,7 +7,7 @@ import Testing
 /// signs client secrets with (`APPLE_PRIVATE_KEY_PATH`, `APPLE_TEAM_ID`, `APPLE_KEY_ID`), and refuses any other key.
 @Suite(.timeLimit(.minutes(2)))
 struct FakeAppleOperatorKeyTests {
-    @Test func aStandaloneStandInAcceptsTheOperatorsKeyFromTheEnvironmentAndNoOther() throws {
+    @Test func aStandaloneStandInAcceptsTheOperatorsKeyFromTheEnvironmentAndNoOther() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("siwa-operator-key-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -25,12 +25,12 @@ struct FakeAppleOperatorKeyTests {
         doctor["APPLE_BASE_URL"] = "http://127.0.0.1:\(port)"
         doctor["IOS_APPLICATION_IDENTIFIER"] = "com.example.operator"
 
-        let accepted = try SiwaProcess.run(["doctor"], environment: doctor, directory: directory)
+        let accepted = try await SiwaProcess.run(["doctor"], environment: doctor, directory: directory)
         let line = try #require(accepted.lines.first { $0.contains("client secret for com.example.operator") })
         #expect(line.hasPrefix("ok   ") && line.contains("invalid_grant"), "\(accepted.output)")
 
         doctor["APPLE_PRIVATE_KEY_PATH"] = otherKey.path
-        let refused = try SiwaProcess.run(["doctor"], environment: doctor, directory: directory)
+        let refused = try await SiwaProcess.run(["doctor"], environment: doctor, directory: directory)
         let refusal = try #require(refused.lines.first { $0.contains("client secret for com.example.operator") })
         #expect(refusal.hasPrefix("FAIL ") && refusal.contains("invalid_client"), "\(refused.output)")
     }

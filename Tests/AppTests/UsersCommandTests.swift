@@ -23,7 +23,7 @@ struct UsersCommandTests {
         try await TestApp.with { app in
             let user = try await signIn(app, subject: "001.show", email: "show@example.com")
             for query in [user.id, "001.show", "SHOW@example.com"] {
-                let result = try app.command(["users", "show", query])
+                let result = try await app.command(["users", "show", query])
                 #expect(result.status == 0, "\(result.output)")
                 let json = try result.json()
                 #expect(json["id"] as? String == user.id)
@@ -46,7 +46,7 @@ struct UsersCommandTests {
     @Test func exportPrintsEverythingStoredWithTheSameRedactions() async throws {
         try await TestApp.with { app in
             let user = try await signIn(app, subject: "001.export", email: "export@example.com")
-            let result = try app.command(["users", "export", user.id])
+            let result = try await app.command(["users", "export", user.id])
             #expect(result.status == 0, "\(result.output)")
             let json = try result.json()
             #expect(json["emailForwardingEnabled"] as? Bool == true)
@@ -71,20 +71,20 @@ struct UsersCommandTests {
                 (["users", "delete", UUID().uuidString.lowercased(), "--yes"], "siwa: no user has the id"),
             ]
             for (arguments, message) in cases {
-                let result = try app.command(arguments)
+                let result = try await app.command(arguments)
                 #expect(result.status == 1)
                 #expect(result.lines.count == 1)
                 #expect(result.output.hasPrefix(message), "\(result.output)")
             }
             if PostgresCluster.testsUsePostgres {
-                let noServer = try app.command(["users", "show", "twin@example.com"],
+                let noServer = try await app.command(["users", "show", "twin@example.com"],
                                                ["DATABASE_URL": "postgres://siwa:s3cret@127.0.0.1:9/siwa"])
                 #expect(noServer.status == 1)
                 #expect(noServer.output.hasPrefix("siwa: DATABASE_URL: cannot reach PostgreSQL at 127.0.0.1:9"))
                 #expect(!noServer.output.contains("s3cret"))
             } else {
                 let missing = app.directory.appendingPathComponent("none.sqlite").path
-                let noDatabase = try app.command(["users", "show", "twin@example.com"], ["DATABASE_PATH": missing])
+                let noDatabase = try await app.command(["users", "show", "twin@example.com"], ["DATABASE_PATH": missing])
                 #expect(noDatabase.status == 1)
                 #expect(noDatabase.output.hasPrefix("siwa: DATABASE_PATH: no database at \(missing)"))
                 #expect(!FileManager.default.fileExists(atPath: missing))
@@ -96,7 +96,7 @@ struct UsersCommandTests {
     @Test func deleteWithoutYesAndNoTerminalRefuses() async throws {
         try await TestApp.with { app in
             let user = try await signIn(app, subject: "001.keep", email: "keep@example.com")
-            let result = try app.command(["users", "delete", user.id])
+            let result = try await app.command(["users", "delete", user.id])
             #expect(result.status == 1)
             #expect(result.lines == ["siwa: refusing to delete without --yes: standard input is not a terminal to ask on"])
             #expect(try await app.count("users") == 1)
@@ -108,7 +108,7 @@ struct UsersCommandTests {
         try await TestApp.with { app in
             let user = try await signIn(app, subject: "001.gone", email: "gone@example.com")
             let other = try await signIn(app, subject: "001.stays", email: "stays@example.com")
-            let result = try app.command(["users", "delete", user.id, "--yes"])
+            let result = try await app.command(["users", "delete", user.id, "--yes"])
             #expect(result.status == 0, "\(result.output)")
             #expect(result.output.contains("Deleted user \(user.id)"))
             #expect(result.output.contains("Apple tokens revoked: 1"))
@@ -130,7 +130,7 @@ struct UsersCommandTests {
         try await TestApp.with { app in
             let user = try await signIn(app, subject: "001.outage", email: "outage@example.com")
             await app.apple.simulateOutage(true)
-            let result = try app.command(["users", "delete", user.id, "--yes"])
+            let result = try await app.command(["users", "delete", user.id, "--yes"])
             #expect(result.status == 0, "\(result.output)")
             #expect(result.output.contains("queued for `siwa apple retry-revocations`: 1"))
             #expect(try await app.count("users") == 0)

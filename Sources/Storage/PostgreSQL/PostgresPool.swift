@@ -34,10 +34,14 @@ public final class PostgresPool: Sendable {
         var waiters: [CheckedContinuation<PGConnection?, Never>] = []
     }
 
+    /// How long opening one connection may take here (`connectTimeout` unless tests under a sanitizer stretch it).
+    private let timeToConnect: Duration
+
     /// A pool for `url`; connects nothing yet (`waitUntilAvailable` does, at start).
-    public init(url: PostgresURL, size: Int = defaultSize) throws {
+    public init(url: PostgresURL, size: Int = defaultSize, connectTimeout: Duration = connectTimeout) throws {
         self.url = url
         self.size = max(size, 1)
+        self.timeToConnect = connectTimeout
         poller = try SocketPoller()
     }
 
@@ -94,7 +98,7 @@ public final class PostgresPool: Sendable {
     /// Opens a connection for a slot already counted in `open`; gives the slot back when it fails.
     private func open() async throws -> PGConnection {
         do {
-            return try await PGConnection.connect(url, poller: poller, timeout: Self.connectTimeout)
+            return try await PGConnection.connect(url, poller: poller, timeout: timeToConnect)
         } catch {
             release(slot: ())
             throw error

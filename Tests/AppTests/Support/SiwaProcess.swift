@@ -12,14 +12,23 @@ final class SiwaProcess {
 
     struct Failure: Error, CustomStringConvertible { var description: String }
 
-    /// Starts `siwa <arguments>` in `directory` with `environment`, `PATH` and `HOME` (the folder) only.
+    /// Starts `siwa <arguments>` in `directory` with `environment`, `PATH` and `HOME` (the folder) only, and the
+    /// sanitizers' options when the tests run under one (`Scripts/sanitize`), so the child's reports land with theirs.
     /// - Parameter wrapper: a command the binary runs under, e.g. `setpriv --reuid=65534 …` or `openFileLimit(_:)`.
     init(_ arguments: [String], environment: [String: String], directory: URL, wrapper: [String] = []) throws {
         logURL = FileManager.default.temporaryDirectory.appendingPathComponent("siwa-output-\(UUID().uuidString).log")
         let command = wrapper + [try ChildProcess.builtProduct("siwa")] + arguments
         process = try ChildProcess(command[0], arguments: Array(command.dropFirst()),
-                                   environment: environment.merging(["PATH": "/usr/bin:/bin", "HOME": directory.path]) { $1 },
+                                   environment: environment.merging(Self.inherited(directory)) { $1 },
                                    directory: directory.path, input: .null, output: .file(logURL.path), error: .output)
+    }
+
+    /// What every child gets besides its own environment.
+    private static func inherited(_ directory: URL) -> [String: String] {
+        let sanitizers = ProcessInfo.processInfo.environment.filter {
+            ["ASAN_OPTIONS", "LSAN_OPTIONS", "TSAN_OPTIONS", "LD_PRELOAD"].contains($0.key)
+        }
+        return sanitizers.merging(["PATH": "/usr/bin:/bin", "HOME": directory.path]) { $1 }
     }
 
     deinit {
@@ -37,10 +46,11 @@ final class SiwaProcess {
 
     /// Runs `siwa <arguments>` to its end, as an operator types it; fails when it does not end within `timeout`
     /// seconds. Its `status` and `output` are then final.
+    /// The wait suspends rather than holding one of the few threads every other test's tasks run on.
     static func run(_ arguments: [String], environment: [String: String], directory: URL,
-                    timeout: TimeInterval = 60) throws -> SiwaProcess {
+                    timeout: TimeInterval = 60) async throws -> SiwaProcess {
         let command = try SiwaProcess(arguments, environment: environment, directory: directory)
-        guard command.waitForExit(timeout: timeout) != nil else {
+        guard await command.exited(within: .seconds(timeout)) != nil else {
             throw Failure(description: "siwa \(arguments.joined(separator: " ")) did not end: \(command.output)")
         }
         return command

@@ -23,7 +23,7 @@ extension TestApp {
     }
 
     /// Runs `siwa <arguments>` to its end with `operatorEnvironment`, overridden by `extra`.
-    func command(_ arguments: [String], _ extra: [String: String] = [:]) throws -> SiwaProcess {
-        try SiwaProcess.run(arguments, environment: operatorEnvironment.merging(extra) { $1 }, directory: directory)
+    func command(_ arguments: [String], _ extra: [String: String] = [:]) async throws -> SiwaProcess {
+        try await SiwaProcess.run(arguments, environment: operatorEnvironment.merging(extra) { $1 }, directory: directory)
     }
 }

@@ -91,7 +91,9 @@ final class TestApp: Sendable {
         self.directory = directory
         self.apple = apple
         self.server = server
-        client = HTTPClient(configuration: HTTPClient.Configuration(extraCAFile: server.configuration.tls?.certificatePath))
+        client = HTTPClient(configuration: HTTPClient.Configuration(
+            connectTimeout: .seconds(5 * Sanitizer.timeScale), readTimeout: .seconds(10 * Sanitizer.timeScale),
+            extraCAFile: server.configuration.tls?.certificatePath))
     }
 
     /// Stops both and removes the files.

@@ -16,7 +16,8 @@ struct DatabaseClientTests {
     private func client(_ engine: DatabaseEngine) async throws -> any DatabaseClient {
         let client: any DatabaseClient = switch engine {
         case .sqlite: try DatabasePool(path: directory.path())
-        case .postgres: try PostgresPool(url: try PostgresURL(try await PostgresCluster.sharedCluster().newDatabase()), size: 2)
+        case .postgres: try PostgresPool(url: try PostgresURL(try await PostgresCluster.sharedCluster().newDatabase()), size: 2,
+                                         connectTimeout: .seconds(5 * Sanitizer.timeScale))
         }
         let types = engine == .postgres ? ("uuid", "timestamptz") : ("TEXT", "INTEGER")
         try await client.write(SQL("""

@@ -10,7 +10,8 @@ import TestSupport
 struct PostgresPoolTests {
     /// A pool on a database of its own in the shared cluster.
     private func pool(size: Int = 4) async throws -> PostgresPool {
-        try PostgresPool(url: try PostgresURL(try await PostgresCluster.sharedCluster().newDatabase()), size: size)
+        try PostgresPool(url: try PostgresURL(try await PostgresCluster.sharedCluster().newDatabase()), size: size,
+                         connectTimeout: .seconds(5 * Sanitizer.timeScale))
     }
 
     @Test func everyValueRoundTripsInBinary() async throws {
@@ -73,7 +74,8 @@ struct PostgresPoolTests {
     @Test func theServerGoingAwayIsUnavailableAndThePoolReconnects() async throws {
         let cluster = try await PostgresCluster.started()
         defer { cluster.stop() }
-        let pool = try PostgresPool(url: try PostgresURL(try await cluster.newDatabase()), size: 2)
+        let pool = try PostgresPool(url: try PostgresURL(try await cluster.newDatabase()), size: 2,
+                                    connectTimeout: .seconds(5 * Sanitizer.timeScale))
         #expect(try await pool.read(SQL("SELECT 1")) { _ in 1 }.count == 1)
         try await cluster.killServer()
         let error = await #expect(throws: PostgresError.self) { try await pool.read(SQL("SELECT 1")) { _ in 1 } }
