@@ -13,6 +13,7 @@ public protocol DatabaseClient: Sendable {
     /// Runs `statements` in order in one transaction: all of them commit, or (when one throws) none does. Returns
     /// once committed, with each statement's result.
     /// - Throws: `DatabaseFailure` (`SQLiteError` or `PostgresError`) naming the statement that failed.
+    @discardableResult
     func write(_ statements: [SQL]) async throws -> [SQLResult]
 
     /// Runs one read-only statement on a consistent snapshot and decodes each row with `transform`.

@@ -25,7 +25,7 @@ struct BackupCommandTests {
 
     @Test func aCopyTakenUnderSignInLoadServesEveryUserCommittedBeforeIt() async throws {
         try await SpawnedApp.with { app in
-            try app.launch()
+            try await app.launch()
             let (client, baseURL, keys) = (app.client, app.baseURL, app.keys)
             var committed: [String] = []
             for index in 0..<40 {
@@ -67,7 +67,7 @@ struct BackupCommandTests {
 
             app.server?.signal(SIGTERM)
             #expect(app.server?.waitForExit() == 0)
-            try app.launch(["DATABASE_PATH": copy])
+            try await app.launch(["DATABASE_PATH": copy])
             for bearer in committed {
                 #expect(try await app.me(bearer: bearer).status == .ok)
             }

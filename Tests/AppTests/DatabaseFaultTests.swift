@@ -87,7 +87,7 @@ struct DatabaseFaultTests {
 
     @Test func aFileSizeLimitReachedMidRunIs503AndNothingCommittedIsLost() async throws {
         try await SpawnedApp.with { app in
-            let server = try app.launch()
+            let server = try await app.launch()
             var bearers: [String] = []
             for index in 0..<3 {
                 let response = try await app.signIn(token: try app.identityToken(subject: "001.full.\(index)"))
@@ -115,7 +115,7 @@ struct DatabaseFaultTests {
 
             server.signal(SIGTERM)
             server.waitForExit()
-            try app.launch()
+            try await app.launch()
             for bearer in bearers { #expect(try await app.me(bearer: bearer).status == .ok, "committed before the fault") }
         }
     }

@@ -21,7 +21,7 @@ struct DatabaseFileFaultTests {
             return
         }
         try await SpawnedApp.with { app in
-            try app.launch(wrapper: wrapper)
+            try await app.launch(wrapper: wrapper)
             let before = try await app.signIn(token: try app.identityToken(subject: "001.ro.before"))
             #expect(before.status == .ok)
             let folder = app.directory.appendingPathComponent("db").path
@@ -44,7 +44,7 @@ struct DatabaseFileFaultTests {
 
             for suffix in ["", "-wal", "-shm"] { chmod(app.databasePath + suffix, 0o666) }
             chmod(folder, 0o777)
-            try app.launch(wrapper: wrapper)
+            try await app.launch(wrapper: wrapper)
             for response in [before, during] {
                 let bearer = try #require(try response.json()["value"] as? String)
                 #expect(try await app.me(bearer: bearer).status == .ok, "nothing committed is lost")
@@ -61,7 +61,7 @@ struct DatabaseFileFaultTests {
                 return
             }
             defer { _ = Self.run("/usr/bin/env", ["umount", "-l", folder]) }
-            let server = try app.launch()
+            let server = try await app.launch()
             let first = try await app.signIn(token: try app.identityToken(subject: "001.disk.before"))
             #expect(first.status == .ok)
             let filler = folder + "/filler"
@@ -80,7 +80,7 @@ struct DatabaseFileFaultTests {
             #expect(try await app.signIn(token: try app.identityToken(subject: "001.disk.after")).status == .ok)
             server.signal(SIGTERM)
             server.waitForExit()
-            try app.launch()
+            try await app.launch()
             #expect(try await app.me(bearer: bearer).status == .ok)
             app.server?.signal(SIGTERM)
             app.server?.waitForExit()

@@ -72,7 +72,7 @@ struct DescriptorExhaustionTests {
                            "DATABASE_PATH": directory.appendingPathComponent("siwa.sqlite").path]
         let server = try SiwaProcess(["serve", "--port", "0"], environment: environment, directory: directory,
                                      wrapper: SiwaProcess.openFileLimit(openFiles))
-        let port = try server.waitForPort()
+        let port = try server.waitForPortBlocking()
         report.idleSockets = server.openSockets
         let early = try (0..<Self.early).map { _ in try LoopbackSocket(port: port) }
         for socket in early where health(socket) != 200 {

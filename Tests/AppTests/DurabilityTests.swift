@@ -39,7 +39,7 @@ struct DurabilityTests {
     }
 
     private func killMidBurstAndRestart(_ app: SpawnedApp, _ extra: [String: String] = [:]) async throws {
-        let server = try app.launch(extra)
+        let server = try await app.launch(extra)
         let tokens = try (0..<Self.users).map { try app.identityToken(subject: "001.durable.\($0)") }
         let answers = Answers()
         let (client, url, pid) = (app.client, app.baseURL + "/api/users/siwa", server.pid)
@@ -75,7 +75,7 @@ struct DurabilityTests {
         #expect(received.count >= Self.answeredBeforeKill)
         #expect(received.count < Self.users, "the kill must land mid-burst")
 
-        try app.launch(extra)
+        try await app.launch(extra)
         var lost: [String] = []
         for (bearer, userID) in received {
             let me = try await app.me(bearer: bearer)

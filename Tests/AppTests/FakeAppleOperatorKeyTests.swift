@@ -20,7 +20,7 @@ struct FakeAppleOperatorKeyTests {
         let standIn = try SiwaProcess(["fake-apple", "--port", "0", "--key-file", directory.path + "/fake-apple.json"],
                                         environment: key, directory: directory)
         defer { standIn.signal(SIGTERM) }
-        let port = try standIn.waitForPort(after: "Apple stand-in on http://127.0.0.1:")
+        let port = try await standIn.waitForPort(after: "Apple stand-in on http://127.0.0.1:")
         var doctor = key
         doctor["APPLE_BASE_URL"] = "http://127.0.0.1:\(port)"
         doctor["IOS_APPLICATION_IDENTIFIER"] = "com.example.operator"

@@ -78,7 +78,7 @@ struct SecretsInLogTests {
             let proxy = try AppleProxy(upstreamPort: app.apple.localPort)
             let secrets = try DevSecrets.loadOrCreate(besides: app.directory.appendingPathComponent("apple.pem").path)
             let webClientID = "com.example.til.web", redirect = "http://127.0.0.1/login/siwa/callback"
-            let server = try app.launch([
+            let server = try await app.launch([
                 "LOG_LEVEL": level, "APPLE_BASE_URL": proxy.baseURL, "WEBSITE_APPLICATION_IDENTIFIER": webClientID,
                 "SIWA_REDIRECT_URL": redirect, "APPLE_TEAM_ID": DevSecrets.teamID, "APPLE_KEY_ID": DevSecrets.keyID,
                 "APPLE_PRIVATE_KEY_PATH": secrets.clientKeyPath,

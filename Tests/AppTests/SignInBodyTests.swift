@@ -40,13 +40,13 @@ struct SignInBodyTests {
 
     /// The whole route: a body the strict parser refuses is 400, never handed on to `JSONDecoder`.
     @Test func aTrailingCommaIs400() async throws {
-        let app = try await TestApp.start()
-        let token = try app.identityToken()
-        let response = try await app.send(.POST, "/api/users/siwa", headers: ["Content-Type": "application/json"],
-                                          body: Array(#"{"token":"\#(token)",}"#.utf8))
-        #expect(response.status == .badRequest)
-        #expect(try response.json()["error"] as? Bool == true)
-        #expect(try await app.count("users") == 0)
-        await app.stop()
+        try await TestApp.with { app in
+            let token = try app.identityToken()
+            let response = try await app.send(.POST, "/api/users/siwa", headers: ["Content-Type": "application/json"],
+                                              body: Array(#"{"token":"\#(token)",}"#.utf8))
+            #expect(response.status == .badRequest)
+            #expect(try response.json()["error"] as? Bool == true)
+            #expect(try await app.count("users") == 0)
+        }
     }
 }

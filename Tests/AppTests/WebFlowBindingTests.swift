@@ -22,68 +22,68 @@ struct WebFlowBindingTests {
     /// post the attacker's valid token. The victim's cookie does not hash to the token's nonce: 401, no session.
     /// The same token with the attacker's own cookie signs the attacker in.
     @Test func attackersTokenPostedWithTheVictimsCookieIsRefused() async throws {
-        let app = try await TestApp.start()
-        let attackerState = try #require(try await app.send(.GET, "/login").cookieValue("SIWA_STATE"))
-        let victimState = try #require(try await app.send(.GET, "/login").cookieValue("SIWA_STATE"))
-        let attackersToken = try app.webToken(state: attackerState, subject: "001.attacker", email: "evil@example.com")
+        try await TestApp.with { app in
+            let attackerState = try #require(try await app.send(.GET, "/login").cookieValue("SIWA_STATE"))
+            let victimState = try #require(try await app.send(.GET, "/login").cookieValue("SIWA_STATE"))
+            let attackersToken = try app.webToken(state: attackerState, subject: "001.attacker", email: "evil@example.com")
 
-        let planted = try await app.handle([("token", attackersToken)], state: victimState)
-        try await expectRefused(planted, app)
-        #expect(planted.setCookies["SIWA_STATE"] == nil, "the victim's own sign-in can still go on")
+            let planted = try await app.handle([("token", attackersToken)], state: victimState)
+            try await expectRefused(planted, app)
+            #expect(planted.setCookies["SIWA_STATE"] == nil, "the victim's own sign-in can still go on")
 
-        let own = try await app.handle([("token", attackersToken)], state: attackerState)
-        #expect(own.status == .seeOther)
-        #expect(own.cookieValue("session") != nil)
-        #expect(try await app.server.services.users.find(siwaIdentifier: "001.attacker") != nil)
-        await app.stop()
+            let own = try await app.handle([("token", attackersToken)], state: attackerState)
+            #expect(own.status == .seeOther)
+            #expect(own.cookieValue("session") != nil)
+            #expect(try await app.server.services.users.find(siwaIdentifier: "001.attacker") != nil)
+        }
     }
 
     @Test func noCookieNoNonceOrAnotherNonceIsRefused() async throws {
-        let app = try await TestApp.start()
-        let state = try TestApp.newState()
-        try await expectRefused(try await app.handle([("token", try app.webToken(state: state))], state: nil), app)
-        try await expectRefused(try await app.handle([("token", try app.webToken(state: state))], state: ""), app)
-        let unbound = try app.identityToken(audience: TestApp.webClientID)
-        try await expectRefused(try await app.handle([("token", unbound)], state: state), app)
-        let other = try app.webToken(state: try TestApp.newState())
-        try await expectRefused(try await app.handle([("token", other)], state: state), app)
-        let raw = try app.identityToken(audience: TestApp.webClientID, nonce: state)
-        try await expectRefused(try await app.handle([("token", raw)], state: state), app, users: 0)
-        let doubleHashed = try app.identityToken(audience: TestApp.webClientID,
-                                                 nonce: TestApp.nonce(forState: TestApp.nonce(forState: state)))
-        try await expectRefused(try await app.handle([("token", doubleHashed)], state: state), app)
-        await app.stop()
+        try await TestApp.with { app in
+            let state = try TestApp.newState()
+            try await expectRefused(try await app.handle([("token", try app.webToken(state: state))], state: nil), app)
+            try await expectRefused(try await app.handle([("token", try app.webToken(state: state))], state: ""), app)
+            let unbound = try app.identityToken(audience: TestApp.webClientID)
+            try await expectRefused(try await app.handle([("token", unbound)], state: state), app)
+            let other = try app.webToken(state: try TestApp.newState())
+            try await expectRefused(try await app.handle([("token", other)], state: state), app)
+            let raw = try app.identityToken(audience: TestApp.webClientID, nonce: state)
+            try await expectRefused(try await app.handle([("token", raw)], state: state), app, users: 0)
+            let doubleHashed = try app.identityToken(audience: TestApp.webClientID,
+                                                     nonce: TestApp.nonce(forState: TestApp.nonce(forState: state)))
+            try await expectRefused(try await app.handle([("token", doubleHashed)], state: state), app)
+        }
     }
 
     @Test func eachNonceSignsInOnce() async throws {
-        let app = try await TestApp.start()
-        let state = try TestApp.newState()
-        let token = try app.webToken(state: state, subject: "001.once")
-        #expect(try await app.handle([("token", token)], state: state).status == .seeOther)
-        let replay = try await app.handle([("token", token)], state: state)
-        #expect(replay.status == .unauthorized)
-        #expect(replay.setCookies["session"] == nil)
-        #expect(try await app.count("sessions") == 1)
-        #expect(try await app.count("used_nonces") == 1)
-        await app.stop()
+        try await TestApp.with { app in
+            let state = try TestApp.newState()
+            let token = try app.webToken(state: state, subject: "001.once")
+            #expect(try await app.handle([("token", token)], state: state).status == .seeOther)
+            let replay = try await app.handle([("token", token)], state: state)
+            #expect(replay.status == .unauthorized)
+            #expect(replay.setCookies["session"] == nil)
+            #expect(try await app.count("sessions") == 1)
+            #expect(try await app.count("used_nonces") == 1)
+        }
     }
 
     /// The nonce is recorded with an insert-or-fail in the sign-in's own transaction: of two handles racing with
     /// the same token and cookie, one signs in and the other is 401.
     @Test func concurrentUsesOfOneNonceMakeOneSession() async throws {
-        let app = try await TestApp.start()
-        let state = try TestApp.newState()
-        let token = try app.webToken(state: state, subject: "001.race")
-        for _ in 0..<3 {
-            async let first = app.handle([("token", token)], state: state)
-            async let second = app.handle([("token", token)], state: state)
-            let statuses = [try await first.status, try await second.status]
-            #expect(statuses.filter { $0 == .seeOther }.count <= 1)
-            #expect(statuses.filter { $0 == .unauthorized }.count >= 1)
+        try await TestApp.with { app in
+            let state = try TestApp.newState()
+            let token = try app.webToken(state: state, subject: "001.race")
+            for _ in 0..<3 {
+                async let first = app.handle([("token", token)], state: state)
+                async let second = app.handle([("token", token)], state: state)
+                let statuses = [try await first.status, try await second.status]
+                #expect(statuses.filter { $0 == .seeOther }.count <= 1)
+                #expect(statuses.filter { $0 == .unauthorized }.count >= 1)
+            }
+            #expect(try await app.count("sessions") == 1)
+            #expect(try await app.count("users") == 1)
         }
-        #expect(try await app.count("sessions") == 1)
-        #expect(try await app.count("users") == 1)
-        await app.stop()
     }
 
     @Test func aUsedNonceStaysUsedAfterARestart() async throws {
@@ -92,37 +92,37 @@ struct WebFlowBindingTests {
         let token = try first.webToken(state: state, subject: "001.restart")
         #expect(try await first.handle([("token", token)], state: state).status == .seeOther)
         await first.stop(keepFiles: true)
-        let second = try await TestApp.start(directory: first.directory)
-        #expect(try await second.handle([("token", token)], state: state).status == .unauthorized)
-        let kept = try await second.server.services.database.readOne(SQL("SELECT used_at, expires_at FROM used_nonces")) {
-            (try $0[0] as Date, try $0[1] as Date)
+        try await TestApp.with(directory: first.directory) { second in
+            #expect(try await second.handle([("token", token)], state: state).status == .unauthorized)
+            let kept = try await second.server.services.database.readOne(SQL("SELECT used_at, expires_at FROM used_nonces")) {
+                (try $0[0] as Date, try $0[1] as Date)
+            }
+            let expiry = try #require(kept).1.timeIntervalSince(try #require(kept).0)
+            #expect((600...660).contains(expiry), "kept for the token's life and the leeway")
         }
-        let expiry = try #require(kept).1.timeIntervalSince(try #require(kept).0)
-        #expect((600...660).contains(expiry), "kept for the token's life and the leeway")
-        await second.stop()
     }
 
     /// The stand-in copies `nonce` from `/auth/authorize` into the identity token, as Apple does.
     @Test func standInCopiesTheNonceIntoTheToken() async throws {
-        let app = try await TestApp.start()
-        let state = try TestApp.newState()
-        let nonce = TestApp.nonce(forState: state)
-        let form = TestApp.formEncode([
-            ("client_id", TestApp.webClientID), ("redirect_uri", "http://127.0.0.1/login/siwa/callback"),
-            ("scope", "name email"), ("response_mode", "form_post"), ("state", state), ("nonce", nonce),
-            ("name", "Jane Appleseed"), ("email", "bound@example.com"),
-        ])
-        let post = try await app.client.send(HTTPClientRequest(
-            method: .POST, url: app.apple.baseURL + "/auth/authorize",
-            headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Array(form.utf8)
-        ))
-        #expect(post.status == .ok)
-        let marker = "name=\"id_token\" value=\""
-        let start = try #require(post.text.range(of: marker)).upperBound
-        let idToken = String(post.text[start...].prefix { $0 != "\"" })
-        let identity = try await app.server.services.signIn.webVerifier?.verify(idToken, expecting: .exactly(nonce))
-        #expect(identity?.nonce == nonce)
-        #expect(try await app.handle([("token", idToken)], state: state).status == .seeOther)
-        await app.stop()
+        try await TestApp.with { app in
+            let state = try TestApp.newState()
+            let nonce = TestApp.nonce(forState: state)
+            let form = TestApp.formEncode([
+                ("client_id", TestApp.webClientID), ("redirect_uri", "http://127.0.0.1/login/siwa/callback"),
+                ("scope", "name email"), ("response_mode", "form_post"), ("state", state), ("nonce", nonce),
+                ("name", "Jane Appleseed"), ("email", "bound@example.com"),
+            ])
+            let post = try await app.client.send(HTTPClientRequest(
+                method: .POST, url: app.apple.baseURL + "/auth/authorize",
+                headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Array(form.utf8)
+            ))
+            #expect(post.status == .ok)
+            let marker = "name=\"id_token\" value=\""
+            let start = try #require(post.text.range(of: marker)).upperBound
+            let idToken = String(post.text[start...].prefix { $0 != "\"" })
+            let identity = try await app.server.services.signIn.webVerifier?.verify(idToken, expecting: .exactly(nonce))
+            #expect(identity?.nonce == nonce)
+            #expect(try await app.handle([("token", idToken)], state: state).status == .seeOther)
+        }
     }
 }

@@ -15,197 +15,199 @@ struct WebFlowTests {
     }
 
     @Test func loginPageCarriesAppleButtonAndStateCookie() async throws {
-        let app = try await TestApp.start()
-        for path in ["/login", "/register"] {
-            let page = try await app.send(.GET, path)
-            #expect(page.status == .ok)
-            #expect(page.headers["Content-Type"]?.hasPrefix("text/html") == true)
-            let cookie = try #require(page.setCookies["SIWA_STATE"])
-            let state = try #require(page.cookieValue("SIWA_STATE"))
-            #expect(state.count >= 43)
-            #expect(cookie == "SIWA_STATE=\(state); Max-Age=300; Path=/; HttpOnly; Secure; SameSite=None")
-            #expect(page.text.contains("AppleID.auth.init"))
-            #expect(page.text.contains("clientId: \"\(TestApp.webClientID)\","))
-            #expect(page.text.contains("scope: \"name email\""))
-            #expect(page.text.contains("redirectURI: \"http://127.0.0.1/login/siwa/callback\","))
-            #expect(page.text.contains("state: \"\(state)\","))
-            #expect(page.text.contains("nonce: \"\(TestApp.nonce(forState: state))\","))
-            #expect(page.text.contains("&amp;nonce=\(TestApp.nonce(forState: state))"), "the no-script link asks the same")
-            #expect(page.text.contains("usePopup: false"))
+        try await TestApp.with { app in
+            for path in ["/login", "/register"] {
+                let page = try await app.send(.GET, path)
+                #expect(page.status == .ok)
+                #expect(page.headers["Content-Type"]?.hasPrefix("text/html") == true)
+                let cookie = try #require(page.setCookies["SIWA_STATE"])
+                let state = try #require(page.cookieValue("SIWA_STATE"))
+                #expect(state.count >= 43)
+                #expect(cookie == "SIWA_STATE=\(state); Max-Age=300; Path=/; HttpOnly; Secure; SameSite=None")
+                #expect(page.text.contains("AppleID.auth.init"))
+                #expect(page.text.contains("clientId: \"\(TestApp.webClientID)\","))
+                #expect(page.text.contains("scope: \"name email\""))
+                #expect(page.text.contains("redirectURI: \"http://127.0.0.1/login/siwa/callback\","))
+                #expect(page.text.contains("state: \"\(state)\","))
+                #expect(page.text.contains("nonce: \"\(TestApp.nonce(forState: state))\","))
+                #expect(page.text.contains("&amp;nonce=\(TestApp.nonce(forState: state))"), "the no-script link asks the same")
+                #expect(page.text.contains("usePopup: false"))
+            }
         }
-        await app.stop()
     }
 
     @Test func fullFlowSignsInWithASessionAndShowsTheName() async throws {
-        let app = try await TestApp.start()
-        let (state, _) = try await loginState(app)
-        let idToken = try app.webToken(state: state, subject: "001.web", email: "web@example.com")
-        let user = #"{"name":{"firstName":"Jane","lastName":"<Appleseed>"},"email":"web@example.com"}"#
-        let callback = try await app.sendForm("/login/siwa/callback", [
-            ("state", state), ("code", "c-unused"), ("id_token", idToken), ("user", user),
-        ], cookies: ["SIWA_STATE": state])
-        #expect(callback.status == .ok)
-        #expect(callback.text.contains("action=\"/login/siwa/handle\""))
-        #expect(callback.text.contains("&lt;Appleseed&gt;"))
-        #expect(!callback.text.contains("<Appleseed>"))
-        #expect(callback.setCookies["SIWA_STATE"] == nil, "the state stays for the handle step")
+        try await TestApp.with { app in
+            let (state, _) = try await loginState(app)
+            let idToken = try app.webToken(state: state, subject: "001.web", email: "web@example.com")
+            let user = #"{"name":{"firstName":"Jane","lastName":"<Appleseed>"},"email":"web@example.com"}"#
+            let callback = try await app.sendForm("/login/siwa/callback", [
+                ("state", state), ("code", "c-unused"), ("id_token", idToken), ("user", user),
+            ], cookies: ["SIWA_STATE": state])
+            #expect(callback.status == .ok)
+            #expect(callback.text.contains("action=\"/login/siwa/handle\""))
+            #expect(callback.text.contains("&lt;Appleseed&gt;"))
+            #expect(!callback.text.contains("<Appleseed>"))
+            #expect(callback.setCookies["SIWA_STATE"] == nil, "the state stays for the handle step")
 
-        let handle = try await app.handle([
-            ("token", idToken), ("email", "web@example.com"), ("firstName", "Jane"), ("lastName", "<Appleseed>"),
-        ], state: state)
-        #expect(handle.status == .seeOther)
-        #expect(handle.headers["Location"] == "/")
-        #expect(handle.setCookies["SIWA_STATE"]?.hasPrefix("SIWA_STATE=; Max-Age=0; ") == true)
-        #expect(handle.setCookies["SIWA_STATE"]?.hasSuffix("; Path=/; HttpOnly; Secure; SameSite=None") == true)
-        let sessionCookie = try #require(handle.setCookies["session"])
-        #expect(sessionCookie.contains("HttpOnly"))
-        #expect(sessionCookie.contains("SameSite=Lax"))
-        #expect(!sessionCookie.contains("Secure"))
-        let session = try #require(handle.cookieValue("session"))
+            let handle = try await app.handle([
+                ("token", idToken), ("email", "web@example.com"), ("firstName", "Jane"), ("lastName", "<Appleseed>"),
+            ], state: state)
+            #expect(handle.status == .seeOther)
+            #expect(handle.headers["Location"] == "/")
+            #expect(handle.setCookies["SIWA_STATE"]?.hasPrefix("SIWA_STATE=; Max-Age=0; ") == true)
+            #expect(handle.setCookies["SIWA_STATE"]?.hasSuffix("; Path=/; HttpOnly; Secure; SameSite=None") == true)
+            let sessionCookie = try #require(handle.setCookies["session"])
+            #expect(sessionCookie.contains("HttpOnly"))
+            #expect(sessionCookie.contains("SameSite=Lax"))
+            #expect(!sessionCookie.contains("Secure"))
+            let session = try #require(handle.cookieValue("session"))
 
-        let home = try await app.send(.GET, "/", headers: ["Cookie": "session=\(session)"])
-        #expect(home.status == .ok)
-        #expect(home.text.contains("Jane &lt;Appleseed&gt;"))
-        #expect(home.text.contains("web@example.com"))
+            let home = try await app.send(.GET, "/", headers: ["Cookie": "session=\(session)"])
+            #expect(home.status == .ok)
+            #expect(home.text.contains("Jane &lt;Appleseed&gt;"))
+            #expect(home.text.contains("web@example.com"))
 
-        let logout = try await app.sendForm("/logout", [], cookies: ["session": session])
-        #expect(logout.status == .seeOther)
-        let after = try await app.send(.GET, "/", headers: ["Cookie": "session=\(session)"])
-        #expect(!after.text.contains("web@example.com"))
-        await app.stop()
+            let logout = try await app.sendForm("/logout", [], cookies: ["session": session])
+            #expect(logout.status == .seeOther)
+            let after = try await app.send(.GET, "/", headers: ["Cookie": "session=\(session)"])
+            #expect(!after.text.contains("web@example.com"))
+        }
     }
 
     @Test func callbackRefusesAMismatchedOrMissingState() async throws {
-        let app = try await TestApp.start()
-        let (state, _) = try await loginState(app)
-        let idToken = try app.identityToken(audience: TestApp.webClientID)
-        let mismatched = try await app.sendForm("/login/siwa/callback", [("state", state), ("id_token", idToken)],
-                                                cookies: ["SIWA_STATE": state + "x"])
-        #expect(mismatched.status == .unauthorized)
-        let noCookie = try await app.sendForm("/login/siwa/callback", [("state", state), ("id_token", idToken)])
-        #expect(noCookie.status == .unauthorized)
-        let empty = try await app.sendForm("/login/siwa/callback", [("state", ""), ("id_token", idToken)],
-                                           cookies: ["SIWA_STATE": ""])
-        #expect(empty.status == .unauthorized)
-        #expect(try mismatched.json()["error"] as? Bool == true)
-        #expect(try mismatched.json()["reason"] as? String != nil)
-        await app.stop()
+        try await TestApp.with { app in
+            let (state, _) = try await loginState(app)
+            let idToken = try app.identityToken(audience: TestApp.webClientID)
+            let mismatched = try await app.sendForm("/login/siwa/callback", [("state", state), ("id_token", idToken)],
+                                                    cookies: ["SIWA_STATE": state + "x"])
+            #expect(mismatched.status == .unauthorized)
+            let noCookie = try await app.sendForm("/login/siwa/callback", [("state", state), ("id_token", idToken)])
+            #expect(noCookie.status == .unauthorized)
+            let empty = try await app.sendForm("/login/siwa/callback", [("state", ""), ("id_token", idToken)],
+                                               cookies: ["SIWA_STATE": ""])
+            #expect(empty.status == .unauthorized)
+            #expect(try mismatched.json()["error"] as? Bool == true)
+            #expect(try mismatched.json()["reason"] as? String != nil)
+        }
     }
 
     /// The callback's check is that the state equals the `SIWA_STATE` cookie: a state the browser's cookie carries
     /// is accepted, whoever made it, and the cookie stays for the handle step (where the token's nonce binds it).
     @Test func aStateEqualToItsCookieIsAccepted() async throws {
-        let app = try await TestApp.start()
-        let fields = [("state", "made-up-state"), ("id_token", try app.identityToken(audience: TestApp.webClientID))]
-        for _ in 0..<2 {
-            let callback = try await app.sendForm("/login/siwa/callback", fields, cookies: ["SIWA_STATE": "made-up-state"])
-            #expect(callback.status == .ok)
-            #expect(callback.setCookies["SIWA_STATE"] == nil)
+        try await TestApp.with { app in
+            let fields = [("state", "made-up-state"), ("id_token", try app.identityToken(audience: TestApp.webClientID))]
+            for _ in 0..<2 {
+                let callback = try await app.sendForm("/login/siwa/callback", fields, cookies: ["SIWA_STATE": "made-up-state"])
+                #expect(callback.status == .ok)
+                #expect(callback.setCookies["SIWA_STATE"] == nil)
+            }
         }
-        await app.stop()
     }
 
     /// Errors of the web routes have the API's JSON shape, unless the client asks for HTML first (a browser).
     @Test func webRouteErrorsAreJSONUnlessTheClientPrefersHTML() async throws {
-        let app = try await TestApp.start()
-        let fields = [("state", "a"), ("id_token", try app.identityToken(audience: TestApp.webClientID))]
-        let json = try await app.sendForm("/login/siwa/callback", fields, cookies: ["SIWA_STATE": "b"])
-        #expect(json.status == .unauthorized)
-        #expect(json.headers["Content-Type"]?.hasPrefix("application/json") == true)
-        #expect(try json.json()["error"] as? Bool == true)
-        let browser = try await app.send(.POST, "/login/siwa/callback", headers: [
-            "Content-Type": "application/x-www-form-urlencoded", "Cookie": "SIWA_STATE=b",
-            "Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
-        ], body: Array(TestApp.formEncode(fields).utf8))
-        #expect(browser.status == .unauthorized)
-        #expect(browser.headers["Content-Type"]?.hasPrefix("text/html") == true)
-        await app.stop()
+        try await TestApp.with { app in
+            let fields = [("state", "a"), ("id_token", try app.identityToken(audience: TestApp.webClientID))]
+            let json = try await app.sendForm("/login/siwa/callback", fields, cookies: ["SIWA_STATE": "b"])
+            #expect(json.status == .unauthorized)
+            #expect(json.headers["Content-Type"]?.hasPrefix("application/json") == true)
+            #expect(try json.json()["error"] as? Bool == true)
+            let browser = try await app.send(.POST, "/login/siwa/callback", headers: [
+                "Content-Type": "application/x-www-form-urlencoded", "Cookie": "SIWA_STATE=b",
+                "Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
+            ], body: Array(TestApp.formEncode(fields).utf8))
+            #expect(browser.status == .unauthorized)
+            #expect(browser.headers["Content-Type"]?.hasPrefix("text/html") == true)
+        }
     }
 
     @Test func malformedUserJSONIs400() async throws {
-        let app = try await TestApp.start()
-        let (state, _) = try await loginState(app)
-        let response = try await app.sendForm("/login/siwa/callback", [
-            ("state", state), ("id_token", try app.identityToken(audience: TestApp.webClientID)), ("user", "{nope"),
-        ], cookies: ["SIWA_STATE": state])
-        #expect(response.status == .badRequest)
-        await app.stop()
+        try await TestApp.with { app in
+            let (state, _) = try await loginState(app)
+            let response = try await app.sendForm("/login/siwa/callback", [
+                ("state", state), ("id_token", try app.identityToken(audience: TestApp.webClientID)), ("user", "{nope"),
+            ], cookies: ["SIWA_STATE": state])
+            #expect(response.status == .badRequest)
+        }
     }
 
     /// As the Vapor book's web handler: a new user's email may come from the form (Apple's `user` JSON) when the
     /// token has none; the token's own email always wins, and a form value that is no address is not taken.
     @Test func handleTakesTheFormEmailOnlyWhenTheTokenHasNone() async throws {
-        let app = try await TestApp.start()
-        let refused = try await app.webSignIn(subject: "001.bare", email: nil,
-                                              extraFields: [("email", "not-an-address")])
-        #expect(refused.status == .badRequest)
-        #expect(try await app.count("users") == 0)
-        #expect(try await app.count("used_nonces") == 0, "a refused sign-in does not spend its nonce")
-        let created = try await app.webSignIn(subject: "001.bare", email: nil, extraFields: [
-            ("email", "form@example.com"), ("firstName", "Form"), ("lastName", "User"),
-        ])
-        #expect(created.status == .seeOther)
-        #expect(try await app.server.services.users.find(siwaIdentifier: "001.bare")?.email == "form@example.com")
+        try await TestApp.with { app in
+            let refused = try await app.webSignIn(subject: "001.bare", email: nil,
+                                                  extraFields: [("email", "not-an-address")])
+            #expect(refused.status == .badRequest)
+            #expect(try await app.count("users") == 0)
+            #expect(try await app.count("used_nonces") == 0, "a refused sign-in does not spend its nonce")
+            let created = try await app.webSignIn(subject: "001.bare", email: nil, extraFields: [
+                ("email", "form@example.com"), ("firstName", "Form"), ("lastName", "User"),
+            ])
+            #expect(created.status == .seeOther)
+            #expect(try await app.server.services.users.find(siwaIdentifier: "001.bare")?.email == "form@example.com")
 
-        let both = try await app.webSignIn(subject: "001.signed", email: "apple@example.com",
-                                           extraFields: [("email", "form@example.com")])
-        #expect(both.status == .seeOther)
-        #expect(try await app.server.services.users.find(siwaIdentifier: "001.signed")?.email == "apple@example.com")
-        await app.stop()
+            let both = try await app.webSignIn(subject: "001.signed", email: "apple@example.com",
+                                               extraFields: [("email", "form@example.com")])
+            #expect(both.status == .seeOther)
+            #expect(try await app.server.services.users.find(siwaIdentifier: "001.signed")?.email == "apple@example.com")
+        }
     }
 
     @Test func handleRefusesTokensForTheAppAudienceAndWritesNothing() async throws {
-        let app = try await TestApp.start()
-        let state = try TestApp.newState()
-        let appToken = try app.identityToken(nonce: TestApp.nonce(forState: state))
-        let response = try await app.handle([("token", appToken)], state: state)
-        #expect(response.status == .unauthorized)
-        #expect(response.setCookies["session"] == nil)
-        #expect(try await app.count("users") == 0)
-        let missing = try await app.sendForm("/login/siwa/handle", [])
-        #expect(missing.status == .badRequest)
-        await app.stop()
+        try await TestApp.with { app in
+            let state = try TestApp.newState()
+            let appToken = try app.identityToken(nonce: TestApp.nonce(forState: state))
+            let response = try await app.handle([("token", appToken)], state: state)
+            #expect(response.status == .unauthorized)
+            #expect(response.setCookies["session"] == nil)
+            #expect(try await app.count("users") == 0)
+            let missing = try await app.sendForm("/login/siwa/handle", [])
+            #expect(missing.status == .badRequest)
+        }
     }
 
     @Test func webRoutesSay503WhenNotConfigured() async throws {
-        let app = try await TestApp.start { configuration in
+        try await TestApp.with(configure: { configuration in
             configuration.websiteClientID = nil
             configuration.redirectURL = nil
+        }) { app in
+            let login = try await app.send(.GET, "/login")
+            let handle = try await app.sendForm("/login/siwa/handle", [("token", "x")])
+            #expect(login.status == .serviceUnavailable)
+            #expect(handle.status == .serviceUnavailable)
         }
-        #expect(try await app.send(.GET, "/login").status == .serviceUnavailable)
-        #expect(try await app.sendForm("/login/siwa/handle", [("token", "x")]).status == .serviceUnavailable)
-        await app.stop()
     }
 
     @Test func apiSays503WhenNotConfigured() async throws {
-        let app = try await TestApp.start { configuration in configuration.iosClientIDs = [] }
-        let response = try await app.sendJSON(.POST, "/api/users/siwa", ["token": "x"])
-        #expect(response.status == .serviceUnavailable)
-        #expect(try response.json()["error"] as? Bool == true)
-        await app.stop()
+        try await TestApp.with(configure: { configuration in configuration.iosClientIDs = [] }) { app in
+            let response = try await app.sendJSON(.POST, "/api/users/siwa", ["token": "x"])
+            #expect(response.status == .serviceUnavailable)
+            #expect(try response.json()["error"] as? Bool == true)
+        }
     }
 
     @Test func standInAuthorizePagePostsBackAsApple() async throws {
-        let app = try await TestApp.start()
-        let query = "client_id=\(TestApp.webClientID)&redirect_uri=http%3A%2F%2F127.0.0.1%2Fcb"
-            + "&response_type=code%20id_token&scope=name%20email&response_mode=form_post&state=s1"
-        let page = try await app.client.send(HTTPClientRequest(url: app.apple.baseURL + "/auth/authorize?" + query))
-        #expect(page.status == .ok)
-        #expect(page.text.contains("name=\"email\""))
-        let form = TestApp.formEncode([
-            ("client_id", TestApp.webClientID), ("redirect_uri", "http://127.0.0.1/cb"), ("scope", "name email"),
-            ("response_mode", "form_post"), ("state", "s1"), ("name", "Jane Appleseed"), ("email", "jane@example.com"),
-        ])
-        let post = { try await app.client.send(HTTPClientRequest(
-            method: .POST, url: app.apple.baseURL + "/auth/authorize",
-            headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Array(form.utf8)
-        )) }
-        let first = try await post()
-        #expect(first.status == .ok)
-        #expect(first.text.contains("action=\"http://127.0.0.1/cb\""))
-        for field in ["code", "state", "id_token", "user"] { #expect(first.text.contains("name=\"\(field)\""), "\(field)") }
-        let second = try await post()
-        #expect(!second.text.contains("name=\"user\""), "Apple sends user only the first time")
-        await app.stop()
+        try await TestApp.with { app in
+            let query = "client_id=\(TestApp.webClientID)&redirect_uri=http%3A%2F%2F127.0.0.1%2Fcb"
+                + "&response_type=code%20id_token&scope=name%20email&response_mode=form_post&state=s1"
+            let page = try await app.client.send(HTTPClientRequest(url: app.apple.baseURL + "/auth/authorize?" + query))
+            #expect(page.status == .ok)
+            #expect(page.text.contains("name=\"email\""))
+            let form = TestApp.formEncode([
+                ("client_id", TestApp.webClientID), ("redirect_uri", "http://127.0.0.1/cb"), ("scope", "name email"),
+                ("response_mode", "form_post"), ("state", "s1"), ("name", "Jane Appleseed"), ("email", "jane@example.com"),
+            ])
+            let post = { try await app.client.send(HTTPClientRequest(
+                method: .POST, url: app.apple.baseURL + "/auth/authorize",
+                headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Array(form.utf8)
+            )) }
+            let first = try await post()
+            #expect(first.status == .ok)
+            #expect(first.text.contains("action=\"http://127.0.0.1/cb\""))
+            for field in ["code", "state", "id_token", "user"] { #expect(first.text.contains("name=\"\(field)\""), "\(field)") }
+            let second = try await post()
+            #expect(!second.text.contains("name=\"user\""), "Apple sends user only the first time")
+        }
     }
 }

@@ -19,16 +19,11 @@ struct HTTPServerLimitsTests {
         let limits = HTTPLimits(headerTimeout: .seconds(Self.scale), idleTimeout: .seconds(Self.scale))
         try await withServer(limits: limits) { _, port in
             let client = try RawClient(port: port)
-            let start = ContinuousClock.now
-            try client.send("GET / HTTP/1.1\r\n")
-            var cut = false
-            for i in 0..<60 * Self.scale {
-                try? await Task.sleep(for: .milliseconds(100))
-                if (try? client.send("X-\(i): y\r\n")) == nil { cut = true; break }
-                if await client.hasInput(within: 0) { cut = true; break }
+            let cutAfter = await client.trickle("GET / HTTP/1.1\r\n", every: .milliseconds(100), atMost: 60 * Self.scale) {
+                "X-\($0): y\r\n"
             }
-            #expect(cut)
-            #expect(ContinuousClock.now - start < .seconds(5 * Self.scale))
+            let elapsed = try #require(cutAfter, "the server neither answered nor closed")
+            #expect(elapsed < .seconds(5 * Self.scale))
             let response = try await client.readResponse()
             #expect(response.status == 408)
         }
@@ -155,10 +150,9 @@ struct HTTPServerLimitsTests {
             // then reaches EOF, and the handler produces nothing more (it would if the connection were alive).
             try await Task.sleep(for: .milliseconds(3000 * Self.scale))
             let producedBeforeDrain = produced.value
-            let start = ContinuousClock.now
-            _ = await client.readToEnd()
+            let drained = await client.drain()
             #expect(produced.value == producedBeforeDrain)
-            #expect(ContinuousClock.now - start < .seconds(10 * Self.scale))
+            #expect(drained < .seconds(10 * Self.scale))
         }
     }
 }

@@ -78,6 +78,29 @@ final class RawClient: @unchecked Sendable {
 
     func shutdownWrite() { shutdown(fd, Int32(SHUT_WR)) }
 
+    /// Sends `first`, then `line(i)` every `interval`, until the server answers or closes or `count` lines are
+    /// sent, all on the client's queue, so the time it returns is the server's, whatever else the tests' threads
+    /// are doing; nil when the server neither answered nor closed.
+    func trickle(_ first: String, every interval: Duration, atMost count: Int,
+                 _ line: @escaping @Sendable (Int) -> String) async -> Duration? {
+        let fd = fd
+        return await blocking {
+            func sent(_ text: String) -> Bool {
+                let bytes = Array(text.utf8)
+                return bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) } > 0
+            }
+            let start = ContinuousClock.now
+            guard sent(first) else { return ContinuousClock.now - start }
+            let micros = UInt32(interval.components.seconds * 1_000_000 + interval.components.attoseconds / 1_000_000_000_000)
+            for index in 0..<count {
+                usleep(micros)
+                var entry = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                if poll(&entry, 1, 0) > 0 || !sent(line(index)) { return ContinuousClock.now - start }
+            }
+            return nil
+        }
+    }
+
     private func blocking<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
         await withCheckedContinuation { continuation in
             queue.async { continuation.resume(returning: body()) }
@@ -103,6 +126,18 @@ final class RawClient: @unchecked Sendable {
         while await fill() {}
         defer { buffer = [] }
         return buffer
+    }
+
+    /// Reads and drops everything until the server closes (or the receive timeout passes), on the client's queue;
+    /// how long that took, measured there.
+    func drain() async -> Duration {
+        let fd = fd
+        return await blocking {
+            let start = ContinuousClock.now
+            var chunk = [UInt8](repeating: 0, count: 65_536)
+            while chunk.withUnsafeMutableBytes({ recv(fd, $0.baseAddress, $0.count, 0) }) > 0 {}
+            return ContinuousClock.now - start
+        }
     }
 
     /// Whether the server closed the connection (EOF) within the receive timeout.

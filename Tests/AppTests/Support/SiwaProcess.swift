@@ -87,20 +87,42 @@ final class SiwaProcess {
     }
 
     /// The port logged right after `prefix` (at the end of a line or before a space), waiting up to `timeout` seconds.
-    func waitForPort(after prefix: String = "siwa listening on http://127.0.0.1:", timeout: TimeInterval = 60) throws
-        -> Int
+    /// The wait suspends rather than holding one of the few threads every other test's tasks run on.
+    func waitForPort(after prefix: String = "siwa listening on http://127.0.0.1:", timeout: TimeInterval = 60)
+        async throws -> Int
     {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            let log = output
-            if let range = log.range(of: prefix) {
-                let digits = log[range.upperBound...].prefix { $0.isNumber }
-                let next = log[range.upperBound...].dropFirst(digits.count).first
-                if let port = Int(digits), port > 0, next == "\n" || next == " " { return port }
-            }
+            if let port = portLogged(after: prefix) { return port }
+            if !process.isRunning { break }
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        return try notStarted()
+    }
+
+    /// `waitForPort` for a caller already on a thread of its own (off the cooperative pool): it blocks.
+    func waitForPortBlocking(after prefix: String = "siwa listening on http://127.0.0.1:", timeout: TimeInterval = 60)
+        throws -> Int
+    {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if let port = portLogged(after: prefix) { return port }
             if !process.isRunning { break }
             usleep(20_000)
         }
+        return try notStarted()
+    }
+
+    private func portLogged(after prefix: String) -> Int? {
+        let log = output
+        guard let range = log.range(of: prefix) else { return nil }
+        let digits = log[range.upperBound...].prefix { $0.isNumber }
+        let next = log[range.upperBound...].dropFirst(digits.count).first
+        guard let port = Int(digits), port > 0, next == "\n" || next == " " else { return nil }
+        return port
+    }
+
+    private func notStarted() throws -> Int {
         Issue.record("siwa did not start: \(output.suffix(2000))")
         throw Failure(description: "siwa did not start")
     }

@@ -73,10 +73,10 @@ final class SpawnedApp {
 
     /// Starts `siwa serve` and waits until it listens.
     @discardableResult
-    func launch(_ extra: [String: String] = [:], wrapper: [String] = []) throws -> SiwaProcess {
+    func launch(_ extra: [String: String] = [:], wrapper: [String] = []) async throws -> SiwaProcess {
         let process = try SiwaProcess(["serve"], environment: environment(extra), directory: directory, wrapper: wrapper)
         server = process
-        baseURL = "http://127.0.0.1:\(try process.waitForPort())"
+        baseURL = "http://127.0.0.1:\(try await process.waitForPort())"
         return process
     }
 
