@@ -58,7 +58,7 @@ public final class Statement {
                 "expected \(parameterCount) arguments, got \(arguments.count)", sql: sql, code: SQLITE_RANGE)
         }
         for (offset, argument) in arguments.enumerated() {
-            try bind(argument.databaseValue.sqliteStorageClass, at: Int32(offset + 1))
+            try bind(argument.databaseValue, at: Int32(offset + 1))
         }
     }
 

@@ -9,7 +9,7 @@ package enum BackupOperation {
     /// - Throws: `OperatorError` (one line) when nothing was copied: PostgreSQL, no database, an existing or
     ///   uncreatable destination, a failed check.
     package static func run(_ environment: OperatorEnvironment, destination: String) throws -> [String] {
-        if try environment.postgreSQLURL() != nil {
+        if environment.configuration.databaseURL != nil {
             throw OperatorError("DATABASE_URL names PostgreSQL: back it up with pg_dump (e.g. `pg_dump --format=custom "
                 + "--file=siwa.dump \"$DATABASE_URL\"`); siwa backup copies SQLite only")
         }

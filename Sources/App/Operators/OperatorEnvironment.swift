@@ -6,8 +6,6 @@ import Web
 /// environment and `.env` as `siwa serve`, read once, and the database they name, opened without creating or
 /// migrating anything.
 package struct OperatorEnvironment: Sendable {
-    /// The variables, the process environment over `.env`.
-    package let environment: Environment
     /// The configuration the server would start with.
     package let configuration: Configuration
 
@@ -17,22 +15,11 @@ package struct OperatorEnvironment: Sendable {
         throws
     {
         do {
-            environment = try Environment.load(dotEnvPath: dotEnvPath, processEnvironment: processEnvironment)
-            configuration = try Configuration(environment)
+            configuration = try Configuration(Environment.load(dotEnvPath: dotEnvPath,
+                                                               processEnvironment: processEnvironment))
         } catch let error as ConfigurationError {
             throw OperatorError("the server is not configured: \(error)")
         }
-    }
-
-    /// `DATABASE_URL` when it names PostgreSQL (`postgres://` or `postgresql://`); nil for SQLite.
-    /// - Throws: `OperatorError` when it is set to anything else.
-    package func postgreSQLURL() throws -> String? {
-        guard let url = environment.get("DATABASE_URL") else { return nil }
-        let scheme = url.prefix { $0 != ":" }.lowercased()
-        guard scheme == "postgres" || scheme == "postgresql" else {
-            throw OperatorError("DATABASE_URL must be a postgres:// or postgresql:// URI (or unset for SQLite)")
-        }
-        return url
     }
 
     /// The SQLite file of `DATABASE_PATH`, which must exist: an operator's command never creates a database.
