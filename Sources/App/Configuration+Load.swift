@@ -62,6 +62,8 @@ extension Configuration {
         maxBodySize = try Self.integer(env, "MAX_BODY_SIZE", in: 1...(1 << 30)) ?? maxBodySize
         maxConnections = try Self.integer(env, "MAX_CONNECTIONS", in: 1...1_000_000) ?? maxConnections
         maxConnectionsPerIP = try Self.integer(env, "MAX_CONNECTIONS_PER_IP", in: 0...1_000_000) ?? maxConnectionsPerIP
+        shutdownGracePeriodSeconds = try Self.integer(env, "SHUTDOWN_GRACE_PERIOD", in: 0...Self.maxShutdownGracePeriod)
+            ?? shutdownGracePeriodSeconds
         signInRateLimit = try Self.integer(env, "SIGNIN_RATE_LIMIT", in: 0...1_000_000) ?? signInRateLimit
         signInRateBurst = try Self.integer(env, "SIGNIN_RATE_BURST", in: 1...1_000_000) ?? signInRateBurst
         databaseCacheKiB = try Self.integer(env, "DATABASE_CACHE_KIB", in: 64...1_048_576) ?? databaseCacheKiB
@@ -106,6 +108,8 @@ extension Configuration {
 
     /// The shortest `METRICS_TOKEN` accepted.
     public static let minimumMetricsTokenLength = 32
+    /// The longest `SHUTDOWN_GRACE_PERIOD` accepted, in seconds: an hour.
+    public static let maxShutdownGracePeriod = 3_600
 
     /// `METRICS_TOKEN`: at least `minimumMetricsTokenLength` visible ASCII characters (a bearer token,
     /// RFC 6750 §2.1, sent as is), so that a guessable value cannot open the metrics.

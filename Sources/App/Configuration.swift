@@ -40,6 +40,9 @@ public struct Configuration: Sendable {
     /// Connections open at once from one client address, IPv6 by /64 (`MAX_CONNECTIONS_PER_IP`); 0 is no cap.
     /// Loopback peers are exempt.
     public var maxConnectionsPerIP = HTTPLimits.defaultMaxConnectionsPerAddress
+    /// Seconds requests in flight have to finish once SIGTERM or SIGINT arrives (`SHUTDOWN_GRACE_PERIOD`); the
+    /// process exits 0 then, even if some did not. Keep it below the supervisor's wait before SIGKILL.
+    public var shutdownGracePeriodSeconds = Int(HTTPLimits.defaultShutdownGracePeriod.components.seconds)
     /// Sustained sign-ins per minute per client address (`SIGNIN_RATE_LIMIT`); 0 turns the limit off.
     public var signInRateLimit = 60
     /// Sign-ins one address may make at once after a quiet spell (`SIGNIN_RATE_BURST`).

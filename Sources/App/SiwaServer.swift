@@ -43,6 +43,7 @@ public final class SiwaServer: Sendable {
         serverConfiguration.limits.maxBodySize = configuration.maxBodySize
         serverConfiguration.limits.maxConnections = configuration.maxConnections
         serverConfiguration.limits.maxConnectionsPerAddress = configuration.maxConnectionsPerIP
+        serverConfiguration.limits.shutdownGracePeriod = .seconds(configuration.shutdownGracePeriodSeconds)
         serverConfiguration.errorHeaders = SecurityHeadersMiddleware.Configuration().headers(secure: configuration.tls != nil)
         serverConfiguration.tls = configuration.tls.map {
             TLSServerConfiguration(certificatePath: $0.certificatePath, privateKeyPath: $0.privateKeyPath)
@@ -61,7 +62,8 @@ public final class SiwaServer: Sendable {
     public var localPort: Int { server.localPort }
     /// Serves until `shutdown()`.
     public func run() async throws { try await server.run() }
-    /// Stops accepting, finishes requests in flight, and returns.
+    /// Marks the instance draining (`/ready` answers 503), closes the listener, lets requests in flight finish
+    /// for up to `SHUTDOWN_GRACE_PERIOD` seconds, and returns.
     public func shutdown() async {
         services.readiness.beginDraining()
         housekeeping.cancel()

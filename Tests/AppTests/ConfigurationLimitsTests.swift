@@ -2,7 +2,7 @@ import Testing
 import Web
 @testable import App
 
-/// `MAX_CONNECTIONS` and `DATABASE_CACHE_KIB`: defaults, both ends of their ranges accepted, one past each refused.
+/// `MAX_CONNECTIONS`, `DATABASE_CACHE_KIB` and `SHUTDOWN_GRACE_PERIOD`: defaults, both ends of their ranges accepted, one past each refused.
 struct ConfigurationLimitsTests {
     private func load(_ values: [String: String]) throws -> Configuration {
         try Configuration(Environment(values))
@@ -35,5 +35,20 @@ struct ConfigurationLimitsTests {
     @Test func databaseCacheRefusesOutsideItsRange() {
         #expect(throws: ConfigurationError.self) { try load(["DATABASE_CACHE_KIB": "63"]) }
         #expect(throws: ConfigurationError.self) { try load(["DATABASE_CACHE_KIB": "1048577"]) }
+    }
+
+    @Test func shutdownGracePeriodDefaultsTo10Seconds() throws {
+        #expect(try load([:]).shutdownGracePeriodSeconds == 10)
+    }
+
+    @Test func shutdownGracePeriodAcceptsItsRange() throws {
+        #expect(try load(["SHUTDOWN_GRACE_PERIOD": "0"]).shutdownGracePeriodSeconds == 0)
+        #expect(try load(["SHUTDOWN_GRACE_PERIOD": "3600"]).shutdownGracePeriodSeconds == 3_600)
+    }
+
+    @Test func shutdownGracePeriodRefusesOutsideItsRange() {
+        #expect(throws: ConfigurationError.self) { try load(["SHUTDOWN_GRACE_PERIOD": "-1"]) }
+        #expect(throws: ConfigurationError.self) { try load(["SHUTDOWN_GRACE_PERIOD": "3601"]) }
+        #expect(throws: ConfigurationError.self) { try load(["SHUTDOWN_GRACE_PERIOD": "10s"]) }
     }
 }

@@ -30,21 +30,32 @@ extension EventLoop {
 
     var isListenerPaused: Bool { state.withLock { !$0.listenerRegistered && !$0.shuttingDown } }
 
-    /// Stops accepting and wakes idle keep-alive connections so they close.
-    func beginShutdown(_ listener: Listener) {
-        let idle: [Waiter] = state.withLock { state in
+    /// Stops watching the listener and gives idle keep-alive connections until `idleDeadline` (monotonic ns) for a
+    /// request already on its way; later ones wait no longer than that either.
+    func beginShutdown(_ listener: Listener, idleDeadline: UInt64) {
+        state.withLock { state in
             state.shuttingDown = true
+            state.drainIdleDeadline = idleDeadline
             if state.listenerRegistered {
                 epoll_ctl(epfd, EPOLL_CTL_DEL, listener.fd, nil)
                 state.listenerRegistered = false
             }
-            var idle: [Waiter] = []
-            for (fd, waiter) in state.waiters where waiter.idle {
-                idle.append(waiter)
-                state.waiters[fd] = nil
+            for (fd, waiter) in state.waiters where waiter.idle && waiter.deadline > idleDeadline {
+                state.waiters[fd]?.deadline = idleDeadline
             }
-            return idle
         }
-        for waiter in idle { waiter.continuation.resume(returning: .shutdown) }
+    }
+
+    /// The grace period is over: shuts every connection's socket down (the peer sees the end, a responder still
+    /// running finds its write failing) and ends every wait, and every later one, with `.shutdown`. Each
+    /// descriptor is still closed by its connection, under the lock `deregister` takes first, so none is reused.
+    func closeAllConnections() {
+        let waiting: [Waiter] = state.withLock { state in
+            state.closingAll = true
+            for fd in state.pending.keys { shutdown(fd, Int32(SHUT_RDWR)) }
+            defer { state.waiters = [:] }
+            return Array(state.waiters.values)
+        }
+        for waiter in waiting { waiter.continuation.resume(returning: .shutdown) }
     }
 }

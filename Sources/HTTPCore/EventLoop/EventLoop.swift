@@ -34,6 +34,10 @@ final class EventLoop: Sendable {
         var pending: [Int32: UInt32] = [:]
         var watchingWrites: Set<Int32> = []
         var shuttingDown = false
+        /// Once shutting down: when idle connections close (`HTTPLimits.drainIdleTimeout` after it began).
+        var drainIdleDeadline: UInt64 = .max
+        /// The grace period is over: every wait ends with `.shutdown`.
+        var closingAll = false
         var stopped = false
         var listenerRegistered = false
         var listenerRetryAt: UInt64?
@@ -85,12 +89,14 @@ final class EventLoop: Sendable {
     }
 
     /// Parks the calling task until `fd` is ready for `events` (`EPOLLIN` or `EPOLLOUT`), `deadline`
-    /// (monotonic ns) passes, or — for an `idle` connection — the server starts shutting down.
+    /// (monotonic ns) passes — for an `idle` connection, no later than the drain deadline once shutdown has
+    /// begun — or the grace period ends (`.shutdown`).
     /// Call only after the operation returned EAGAIN (or a short read): edges are not repeated.
     func wait(for fd: Int32, events: UInt32, deadline: UInt64, idle: Bool) async -> Readiness {
         await withUnsafeContinuation { continuation in
             let (immediate, watchWrites): (Readiness?, Bool) = state.withLock { state in
-                if idle && state.shuttingDown { return (.shutdown, false) }
+                if state.closingAll { return (.shutdown, false) }
+                let deadline = idle ? min(deadline, state.drainIdleDeadline) : deadline
                 let wanted = events | Self.always
                 let ending = events & EPOLLIN.rawValue != 0 ? wanted : wanted & ~EPOLLRDHUP.rawValue
                 if let pending = state.pending[fd], pending & ending != 0 {

@@ -1,5 +1,6 @@
 import CryptoCore
 import CLinux
+import Dispatch
 import Glibc
 import Logging
 import Synchronization
@@ -53,9 +54,11 @@ final class ConnectionAcceptor: Sendable {
     var isShuttingDown: Bool { shuttingDown.load(ordering: .sequentiallyConsistent) }
 
     /// Accepts until the backlog is empty, the limit is reached, or descriptors run out (then pauses the listener).
-    func acceptConnections(from listener: Listener, on loop: EventLoop) {
+    /// `emptyingBacklog` (at shutdown) accepts past the limit: what waits in the backlog is at most its length,
+    /// and each connection is answered once with `Connection: close`.
+    func acceptConnections(from listener: Listener, on loop: EventLoop, emptyingBacklog: Bool = false) {
         while true {
-            guard hasCapacity else {
+            guard hasCapacity || emptyingBacklog else {
                 loop.pauseListener(listener, retryAfter: nil)
                 if hasCapacity { loop.resumeListener(listener) }
                 return
@@ -101,22 +104,26 @@ final class ConnectionAcceptor: Sendable {
     func connectionClosed(countedAs prefix: AddressPrefix?) {
         if let prefix { perAddress.release(prefix) }
         let remaining = active.subtract(1, ordering: .sequentiallyConsistent).newValue
-        if remaining == 0, shuttingDown.load(ordering: .sequentiallyConsistent) {
-            let waiting = drained.withLock { waiting in
-                defer { waiting.removeAll() }
-                return waiting
-            }
-            for continuation in waiting { continuation.resume() }
-        }
+        if remaining == 0, shuttingDown.load(ordering: .sequentiallyConsistent) { resumeDrainWaiters() }
         if remaining < maxConnections, !shuttingDown.load(ordering: .sequentiallyConsistent) {
             for loop in loops where loop.isListenerPaused { loop.resumeListener(listener) }
         }
     }
 
-    /// Stops accepting, closes idle connections, and returns once every connection has closed.
-    func shutdown() async {
+    /// Stops accepting, lets requests in flight finish, and returns once every connection has closed or the grace
+    /// period is over; then closes what is left. Connections already queued in the listener's backlog are
+    /// accepted and served first: closing the listener over them would reset requests a client has sent.
+    /// - Returns: the connections still open when the grace period ended (0 when all finished in time).
+    func shutdown() async -> Int {
         shuttingDown.store(true, ordering: .sequentiallyConsistent)
-        for loop in loops { loop.beginShutdown(listener) }
+        let now = MonotonicClock.now()
+        for loop in loops { loop.beginShutdown(listener, idleDeadline: now + limits.drainIdleTimeout.nanoseconds) }
+        if let loop = loops.first { acceptConnections(from: listener, on: loop, emptyingBacklog: true) }
+        listener.stopListening()
+        let graceEnds = DispatchTime.now() + .nanoseconds(Int(clamping: limits.shutdownGracePeriod.nanoseconds))
+        let graceTimer = DispatchWorkItem { [weak self] in self?.resumeDrainWaiters() }
+        DispatchQueue.global().asyncAfter(deadline: graceEnds, execute: graceTimer)
+        defer { graceTimer.cancel() }
         await withCheckedContinuation { continuation in
             let done = drained.withLock { waiting -> Bool in
                 if active.load(ordering: .sequentiallyConsistent) == 0 { return true }
@@ -125,5 +132,18 @@ final class ConnectionAcceptor: Sendable {
             }
             if done { continuation.resume() }
         }
+        let left = active.load(ordering: .sequentiallyConsistent)
+        if left > 0 {
+            for loop in loops { loop.closeAllConnections() }
+        }
+        return left
+    }
+
+    private func resumeDrainWaiters() {
+        let waiting = drained.withLock { waiting in
+            defer { waiting.removeAll() }
+            return waiting
+        }
+        for continuation in waiting { continuation.resume() }
     }
 }

@@ -53,5 +53,12 @@ final class Listener: @unchecked Sendable {
         self.port = Int(SocketAddress(storage).port)
     }
 
+    /// Stops listening: connections not yet accepted are reset and new ones are refused (`ECONNREFUSED`), so a
+    /// load balancer moves to another instance at once. The descriptor stays open until `deinit`, so a loop
+    /// thread that still holds it never reaches a number reused by another file.
+    func stopListening() {
+        Glibc.shutdown(fd, Int32(SHUT_RDWR))
+    }
+
     deinit { close(fd) }
 }

@@ -1,0 +1,68 @@
+import Foundation
+import Glibc
+import Testing
+@testable import App
+
+/// `siwa serve` on SIGTERM, as a rolling restart needs it: `/ready` turns 503, the listener closes, a request in
+/// flight gets its answer, and the process exits 0 — within `SHUTDOWN_GRACE_PERIOD` whatever the clients do.
+@Suite struct GracefulShutdownTests {
+    @Test func requestHeldAcrossSIGTERMIsAnsweredAndTheProcessExitsZero() async throws {
+        try await SpawnedApp.with { app in
+            let server = try await app.launch()
+            let port = try #require(URL(string: app.baseURL)?.port)
+            let body = String(decoding: try JSONSerialization.data(withJSONObject: [
+                "token": try app.identityToken(subject: "held.across.sigterm"),
+            ]), as: UTF8.self)
+            let (first, rest) = (body.prefix(body.count / 2), body.dropFirst(body.count / 2))
+            let pooled = try LoopbackSocket(port: port)
+            try pooled.send("GET /ready HTTP/1.1\r\nHost: a\r\n\r\n")
+            #expect(pooled.response(milliseconds: 5000)?.status == 200)
+            let held = try LoopbackSocket(port: port)
+            try held.send("POST /api/users/siwa HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\n"
+                          + "Content-Length: \(body.utf8.count)\r\n\r\n" + first)
+            try await Task.sleep(for: .milliseconds(200))
+
+            server.signal(SIGTERM)
+            try await waitUntilRefused(port: port)
+            try pooled.send("GET /ready HTTP/1.1\r\nHost: a\r\n\r\n")
+            let ready = pooled.response(milliseconds: 5000)
+            #expect(ready?.status == 503)
+            #expect(ready?.body.contains("\"unavailable\"") == true)
+            try held.send(String(rest))
+            let answer = held.response(milliseconds: 10_000)
+            #expect(answer?.status == 200)
+            #expect(answer?.body.contains("\"value\"") == true)
+            #expect(await server.exited(within: .seconds(30)) == 0)
+        }
+    }
+
+    @Test func gracePeriodEndsARequestThatNeverCompletes() async throws {
+        try await SpawnedApp.with { app in
+            let server = try await app.launch(["SHUTDOWN_GRACE_PERIOD": "1"])
+            let port = try #require(URL(string: app.baseURL)?.port)
+            let held = try LoopbackSocket(port: port)
+            try held.send("POST /api/users/siwa HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\n"
+                          + "Content-Length: 100\r\n\r\n{\"token\":")
+            try await Task.sleep(for: .milliseconds(200))
+            server.signal(SIGTERM)
+            #expect(await server.exited(within: .seconds(30)) == 0)
+            #expect(held.response(milliseconds: 5000) == nil)
+            #expect(server.output.contains("shutdown grace period over"))
+        }
+    }
+
+    /// Connects until 127.0.0.1:`port` refuses: the listener is closed.
+    private func waitUntilRefused(port: Int) async throws {
+        for _ in 0..<500 {
+            let probe = try LoopbackSocket(port: port)
+            if probe.wait(POLLOUT, milliseconds: 1000) {
+                var code: Int32 = 0
+                var length = socklen_t(MemoryLayout<Int32>.size)
+                getsockopt(probe.fd, SOL_SOCKET, SO_ERROR, &code, &length)
+                if code == ECONNREFUSED { return }
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        Issue.record("port \(port) still accepts connections")
+    }
+}

@@ -1,0 +1,146 @@
+import Glibc
+import Synchronization
+import Testing
+@testable import HTTPCore
+
+/// Graceful shutdown as a rolling restart needs it: the listener closes at once, requests in flight and requests
+/// already on their way are answered with `Connection: close`, and `HTTPLimits.shutdownGracePeriod` bounds it all.
+@Suite struct HTTPServerShutdownTests {
+    @Test func requestInFlightIsAnsweredWhileNewConnectionsAreRefused() async throws {
+        let gate = HeldRequestGate()
+        try await withServer(responder: gate) { server, port in
+            let held = try RawClient(port: port)
+            try held.send("GET /held HTTP/1.1\r\nHost: a\r\n\r\n")
+            try await gate.waitUntilEntered(1)
+            let stopping = Task { await server.shutdown() }
+            try await waitUntilRefused(port: port)
+            gate.open()
+            let response = try await held.readResponse()
+            #expect(response.status == 200)
+            #expect(response.text == "held done")
+            #expect(response.headers["connection"] == "close")
+            #expect(await held.isClosedByPeer())
+            await stopping.value
+            #expect(server.openConnections == 0)
+        }
+    }
+
+    @Test func requestOnAnIdleKeepAliveConnectionIsAnsweredDuringTheDrain() async throws {
+        let limits = HTTPLimits(drainIdleTimeout: .seconds(30))
+        try await withServer(limits: limits) { server, port in
+            let client = try RawClient(port: port)
+            try client.send("GET /plaintext HTTP/1.1\r\nHost: a\r\n\r\n")
+            #expect(try await client.readResponse().headers["connection"] == nil)
+            let stopping = Task { await server.shutdown() }
+            try await waitUntilRefused(port: port)
+            try client.send("GET /plaintext HTTP/1.1\r\nHost: a\r\n\r\n")
+            let response = try await client.readResponse()
+            #expect(response.status == 200)
+            #expect(response.headers["connection"] == "close")
+            #expect(await client.isClosedByPeer())
+            await stopping.value
+        }
+    }
+
+    @Test func idleConnectionClosesAfterTheDrainIdleTimeoutNotTheGracePeriod() async throws {
+        let limits = HTTPLimits(shutdownGracePeriod: .seconds(600), drainIdleTimeout: .milliseconds(100))
+        try await withServer(limits: limits) { server, port in
+            let client = try RawClient(port: port, timeoutMilliseconds: 5000)
+            try client.send("GET /plaintext HTTP/1.1\r\nHost: a\r\n\r\n")
+            _ = try await client.readResponse()
+            let stopping = Task { await server.shutdown() }
+            #expect(await client.isClosedByPeer())
+            await stopping.value
+            #expect(server.openConnections == 0)
+        }
+    }
+
+    @Test func connectionsWaitingInTheBacklogAreServedNotReset() async throws {
+        let gate = HeldRequestGate()
+        try await withServer(limits: HTTPLimits(maxConnections: 1), responder: gate) { server, port in
+            let held = try RawClient(port: port)
+            try held.send("GET /held HTTP/1.1\r\nHost: a\r\n\r\n")
+            try await gate.waitUntilEntered(1)
+            let queued = try RawClient(port: port)
+            try queued.send("GET /plaintext HTTP/1.1\r\nHost: a\r\n\r\n")
+            #expect(server.acceptedConnections == 1)
+            let stopping = Task { await server.shutdown() }
+            try await waitUntilRefused(port: port)
+            gate.open()
+            let answer = try await queued.readResponse()
+            #expect(answer.status == 200)
+            #expect(answer.headers["connection"] == "close")
+            #expect(try await held.readResponse().status == 200)
+            await stopping.value
+            #expect(server.acceptedConnections == 0)
+        }
+    }
+
+    @Test func gracePeriodBoundsARequestThatDoesNotFinish() async throws {
+        let gate = HeldRequestGate()
+        let limits = HTTPLimits(shutdownGracePeriod: .milliseconds(300))
+        try await withServer(limits: limits, responder: gate) { server, port in
+            let held = try RawClient(port: port)
+            try held.send("GET /held HTTP/1.1\r\nHost: a\r\n\r\n")
+            try await gate.waitUntilEntered(1)
+            await server.shutdown()
+            #expect(await held.isClosedByPeer())
+            gate.open()
+        }
+    }
+
+    @Test func defaultsAreNamed() {
+        let limits = HTTPLimits()
+        #expect(limits.shutdownGracePeriod == HTTPLimits.defaultShutdownGracePeriod)
+        #expect(limits.drainIdleTimeout == HTTPLimits.defaultDrainIdleTimeout)
+        #expect(HTTPLimits.defaultDrainIdleTimeout < HTTPLimits.defaultShutdownGracePeriod)
+    }
+
+    /// Connects until the port refuses (`ECONNREFUSED`): the listener is closed.
+    private func waitUntilRefused(port: Int) async throws {
+        for _ in 0..<500 {
+            do {
+                _ = try RawClient(port: port, timeoutMilliseconds: 100)
+            } catch let error as RawClient.ClientError where error.description.hasSuffix("errno \(ECONNREFUSED)") {
+                return
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        Issue.record("port \(port) still accepts connections")
+    }
+}
+
+/// Answers `/held` once the test opens the gate; anything else as `EchoResponder`.
+final class HeldRequestGate: HTTPResponder, Sendable {
+    private let state = Mutex<(entered: Int, open: Bool, waiting: [CheckedContinuation<Void, Never>])>((0, false, []))
+
+    func respond(to request: HTTPRequest, connection: ConnectionInfo) async -> HTTPResponse {
+        guard request.path == "/held" else { return await EchoResponder().respond(to: request, connection: connection) }
+        await withCheckedContinuation { continuation in
+            let proceed = state.withLock { state -> Bool in
+                state.entered += 1
+                if state.open { return true }
+                state.waiting.append(continuation)
+                return false
+            }
+            if proceed { continuation.resume() }
+        }
+        return HTTPResponse(string: "held done")
+    }
+
+    func open() {
+        let waiting = state.withLock { state in
+            state.open = true
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+        for continuation in waiting { continuation.resume() }
+    }
+
+    func waitUntilEntered(_ count: Int) async throws {
+        for _ in 0..<500 where state.withLock({ $0.entered }) < count {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(state.withLock { $0.entered } >= count)
+    }
+}
