@@ -44,7 +44,7 @@ public final class PostgresCluster: Sendable {
         } else {
             runAs = []
         }
-        port = try Self.freePort()
+        port = try LoopbackPort.free()
         try run("initdb", ["-D", directory + "/data", "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync",
                            "--no-instructions"])
         try start()
@@ -103,24 +103,6 @@ public final class PostgresCluster: Sendable {
             let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
             throw ChildProcess.Failure(description: "\(tool) failed (\(child.terminationStatus)): \(output.suffix(2000))")
         }
-    }
-
-    /// A port nothing listens on now, chosen by the kernel.
-    private static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw ChildProcess.Failure(description: "socket failed") }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Bool in
-                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
-            }
-        }
-        guard bound else { throw ChildProcess.Failure(description: "bind failed") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }
 

@@ -1,0 +1,116 @@
+import Foundation
+import Glibc
+import Testing
+
+/// Debian's nginx as the load balancer in front of instances on 127.0.0.1, a child process with its own prefix
+/// folder (configuration, pid, logs, temp files) that is removed on `stop()`. The upstream block is the one the
+/// README recommends: pooled keep-alive connections closed by nginx before the instances' 60 s idle timeout, a
+/// refused connection marks an instance down for `failTimeout` seconds, and a request that could not be sent is
+/// passed to the next instance.
+public final class NginxBalancer: @unchecked Sendable {
+    public static let binary = "/usr/sbin/nginx"
+    public static var isAvailable: Bool { access(binary, X_OK) == 0 }
+
+    public let port: Int
+    public let failTimeout: Int
+    private let directory: String
+    private let process: ChildProcess
+
+    /// Starts nginx on a free port in front of `upstreams` and returns once it accepts connections.
+    public init(upstreams: [Int], failTimeout: Int = 1) async throws {
+        port = try LoopbackPort.free()
+        self.failTimeout = failTimeout
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("siwa-nginx-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        chmod(directory, 0o777)
+        let configuration = Self.configuration(port: port, upstreams: upstreams, failTimeout: failTimeout,
+                                               directory: directory)
+        try configuration.write(toFile: directory + "/nginx.conf", atomically: true, encoding: .utf8)
+        process = try ChildProcess(Self.binary, arguments: ["-p", directory, "-c", directory + "/nginx.conf",
+                                                            "-e", directory + "/error.log", "-g", "daemon off;"],
+                                   output: .file(directory + "/output.log"), error: .output)
+        for _ in 0..<500 {
+            if Self.accepts(port: port) { return }
+            guard process.isRunning else { break }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let log = (try? String(contentsOfFile: directory + "/error.log", encoding: .utf8)) ?? ""
+        stop()
+        throw ChildProcess.Failure(description: "nginx did not start: \(log.suffix(2000))")
+    }
+
+    deinit { stop() }
+
+    public var baseURL: String { "http://127.0.0.1:\(port)" }
+
+    /// nginx's error log so far (upstream failures are logged there at `error`).
+    public var errorLog: String { (try? String(contentsOfFile: directory + "/error.log", encoding: .utf8)) ?? "" }
+
+    /// Stops nginx (SIGQUIT: it finishes what it proxies) and removes its folder.
+    public func stop() {
+        if process.isRunning {
+            kill(process.pid, SIGQUIT)
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    static func configuration(port: Int, upstreams: [Int], failTimeout: Int, directory: String) -> String {
+        let servers = upstreams.map { "        server 127.0.0.1:\($0) max_fails=1 fail_timeout=\(failTimeout)s;" }
+        return """
+            worker_processes 1;
+            pid \(directory)/nginx.pid;
+            events { worker_connections 1024; }
+            http {
+                access_log off;
+                client_body_temp_path \(directory)/client_body;
+                proxy_temp_path \(directory)/proxy;
+                fastcgi_temp_path \(directory)/fastcgi;
+                uwsgi_temp_path \(directory)/uwsgi;
+                scgi_temp_path \(directory)/scgi;
+                upstream siwa {
+            \(servers.joined(separator: "\n"))
+                    keepalive 32;
+                    keepalive_timeout 30s;
+                }
+                server {
+                    listen 127.0.0.1:\(port);
+                    location / {
+                        proxy_pass http://siwa;
+                        proxy_http_version 1.1;
+                        proxy_set_header Connection "";
+                        proxy_set_header Host $http_host;
+                        proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
+                        proxy_set_header X-Forwarded-Proto $scheme;
+                        proxy_next_upstream error timeout;
+                        proxy_connect_timeout 2s;
+                    }
+                }
+            }
+
+            """
+    }
+
+    private static func accepts(port: Int) -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
+        }
+    }
+}
+
+extension Trait where Self == ConditionTrait {
+    /// Runs a test only where Debian's nginx is installed; under CI it always runs, and a missing nginx fails it.
+    public static var nginx: Self {
+        .enabled(if: NginxBalancer.isAvailable || !(ProcessInfo.processInfo.environment["CI"] ?? "").isEmpty,
+                 "nginx is not installed (Scripts/setup nginx)")
+    }
+}
