@@ -37,7 +37,7 @@ postgres_stop() {
 }
 
 pg_sql() { # pg_sql DATABASE SQL -> unaligned rows
-    psql -h 127.0.0.1 -p "$PG_PORT" -U postgres -d "$1" -Atq -c "$2"
+    PGOPTIONS="-c client_min_messages=warning" psql -h 127.0.0.1 -p "$PG_PORT" -U postgres -d "$1" -Atq -c "$2"
 }
 
 pg_database() { # pg_database NAME: a fresh database; sets DATABASE_URL
