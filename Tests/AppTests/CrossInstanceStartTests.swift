@@ -47,7 +47,8 @@ struct CrossInstanceStartTests {
         guard let line = output.split(separator: "\n").first(where: { $0.contains(" migrated") }),
               let open = line.range(of: "versions=["),
               let close = line[open.upperBound...].firstIndex(of: "]") else { return [] }
-        return line[open.upperBound..<close].split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+        return line[open.upperBound..<close].split(separator: ",")
+            .compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
     }
 
     /// Every row of `schema_migrations`, as text, to compare before and after.

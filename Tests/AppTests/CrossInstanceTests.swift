@@ -50,7 +50,8 @@ struct CrossInstanceTests {
             for (index, app) in apps.enumerated() {
                 let home = try await app.home(session: session)
                 #expect(home.status == .ok)
-                #expect(home.text.contains("Jane Across") && home.text.contains("across@example.com"), "instance \(index)")
+                #expect(home.text.contains("Jane Across") && home.text.contains("across@example.com"),
+                        "instance \(index)")
             }
             let replay = try await a.sendForm("/login/siwa/handle", HiddenFields.parse(callback.text),
                                               cookies: ["SIWA_STATE": state])
@@ -58,7 +59,8 @@ struct CrossInstanceTests {
 
             #expect(try await b.sendForm("/logout", [], cookies: ["session": session]).status == .seeOther)
             for (index, app) in apps.enumerated() {
-                #expect(!(try await app.home(session: session).text.contains("across@example.com")), "instance \(index)")
+                let home = try await app.home(session: session)
+                #expect(!home.text.contains("across@example.com"), "instance \(index)")
             }
             #expect(try await c.count("sessions") == 0)
         }
@@ -89,6 +91,46 @@ struct CrossInstanceTests {
             #expect(try refused.json()["error"] as? Bool == true)
             #expect(try await a.count("users") == 0)
             #expect(try await a.count("tokens") == 0)
+        }
+    }
+
+    /// Each instance fetches Apple's keys itself, and the last good set any instance fetched is kept in the
+    /// database: an instance that cannot reach Apple at all (a closed port) verifies tokens with that set.
+    @Test func anInstanceThatCannotReachAppleUsesTheKeySetAnotherKept() async throws {
+        try await TestApp.instances(2, configure: { index, configuration in
+            if index == 1 { configuration.appleBaseURL = "http://127.0.0.1:9" }
+        }) { apps in
+            let (a, b) = (apps[0], apps[1])
+            let first = try await a.sendJSON(.POST, "/api/users/siwa",
+                                             ["token": try a.identityToken(subject: "001.keys.a")])
+            #expect(first.status == .ok)
+            #expect(a.server.services.appleKeys.fetches[.ok] == 1)
+            #expect(try await a.count("jwks_cache") == 1)
+
+            let second = try await b.sendJSON(.POST, "/api/users/siwa",
+                                              ["token": try b.identityToken(subject: "001.keys.b")])
+            #expect(second.status == .ok, "B verified with the set A kept: \(second.text)")
+            // Waits for the fetch the sign-in began, and starts none within the refetch interval.
+            await b.server.services.appleKeys.refresh()
+            #expect(b.server.services.appleKeys.fetches[.ok] == 0)
+            #expect(b.server.services.appleKeys.fetches[.networkError] == 1, "B tried Apple itself")
+        }
+    }
+
+    /// The sign-in rate limiter's buckets are per instance (README "More than one instance"): a client that has
+    /// spent its burst on one instance still gets a full burst on another, so N instances allow N times the rate.
+    @Test func theSignInRateLimitIsPerInstance() async throws {
+        try await TestApp.instances(2, configure: { _, configuration in
+            configuration.trustProxy = true
+            configuration.signInRateLimit = 1
+            configuration.signInRateBurst = 2
+        }) { apps async throws in
+            for app in apps {
+                var statuses: [HTTPStatus] = []
+                for _ in 0..<3 { statuses.append(try await SignInRateLimitTests.signIn(app, from: "203.0.113.7").status) }
+                #expect(statuses == [.ok, .ok, .tooManyRequests])
+            }
+            #expect(try await apps[0].count("users") == 4)
         }
     }
 }

@@ -12,8 +12,10 @@ extension TestApp {
     ///
     /// They share one folder, so each loads the same stand-in key, `.p8` and encryption key, and all of them talk
     /// to the first one's stand-in (an authorization code it issued can be exchanged by any instance). Each keeps
-    /// its own caches and rate limiter, as separate processes would.
-    static func instances<T>(_ count: Int, _ body: ([TestApp]) async throws -> T) async throws -> T {
+    /// its own caches and rate limiter, as separate processes would. `configure` may then change instance `n`'s
+    /// configuration.
+    static func instances<T>(_ count: Int, configure: (Int, inout Configuration) -> Void = { _, _ in },
+                             _ body: ([TestApp]) async throws -> T) async throws -> T {
         let directory = temporaryDirectory()
         let url = try PostgresURL(try await PostgresCluster.sharedCluster().newDatabase())
         var apps: [TestApp] = []
@@ -22,11 +24,12 @@ extension TestApp {
             try? FileManager.default.removeItem(at: directory)
         }
         do {
-            for _ in 0..<count {
+            for index in 0..<count {
                 let apple = apps.first?.apple.baseURL
                 apps.append(try await start(directory: directory, configure: { configuration in
                     configuration.databaseURL = url
                     if let apple { configuration.appleBaseURL = apple }
+                    configure(index, &configuration)
                 }))
             }
             let result = try await body(apps)
