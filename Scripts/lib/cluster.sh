@@ -1,4 +1,33 @@
-# Helpers of Scripts/cluster (sourced, not run): free ports, HTTP probes, the throwaway PostgreSQL.
+# Helpers of Scripts/cluster (sourced, not run): its children, free ports, HTTP probes, the throwaway PostgreSQL.
+
+# The children started so far: names[i] runs as pids[i], its output in logs[i].
+names=() pids=() logs=()
+
+# Starts <name> in the background, its output into <log>: start <name> <log> <command...>
+start() {
+    "${@:3}" >"$2" 2>&1 &
+    names+=("$1") pids+=($!) logs+=("$2")
+}
+
+# Fails naming the process and showing its log's end: fail <index> <what went wrong>
+fail() {
+    echo "${names[$1]}: $2; the end of its log:" >&2
+    tail -20 "${logs[$1]}" >&2
+    exit 1
+}
+
+# Sends SIGTERM to the children named <pattern> and waits for them, SIGKILL after <seconds>:
+# stop_children <pattern> <seconds>
+stop_children() {
+    local i started=$SECONDS seconds=$2
+    for i in "${!names[@]}"; do [[ "${names[$i]}" == $1 ]] && kill -TERM "${pids[$i]}" 2>/dev/null; done
+    for i in "${!names[@]}"; do
+        [[ "${names[$i]}" == $1 ]] || continue
+        while alive "${pids[$i]}" && [ $((SECONDS - started)) -lt "$seconds" ]; do sleep 0.1; done
+        alive "${pids[$i]}" && { echo "${names[$i]} did not stop in $seconds s: killed" >&2; kill -KILL "${pids[$i]}"; }
+        wait "${pids[$i]}" 2>/dev/null
+    done
+}
 
 chosen_ports=()
 
