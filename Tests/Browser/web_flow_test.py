@@ -6,6 +6,8 @@ stand-in copies it into the identity token, and the handle step accepts that tok
 
 Starts `siwa dev` on free ports with a temporary database and key file, drives headless Chromium through
 chromedriver (Debian's chromium, chromium-driver and python3-selenium), and stops the server at the end.
+With --cluster, runs the same flow through nginx in front of two instances on PostgreSQL (`Scripts/cluster`), checks
+that both instances answered the browser, then stops the cluster as Ctrl-C does and checks that nothing is left.
 Prints "N passed, N failed" as its last line; exits non-zero on any failure.
 """
 import hashlib
@@ -18,6 +20,7 @@ import time
 import urllib.parse
 import urllib.request
 
+from cluster import Cluster
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
@@ -60,6 +63,33 @@ def start_server(binary, workdir):
     return process, port
 
 
+def stop_server(server):
+    server.terminate()
+    try:
+        server.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        server.kill()
+
+
+def check_cluster(cluster, check, failed):
+    """The cluster's own checks, after the flow: both instances served the browser, and Ctrl-C stops it all."""
+    def both_instances_answered():
+        counts = cluster.upstream_counts()
+        assert all(counts.values()), f"requests per instance port through nginx: {counts}"
+
+    def interrupt_stops_everything():
+        status = cluster.interrupt()
+        running, folder_left = cluster.leftovers()
+        assert status == 0, f"Scripts/cluster exited with {status}"
+        assert not running, f"still running after Ctrl-C: {running}"
+        assert not folder_left, f"{cluster.folder} was not deleted"
+
+    check("nginx sent the browser's requests to both instances", both_instances_answered)
+    if failed:
+        print(cluster.instance_logs())
+    check("Ctrl-C stops every process of the cluster and deletes its folder", interrupt_stops_everything)
+
+
 def browser():
     options = webdriver.ChromeOptions()
     for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
@@ -95,8 +125,13 @@ def sign_in(driver, base, name, email):
 def main():
     binary = os.environ.get("SIWA_BINARY", os.path.join(ROOT, ".build", "debug", "siwa"))
     results = []
+    clustered = "--cluster" in sys.argv[1:]
     with tempfile.TemporaryDirectory() as workdir:
-        server, port = start_server(binary, workdir)
+        if clustered:
+            server, cluster = None, Cluster(binary, workdir, free_port())
+            port = cluster.port
+        else:
+            (server, port), cluster = start_server(binary, workdir), None
         driver = None
         base = f"http://127.0.0.1:{port}"
 
@@ -142,20 +177,22 @@ def main():
             check("log out ends the session", log_out)
             check("a returning user is found by sub and keeps the name", returning_user_keeps_name)
             check("deleting the account from / signs out and forgets the user", delete_account)
+            if cluster:
+                check_cluster(cluster, check, failed=any(error for _, error in results))
         except Exception as error:  # noqa: BLE001
             results.append(("browser start", error))
             print(f"FAIL browser start: {error!r}")
         finally:
             if driver is not None:
                 driver.quit()
-            server.terminate()
-            try:
-                server.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                server.kill()
+            if cluster:
+                cluster.kill()
+            else:
+                stop_server(server)
             if any(error for _, error in results):
-                with open(os.path.join(workdir, "server.log")) as log:
-                    print("--- server log ---")
+                name = "cluster.log" if cluster else "server.log"
+                with open(os.path.join(workdir, name)) as log:
+                    print(f"--- {name} ---")
                     print(log.read()[-4000:])
     failed = sum(1 for _, error in results if error)
     print(f"{len(results) - failed} passed, {failed} failed")
