@@ -42,7 +42,7 @@ public struct Configuration: Sendable {
     public var maxConnectionsPerIP = HTTPLimits.defaultMaxConnectionsPerAddress
     /// Seconds requests in flight have to finish once SIGTERM or SIGINT arrives (`SHUTDOWN_GRACE_PERIOD`); the
     /// process exits 0 then, even if some did not. Keep it below the supervisor's wait before SIGKILL.
-    public var shutdownGracePeriodSeconds = Int(HTTPLimits.defaultShutdownGracePeriod.components.seconds)
+    public var shutdownGracePeriodSeconds = Int(HTTPServerConfiguration.defaultShutdownGracePeriod.components.seconds)
     /// Sustained sign-ins per minute per client address (`SIGNIN_RATE_LIMIT`); 0 turns the limit off.
     public var signInRateLimit = 60
     /// Sign-ins one address may make at once after a quiet spell (`SIGNIN_RATE_BURST`).

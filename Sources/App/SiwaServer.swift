@@ -43,7 +43,7 @@ public final class SiwaServer: Sendable {
         serverConfiguration.limits.maxBodySize = configuration.maxBodySize
         serverConfiguration.limits.maxConnections = configuration.maxConnections
         serverConfiguration.limits.maxConnectionsPerAddress = configuration.maxConnectionsPerIP
-        serverConfiguration.limits.shutdownGracePeriod = .seconds(configuration.shutdownGracePeriodSeconds)
+        serverConfiguration.shutdownGracePeriod = .seconds(configuration.shutdownGracePeriodSeconds)
         serverConfiguration.errorHeaders = SecurityHeadersMiddleware.Configuration().headers(secure: configuration.tls != nil)
         serverConfiguration.tls = configuration.tls.map {
             TLSServerConfiguration(certificatePath: $0.certificatePath, privateKeyPath: $0.privateKeyPath)

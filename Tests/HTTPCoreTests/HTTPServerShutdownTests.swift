@@ -4,7 +4,7 @@ import Testing
 @testable import HTTPCore
 
 /// Graceful shutdown as a rolling restart needs it: the listener closes at once, requests in flight and requests
-/// already on their way are answered with `Connection: close`, and `HTTPLimits.shutdownGracePeriod` bounds it all.
+/// already on their way are answered with `Connection: close`, and `HTTPServerConfiguration.shutdownGracePeriod` bounds it all.
 @Suite struct HTTPServerShutdownTests {
     @Test func requestInFlightIsAnsweredWhileNewConnectionsAreRefused() async throws {
         let gate = HeldRequestGate()
@@ -26,8 +26,7 @@ import Testing
     }
 
     @Test func requestOnAnIdleKeepAliveConnectionIsAnsweredDuringTheDrain() async throws {
-        let limits = HTTPLimits(drainIdleTimeout: .seconds(30))
-        try await withServer(limits: limits) { server, port in
+        try await withServer(drainIdleTimeout: .seconds(30)) { server, port in
             let client = try RawClient(port: port)
             try client.send("GET /plaintext HTTP/1.1\r\nHost: a\r\n\r\n")
             #expect(try await client.readResponse().headers["connection"] == nil)
@@ -43,8 +42,7 @@ import Testing
     }
 
     @Test func idleConnectionClosesAfterTheDrainIdleTimeoutNotTheGracePeriod() async throws {
-        let limits = HTTPLimits(shutdownGracePeriod: .seconds(600), drainIdleTimeout: .milliseconds(100))
-        try await withServer(limits: limits) { server, port in
+        try await withServer(shutdownGracePeriod: .seconds(600), drainIdleTimeout: .milliseconds(100)) { server, port in
             let client = try RawClient(port: port, timeoutMilliseconds: 5000)
             try client.send("GET /plaintext HTTP/1.1\r\nHost: a\r\n\r\n")
             _ = try await client.readResponse()
@@ -78,8 +76,7 @@ import Testing
 
     @Test func gracePeriodBoundsARequestThatDoesNotFinish() async throws {
         let gate = HeldRequestGate()
-        let limits = HTTPLimits(shutdownGracePeriod: .milliseconds(300))
-        try await withServer(limits: limits, responder: gate) { server, port in
+        try await withServer(shutdownGracePeriod: .milliseconds(300), responder: gate) { server, port in
             let held = try RawClient(port: port)
             try held.send("GET /held HTTP/1.1\r\nHost: a\r\n\r\n")
             try await gate.waitUntilEntered(1)
@@ -90,10 +87,10 @@ import Testing
     }
 
     @Test func defaultsAreNamed() {
-        let limits = HTTPLimits()
-        #expect(limits.shutdownGracePeriod == HTTPLimits.defaultShutdownGracePeriod)
-        #expect(limits.drainIdleTimeout == HTTPLimits.defaultDrainIdleTimeout)
-        #expect(HTTPLimits.defaultDrainIdleTimeout < HTTPLimits.defaultShutdownGracePeriod)
+        let configuration = HTTPServerConfiguration()
+        #expect(configuration.shutdownGracePeriod == HTTPServerConfiguration.defaultShutdownGracePeriod)
+        #expect(configuration.drainIdleTimeout == HTTPServerConfiguration.defaultDrainIdleTimeout)
+        #expect(HTTPServerConfiguration.defaultDrainIdleTimeout < HTTPServerConfiguration.defaultShutdownGracePeriod)
     }
 
     /// Connects until the port refuses (`ECONNREFUSED`): the listener is closed.

@@ -4,11 +4,15 @@ import Logging
 /// Starts a server on 127.0.0.1:0 (or another host), runs `body`, then shuts it down.
 func withServer<T>(host: String = "127.0.0.1", limits: HTTPLimits = .init(), loops: Int = 1,
                    tls: TLSServerConfiguration? = nil,
+                   shutdownGracePeriod: Duration = HTTPServerConfiguration.defaultShutdownGracePeriod,
+                   drainIdleTimeout: Duration = HTTPServerConfiguration.defaultDrainIdleTimeout,
                    responder: any HTTPResponder = EchoResponder(),
                    _ body: (HTTPServer, Int) async throws -> T) async throws -> T {
     var logger = Logger(label: "test")
     logger.logLevel = .warning
-    let server = HTTPServer(configuration: .init(hostname: host, port: 0, loopCount: loops, limits: limits, tls: tls),
+    let server = HTTPServer(configuration: .init(hostname: host, port: 0, loopCount: loops, limits: limits, tls: tls,
+                                                 shutdownGracePeriod: shutdownGracePeriod,
+                                                 drainIdleTimeout: drainIdleTimeout),
                             responder: responder, logger: logger)
     try server.start()
     do {

@@ -34,7 +34,7 @@ final class EventLoop: Sendable {
         var pending: [Int32: UInt32] = [:]
         var watchingWrites: Set<Int32> = []
         var shuttingDown = false
-        /// Once shutting down: when idle connections close (`HTTPLimits.drainIdleTimeout` after it began).
+        /// Once shutting down: when idle connections close (`HTTPServerConfiguration.drainIdleTimeout` after it began).
         var drainIdleDeadline: UInt64 = .max
         /// The grace period is over: every wait ends with `.shutdown`.
         var closingAll = false

@@ -33,14 +33,6 @@ public struct HTTPLimits: Sendable, Equatable {
     /// Loopback peers are not counted against `maxConnectionsPerAddress`: a local proxy (ngrok) or the operator
     /// stands for many clients. Tests turn this off to test the cap on 127.0.0.1.
     public var exemptLoopback: Bool
-    /// Once shutdown begins, how long requests in flight have to finish and be answered; connections still open
-    /// then are closed and `HTTPServer.shutdown()` returns. It bounds a rolling restart: set it below the time
-    /// the process supervisor waits before SIGKILL (Kubernetes: 30 s, systemd: 90 s).
-    public var shutdownGracePeriod: Duration
-    /// Once shutdown begins, how long an idle keep-alive connection stays open for a request already on its way
-    /// (a load balancer may have picked the pooled connection an instant before); that request is answered with
-    /// `Connection: close`. Closing at once would reset it, and a proxy does not retry a POST it has sent.
-    public var drainIdleTimeout: Duration
 
     public static let defaultMaxRequestLineLength = 8 * 1024
     public static let defaultMaxHeaderSectionSize = 64 * 1024
@@ -55,8 +47,6 @@ public struct HTTPLimits: Sendable, Equatable {
     public static let defaultMaxConnections = 10_000
     public static let defaultWriteBufferHighWater = 64 * 1024
     public static let defaultMaxConnectionsPerAddress = 256
-    public static let defaultShutdownGracePeriod = Duration.seconds(10)
-    public static let defaultDrainIdleTimeout = Duration.seconds(1)
 
     public init(maxRequestLineLength: Int = defaultMaxRequestLineLength,
                 maxHeaderSectionSize: Int = defaultMaxHeaderSectionSize,
@@ -71,9 +61,7 @@ public struct HTTPLimits: Sendable, Equatable {
                 maxConnections: Int = defaultMaxConnections,
                 writeBufferHighWater: Int = defaultWriteBufferHighWater,
                 maxConnectionsPerAddress: Int = defaultMaxConnectionsPerAddress,
-                exemptLoopback: Bool = true,
-                shutdownGracePeriod: Duration = defaultShutdownGracePeriod,
-                drainIdleTimeout: Duration = defaultDrainIdleTimeout) {
+                exemptLoopback: Bool = true) {
         self.maxRequestLineLength = maxRequestLineLength
         self.maxHeaderSectionSize = maxHeaderSectionSize
         self.maxHeaderCount = maxHeaderCount
@@ -88,8 +76,6 @@ public struct HTTPLimits: Sendable, Equatable {
         self.writeBufferHighWater = writeBufferHighWater
         self.maxConnectionsPerAddress = maxConnectionsPerAddress
         self.exemptLoopback = exemptLoopback
-        self.shutdownGracePeriod = shutdownGracePeriod
-        self.drainIdleTimeout = drainIdleTimeout
     }
 }
 

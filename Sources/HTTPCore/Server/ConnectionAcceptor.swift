@@ -113,14 +113,17 @@ final class ConnectionAcceptor: Sendable {
     /// Stops accepting, lets requests in flight finish, and returns once every connection has closed or the grace
     /// period is over; then closes what is left. Connections already queued in the listener's backlog are
     /// accepted and served first: closing the listener over them would reset requests a client has sent.
+    /// - Parameters:
+    ///   - gracePeriod: how long requests in flight have (`HTTPServerConfiguration.shutdownGracePeriod`).
+    ///   - drainIdleTimeout: how long idle connections stay open (`HTTPServerConfiguration.drainIdleTimeout`).
     /// - Returns: the connections still open when the grace period ended (0 when all finished in time).
-    func shutdown() async -> Int {
+    func shutdown(gracePeriod: Duration, drainIdleTimeout: Duration) async -> Int {
         shuttingDown.store(true, ordering: .sequentiallyConsistent)
         let now = MonotonicClock.now()
-        for loop in loops { loop.beginShutdown(listener, idleDeadline: now + limits.drainIdleTimeout.nanoseconds) }
+        for loop in loops { loop.beginShutdown(listener, idleDeadline: now + drainIdleTimeout.nanoseconds) }
         if let loop = loops.first { acceptConnections(from: listener, on: loop, emptyingBacklog: true) }
         listener.stopListening()
-        let graceEnds = DispatchTime.now() + .nanoseconds(Int(clamping: limits.shutdownGracePeriod.nanoseconds))
+        let graceEnds = DispatchTime.now() + .nanoseconds(Int(clamping: gracePeriod.nanoseconds))
         let graceTimer = DispatchWorkItem { [weak self] in self?.resumeDrainWaiters() }
         DispatchQueue.global().asyncAfter(deadline: graceEnds, execute: graceTimer)
         defer { graceTimer.cancel() }

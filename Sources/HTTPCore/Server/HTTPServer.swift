@@ -104,16 +104,17 @@ public final class HTTPServer: Sendable {
     }
 
     /// Graceful shutdown: closes the listener (new connections are refused), lets in-flight requests finish and be
-    /// answered with `Connection: close` for up to `limits.shutdownGracePeriod`, gives idle keep-alive connections
-    /// `limits.drainIdleTimeout` for a request already on its way, closes whatever is still open when the grace
+    /// answered with `Connection: close` for up to `configuration.shutdownGracePeriod`, gives idle keep-alive connections
+    /// `configuration.drainIdleTimeout` for a request already on its way, closes whatever is still open when the grace
     /// period ends, stops the loop threads, then returns. Safe to call more than once.
     public func shutdown() async {
         let acceptor = state.withLock { $0.acceptor }
         if let acceptor {
-            let left = await acceptor.shutdown()
+            let left = await acceptor.shutdown(gracePeriod: configuration.shutdownGracePeriod,
+                                              drainIdleTimeout: configuration.drainIdleTimeout)
             if left > 0 {
                 logger.warning("shutdown grace period over; closing connections still open", metadata: [
-                    "connections": "\(left)", "gracePeriod": "\(configuration.limits.shutdownGracePeriod)",
+                    "connections": "\(left)", "gracePeriod": "\(configuration.shutdownGracePeriod)",
                 ])
             }
             for loop in acceptor.loops { loop.stop() }

@@ -15,10 +15,22 @@ public struct HTTPServerConfiguration: Sendable {
     /// Fields the server adds to the answers it writes itself, before any responder runs (400, 408, 413, 414,
     /// 431, 501, 505): the application's security headers, so that no answer goes out without them.
     public var errorHeaders: HTTPHeaders
+    /// Once shutdown begins, how long requests in flight have to finish and be answered; connections still open
+    /// then are closed and `HTTPServer.shutdown()` returns. It bounds a rolling restart: set it below the time
+    /// the process supervisor waits before SIGKILL (Kubernetes: 30 s, systemd: 90 s).
+    public var shutdownGracePeriod: Duration
+    /// Once shutdown begins, how long an idle keep-alive connection stays open for a request already on its way
+    /// (a load balancer may have picked the pooled connection an instant before); that request is answered with
+    /// `Connection: close`. Closing at once would reset it, and a proxy does not retry a POST it has sent.
+    public var drainIdleTimeout: Duration
+
+    public static let defaultShutdownGracePeriod = Duration.seconds(10)
+    public static let defaultDrainIdleTimeout = Duration.seconds(1)
 
     public init(hostname: String = "127.0.0.1", port: Int = 8080, loopCount: Int? = nil,
                 limits: HTTPLimits = .init(), tls: TLSServerConfiguration? = nil, accessLog: Bool = true,
-                errorHeaders: HTTPHeaders = [:]) {
+                errorHeaders: HTTPHeaders = [:], shutdownGracePeriod: Duration = defaultShutdownGracePeriod,
+                drainIdleTimeout: Duration = defaultDrainIdleTimeout) {
         self.hostname = hostname
         self.port = port
         self.loopCount = loopCount
@@ -26,6 +38,8 @@ public struct HTTPServerConfiguration: Sendable {
         self.tls = tls
         self.accessLog = accessLog
         self.errorHeaders = errorHeaders
+        self.shutdownGracePeriod = shutdownGracePeriod
+        self.drainIdleTimeout = drainIdleTimeout
     }
 }
 
