@@ -3,10 +3,10 @@ import Glibc
 import Testing
 
 /// Debian's nginx as the load balancer in front of instances on 127.0.0.1, a child process with its own prefix
-/// folder (configuration, pid, logs, temp files) that is removed on `stop()`. The upstream block is the one the
-/// README recommends: pooled keep-alive connections closed by nginx before the instances' 60 s idle timeout, a
-/// refused connection marks an instance down for `failTimeout` seconds, and a request that could not be sent is
-/// passed to the next instance.
+/// folder (configuration, pid, logs, temp files) that is removed on `stop()`. The configuration is the one
+/// `Scripts/cluster` runs (`deploy/nginx/cluster.conf.template`): pooled keep-alive connections closed by nginx
+/// before the instances' 60 s idle timeout, a refused connection marks an instance down for `failTimeout` seconds,
+/// and a request that could not be sent is passed to the next instance.
 public final class NginxBalancer: @unchecked Sendable {
     public static let binary = "/usr/sbin/nginx"
     public static var isAvailable: Bool { access(binary, X_OK) == 0 }
@@ -22,8 +22,7 @@ public final class NginxBalancer: @unchecked Sendable {
         self.failTimeout = failTimeout
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("siwa-nginx-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        chmod(directory, 0o777)
-        let configuration = Self.configuration(port: port, upstreams: upstreams, failTimeout: failTimeout,
+        let configuration = try Self.configuration(port: port, upstreams: upstreams, failTimeout: failTimeout,
                                                directory: directory)
         try configuration.write(toFile: directory + "/nginx.conf", atomically: true, encoding: .utf8)
         process = try ChildProcess(Self.binary, arguments: ["-p", directory, "-c", directory + "/nginx.conf",
@@ -55,40 +54,17 @@ public final class NginxBalancer: @unchecked Sendable {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    static func configuration(port: Int, upstreams: [Int], failTimeout: Int, directory: String) -> String {
+    /// `deploy/nginx/cluster.conf.template`, the load balancer `Scripts/cluster` runs, filled in as
+    /// `Scripts/lib/nginx.sh` fills it in, but with `failTimeout` for how long a refused instance stays out.
+    static func configuration(port: Int, upstreams: [Int], failTimeout: Int, directory: String) throws -> String {
+        let template = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../deploy/nginx/cluster.conf.template").standardizedFileURL
         let servers = upstreams.map { "        server 127.0.0.1:\($0) max_fails=1 fail_timeout=\(failTimeout)s;" }
-        return """
-            worker_processes 1;
-            pid \(directory)/nginx.pid;
-            events { worker_connections 1024; }
-            http {
-                access_log off;
-                client_body_temp_path \(directory)/client_body;
-                proxy_temp_path \(directory)/proxy;
-                fastcgi_temp_path \(directory)/fastcgi;
-                uwsgi_temp_path \(directory)/uwsgi;
-                scgi_temp_path \(directory)/scgi;
-                upstream siwa {
-            \(servers.joined(separator: "\n"))
-                    keepalive 32;
-                    keepalive_timeout 30s;
-                }
-                server {
-                    listen 127.0.0.1:\(port);
-                    location / {
-                        proxy_pass http://siwa;
-                        proxy_http_version 1.1;
-                        proxy_set_header Connection "";
-                        proxy_set_header Host $http_host;
-                        proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for;
-                        proxy_set_header X-Forwarded-Proto $scheme;
-                        proxy_next_upstream error timeout;
-                        proxy_connect_timeout 2s;
-                    }
-                }
-            }
-
-            """
+        return try String(contentsOf: template, encoding: .utf8)
+            .replacingOccurrences(of: "@SERVERS@", with: servers.joined(separator: "\n"))
+            .replacingOccurrences(of: "@USER@", with: getuid() == 0 ? "user root;" : "")
+            .replacingOccurrences(of: "@PREFIX@", with: directory)
+            .replacingOccurrences(of: "@PORT@", with: String(port))
     }
 
     private static func accepts(port: Int) -> Bool {
