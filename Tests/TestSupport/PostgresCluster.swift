@@ -13,6 +13,8 @@ public final class PostgresCluster: Sendable {
     public let port: Int
     private let binaries: String
     private let runAs: [String]
+    /// The server's `-c` settings for TLS, empty when it serves plain TCP only.
+    private let tlsOptions: String
     private let existing = Mutex<Set<String>>([])
 
     /// Where the server's binaries are, or nil when PostgreSQL is not installed.
@@ -27,8 +29,9 @@ public final class PostgresCluster: Sendable {
     public static var isAvailable: Bool { binaryDirectory != nil }
 
     /// Creates and starts a cluster; the `postgres` database accepts user `postgres` without a password, from
-    /// loopback only.
-    public init() throws {
+    /// loopback only. With `tls`, the server also accepts TLS connections with that certificate and key (libpq's
+    /// default `sslmode=prefer` then uses TLS).
+    public init(tls: SelfSignedCertificate? = nil) throws {
         guard let binaries = Self.binaryDirectory else {
             throw ChildProcess.Failure(description: "PostgreSQL is not installed (Scripts/setup postgresql)")
         }
@@ -45,6 +48,20 @@ public final class PostgresCluster: Sendable {
             runAs = []
         }
         port = try LoopbackPort.free()
+        if let tls {
+            // PostgreSQL wants its key file owned by the user it runs as, readable by nobody else.
+            let certificate = directory + "/server.crt", key = directory + "/server.key"
+            try FileManager.default.copyItem(atPath: tls.certificatePath, toPath: certificate)
+            try FileManager.default.copyItem(atPath: tls.privateKeyPath, toPath: key)
+            chmod(key, 0o600)
+            if getuid() == 0, let user = getpwnam("postgres") {
+                chown(certificate, user.pointee.pw_uid, user.pointee.pw_gid)
+                chown(key, user.pointee.pw_uid, user.pointee.pw_gid)
+            }
+            tlsOptions = " -c ssl=on -c ssl_cert_file=\(certificate) -c ssl_key_file=\(key)"
+        } else {
+            tlsOptions = ""
+        }
         try run("initdb", ["-D", directory + "/data", "-U", "postgres", "-A", "trust", "-E", "UTF8", "--no-sync",
                            "--no-instructions"])
         try start()
@@ -60,7 +77,7 @@ public final class PostgresCluster: Sendable {
     /// Starts the server (again); returns once it accepts connections.
     public func start() throws {
         let options = "-c listen_addresses=127.0.0.1 -p \(port) -k \(directory) -c fsync=off -c full_page_writes=off"
-            + " -c max_connections=200"
+            + " -c max_connections=200" + tlsOptions
         try run("pg_ctl", ["-D", directory + "/data", "-l", directory + "/server.log", "-o", options, "-w", "-t", "60",
                            "start"])
     }
@@ -152,9 +169,9 @@ extension PostgresCluster {
         }
     }
 
-    /// A cluster of the test's own, for a test that stops or kills the server.
-    public static func started() async throws -> PostgresCluster {
-        try await offThePool { try PostgresCluster() }
+    /// A cluster of the test's own, for a test that stops or kills the server, or one that serves TLS.
+    public static func started(tls: SelfSignedCertificate? = nil) async throws -> PostgresCluster {
+        try await offThePool { try PostgresCluster(tls: tls) }
     }
 
     /// The process-wide `shared` cluster, started off the pool the first time.

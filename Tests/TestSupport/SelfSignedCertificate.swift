@@ -1,12 +1,13 @@
 import Foundation
 
-/// A fresh self-signed P-256 certificate for `localhost` and `127.0.0.1`, made with the `openssl` command in a
-/// temporary directory; it is its own CA, so clients trust it through an extra CA file.
+/// A fresh self-signed P-256 certificate, by default for `localhost` and `127.0.0.1`, made with the `openssl` command
+/// in a temporary directory; it is its own CA, so clients trust it through an extra CA file.
 public struct SelfSignedCertificate: Sendable {
     public let certificatePath: String
     public let privateKeyPath: String
 
-    public static func make() throws -> SelfSignedCertificate {
+    /// - Parameter subjectAltNames: the names it is valid for, in `openssl`'s `subjectAltName` syntax.
+    public static func make(subjectAltNames: String = "DNS:localhost,IP:127.0.0.1") throws -> SelfSignedCertificate {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let certificate = directory.appendingPathComponent("cert.pem").path
@@ -14,7 +15,7 @@ public struct SelfSignedCertificate: Sendable {
         let status = try ChildProcess.run("/usr/bin/env", arguments: [
             "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
             "-keyout", key, "-out", certificate, "-days", "1", "-subj", "/CN=localhost",
-            "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+            "-addext", "subjectAltName=" + subjectAltNames,
         ])
         guard status == 0 else { throw CocoaError(.fileWriteUnknown) }
         return SelfSignedCertificate(certificatePath: certificate, privateKeyPath: key)
