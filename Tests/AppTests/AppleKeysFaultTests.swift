@@ -30,8 +30,12 @@ struct AppleKeysFaultTests {
         var proxy: AppleProxy?
         try await TestApp.with(logger: log.logger(), clock: clock, configure: { configuration in
             let port = Int(configuration.appleBaseURL.split(separator: ":").last ?? "") ?? 0
-            proxy = try? AppleProxy(upstreamPort: port)
-            try? proxy?.set(fault)
+            do {
+                proxy = try AppleProxy(upstreamPort: port)
+                try proxy?.set(fault)
+            } catch {
+                Issue.record("AppleProxy could not start with \(fault): \(error)")
+            }
             configuration.appleBaseURL = proxy?.baseURL ?? configuration.appleBaseURL
         }) { app in
             try await body(app, try #require(proxy))

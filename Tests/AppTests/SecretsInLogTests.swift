@@ -15,7 +15,11 @@ struct SecretsInLogTests {
         var proxy: AppleProxy?
         try await TestApp.with(logger: log.logger(), configure: { configuration in
             let port = Int(configuration.appleBaseURL.split(separator: ":").last ?? "") ?? 0
-            proxy = try? AppleProxy(upstreamPort: port)
+            do {
+                proxy = try AppleProxy(upstreamPort: port)
+            } catch {
+                Issue.record("AppleProxy could not start: \(error)")
+            }
             configuration.appleBaseURL = proxy?.baseURL ?? configuration.appleBaseURL
         }) { app in
             let apple = try #require(proxy)

@@ -1,22 +1,39 @@
+import Foundation
 import Glibc
 
-/// Ports on 127.0.0.1 for servers a test starts as child processes and must know the port of in advance.
+/// Ports on 127.0.0.1 for servers a test starts (as child processes, or again after a stop) and must know the
+/// port of in advance.
 public enum LoopbackPort {
-    /// A port nothing listens on now, chosen by the kernel.
+    /// The lowest port `free()` hands out.
+    static let lowestPort = 20_000
+
+    /// A port nothing is bound to now, below the kernel's ephemeral range (`ip_local_port_range`): a port from
+    /// inside it could be taken, between a server's stop and its restart, by any outgoing connection on the machine.
     public static func free() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let ephemeralStart = ephemeralRangeStart()
+        for _ in 0..<1000 {
+            let port = Int.random(in: lowestPort..<max(ephemeralStart, lowestPort + 1000))
+            if try canBind(port) { return port }
+        }
+        throw ChildProcess.Failure(description: "no free port between \(lowestPort) and \(ephemeralStart)")
+    }
+
+    /// The first port of the kernel's ephemeral range, 32768 when it cannot be read.
+    static func ephemeralRangeStart() -> Int {
+        let text = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)) ?? ""
+        return text.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } ?? 32768
+    }
+
+    private static func canBind(_ port: Int) throws -> Bool {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw ChildProcess.Failure(description: "socket failed") }
         defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = UInt16(port).bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer -> Bool in
-                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
-            }
+        return withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
         }
-        guard bound else { throw ChildProcess.Failure(description: "bind failed") }
-        return Int(UInt16(bigEndian: address.sin_port))
     }
 }

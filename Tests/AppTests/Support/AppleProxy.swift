@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Synchronization
+import TestSupport
 
 /// A plain-HTTP stand-in in front of the Apple stand-in, on 127.0.0.1: forwards and records every exchange, or
 /// plays a fault on `/auth/keys` (refused, slow, garbage, truncated, a replacement body).
@@ -36,16 +37,17 @@ final class AppleProxy: Sendable {
     var keyFetches: Int { state.withLock { $0.keyFetches } }
     var exchanges: [Exchange] { state.withLock { $0.exchanges } }
 
+    /// Listens on a port below the ephemeral range (`LoopbackPort`), so that no outgoing connection can take it
+    /// while `.refused` leaves it unbound for a moment.
     init(upstreamPort: Int) throws {
         self.upstreamPort = UInt16(upstreamPort)
-        let fd = try Self.bind(port: 0)
-        guard listen(fd, 128) == 0 else { throw POSIXError(.EADDRINUSE) }
-        var address = sockaddr_in()
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        var bound: (port: UInt16, fd: Int32)?
+        for _ in 0..<10 where bound == nil {
+            let port = UInt16(try LoopbackPort.free())
+            if let fd = try? Self.bind(port: port) { bound = (port, fd) }
         }
-        port = UInt16(bigEndian: address.sin_port)
+        guard let (port, fd) = bound, listen(fd, 128) == 0 else { throw POSIXError(.EADDRINUSE) }
+        self.port = port
         state = Mutex((.none, fd, 0, [], 0, true))
         startAccepting(fd, generation: 0)
     }
@@ -60,7 +62,7 @@ final class AppleProxy: Sendable {
         let isListening = state.withLock { $0.generation % 2 == 0 }
         guard wantsListening != isListening else { return }
         if wantsListening {
-            guard listen(old, 128) == 0 else { throw POSIXError(.EADDRINUSE) }
+            guard old >= 0, listen(old, 128) == 0 else { throw POSIXError(.EADDRINUSE) }
             state.withLock {
                 $0.generation = generation + 1
                 $0.acceptorRunning = true
@@ -72,13 +74,16 @@ final class AppleProxy: Sendable {
             state.withLock { $0.generation = generation + 1 }
             while state.withLock({ $0.acceptorRunning }) { usleep(1_000) }
             close(old)
+            // The closed descriptor's number may be another test's by now: never keep it.
+            state.withLock { $0.listener = -1 }
             let fd = try Self.bind(port: port)
             state.withLock { $0.listener = fd }
         }
     }
 
     private static func bind(port: UInt16) throws -> Int32 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.EMFILE) }
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
         var address = sockaddr_in()
@@ -88,7 +93,10 @@ final class AppleProxy: Sendable {
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
-        guard fd >= 0, bound == 0 else { throw POSIXError(.EADDRNOTAVAIL) }
+        guard bound == 0 else {
+            close(fd)
+            throw POSIXError(.EADDRINUSE)
+        }
         return fd
     }
 
