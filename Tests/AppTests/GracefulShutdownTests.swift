@@ -20,11 +20,15 @@ import Testing
             let held = try LoopbackSocket(port: port)
             try held.send("POST /api/users/siwa HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\n"
                           + "Content-Length: \(body.utf8.count)\r\n\r\n" + first)
+            // The pooled connection's next request is on its way across SIGTERM (its head not yet complete), so the
+            // server waits for it as for any request in flight, however late this busy test process sends the rest.
+            // An idle pooled connection's 1 s drain is HTTPCore's (HTTPServerShutdownTests).
+            try pooled.send("GET /ready HTTP/1.1\r\nHost: a\r\n")
             try await Task.sleep(for: .milliseconds(200))
 
             server.signal(SIGTERM)
             try await waitUntilRefused(port: port)
-            try pooled.send("GET /ready HTTP/1.1\r\nHost: a\r\n\r\n")
+            try pooled.send("\r\n")
             let ready = pooled.response(milliseconds: 5000)
             #expect(ready?.status == 503)
             #expect(ready?.body.contains("\"unavailable\"") == true)
