@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import HTTPCore
 import Storage
 import TestSupport
@@ -19,7 +20,7 @@ struct CrossInstanceStartTests {
             let servers = try (0..<Self.instances).map { _ in
                 try SiwaProcess(["serve"], environment: environment, directory: app.directory)
             }
-            defer { for server in servers { server.stop() } }
+            defer { for server in servers { server.signal(SIGTERM) } }
             for (index, server) in servers.enumerated() {
                 let port = try await server.waitForPort()
                 let ready = try await app.client.send(HTTPClientRequest(url: "http://127.0.0.1:\(port)/ready"))
@@ -39,6 +40,8 @@ struct CrossInstanceStartTests {
             let migrate = try await SiwaProcess.run(["migrate"], environment: environment, directory: app.directory)
             #expect(migrate.status == 0, "\(migrate.output)")
             #expect(try await Self.migrationRows(pool) == before, "siwa migrate afterwards changes nothing")
+            for server in servers { server.signal(SIGTERM) }
+            for (index, server) in servers.enumerated() { #expect(await server.terminate() == 0, "instance \(index)") }
         }
     }
 

@@ -41,7 +41,7 @@ struct RollingRestartTests {
             let failures = load.failures
             #expect(failures.count == 0, "\(failures.prefix(3)); nginx: \(balancer.errorLog.suffix(3000))")
             #expect(load.succeeded >= 200)
-            for instance in instances { #expect(instance.stop() == 0) }
+            for instance in instances { #expect(await instance.terminate() == 0) }
         }
     }
 

@@ -144,8 +144,21 @@ final class SiwaProcess {
 
     func signal(_ number: Int32) { kill(process.pid, number) }
 
-    /// SIGTERM, then waits for the exit; SIGKILL if it takes longer than `timeout` seconds. Returns the `status`,
-    /// nil when it had to be killed.
+    /// `stop` for an async caller: SIGTERM, then suspends (holding no thread of the cooperative pool, which a busy
+    /// parallel suite needs) until the exit; SIGKILL if it takes longer than `timeout`. Returns the `status`, nil
+    /// when it had to be killed. A server with idle keep-alive connections takes its drain time (1 s) to exit.
+    @discardableResult
+    func terminate(within timeout: Duration = .seconds(30)) async -> Int32? {
+        guard process.isRunning else { return status }
+        signal(SIGTERM)
+        if let status = await exited(within: timeout) { return status }
+        signal(SIGKILL)
+        process.waitUntilExit()
+        return nil
+    }
+
+    /// SIGTERM, then waits for the exit, holding the calling thread; SIGKILL if it takes longer than `timeout`
+    /// seconds. Returns the `status`, nil when it had to be killed. From async code, `terminate(within:)`.
     @discardableResult
     func stop(timeout: TimeInterval = 30) -> Int32? {
         guard process.isRunning else { return status }

@@ -82,7 +82,7 @@ final class SpawnedApp {
 
     /// Stops the server (SIGTERM), if one runs, and the stand-in, and removes the files.
     private func stop() async {
-        server?.stop()
+        await server?.terminate()
         await apple.shutdown()
         try? FileManager.default.removeItem(at: directory)
     }
