@@ -65,8 +65,7 @@ struct BackupCommandTests {
             #expect(keyLine.contains("back it up apart from database backups"))
             #expect(!FileManager.default.fileExists(atPath: copy + ".refresh-token-key"))
 
-            app.server?.signal(SIGTERM)
-            #expect(app.server?.waitForExit() == 0)
+            #expect(await app.server?.terminate() == 0)
             try await app.launch(["DATABASE_PATH": copy])
             for bearer in committed {
                 #expect(try await app.me(bearer: bearer).status == .ok)

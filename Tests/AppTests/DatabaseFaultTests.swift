@@ -113,8 +113,7 @@ struct DatabaseFaultTests {
             #expect(back.status == .ok, "writes work again once the limit is lifted")
             bearers.append(try #require(try back.json()["value"] as? String))
 
-            server.signal(SIGTERM)
-            server.waitForExit()
+            await server.terminate()
             try await app.launch()
             for bearer in bearers { #expect(try await app.me(bearer: bearer).status == .ok, "committed before the fault") }
         }

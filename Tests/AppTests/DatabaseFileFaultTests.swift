@@ -31,12 +31,11 @@ struct DatabaseFileFaultTests {
             // The running server writes through descriptors opened before the change: permissions are checked at open.
             let during = try await app.signIn(token: try app.identityToken(subject: "001.ro.during"))
             #expect(during.status == .ok)
-            app.server?.signal(SIGTERM)
-            app.server?.waitForExit()
+            await app.server?.terminate()
 
             let refused = try SiwaProcess(["serve"], environment: app.environment(), directory: app.directory,
                                             wrapper: wrapper)
-            let status = refused.waitForExit(timeout: 60)
+            let status = await refused.exited(within: .seconds(60))
             #expect(status != nil && status != 0, "start-up on a read-only database must fail")
             #expect(refused.output.contains(app.databasePath), "the error names the file: \(refused.output.suffix(400))")
             #expect(refused.output.contains("read-only") || refused.output.contains("readonly"), "\(refused.output.suffix(400))")
@@ -78,12 +77,10 @@ struct DatabaseFileFaultTests {
 
             try FileManager.default.removeItem(atPath: filler)
             #expect(try await app.signIn(token: try app.identityToken(subject: "001.disk.after")).status == .ok)
-            server.signal(SIGTERM)
-            server.waitForExit()
+            await server.terminate()
             try await app.launch()
             #expect(try await app.me(bearer: bearer).status == .ok)
-            app.server?.signal(SIGTERM)
-            app.server?.waitForExit()
+            await app.server?.terminate()
             _ = Self.run("/usr/bin/env", ["umount", "-l", folder])
         }
     }

@@ -124,8 +124,7 @@ struct SecretsInLogTests {
             let delete = try await send(.DELETE, "/api/users/me", ["Authorization": "Bearer \(bearer)"])
             #expect(delete.status == .noContent)
 
-            server.signal(SIGTERM)
-            server.waitForExit()
+            await server.terminate()
             found += Self.appleSecrets(proxy)
             #expect(server.output.contains("user created") && server.output.contains("siwa listening"), "\(server.output.suffix(500))")
             Self.expectNone(of: found, in: server.output)
