@@ -16,7 +16,7 @@ import Testing
             let (first, rest) = (body.prefix(body.count / 2), body.dropFirst(body.count / 2))
             let pooled = try LoopbackSocket(port: port)
             try pooled.send("GET /ready HTTP/1.1\r\nHost: a\r\n\r\n")
-            #expect(pooled.response(milliseconds: 5000)?.status == 200)
+            #expect(await pooled.response(within: .seconds(5))?.status == 200)
             let held = try LoopbackSocket(port: port)
             try held.send("POST /api/users/siwa HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\n"
                           + "Content-Length: \(body.utf8.count)\r\n\r\n" + first)
@@ -29,11 +29,11 @@ import Testing
             server.signal(SIGTERM)
             try await waitUntilRefused(port: port)
             try pooled.send("\r\n")
-            let ready = pooled.response(milliseconds: 5000)
+            let ready = await pooled.response(within: .seconds(5))
             #expect(ready?.status == 503)
             #expect(ready?.body.contains("\"unavailable\"") == true)
             try held.send(String(rest))
-            let answer = held.response(milliseconds: 10_000)
+            let answer = await held.response(within: .seconds(10))
             #expect(answer?.status == 200)
             #expect(answer?.body.contains("\"value\"") == true)
             #expect(await server.exited(within: .seconds(30)) == 0)
@@ -50,7 +50,7 @@ import Testing
             try await Task.sleep(for: .milliseconds(200))
             server.signal(SIGTERM)
             #expect(await server.exited(within: .seconds(30)) == 0)
-            #expect(held.response(milliseconds: 5000) == nil)
+            #expect(await held.response(within: .seconds(5)) == nil)
             #expect(server.output.contains("shutdown grace period over"))
         }
     }

@@ -46,30 +46,53 @@ final class LoopbackSocket {
         }
     }
 
+    /// `response(milliseconds:)` for an async caller: it checks the socket every 10 ms and suspends in between, so
+    /// the wait holds none of the cooperative pool's threads.
+    func response(within timeout: Duration) async -> (status: Int, body: String)? {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            if let response = takeResponse() { return response }
+            if wait(POLLIN, milliseconds: 0) {
+                guard readAvailable() else { return nil }
+                continue
+            }
+            guard ContinuousClock.now < deadline else { return nil }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+    }
+
     /// One response (head and `Content-Length` body); nil when none arrives within `milliseconds` or the peer closes.
     func response(milliseconds: Int32) -> (status: Int, body: String)? {
         while true {
-            if let headEnd = find([13, 10, 13, 10]) {
-                let head = String(decoding: buffer[..<headEnd], as: UTF8.self)
-                let length = head.split(separator: "\r\n").compactMap { line -> Int? in
-                    let parts = line.split(separator: ":", maxSplits: 1)
-                    guard parts.count == 2, parts[0].lowercased() == "content-length" else { return nil }
-                    return Int(parts[1].trimmingCharacters(in: [" "]))
-                }.first ?? 0
-                if buffer.count >= headEnd + 4 + length {
-                    let body = String(decoding: buffer[(headEnd + 4)..<(headEnd + 4 + length)], as: UTF8.self)
-                    buffer.removeFirst(headEnd + 4 + length)
-                    let status = head.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
-                    return (status, body)
-                }
-            }
-            guard wait(POLLIN, milliseconds: milliseconds) else { return nil }
-            var chunk = [UInt8](repeating: 0, count: 16_384)
-            let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-            if n < 0, errno == EAGAIN { continue }
-            guard n > 0 else { return nil }
-            buffer += chunk[..<n]
+            if let response = takeResponse() { return response }
+            guard wait(POLLIN, milliseconds: milliseconds), readAvailable() else { return nil }
         }
+    }
+
+    /// The first response in the buffer, taken out of it, once it is complete.
+    private func takeResponse() -> (status: Int, body: String)? {
+        guard let headEnd = find([13, 10, 13, 10]) else { return nil }
+        let head = String(decoding: buffer[..<headEnd], as: UTF8.self)
+        let length = head.split(separator: "\r\n").compactMap { line -> Int? in
+            let parts = line.split(separator: ":", maxSplits: 1)
+            guard parts.count == 2, parts[0].lowercased() == "content-length" else { return nil }
+            return Int(parts[1].trimmingCharacters(in: [" "]))
+        }.first ?? 0
+        guard buffer.count >= headEnd + 4 + length else { return nil }
+        let body = String(decoding: buffer[(headEnd + 4)..<(headEnd + 4 + length)], as: UTF8.self)
+        buffer.removeFirst(headEnd + 4 + length)
+        let status = head.split(separator: " ").dropFirst().first.flatMap { Int($0) } ?? 0
+        return (status, body)
+    }
+
+    /// Reads what has arrived into the buffer; false when the peer has closed or the read failed.
+    private func readAvailable() -> Bool {
+        var chunk = [UInt8](repeating: 0, count: 16_384)
+        let n = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        if n < 0, errno == EAGAIN { return true }
+        guard n > 0 else { return false }
+        buffer += chunk[..<n]
+        return true
     }
 
     private func find(_ marker: [UInt8]) -> Int? {
