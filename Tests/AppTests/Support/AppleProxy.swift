@@ -76,8 +76,22 @@ final class AppleProxy: Sendable {
             close(old)
             // The closed descriptor's number may be another test's by now: never keep it.
             state.withLock { $0.listener = -1 }
-            let fd = try Self.bind(port: port)
+            let fd = try Self.rebind(port: port)
             state.withLock { $0.listener = fd }
+        }
+    }
+
+    /// Binds `port` again once the listener closed on it is gone. A child process that another test is spawning
+    /// holds a copy of every descriptor from its fork until it closes them before its exec (`ChildProcess`), and a
+    /// listener closed in that window goes on listening until then: `bind` says `EADDRINUSE` meanwhile.
+    private static func rebind(port: UInt16, within timeout: Duration = .seconds(10)) throws -> Int32 {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            do {
+                return try bind(port: port)
+            } catch let error as POSIXError where error.code == .EADDRINUSE && ContinuousClock.now < deadline {
+                usleep(5_000)
+            }
         }
     }
 
@@ -94,8 +108,9 @@ final class AppleProxy: Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard bound == 0 else {
+            let code = POSIXErrorCode(rawValue: errno) ?? .EADDRINUSE
             close(fd)
-            throw POSIXError(.EADDRINUSE)
+            throw POSIXError(code)
         }
         return fd
     }
