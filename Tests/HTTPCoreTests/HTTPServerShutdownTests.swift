@@ -1,5 +1,4 @@
 import Glibc
-import Synchronization
 import Testing
 @testable import HTTPCore
 
@@ -7,17 +6,17 @@ import Testing
 /// already on their way are answered with `Connection: close`, and `HTTPServerConfiguration.shutdownGracePeriod` bounds it all.
 @Suite struct HTTPServerShutdownTests {
     @Test func requestInFlightIsAnsweredWhileNewConnectionsAreRefused() async throws {
-        let gate = HeldRequestGate()
-        try await withServer(responder: gate) { server, port in
+        let (entered, release) = (Arrival(), Arrival())
+        try await withServer(responder: SlowResponder(arrival: entered, release: release)) { server, port in
             let held = try RawClient(port: port)
-            try held.send("GET /held HTTP/1.1\r\nHost: a\r\n\r\n")
-            try await gate.waitUntilEntered(1)
+            try held.send("GET /slow HTTP/1.1\r\nHost: a\r\n\r\n")
+            await entered.wait()
             let stopping = Task { await server.shutdown() }
             try await waitUntilRefused(port: port)
-            gate.open()
+            release.signal()
             let response = try await held.readResponse()
             #expect(response.status == 200)
-            #expect(response.text == "held done")
+            #expect(response.text == "slow done")
             #expect(response.headers["connection"] == "close")
             #expect(await held.isClosedByPeer())
             await stopping.value
@@ -57,17 +56,18 @@ import Testing
     }
 
     @Test func connectionsWaitingInTheBacklogAreServedNotReset() async throws {
-        let gate = HeldRequestGate()
-        try await withServer(limits: HTTPLimits(maxConnections: 1), responder: gate) { server, port in
+        let (entered, release) = (Arrival(), Arrival())
+        try await withServer(limits: HTTPLimits(maxConnections: 1),
+                             responder: SlowResponder(arrival: entered, release: release)) { server, port in
             let held = try RawClient(port: port)
-            try held.send("GET /held HTTP/1.1\r\nHost: a\r\n\r\n")
-            try await gate.waitUntilEntered(1)
+            try held.send("GET /slow HTTP/1.1\r\nHost: a\r\n\r\n")
+            await entered.wait()
             let queued = try RawClient(port: port)
             try queued.send("GET /plaintext HTTP/1.1\r\nHost: a\r\n\r\n")
             #expect(server.acceptedConnections == 1)
             let stopping = Task { await server.shutdown() }
             try await waitUntilRefused(port: port)
-            gate.open()
+            release.signal()
             let answer = try await queued.readResponse()
             #expect(answer.status == 200)
             #expect(answer.headers["connection"] == "close")
@@ -78,14 +78,15 @@ import Testing
     }
 
     @Test func gracePeriodBoundsARequestThatDoesNotFinish() async throws {
-        let gate = HeldRequestGate()
-        try await withServer(shutdownGracePeriod: .milliseconds(300), responder: gate) { server, port in
+        let (entered, release) = (Arrival(), Arrival())
+        try await withServer(shutdownGracePeriod: .milliseconds(300),
+                             responder: SlowResponder(arrival: entered, release: release)) { server, port in
             let held = try RawClient(port: port)
-            try held.send("GET /held HTTP/1.1\r\nHost: a\r\n\r\n")
-            try await gate.waitUntilEntered(1)
+            try held.send("GET /slow HTTP/1.1\r\nHost: a\r\n\r\n")
+            await entered.wait()
             await server.shutdown()
             #expect(await held.isClosedByPeer())
-            gate.open()
+            release.signal()
         }
     }
 
@@ -107,40 +108,5 @@ import Testing
             try await Task.sleep(for: .milliseconds(10))
         }
         Issue.record("port \(port) still accepts connections")
-    }
-}
-
-/// Answers `/held` once the test opens the gate; anything else as `EchoResponder`.
-final class HeldRequestGate: HTTPResponder, Sendable {
-    private let state = Mutex<(entered: Int, open: Bool, waiting: [CheckedContinuation<Void, Never>])>((0, false, []))
-
-    func respond(to request: HTTPRequest, connection: ConnectionInfo) async -> HTTPResponse {
-        guard request.path == "/held" else { return await EchoResponder().respond(to: request, connection: connection) }
-        await withCheckedContinuation { continuation in
-            let proceed = state.withLock { state -> Bool in
-                state.entered += 1
-                if state.open { return true }
-                state.waiting.append(continuation)
-                return false
-            }
-            if proceed { continuation.resume() }
-        }
-        return HTTPResponse(string: "held done")
-    }
-
-    func open() {
-        let waiting = state.withLock { state in
-            state.open = true
-            defer { state.waiting = [] }
-            return state.waiting
-        }
-        for continuation in waiting { continuation.resume() }
-    }
-
-    func waitUntilEntered(_ count: Int) async throws {
-        for _ in 0..<500 where state.withLock({ $0.entered }) < count {
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        #expect(state.withLock { $0.entered } >= count)
     }
 }
