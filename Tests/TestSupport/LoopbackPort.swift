@@ -24,7 +24,20 @@ public enum LoopbackPort {
         return text.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } ?? 32768
     }
 
+    /// Whether something listens on 127.0.0.1:`port` now (a connection to it is accepted).
+    public static func accepts(_ port: Int) -> Bool {
+        (try? onNewSocket(port) { connect($0, $1, $2) }) ?? false
+    }
+
     private static func canBind(_ port: Int) throws -> Bool {
+        try onNewSocket(port) { bind($0, $1, $2) }
+    }
+
+    /// Calls `operation` (`bind` or `connect`) with a new TCP socket and 127.0.0.1:`port`, closes the socket, and
+    /// says whether the call succeeded.
+    private static func onNewSocket(_ port: Int, _ operation: (Int32, UnsafePointer<sockaddr>, socklen_t) -> Int32)
+        throws -> Bool
+    {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw ChildProcess.Failure(description: "socket failed") }
         defer { close(fd) }
@@ -33,7 +46,9 @@ public enum LoopbackPort {
         address.sin_port = UInt16(port).bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                operation(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+            }
         }
     }
 }

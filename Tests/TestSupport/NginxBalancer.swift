@@ -29,7 +29,7 @@ public final class NginxBalancer: @unchecked Sendable {
                                                             "-e", directory + "/error.log", "-g", "daemon off;"],
                                    output: .file(directory + "/output.log"), error: .output)
         for _ in 0..<500 {
-            if Self.accepts(port: port) { return }
+            if LoopbackPort.accepts(port) { return }
             guard process.isRunning else { break }
             try await Task.sleep(for: .milliseconds(10))
         }
@@ -65,21 +65,6 @@ public final class NginxBalancer: @unchecked Sendable {
             .replacingOccurrences(of: "@USER@", with: getuid() == 0 ? "user root;" : "")
             .replacingOccurrences(of: "@PREFIX@", with: directory)
             .replacingOccurrences(of: "@PORT@", with: String(port))
-    }
-
-    private static func accepts(port: Int) -> Bool {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { return false }
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = UInt16(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        return withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-            }
-        }
     }
 }
 
