@@ -117,9 +117,7 @@ struct WebFlowBindingTests {
                 headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Array(form.utf8)
             ))
             #expect(post.status == .ok)
-            let marker = "name=\"id_token\" value=\""
-            let start = try #require(post.text.range(of: marker)).upperBound
-            let idToken = String(post.text[start...].prefix { $0 != "\"" })
+            let idToken = try #require(HiddenFields.parse(post.text).first { $0.0 == "id_token" }?.1)
             let identity = try await app.server.services.signIn.webVerifier?.verify(idToken, expecting: .exactly(nonce))
             #expect(identity?.nonce == nonce)
             #expect(try await app.handle([("token", idToken)], state: state).status == .seeOther)
