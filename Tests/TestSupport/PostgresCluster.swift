@@ -38,15 +38,18 @@ public final class PostgresCluster: Sendable {
         self.binaries = binaries
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("siwa-pg-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        // Run as root, the files PostgreSQL reads go to the postgres user it runs as.
+        var owner: (uid: uid_t, gid: gid_t)?
         if getuid() == 0 {
             guard let user = getpwnam("postgres") else {
                 throw ChildProcess.Failure(description: "running as root and there is no postgres user to run PostgreSQL as")
             }
-            chown(directory, user.pointee.pw_uid, user.pointee.pw_gid)
+            owner = (user.pointee.pw_uid, user.pointee.pw_gid)
             runAs = ["/usr/sbin/runuser", "-u", "postgres", "--"]
         } else {
             runAs = []
         }
+        if let owner { chown(directory, owner.uid, owner.gid) }
         port = try LoopbackPort.free()
         if let tls {
             // PostgreSQL wants its key file owned by the user it runs as, readable by nobody else.
@@ -54,9 +57,9 @@ public final class PostgresCluster: Sendable {
             try FileManager.default.copyItem(atPath: tls.certificatePath, toPath: certificate)
             try FileManager.default.copyItem(atPath: tls.privateKeyPath, toPath: key)
             chmod(key, 0o600)
-            if getuid() == 0, let user = getpwnam("postgres") {
-                chown(certificate, user.pointee.pw_uid, user.pointee.pw_gid)
-                chown(key, user.pointee.pw_uid, user.pointee.pw_gid)
+            if let owner {
+                chown(certificate, owner.uid, owner.gid)
+                chown(key, owner.uid, owner.gid)
             }
             tlsOptions = " -c ssl=on -c ssl_cert_file=\(certificate) -c ssl_key_file=\(key)"
         } else {
