@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Testing
+import TestSupport
 @testable import App
 
 /// `siwa serve` on SIGTERM, as a rolling restart needs it: `/ready` turns 503, the listener closes, a request in
@@ -27,7 +28,7 @@ import Testing
             try await Task.sleep(for: .milliseconds(200))
 
             server.signal(SIGTERM)
-            try await waitUntilRefused(port: port)
+            try await LoopbackPort.waitUntilRefused(port)
             try pooled.send("\r\n")
             let ready = await pooled.response(within: .seconds(5))
             #expect(ready?.status == 503)
@@ -53,20 +54,5 @@ import Testing
             #expect(await held.response(within: .seconds(5)) == nil)
             #expect(server.output.contains("shutdown grace period over"))
         }
-    }
-
-    /// Connects until 127.0.0.1:`port` refuses: the listener is closed.
-    private func waitUntilRefused(port: Int) async throws {
-        for _ in 0..<500 {
-            let probe = try LoopbackSocket(port: port)
-            if probe.wait(POLLOUT, milliseconds: 1000) {
-                var code: Int32 = 0
-                var length = socklen_t(MemoryLayout<Int32>.size)
-                getsockopt(probe.fd, SOL_SOCKET, SO_ERROR, &code, &length)
-                if code == ECONNREFUSED { return }
-            }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        Issue.record("port \(port) still accepts connections")
     }
 }

@@ -1,5 +1,6 @@
 import Glibc
 import Testing
+import TestSupport
 @testable import HTTPCore
 
 /// Graceful shutdown as a rolling restart needs it: the listener closes at once, requests in flight and requests
@@ -12,7 +13,7 @@ import Testing
             try held.send("GET /slow HTTP/1.1\r\nHost: a\r\n\r\n")
             await entered.wait()
             let stopping = Task { await server.shutdown() }
-            try await waitUntilRefused(port: port)
+            try await LoopbackPort.waitUntilRefused(port)
             release.signal()
             let response = try await held.readResponse()
             #expect(response.status == 200)
@@ -30,7 +31,7 @@ import Testing
             try client.send("GET /plaintext HTTP/1.1\r\nHost: a\r\n\r\n")
             #expect(try await client.readResponse().headers["connection"] == nil)
             let stopping = Task { await server.shutdown() }
-            try await waitUntilRefused(port: port)
+            try await LoopbackPort.waitUntilRefused(port)
             try client.send("GET /plaintext HTTP/1.1\r\nHost: a\r\n\r\n")
             let response = try await client.readResponse()
             #expect(response.status == 200)
@@ -66,7 +67,7 @@ import Testing
             try queued.send("GET /plaintext HTTP/1.1\r\nHost: a\r\n\r\n")
             #expect(server.acceptedConnections == 1)
             let stopping = Task { await server.shutdown() }
-            try await waitUntilRefused(port: port)
+            try await LoopbackPort.waitUntilRefused(port)
             release.signal()
             let answer = try await queued.readResponse()
             #expect(answer.status == 200)
@@ -95,20 +96,5 @@ import Testing
         #expect(configuration.shutdownGracePeriod == HTTPServerConfiguration.defaultShutdownGracePeriod)
         #expect(configuration.drainIdleTimeout == HTTPServerConfiguration.defaultDrainIdleTimeout)
         #expect(HTTPServerConfiguration.defaultDrainIdleTimeout < HTTPServerConfiguration.defaultShutdownGracePeriod)
-    }
-
-    /// Connects until the port refuses (`ECONNREFUSED`): the listener is closed.
-    private func waitUntilRefused(port: Int) async throws {
-        for _ in 0..<500 {
-            do {
-                _ = try RawClient(port: port, timeoutMilliseconds: 100)
-            } catch let error as RawClient.ClientError where error.description.hasSuffix("errno \(ECONNREFUSED)") {
-                return
-            } catch let error as RawClient.ClientError where error.description.hasSuffix("errno \(ECONNRESET)") {
-                // This probe reached the backlog the instant the listener stopped, and was reset with it: probe again.
-            }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        Issue.record("port \(port) still accepts connections")
     }
 }

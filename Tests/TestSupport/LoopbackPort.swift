@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Testing
 
 /// Ports on 127.0.0.1 for servers a test starts (as child processes, or again after a stop) and must know the
 /// port of in advance.
@@ -26,28 +27,41 @@ public enum LoopbackPort {
 
     /// Whether something listens on 127.0.0.1:`port` now (a connection to it is accepted).
     public static func accepts(_ port: Int) -> Bool {
-        (try? onNewSocket(port) { connect($0, $1, $2) }) ?? false
+        (try? onNewSocket(port) { connect($0, $1, $2) }) == 0
+    }
+
+    /// Connects to 127.0.0.1:`port` every 10 ms until it refuses (`ECONNREFUSED`: nothing listens any more) and
+    /// records an issue when it still accepts after `attempts` tries. A probe that reaches the backlog the instant
+    /// the listener stops is reset with it (`ECONNRESET`), and the next one is refused.
+    public static func waitUntilRefused(_ port: Int, attempts: Int = 500) async throws {
+        for _ in 0..<attempts {
+            if try onNewSocket(port, { connect($0, $1, $2) }) == ECONNREFUSED { return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        Issue.record("port \(port) still accepts connections")
     }
 
     private static func canBind(_ port: Int) throws -> Bool {
-        try onNewSocket(port) { bind($0, $1, $2) }
+        try onNewSocket(port) { bind($0, $1, $2) } == 0
     }
 
     /// Calls `operation` (`bind` or `connect`) with a new TCP socket and 127.0.0.1:`port`, closes the socket, and
-    /// says whether the call succeeded.
+    /// returns 0 when the call succeeded, its `errno` otherwise. A connect waits at most a second.
     private static func onNewSocket(_ port: Int, _ operation: (Int32, UnsafePointer<sockaddr>, socklen_t) -> Int32)
-        throws -> Bool
+        throws -> Int32
     {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw ChildProcess.Failure(description: "socket failed") }
         defer { close(fd) }
+        var timeout = timeval(tv_sec: 1, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = UInt16(port).bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         return withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                operation(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+                operation(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 ? 0 : errno
             }
         }
     }
