@@ -40,7 +40,7 @@ struct PostgresTLSTests {
         #expect(session.0, "the session is encrypted")
         #expect(session.1 == "TLSv1.3")
         try await pool.write(SQL("CREATE TABLE t (id bigint PRIMARY KEY)"))
-        try await pool.write([SQL("INSERT INTO t VALUES (?)", [1]), SQL("INSERT INTO t VALUES (?)", [2])])
+        _ = try await pool.write([SQL("INSERT INTO t VALUES (?)", [1]), SQL("INSERT INTO t VALUES (?)", [2])])
         #expect(try await pool.readOne(SQL("SELECT count(*) FROM t")) { try $0[0] as Int } == 2)
     }
 
