@@ -22,6 +22,11 @@ public struct Migrator: Sendable {
         migrations.append(Migration(version: version, name: name, body: body, postgres: postgres))
     }
 
+    /// Adds a migration whose SQLite change is one script (`Database.executeScript`); see the other `register`.
+    public mutating func register(version: Int, name: String, sqlite script: String, postgres: [String]) {
+        register(version: version, name: name, postgres: postgres) { try $0.executeScript(script) }
+    }
+
     /// The migrations recorded in `database`, oldest first (none for a new database).
     public func appliedMigrations(_ database: Database) throws -> [AppliedMigration] {
         try createTable(database)

@@ -1,26 +1,26 @@
 import Logging
 import Storage
 
-/// The schema of siwa-server, as ordered migrations for both engines. On SQLite dates are INTEGER milliseconds
-/// since 1970, UUIDs lowercase TEXT, hashes and encrypted tokens BLOBs (see `DatabaseValue`); on PostgreSQL they
-/// are `timestamptz`, `uuid` and `bytea` (`PostgresSchema`).
+/// The schema of siwa-server, as ordered migrations for both engines: each version's SQLite script
+/// (`SQLiteSchema`) and PostgreSQL statements (`PostgresSchema`).
 package enum AppMigrations {
     /// Every migration this build knows, in order.
     package static var migrator: Migrator {
         var migrator = Migrator()
-        migrator.register(version: 1, name: "create users and tokens", postgres: PostgresSchema.usersAndTokens,
-                          CreateUsersAndTokens.migrate)
-        migrator.register(version: 2, name: "create sessions", postgres: PostgresSchema.sessions, CreateSessions.migrate)
-        migrator.register(version: 3, name: "create apple tokens", postgres: PostgresSchema.appleTokens,
-                          CreateAppleTokens.migrate)
-        migrator.register(version: 4, name: "create sign-in support tables", postgres: PostgresSchema.signInSupport,
-                          CreateSignInSupport.migrate)
-        migrator.register(version: 5, name: "add email forwarding state", postgres: PostgresSchema.emailForwarding,
-                          AddEmailForwarding.migrate)
-        migrator.register(version: 6, name: "key bearer tokens by id", postgres: [], KeyTokensByID.migrate)
-        migrator.register(version: 7, name: "drop web-flow states", postgres: [], DropWebFlowStates.migrate)
-        migrator.register(version: 8, name: "create used nonces", postgres: PostgresSchema.usedNonces,
-                          CreateUsedNonces.migrate)
+        migrator.register(version: 1, name: "create users and tokens", sqlite: SQLiteSchema.usersAndTokens,
+                          postgres: PostgresSchema.usersAndTokens)
+        migrator.register(version: 2, name: "create sessions", sqlite: SQLiteSchema.sessions,
+                          postgres: PostgresSchema.sessions)
+        migrator.register(version: 3, name: "create apple tokens", sqlite: SQLiteSchema.appleTokens,
+                          postgres: PostgresSchema.appleTokens)
+        migrator.register(version: 4, name: "create sign-in support tables", sqlite: SQLiteSchema.signInSupport,
+                          postgres: PostgresSchema.signInSupport)
+        migrator.register(version: 5, name: "add email forwarding state", sqlite: SQLiteSchema.emailForwarding,
+                          postgres: PostgresSchema.emailForwarding)
+        migrator.register(version: 6, name: "key bearer tokens by id", sqlite: SQLiteSchema.tokensByID, postgres: [])
+        migrator.register(version: 7, name: "drop web-flow states", sqlite: SQLiteSchema.dropWebFlowStates, postgres: [])
+        migrator.register(version: 8, name: "create used nonces", sqlite: SQLiteSchema.usedNonces,
+                          postgres: PostgresSchema.usedNonces)
         return migrator
     }
 

@@ -13,7 +13,7 @@ import JOSE
 /// one random page per token.
 ///
 /// Values issued before ids were embedded are 32 random bytes of the same length; they are still found by their
-/// hash (see `KeyTokensByID`), whether or not their bytes happen to unmask to a version-7 id.
+/// hash (see `SQLiteSchema.tokensByID`), whether or not their bytes happen to unmask to a version-7 id.
 package struct BearerTokenValue: Sendable, Equatable {
     /// Bytes of the masked token id at the start of a value.
     package static let idBytes = 16

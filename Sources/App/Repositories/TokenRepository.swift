@@ -42,7 +42,7 @@ package struct TokenRepository: Sendable {
         return try await pool.readInline(SQL("""
             SELECT tokens.id, \(UserRepository.qualifiedColumns)
             FROM tokens JOIN users ON users.id = tokens.user_id
-            WHERE tokens.value_hash = ? AND \(KeyTokensByID.isLegacy("tokens.id")) AND tokens.expires_at > ?
+            WHERE tokens.value_hash = ? AND \(SQLiteSchema.isLegacyToken("tokens.id")) AND tokens.expires_at > ?
             """, [value.hash, now])) { row in (try row[0] as UUID, try User(row: row, offset: 1)) }.first
     }
 
@@ -59,16 +59,11 @@ package struct TokenRepository: Sendable {
 
     /// Deletes every token of `userID`; returns how many.
     @discardableResult
-    package func deleteAll(userID: UUID) async throws -> Int {
-        try await pool.write(SQL("DELETE FROM tokens WHERE user_id = ?", [userID])).changes
-    }
+    package func deleteAll(userID: UUID) async throws -> Int { try await pool.deleteRows(of: userID, from: "tokens") }
 
     /// Deletes expired tokens; returns how many.
     @discardableResult
-    package func sweepExpired() async throws -> Int {
-        let now = now()
-        return try await pool.write(SQL("DELETE FROM tokens WHERE expires_at <= ?", [now])).changes
-    }
+    package func sweepExpired() async throws -> Int { try await pool.deleteRows(expiredAt: now(), from: "tokens") }
 
     static func insert(_ token: BearerToken) -> SQL {
         SQL("INSERT INTO tokens (id, user_id, value_hash, created_at, expires_at) VALUES (?, ?, ?, ?, ?)",

@@ -67,7 +67,7 @@ struct AppMigrationsTests {
         let plan = try await db.pool.read { db in
             try db.fetchAll(sql: """
                 EXPLAIN QUERY PLAN SELECT tokens.id FROM tokens JOIN users ON users.id = tokens.user_id
-                WHERE tokens.value_hash = ? AND \(KeyTokensByID.isLegacy("tokens.id")) AND tokens.expires_at > ?
+                WHERE tokens.value_hash = ? AND \(SQLiteSchema.isLegacyToken("tokens.id")) AND tokens.expires_at > ?
                 """, arguments: [SHA256.hash(legacy), clock.now]) { try $0[3] as String }
         }
         #expect(plan.contains { $0.contains("tokens_legacy_value_hash") })

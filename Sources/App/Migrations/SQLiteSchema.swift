@@ -1,0 +1,86 @@
+/// The SQLite script of each migration, in the order `AppMigrations` registers them. Dates are INTEGER milliseconds
+/// since 1970, UUIDs lowercase TEXT, hashes and encrypted tokens BLOBs (see `DatabaseValue`). A version, once
+/// released, is never edited: a change to the schema is a new version.
+enum SQLiteSchema {
+    /// Version 1: users, and the bearer tokens that authenticate them (only the SHA-256 of a token is kept).
+    static let usersAndTokens = """
+        CREATE TABLE users (
+            id TEXT PRIMARY KEY NOT NULL, name TEXT NOT NULL, username TEXT NOT NULL, email TEXT NOT NULL,
+            is_private_email INTEGER NOT NULL DEFAULT 0, siwa_identifier TEXT NOT NULL UNIQUE,
+            created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);
+        CREATE TABLE tokens (
+            id TEXT PRIMARY KEY NOT NULL, user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+            value_hash BLOB NOT NULL UNIQUE, created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL);
+        CREATE INDEX tokens_user_id ON tokens (user_id);
+        CREATE INDEX tokens_expires_at ON tokens (expires_at);
+        """
+
+    /// Version 2: browser sessions. `user_id` copies the user id kept in `data` so a user's sessions can be deleted
+    /// with the user; it has no foreign key, so saving a session never fails because its user was just deleted.
+    static let sessions = """
+        CREATE TABLE sessions (id TEXT PRIMARY KEY NOT NULL, data TEXT NOT NULL, user_id TEXT, expires_at INTEGER NOT NULL);
+        CREATE INDEX sessions_user_id ON sessions (user_id);
+        CREATE INDEX sessions_expires_at ON sessions (expires_at);
+        """
+
+    /// Version 3: Apple refresh tokens (encrypted by the caller), kept to revoke them at account deletion.
+    static let appleTokens = """
+        CREATE TABLE apple_tokens (
+            id TEXT PRIMARY KEY NOT NULL, user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+            client_id TEXT NOT NULL, refresh_token BLOB NOT NULL, created_at INTEGER NOT NULL, revoked_at INTEGER);
+        CREATE INDEX apple_tokens_user_id ON apple_tokens (user_id);
+        """
+
+    /// Version 4: single-use web-flow states, the last good Apple key set, Apple notification ids already applied,
+    /// and Apple revocations to retry after their user is gone.
+    static let signInSupport = """
+        CREATE TABLE siwa_states (state_hash BLOB PRIMARY KEY NOT NULL, created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL);
+        CREATE INDEX siwa_states_expires_at ON siwa_states (expires_at);
+        CREATE TABLE jwks_cache (id INTEGER PRIMARY KEY NOT NULL CHECK (id = 1), body BLOB NOT NULL, fetched_at INTEGER NOT NULL);
+        CREATE TABLE apple_notifications (jti TEXT PRIMARY KEY NOT NULL, received_at INTEGER NOT NULL);
+        CREATE INDEX apple_notifications_received_at ON apple_notifications (received_at);
+        CREATE TABLE pending_revocations (
+            id TEXT PRIMARY KEY NOT NULL, client_id TEXT NOT NULL, refresh_token BLOB NOT NULL,
+            attempts INTEGER NOT NULL DEFAULT 0, last_error TEXT, created_at INTEGER NOT NULL);
+        """
+
+    /// Version 5: whether Apple forwards email to the user's private relay address (`email-disabled` /
+    /// `email-enabled` server notifications).
+    static let emailForwarding = "ALTER TABLE users ADD COLUMN email_forwarding_enabled INTEGER NOT NULL DEFAULT 1;"
+
+    /// Version 6: bearer tokens are found by the id their value carries (`BearerTokenValue`), so `value_hash` loses
+    /// its unique index: with random hashes that index cost one random page per issued token, half of what a new
+    /// user's sign-in wrote to the WAL.
+    ///
+    /// Tokens issued before have values without an id. The table is rebuilt (SQLite cannot drop a column's
+    /// `UNIQUE`), their ids are marked as version 8 (RFC 9562 §5.8; new ids are version 7), and a partial index keeps
+    /// finding exactly those by their hash until they expire.
+    static let tokensByID = """
+        CREATE TABLE tokens_by_id (
+            id TEXT PRIMARY KEY NOT NULL, user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+            value_hash BLOB NOT NULL, created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL);
+        INSERT INTO tokens_by_id (id, user_id, value_hash, created_at, expires_at)
+            SELECT substr(id, 1, 14) || '8' || substr(id, 16), user_id, value_hash, created_at, expires_at
+            FROM tokens;
+        DROP TABLE tokens;
+        ALTER TABLE tokens_by_id RENAME TO tokens;
+        CREATE INDEX tokens_user_id ON tokens (user_id);
+        CREATE INDEX tokens_expires_at ON tokens (expires_at);
+        CREATE UNIQUE INDEX tokens_legacy_value_hash ON tokens (value_hash) WHERE \(isLegacyToken());
+        """
+
+    /// The condition that picks out the tokens issued before version 6, `idColumn` naming `tokens.id`: the id's
+    /// version digit is 8. Queries repeat it so that SQLite uses `tokens_legacy_value_hash`.
+    static func isLegacyToken(_ idColumn: String = "id") -> String { "substr(\(idColumn), 15, 1) = '8'" }
+
+    /// Version 7: the web flow's `state` is checked against the `SIWA_STATE` cookie alone, as README "The web flow"
+    /// says (constant-time compare); the single-use record of each issued state that version 4 added is dropped.
+    static let dropWebFlowStates = "DROP TABLE siwa_states;"
+
+    /// Version 8: the nonces of web sign-ins already made, so that each identity token bound to a browser signs in
+    /// once, across restarts and on every instance sharing the database; rows go once the token has expired.
+    static let usedNonces = """
+        CREATE TABLE used_nonces (nonce TEXT PRIMARY KEY NOT NULL, used_at INTEGER NOT NULL, expires_at INTEGER NOT NULL);
+        CREATE INDEX used_nonces_expires_at ON used_nonces (expires_at);
+        """
+}
