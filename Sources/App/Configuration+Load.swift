@@ -53,7 +53,7 @@ extension Configuration {
             encryptionKey = bytes
         }
         switch (env.get("TLS_CERT_PATH"), env.get("TLS_KEY_PATH")) {
-        case let (cert?, key?): tls = TLSFiles(certificatePath: cert, privateKeyPath: key)
+        case let (cert?, key?): tls = TLSServerConfiguration(certificatePath: cert, privateKeyPath: key)
         case (nil, nil): tls = nil
         case (nil, _?): throw ConfigurationError.missing("TLS_CERT_PATH")
         case (_?, nil): throw ConfigurationError.missing("TLS_KEY_PATH")

@@ -31,7 +31,8 @@ public struct Configuration: Sendable {
     public var appleKey: AppleKeyConfiguration?
     /// AES-256-GCM key for Apple refresh tokens at rest.
     public var encryptionKey: [UInt8]?
-    public var tls: TLSFiles?
+    /// TLS in the server itself (`TLS_CERT_PATH`, `TLS_KEY_PATH`); nil behind a TLS proxy or on loopback.
+    public var tls: TLSServerConfiguration?
     public var trustProxy = false
     public var maxBodySize = 1_048_576
     /// Open connections served at once (`MAX_CONNECTIONS`); more wait in the listen backlog. Each one holds a
@@ -75,15 +76,6 @@ public struct Configuration: Sendable {
         public init(teamID: String, keyID: String, privateKeyPath: String) {
             self.teamID = teamID
             self.keyID = keyID
-            self.privateKeyPath = privateKeyPath
-        }
-    }
-
-    public struct TLSFiles: Sendable, Equatable {
-        public var certificatePath: String
-        public var privateKeyPath: String
-        public init(certificatePath: String, privateKeyPath: String) {
-            self.certificatePath = certificatePath
             self.privateKeyPath = privateKeyPath
         }
     }

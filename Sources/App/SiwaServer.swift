@@ -45,9 +45,7 @@ public final class SiwaServer: Sendable {
         serverConfiguration.limits.maxConnectionsPerAddress = configuration.maxConnectionsPerIP
         serverConfiguration.shutdownGracePeriod = .seconds(configuration.shutdownGracePeriodSeconds)
         serverConfiguration.errorHeaders = SecurityHeadersMiddleware.Configuration().headers(secure: configuration.tls != nil)
-        serverConfiguration.tls = configuration.tls.map {
-            TLSServerConfiguration(certificatePath: $0.certificatePath, privateKeyPath: $0.privateKeyPath)
-        }
+        serverConfiguration.tls = configuration.tls
         server = HTTPServer(configuration: serverConfiguration, responder: application, logger: logger)
         services.metrics.attach(server)
         housekeeping = Task { [services] in await Housekeeping(services: services).run() }

@@ -11,7 +11,7 @@ struct TLSServingTests {
     @Test func apiAndWebFlowWorkOverHTTPS() async throws {
         let certificate = try SelfSignedCertificate.make()
         try await TestApp.with(configure: { configuration in
-            configuration.tls = Configuration.TLSFiles(certificatePath: certificate.certificatePath,
+            configuration.tls = TLSServerConfiguration(certificatePath: certificate.certificatePath,
                                                        privateKeyPath: certificate.privateKeyPath)
         }) { app in
             #expect(app.baseURL.hasPrefix("https://"))

@@ -44,7 +44,7 @@ public struct HTTPServerConfiguration: Sendable {
 }
 
 /// PEM files for TLS termination: the certificate chain (leaf first) and its private key.
-public struct TLSServerConfiguration: Sendable {
+public struct TLSServerConfiguration: Sendable, Equatable {
     public var certificatePath: String
     public var privateKeyPath: String
 
