@@ -56,10 +56,9 @@ struct FakeAppleController: RouteCollection {
         guard email.contains("@") else { throw Abort(.badRequest, reason: "Enter an email address.") }
         let subject = FakeAppleKeys.subject(forEmail: email)
         let sharedEmail = form.hideEmail == "on" ? FakeAppleKeys.relayAddress(forEmail: email) : email
-        let (code, idToken) = try await issueCode(
-            clientID: query.client_id, redirectURI: query.redirect_uri, subject: subject, email: sharedEmail,
-            isPrivateEmail: form.hideEmail == "on", nonce: query.nonce
-        )
+        let grant = FakeAppleState.Grant(clientID: query.client_id, subject: subject, email: sharedEmail,
+                                         isPrivateEmail: form.hideEmail == "on")
+        let (code, idToken) = try await issueCode(grant, redirectURI: query.redirect_uri, nonce: query.nonce)
         var fields = [("code", code), ("id_token", idToken)]
         if let state = query.state { fields.append(("state", state)) }
         if await state.isFirstAuthorization(subject: subject, clientID: query.client_id) {
@@ -77,8 +76,8 @@ struct FakeAppleController: RouteCollection {
         guard !form.client_id.isEmpty else { throw Abort(.badRequest, reason: "client_id (the bundle id) is required.") }
         guard email.contains("@") else { throw Abort(.badRequest, reason: "email must be an email address.") }
         let subject = FakeAppleKeys.subject(forEmail: email)
-        let (code, idToken) = try await issueCode(clientID: form.client_id, redirectURI: "", subject: subject,
-                                                  email: email, isPrivateEmail: false, nonce: form.nonce)
+        let grant = FakeAppleState.Grant(clientID: form.client_id, subject: subject, email: email, isPrivateEmail: false)
+        let (code, idToken) = try await issueCode(grant, redirectURI: "", nonce: form.nonce)
         return try Response.json(AppCredential(identityToken: idToken, authorizationCode: code, user: subject))
     }
 
@@ -96,17 +95,12 @@ struct FakeAppleController: RouteCollection {
                 guard let code = form.code else { return Self.oauthError("invalid_request") }
                 let issued = try await state.redeem(code: code, clientID: form.client_id, redirectURI: form.redirect_uri)
                 let refreshToken = "r" + Base64URL.encode(try SecureRandom.bytes(count: 32))
-                await state.store(refreshToken: refreshToken, .init(
-                    clientID: issued.clientID, subject: issued.subject, email: issued.email,
-                    isPrivateEmail: issued.isPrivateEmail
-                ))
-                return try tokenResponse(clientID: issued.clientID, subject: issued.subject, email: issued.email,
-                                         isPrivateEmail: issued.isPrivateEmail, refreshToken: refreshToken)
+                await state.store(refreshToken: refreshToken, .init(grant: issued.grant))
+                return try tokenResponse(issued.grant, refreshToken: refreshToken)
             case "refresh_token":
                 guard let token = form.refresh_token else { return Self.oauthError("invalid_request") }
                 let stored = try await state.refresh(token: token, clientID: form.client_id)
-                return try tokenResponse(clientID: stored.clientID, subject: stored.subject, email: stored.email,
-                                         isPrivateEmail: stored.isPrivateEmail, refreshToken: nil)
+                return try tokenResponse(stored.grant, refreshToken: nil)
             default:
                 return Self.oauthError("unsupported_grant_type")
             }
@@ -127,27 +121,25 @@ struct FakeAppleController: RouteCollection {
 
     /// A new authorization code and the identity token that comes with it (`c_hash` binds them), as Apple
     /// gives an app or posts to a web redirect URI.
-    func issueCode(clientID: String, redirectURI: String, subject: String, email: String, isPrivateEmail: Bool,
+    func issueCode(_ grant: FakeAppleState.Grant, redirectURI: String,
                    nonce: String?) async throws -> (code: String, idToken: String) {
         let code = "c" + Base64URL.encode(try SecureRandom.bytes(count: 24))
-        await state.issue(code: code, .init(
-            clientID: clientID, redirectURI: redirectURI, subject: subject, email: email,
-            isPrivateEmail: isPrivateEmail, nonce: nonce, issuedAt: clock()
-        ))
-        let idToken = try keys.mintIdentityToken(IdentityTokenRequest(
-            subject: subject, audience: clientID, email: email, isPrivateEmail: isPrivateEmail,
-            nonce: nonce, lifetime: Self.identityTokenLifetime, extraClaims: ["c_hash": .string(TokenHash.of(code))]
-        ), now: clock())
+        await state.issue(code: code, .init(grant: grant, redirectURI: redirectURI, nonce: nonce, issuedAt: clock()))
+        let idToken = try mintIdentityToken(grant, nonce: nonce, extraClaims: ["c_hash": .string(TokenHash.of(code))])
         return (code, idToken)
     }
 
-    private func tokenResponse(clientID: String, subject: String, email: String, isPrivateEmail: Bool,
-                               refreshToken: String?) throws -> Response {
-        let accessToken = "a" + Base64URL.encode(try SecureRandom.bytes(count: 24))
-        let idToken = try keys.mintIdentityToken(IdentityTokenRequest(
-            subject: subject, audience: clientID, email: email, isPrivateEmail: isPrivateEmail,
-            lifetime: Self.identityTokenLifetime, extraClaims: ["at_hash": .string(TokenHash.of(accessToken))]
+    private func mintIdentityToken(_ grant: FakeAppleState.Grant, nonce: String? = nil,
+                                   extraClaims: [String: JSONValue]) throws -> String {
+        try keys.mintIdentityToken(IdentityTokenRequest(
+            subject: grant.subject, audience: grant.clientID, email: grant.email, isPrivateEmail: grant.isPrivateEmail,
+            nonce: nonce, lifetime: Self.identityTokenLifetime, extraClaims: extraClaims
         ), now: clock())
+    }
+
+    private func tokenResponse(_ grant: FakeAppleState.Grant, refreshToken: String?) throws -> Response {
+        let accessToken = "a" + Base64URL.encode(try SecureRandom.bytes(count: 24))
+        let idToken = try mintIdentityToken(grant, extraClaims: ["at_hash": .string(TokenHash.of(accessToken))])
         var body: [String: JSONValue] = [
             "access_token": .string(accessToken), "token_type": "Bearer",
             "expires_in": .number(Double(Self.accessTokenLifetime)), "id_token": .string(idToken),

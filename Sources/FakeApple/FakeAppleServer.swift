@@ -58,8 +58,8 @@ package final class FakeAppleServer: Sendable {
     package func issueAuthorizationCode(clientID: String, redirectURI: String = "", subject: String, email: String,
                                        isPrivateEmail: Bool = false, nonce: String? = nil) async throws
         -> (code: String, idToken: String) {
-        try await controller.issueCode(clientID: clientID, redirectURI: redirectURI, subject: subject, email: email,
-                                       isPrivateEmail: isPrivateEmail, nonce: nonce)
+        let grant = FakeAppleState.Grant(clientID: clientID, subject: subject, email: email, isPrivateEmail: isPrivateEmail)
+        return try await controller.issueCode(grant, redirectURI: redirectURI, nonce: nonce)
     }
 
     /// While on, `/auth/token` and `/auth/revoke` answer 503, as during an Apple outage.

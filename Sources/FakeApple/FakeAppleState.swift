@@ -6,22 +6,26 @@ actor FakeAppleState {
     /// Apple's authorization codes are single-use and expire after five minutes.
     static let codeLifetime: TimeInterval = 300
 
-    struct IssuedCode: Sendable {
+    /// What a user let a client see: the claims of every identity token minted for that authorization.
+    struct Grant: Sendable {
         var clientID: String
-        var redirectURI: String
         var subject: String
         var email: String
         var isPrivateEmail: Bool
+    }
+
+    /// An authorization code, until it is redeemed or expires.
+    struct IssuedCode: Sendable {
+        var grant: Grant
+        var redirectURI: String
         var nonce: String?
         var issuedAt: Date
         var used = false
     }
 
+    /// A refresh token: the grant it renews, until revoked.
     struct RefreshToken: Sendable {
-        var clientID: String
-        var subject: String
-        var email: String
-        var isPrivateEmail: Bool
+        var grant: Grant
         var revoked = false
     }
 
@@ -53,7 +57,7 @@ actor FakeAppleState {
         guard clock().timeIntervalSince(issued.issuedAt) <= Self.codeLifetime else {
             throw GrantError.invalidGrant("authorization code expired")
         }
-        guard issued.clientID == clientID else { throw GrantError.invalidGrant("code was issued to another client") }
+        guard issued.grant.clientID == clientID else { throw GrantError.invalidGrant("code was issued to another client") }
         if (redirectURI ?? "") != issued.redirectURI {
             throw GrantError.invalidGrant("redirect_uri does not match the authorization request")
         }
@@ -68,15 +72,15 @@ actor FakeAppleState {
         guard let stored = refreshTokens[token], !stored.revoked else {
             throw GrantError.invalidGrant("refresh token unknown or revoked")
         }
-        guard stored.clientID == clientID else { throw GrantError.invalidGrant("token was issued to another client") }
+        guard stored.grant.clientID == clientID else { throw GrantError.invalidGrant("token was issued to another client") }
         return stored
     }
 
     /// Revoking a token ends the app's authorization, as "Stop using Apple ID" does: the next sign-in is a first
     /// one again, with `user`.
     func revoke(token: String, clientID: String, hint: String?) {
-        let known = refreshTokens[token]?.clientID == clientID
-        if known, let subject = refreshTokens[token]?.subject {
+        let known = refreshTokens[token]?.grant.clientID == clientID
+        if known, let subject = refreshTokens[token]?.grant.subject {
             refreshTokens[token]?.revoked = true
             sharedName.remove("\(clientID)\n\(subject)")
         }
