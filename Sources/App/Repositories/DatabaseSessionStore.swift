@@ -63,14 +63,9 @@ package struct DatabaseSessionStore: SessionStore {
 
     /// Deletes every session of `userID`; returns how many.
     @discardableResult
-    package func deleteAll(userID: UUID) async throws -> Int {
-        try await pool.write(SQL("DELETE FROM sessions WHERE user_id = ?", [userID])).changes
-    }
+    package func deleteAll(userID: UUID) async throws -> Int { try await pool.deleteRows(of: userID, from: "sessions") }
 
     /// Deletes expired sessions; returns how many.
     @discardableResult
-    package func sweepExpired() async throws -> Int {
-        let now = now()
-        return try await pool.write(SQL("DELETE FROM sessions WHERE expires_at <= ?", [now])).changes
-    }
+    package func sweepExpired() async throws -> Int { try await pool.deleteRows(expiredAt: now(), from: "sessions") }
 }
