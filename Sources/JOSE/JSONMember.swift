@@ -6,11 +6,6 @@
 package struct JSONMember: Equatable, Sendable {
     package var name: String
     package var value: JSONValue
-
-    package init(name: String, value: JSONValue) {
-        self.name = name
-        self.value = value
-    }
 }
 
 extension [JSONMember] {

@@ -123,10 +123,7 @@ struct JSONParser {
         try enter()
         var members: [String: JSONValue] = [:]
         members.reserveCapacity(16)
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-            index += 1; depth -= 1
-            return .object(members)
-        }
+        if leave(empty: UInt8(ascii: "}")) { return .object(members) }
         while true {
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw Failure() }
             let name = try parseString()
@@ -136,31 +133,37 @@ struct JSONParser {
             skipWhitespace()
             let value = try parseValue()
             guard members.updateValue(value, forKey: name) == nil || allowsDuplicateNames else { throw Failure() }
-            skipWhitespace()
-            guard index < bytes.count else { throw Failure() }
-            if bytes[index] == UInt8(ascii: ",") { index += 1; skipWhitespace(); continue }
-            guard bytes[index] == UInt8(ascii: "}") else { throw Failure() }
-            index += 1; depth -= 1
-            return .object(members)
+            if try leave(after: UInt8(ascii: "}")) { return .object(members) }
         }
     }
 
     private mutating func parseArray() throws -> JSONValue {
         try enter()
         var elements: [JSONValue] = []
-        if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
-            index += 1; depth -= 1
-            return .array(elements)
-        }
+        if leave(empty: UInt8(ascii: "]")) { return .array(elements) }
         while true {
             elements.append(try parseValue())
-            skipWhitespace()
-            guard index < bytes.count else { throw Failure() }
-            if bytes[index] == UInt8(ascii: ",") { index += 1; skipWhitespace(); continue }
-            guard bytes[index] == UInt8(ascii: "]") else { throw Failure() }
-            index += 1; depth -= 1
-            return .array(elements)
+            if try leave(after: UInt8(ascii: "]")) { return .array(elements) }
         }
+    }
+
+    /// At the start of an object or array (past `{` or `[` and white space): steps past `closer` and leaves the
+    /// container when it is empty.
+    private mutating func leave(empty closer: UInt8) -> Bool {
+        guard index < bytes.count, bytes[index] == closer else { return false }
+        index += 1; depth -= 1
+        return true
+    }
+
+    /// After a member or element: steps past `,` and the white space after it (false: another one follows), or
+    /// past `closer`, leaving the container (true); anything else is malformed.
+    private mutating func leave(after closer: UInt8) throws -> Bool {
+        skipWhitespace()
+        guard index < bytes.count else { throw Failure() }
+        if bytes[index] == UInt8(ascii: ",") { index += 1; skipWhitespace(); return false }
+        guard bytes[index] == closer else { throw Failure() }
+        index += 1; depth -= 1
+        return true
     }
 
     /// RFC 8259 §6: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.

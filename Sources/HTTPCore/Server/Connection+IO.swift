@@ -3,17 +3,21 @@ import CLinux
 import Glibc
 
 extension Connection {
-    enum ReceiveResult {
-        case bytes(Int)
+    /// What one non-blocking read or write did.
+    enum IOOutcome {
+        /// This many bytes were read (at least one) or written.
+        case transferred(Int)
+        /// The socket, or TLS, is not ready: wait for `waitEvents`.
         case wouldBlock
+        /// The peer closed the connection, or it failed: it is of no further use.
         case closed
     }
 
     /// One non-blocking read (plain or TLS).
-    func receive(into buffer: UnsafeMutableRawBufferPointer) -> ReceiveResult {
+    func receive(into buffer: UnsafeMutableRawBufferPointer) -> IOOutcome {
         if let tls {
             switch tls.read(into: buffer) {
-            case .done(let count): return count > 0 ? .bytes(count) : .wouldBlock
+            case .done(let count): return count > 0 ? .transferred(count) : .wouldBlock
             case .wantRead: tlsWantsWrite = false; return .wouldBlock
             case .wantWrite: tlsWantsWrite = true; return .wouldBlock
             case .closed, .failed: return .closed
@@ -21,7 +25,7 @@ extension Connection {
         }
         while true {
             let count = read(fd, buffer.baseAddress, buffer.count)
-            if count > 0 { return .bytes(count) }
+            if count > 0 { return .transferred(count) }
             if count == 0 { return .closed }
             switch errno {
             case EINTR: continue
@@ -31,29 +35,23 @@ extension Connection {
         }
     }
 
-    enum SendResult {
-        case sent(Int)
-        case wouldBlock
-        case failed
-    }
-
     /// One non-blocking write (plain or TLS).
-    func transmit(_ bytes: UnsafeRawBufferPointer) -> SendResult {
+    func transmit(_ bytes: UnsafeRawBufferPointer) -> IOOutcome {
         if let tls {
             switch tls.write(bytes) {
-            case .done(let count): return .sent(count)
+            case .done(let count): return .transferred(count)
             case .wantRead: tlsWantsWrite = false; return .wouldBlock
             case .wantWrite: tlsWantsWrite = true; return .wouldBlock
-            case .closed, .failed: return .failed
+            case .closed, .failed: return .closed
             }
         }
         while true {
             let count = Glibc.send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
-            if count >= 0 { return .sent(count) }
+            if count >= 0 { return .transferred(count) }
             switch errno {
             case EINTR: continue
             case EAGAIN, EWOULDBLOCK: return .wouldBlock
-            default: return .failed
+            default: return .closed
             }
         }
     }
@@ -73,9 +71,9 @@ extension Connection {
         while offset < output.count {
             let result = output.withUnsafeBytes { transmit(UnsafeRawBufferPointer(rebasing: $0[offset...])) }
             switch result {
-            case .sent(let count):
+            case .transferred(let count):
                 offset += count
-            case .failed:
+            case .closed:
                 open = false
                 return false
             case .wouldBlock:
@@ -158,7 +156,7 @@ extension Connection {
             input.consume(input.readableCount)
             input.reserveTail(minimum: Self.minimumRead)
             switch receive(into: input.writableTail) {
-            case .bytes(let count):
+            case .transferred(let count):
                 discarded += count
             case .closed:
                 return

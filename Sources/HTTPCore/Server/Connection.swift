@@ -131,7 +131,7 @@ final class Connection {
                 input.reserveTail(minimum: Self.minimumRead)
                 let tail = input.writableTail
                 switch receive(into: tail) {
-                case .bytes(let count):
+                case .transferred(let count):
                     input.didWrite(count)
                     if parser.isReadingBody { bodyReceived += count }
                     drained = count < tail.count

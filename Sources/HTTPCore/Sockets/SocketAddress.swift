@@ -7,30 +7,30 @@ struct SocketAddress: CustomStringConvertible {
     var isIPv6: Bool
 
     init(_ storage: sockaddr_storage) {
-        var storage = storage
-        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
         switch Int32(storage.ss_family) {
         case AF_INET:
-            let (address, port) = withUnsafePointer(to: &storage) {
-                $0.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { ($0.pointee.sin_addr, $0.pointee.sin_port) }
-            }
-            var addr = address
-            inet_ntop(AF_INET, &addr, &buffer, socklen_t(buffer.count))
-            self.port = UInt16(bigEndian: port)
+            (host, port) = Self.decode(storage, as: sockaddr_in.self, family: AF_INET) { ($0.sin_addr, $0.sin_port) }
             isIPv6 = false
         case AF_INET6:
-            let (address, port) = withUnsafePointer(to: &storage) {
-                $0.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { ($0.pointee.sin6_addr, $0.pointee.sin6_port) }
-            }
-            var addr = address
-            inet_ntop(AF_INET6, &addr, &buffer, socklen_t(buffer.count))
-            self.port = UInt16(bigEndian: port)
+            (host, port) = Self.decode(storage, as: sockaddr_in6.self, family: AF_INET6) { ($0.sin6_addr, $0.sin6_port) }
             isIPv6 = true
         default:
-            port = 0
-            isIPv6 = false
+            (host, port, isIPv6) = ("", 0, false)
         }
-        host = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// The numeric host (`inet_ntop(3)`) and host-order port of the `sockaddr_in` or `sockaddr_in6` in `storage`.
+    private static func decode<Address, HostAddress>(
+        _ storage: sockaddr_storage, as _: Address.Type, family: Int32, _ fields: (Address) -> (HostAddress, in_port_t)
+    ) -> (String, UInt16) {
+        var storage = storage
+        var (address, port) = withUnsafePointer(to: &storage) {
+            $0.withMemoryRebound(to: Address.self, capacity: 1) { fields($0.pointee) }
+        }
+        var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+        inet_ntop(family, &address, &buffer, socklen_t(buffer.count))
+        let host = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return (host, UInt16(bigEndian: port))
     }
 
     var description: String { isIPv6 ? "[\(host)]:\(port)" : "\(host):\(port)" }
