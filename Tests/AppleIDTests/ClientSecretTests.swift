@@ -56,17 +56,17 @@ struct ClientSecretTests {
             try ClientSecret.load(teamID: "T", keyID: "K", privateKeyPath: missing)
         }
         let garbage = directory.appendingPathComponent("bad.p8").path
-        FileManager.default.createFile(atPath: garbage, contents: Data("-----BEGIN PRIVATE KEY-----\nnope\n".utf8))
+        _ = FileManager.default.createFile(atPath: garbage, contents: Data("-----BEGIN PRIVATE KEY-----\nnope\n".utf8))
         #expect(throws: ClientSecretError.keyMalformed(garbage)) {
             try ClientSecret.load(teamID: "T", keyID: "K", privateKeyPath: garbage)
         }
         let rsa = directory.appendingPathComponent("rsa.p8").path
-        FileManager.default.createFile(atPath: rsa, contents: Data(try RSAPrivateKey.generate().pemRepresentation().utf8))
+        _ = FileManager.default.createFile(atPath: rsa, contents: Data(try RSAPrivateKey.generate().pemRepresentation().utf8))
         #expect(throws: ClientSecretError.keyMalformed(rsa)) {
             try ClientSecret.load(teamID: "T", keyID: "K", privateKeyPath: rsa)
         }
         let good = directory.appendingPathComponent("good.p8").path
-        FileManager.default.createFile(atPath: good, contents: Data(try ES256PrivateKey.generate().pemRepresentation().utf8))
+        _ = FileManager.default.createFile(atPath: good, contents: Data(try ES256PrivateKey.generate().pemRepresentation().utf8))
         #expect(throws: Never.self) { try ClientSecret.load(teamID: "T", keyID: "K", privateKeyPath: good) }
     }
 }
