@@ -70,9 +70,7 @@ public struct Configuration: Sendable {
     public static let appleScriptPath = "/appleauth/static/jsapi/appleid/1/en_US/appleid.auth.js"
 
     public struct AppleKeyConfiguration: Sendable, Equatable {
-        public var teamID: String
-        public var keyID: String
-        public var privateKeyPath: String
+        public var teamID, keyID, privateKeyPath: String
         public init(teamID: String, keyID: String, privateKeyPath: String) {
             self.teamID = teamID
             self.keyID = keyID

@@ -6,10 +6,7 @@ import JOSE
 public struct ServerNotification: Sendable, Equatable {
     /// The kinds Apple sends. `account-delete` also arrives spelled `account-deleted`.
     public enum EventType: Sendable, Equatable {
-        case emailDisabled
-        case emailEnabled
-        case consentRevoked
-        case accountDelete
+        case emailDisabled, emailEnabled, consentRevoked, accountDelete
         /// A type this server does not know; acknowledged and ignored.
         case unknown(String)
 

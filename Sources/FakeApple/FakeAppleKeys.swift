@@ -3,29 +3,6 @@ import CryptoCore
 import Foundation
 import JOSE
 
-/// What the stand-in puts in an identity token it mints.
-package struct IdentityTokenRequest: Sendable {
-    package var subject: String
-    package var audience: String
-    package var email: String?
-    package var isPrivateEmail: Bool
-    package var nonce: String?
-    package var lifetime: TimeInterval
-    /// Extra claims (e.g. `c_hash`), added last.
-    package var extraClaims: [String: JSONValue]
-
-    package init(subject: String, audience: String, email: String?, isPrivateEmail: Bool = false,
-                nonce: String? = nil, lifetime: TimeInterval = 600, extraClaims: [String: JSONValue] = [:]) {
-        self.subject = subject
-        self.audience = audience
-        self.email = email
-        self.isPrivateEmail = isPrivateEmail
-        self.nonce = nonce
-        self.lifetime = lifetime
-        self.extraClaims = extraClaims
-    }
-}
-
 /// The stand-in's RS256 signing key, kept as a PKCS#8 PEM file (mode 0600) so tokens stay valid across restarts.
 package struct FakeAppleKeys: Sendable {
     /// The key file used when none is named.

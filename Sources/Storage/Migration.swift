@@ -18,25 +18,3 @@ public struct AppliedMigration: Sendable, Equatable {
     public var name: String
     public var appliedAt: Date
 }
-
-/// Why migrations cannot run.
-public struct MigrationError: Error, Equatable, CustomStringConvertible {
-    public enum Reason: Equatable, Sendable {
-        /// The database records migrations this build does not know: it was written by a newer version.
-        case databaseIsNewer(unknown: [Int])
-    }
-
-    public var reason: Reason
-    /// The database file.
-    public var path: String
-
-    public var description: String {
-        switch reason {
-        case .databaseIsNewer(let unknown):
-            let versions = unknown.map(String.init).joined(separator: ", ")
-            return "The database \(path) has migration(s) \(versions) that this build does not know: "
-                + "it was written by a newer version of siwa. Refusing to use it; upgrade siwa or use another "
-                + "DATABASE_PATH."
-        }
-    }
-}

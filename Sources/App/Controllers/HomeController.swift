@@ -33,13 +33,8 @@ struct HealthController: RouteCollection {
 
 /// The signed-in user as the templates see them.
 struct CurrentUserContext: Sendable {
-    var id: String
-    var displayName: String
-    var email: String
-    var isPrivateEmail: Bool
-    var memberSince: String
-    var canDelete: Bool
-    var csrfToken: String
+    var id, displayName, email, memberSince, csrfToken: String
+    var isPrivateEmail, canDelete: Bool
 
     init(_ user: User, csrfToken: String = "") {
         id = user.id.uuidString

@@ -58,9 +58,7 @@ struct UsersController: RouteCollection {
     /// `GET /api/users/me`.
     struct MeResponse: Content {
         var id: UUID
-        var name: String
-        var username: String
-        var email: String
+        var name, username, email: String
         var isPrivateEmail: Bool
     }
 

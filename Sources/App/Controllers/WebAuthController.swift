@@ -33,15 +33,10 @@ struct WebAuthController: RouteCollection {
     /// What `login` and `register` render.
     struct SignInPageContext: Sendable {
         /// The button's settings as JavaScript string literals, written into `AppleID.auth.init` as Apple's
-        /// documentation (and the Vapor book's template) writes them.
-        var clientIdLiteral: String
-        var redirectURILiteral: String
-        var stateLiteral: String
-        /// `hex(SHA-256(state))`: Apple copies it into the identity token, binding the token to this browser.
-        var nonceLiteral: String
-        var appleScriptURL: String
-        var authorizeURL: String
-        var buttonType: String
+        /// documentation (and the Vapor book's template) writes them. The nonce is `hex(SHA-256(state))`: Apple
+        /// copies it into the identity token, binding the token to this browser.
+        var clientIdLiteral, redirectURILiteral, stateLiteral, nonceLiteral: String
+        var appleScriptURL, authorizeURL, buttonType: String
         var currentUser: CurrentUserContext?
     }
 
@@ -87,11 +82,7 @@ struct WebAuthController: RouteCollection {
 
     /// What `siwaHandler` renders into hidden fields (HTML-escaped by the template).
     struct HandlerContext: Sendable {
-        var token: String
-        var code: String
-        var email: String
-        var firstName: String
-        var lastName: String
+        var token, code, email, firstName, lastName: String
         var currentUser: CurrentUserContext?
     }
 
