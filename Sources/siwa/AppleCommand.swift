@@ -17,7 +17,9 @@ struct AppleCommand: AsyncParsableCommand {
         @OptionGroup var options: EnvFileOption
 
         func run() async throws {
-            print(try await AppleTokenLifecycle.validateTokens(configuration: try Configuration.load(dotEnvPath: options.envFile)))
+            try await OperatorFailure.report {
+                print(try await AppleTokenLifecycle.validateTokens(configuration: options.load().configuration))
+            }
         }
     }
 
@@ -29,7 +31,9 @@ struct AppleCommand: AsyncParsableCommand {
         @OptionGroup var options: EnvFileOption
 
         func run() async throws {
-            print(try await AppleTokenLifecycle.retryRevocations(configuration: try Configuration.load(dotEnvPath: options.envFile)))
+            try await OperatorFailure.report {
+                print(try await AppleTokenLifecycle.retryRevocations(configuration: options.load().configuration))
+            }
         }
     }
 }

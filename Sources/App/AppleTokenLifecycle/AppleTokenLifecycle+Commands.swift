@@ -26,7 +26,11 @@ extension AppleTokenLifecycle {
         return Report(lines: ["revoked: \(result.revoked)", "still failing: \(result.failed)"])
     }
 
+    /// The lifecycle on the configured database; without an Apple key it refuses before the database is opened, so
+    /// a chore run in the wrong place leaves no database behind.
+    /// - Throws: `OperatorError` naming what is not configured.
     private static func open(_ configuration: Configuration) async throws -> (AppleTokenLifecycle, Logger) {
+        guard configuration.appleKey != nil else { throw notConfigured(missingKeyReason) }
         var logger = Logger(label: "siwa.apple")
         logger.logLevel = configuration.logLevel
         let database = try await AppMigrations.openAndMigrate(configuration, logger: logger)
@@ -38,20 +42,11 @@ extension AppleTokenLifecycle {
             pending: PendingRevocationRepository(pool: database), keys: keys, http: http, logger: logger,
             clock: Date.init
         )
-        guard lifecycle.isEnabled else {
-            throw AppleTokenLifecycleError.notConfigured(lifecycle.disabledReason ?? "not configured")
-        }
+        guard lifecycle.isEnabled else { throw notConfigured(lifecycle.disabledReason ?? "not configured") }
         return (lifecycle, logger)
     }
-}
 
-/// Why a lifecycle command cannot run.
-package enum AppleTokenLifecycleError: Error, CustomStringConvertible {
-    case notConfigured(String)
-
-    package var description: String {
-        switch self {
-        case .notConfigured(let reason): "Apple token lifecycle is not configured: \(reason)"
-        }
+    private static func notConfigured(_ reason: String) -> OperatorError {
+        OperatorError("Apple token lifecycle is not configured: \(reason)")
     }
 }

@@ -33,7 +33,7 @@ package final class AppleTokenLifecycle: Sendable {
         self.keys = keys
         self.clock = clock
         guard let key = configuration.appleKey else {
-            (client, sealer, disabledReason) = (nil, nil, "APPLE_TEAM_ID, APPLE_KEY_ID and APPLE_PRIVATE_KEY_PATH are not set")
+            (client, sealer, disabledReason) = (nil, nil, Self.missingKeyReason)
             return
         }
         do {
@@ -51,6 +51,9 @@ package final class AppleTokenLifecycle: Sendable {
     }
 
     var isEnabled: Bool { client != nil && sealer != nil }
+
+    /// Why the lifecycle is off when no Sign in with Apple key is configured.
+    static let missingKeyReason = "APPLE_TEAM_ID, APPLE_KEY_ID and APPLE_PRIVATE_KEY_PATH are not set"
 
     /// On PostgreSQL every instance must open the refresh tokens any other instance sealed, so the key cannot be
     /// one a server makes for itself: it has to be `SIWA_ENCRYPTION_KEY`.

@@ -30,7 +30,7 @@ struct UsedNonceRepositoryTests {
     @Test func sweepDeletesAtExpiryAndNotBefore() async throws {
         let db = try await TemporaryDatabase()
         let nonces = UsedNonceRepository(pool: db.pool, now: clock.closure)
-        try await db.pool.write([UsedNonceRepository.record(use("due", expiresIn: 60)),
+        _ = try await db.pool.write([UsedNonceRepository.record(use("due", expiresIn: 60)),
                                  UsedNonceRepository.record(use("later", expiresIn: 60.001))])
         clock.advance(by: 59.999)
         #expect(try await nonces.sweepExpired() == 0)

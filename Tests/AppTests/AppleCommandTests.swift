@@ -1,0 +1,51 @@
+import Foundation
+import HTTPCore
+import TestSupport
+import Testing
+@testable import App
+
+/// `siwa apple validate-tokens|retry-revocations` run as the operator runs them, beside a running server.
+@Suite(.timeLimit(.minutes(2)))
+struct AppleCommandTests {
+    @Test func choresPrintTheirReportAndExitZero() async throws {
+        try await TestApp.with { app in
+            let issued = try await app.apple.issueAuthorizationCode(clientID: TestApp.iosClientID, subject: "001.chore",
+                                                                    email: "chore@example.com")
+            let response = try await app.sendJSON(.POST, "/api/users/siwa", [
+                "token": issued.idToken, "authorizationCode": issued.code,
+            ])
+            #expect(response.status == .ok, "\(response.text)")
+
+            let validate = try await app.command(["apple", "validate-tokens"])
+            #expect(validate.status == 0, "\(validate.output)")
+            #expect(validate.lines == ["valid: 1", "revoked (marked): 0", "failed: 0"])
+            let retry = try await app.command(["apple", "retry-revocations"])
+            #expect(retry.status == 0, "\(retry.output)")
+            #expect(retry.lines == ["revoked: 0", "still failing: 0"])
+        }
+    }
+
+    /// Without the Apple key a chore says so in one line and exits 1, before it opens the database: run in the
+    /// wrong folder, it leaves no new database file behind.
+    @Test(.sqliteOnly) func withoutTheAppleKeyAChoreIsOneLineAndCreatesNoDatabase() async throws {
+        try await TestApp.with(lifecycle: false) { app in
+            let missing = app.directory.appendingPathComponent("elsewhere.sqlite").path
+            for chore in ["validate-tokens", "retry-revocations"] {
+                let result = try await app.command(["apple", chore], ["DATABASE_PATH": missing])
+                #expect(result.status == 1)
+                #expect(result.lines == ["siwa: Apple token lifecycle is not configured: APPLE_TEAM_ID, APPLE_KEY_ID "
+                                         + "and APPLE_PRIVATE_KEY_PATH are not set"], "\(result.output)")
+                #expect(!FileManager.default.fileExists(atPath: missing))
+            }
+        }
+    }
+
+    @Test func aConfigurationTheServerWouldRefuseIsOneLine() async throws {
+        try await TestApp.with { app in
+            let result = try await app.command(["apple", "validate-tokens"], ["PORT": "eighty"])
+            #expect(result.status == 1)
+            #expect(result.lines.count == 1, "\(result.output)")
+            #expect(result.output.hasPrefix("siwa: the server is not configured: Environment variable PORT"))
+        }
+    }
+}
