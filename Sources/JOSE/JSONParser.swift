@@ -55,13 +55,9 @@ struct JSONParser {
         var members: [JSONMember] = []
         members.reserveCapacity(16)
         var names: Set<String> = []
-        if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
-            index += 1; depth -= 1
-            return members
-        }
+        if leave(empty: UInt8(ascii: "}")) { return members }
         while true {
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw Failure() }
-            let name = try parseString()
+            let name = try parseMemberName()
             if members.count < Self.linearDuplicateScanLimit {
                 let length = name.utf8.count
                 for member in members where member.name.utf8.count == length && member.name == name { throw Failure() }
@@ -69,18 +65,20 @@ struct JSONParser {
                 if names.isEmpty { names = Set(members.map(\.name)) }
                 guard names.insert(name).inserted else { throw Failure() }
             }
-            skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw Failure() }
-            index += 1
-            skipWhitespace()
             members.append(JSONMember(name: name, value: try parseValue()))
-            skipWhitespace()
-            guard index < bytes.count else { throw Failure() }
-            if bytes[index] == UInt8(ascii: ",") { index += 1; skipWhitespace(); continue }
-            guard bytes[index] == UInt8(ascii: "}") else { throw Failure() }
-            index += 1; depth -= 1
-            return members
+            if try leave(after: UInt8(ascii: "}")) { return members }
         }
+    }
+
+    /// A member's name and the `:` after it, with the white space around it: the parser stands at the value.
+    private mutating func parseMemberName() throws -> String {
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw Failure() }
+        let name = try parseString()
+        skipWhitespace()
+        guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw Failure() }
+        index += 1
+        skipWhitespace()
+        return name
     }
 
     private mutating func skipWhitespace() {
@@ -125,12 +123,7 @@ struct JSONParser {
         members.reserveCapacity(16)
         if leave(empty: UInt8(ascii: "}")) { return .object(members) }
         while true {
-            guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw Failure() }
-            let name = try parseString()
-            skipWhitespace()
-            guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw Failure() }
-            index += 1
-            skipWhitespace()
+            let name = try parseMemberName()
             let value = try parseValue()
             guard members.updateValue(value, forKey: name) == nil || allowsDuplicateNames else { throw Failure() }
             if try leave(after: UInt8(ascii: "}")) { return .object(members) }
