@@ -9,11 +9,7 @@ import Testing
 struct AppleCommandTests {
     @Test func choresPrintTheirReportAndExitZero() async throws {
         try await TestApp.with { app in
-            let issued = try await app.apple.issueAuthorizationCode(clientID: TestApp.iosClientID, subject: "001.chore",
-                                                                    email: "chore@example.com")
-            let response = try await app.sendJSON(.POST, "/api/users/siwa", [
-                "token": issued.idToken, "authorizationCode": issued.code,
-            ])
+            let response = try await app.signInWithAuthorizationCode(subject: "001.chore", email: "chore@example.com")
             #expect(response.status == .ok, "\(response.text)")
 
             let validate = try await app.command(["apple", "validate-tokens"])

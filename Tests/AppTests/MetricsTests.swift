@@ -113,11 +113,7 @@ struct MetricsTests {
 
     @Test func appleTokenEndpointCallsAreCountedByOutcome() async throws {
         try await Self.with { app in
-            let issued = try await app.apple.issueAuthorizationCode(clientID: TestApp.iosClientID, subject: "001.metrics",
-                                                                    email: "metrics@example.com")
-            let exchanged = try await app.sendJSON(.POST, "/api/users/siwa", [
-                "token": issued.idToken, "authorizationCode": issued.code,
-            ])
+            let exchanged = try await app.signInWithAuthorizationCode(subject: "001.metrics", email: "metrics@example.com")
             #expect(exchanged.status == .ok)
             let unknown = try await app.sendJSON(.POST, "/api/users/siwa", [
                 "token": try app.identityToken(subject: "001.metrics"), "authorizationCode": "c-unknown",

@@ -9,10 +9,7 @@ import Testing
 struct UsersCommandTests {
     /// A user signed in through the API with an app's authorization code: a bearer token and an Apple token.
     private func signIn(_ app: TestApp, subject: String, email: String) async throws -> (id: String, bearer: String) {
-        let issued = try await app.apple.issueAuthorizationCode(clientID: TestApp.iosClientID, subject: subject, email: email)
-        let response = try await app.sendJSON(.POST, "/api/users/siwa", [
-            "token": issued.idToken, "authorizationCode": issued.code, "name": "Jane Appleseed",
-        ])
+        let response = try await app.signInWithAuthorizationCode(subject: subject, email: email, name: "Jane Appleseed")
         #expect(response.status == .ok, "\(response.text)")
         let json = try response.json()
         let user = try #require(json["user"] as? [String: Any])

@@ -159,6 +159,18 @@ final class TestApp: Sendable {
         ), now: issuedAt)
     }
 
+    /// An app's sign-in with what `ASAuthorizationAppleIDCredential` gives it: the stand-in issues an authorization
+    /// code and its identity token for `subject`, and both go to `POST /api/users/siwa`, so the server exchanges the
+    /// code and keeps Apple's refresh token.
+    func signInWithAuthorizationCode(subject: String, email: String, name: String? = nil) async throws
+        -> HTTPClientResponse
+    {
+        let issued = try await apple.issueAuthorizationCode(clientID: Self.iosClientID, subject: subject, email: email)
+        var body: [String: Any] = ["token": issued.idToken, "authorizationCode": issued.code]
+        if let name { body["name"] = name }
+        return try await sendJSON(.POST, "/api/users/siwa", body)
+    }
+
     /// Number of rows in `table`, read with the sqlite3 C API through the app's own storage layer.
     func count(_ table: String) async throws -> Int {
         try await server.services.database.readOne(SQL("SELECT COUNT(*) FROM \(table)")) { row in try row[0] as Int } ?? 0
