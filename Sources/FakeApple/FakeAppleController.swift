@@ -61,7 +61,7 @@ struct FakeAppleController: RouteCollection {
         let (code, idToken) = try await issueCode(grant, redirectURI: query.redirect_uri, nonce: query.nonce)
         var fields = [("code", code), ("id_token", idToken)]
         if let state = query.state { fields.append(("state", state)) }
-        if await state.isFirstAuthorization(subject: subject, clientID: query.client_id) {
+        if await state.isFirstAuthorization(grant) {
             fields.append(("user", try FakeAppleAuthorizePage.userJSON(name: form.name ?? "", email: sharedEmail)))
         }
         return .html(FakeAppleAuthorizePage.formPost(to: query.redirect_uri, fields: fields))

@@ -12,6 +12,9 @@ actor FakeAppleState {
         var subject: String
         var email: String
         var isPrivateEmail: Bool
+
+        /// The user and the client as one key: Apple shares the user's name once per pair.
+        var userAndClient: String { "\(clientID)\n\(subject)" }
     }
 
     /// An authorization code, until it is redeemed or expires.
@@ -43,10 +46,8 @@ actor FakeAppleState {
 
     func issue(code: String, _ issued: IssuedCode) { codes[code] = issued }
 
-    /// Whether this is the user's first authorization of `clientID`: Apple sends `user` only then.
-    func isFirstAuthorization(subject: String, clientID: String) -> Bool {
-        sharedName.insert("\(clientID)\n\(subject)").inserted
-    }
+    /// Whether this is the user's first authorization of the grant's client: Apple sends `user` only then.
+    func isFirstAuthorization(_ grant: Grant) -> Bool { sharedName.insert(grant.userAndClient).inserted }
 
     enum GrantError: Error, Equatable { case invalidGrant(String) }
 
@@ -79,10 +80,11 @@ actor FakeAppleState {
     /// Revoking a token ends the app's authorization, as "Stop using Apple ID" does: the next sign-in is a first
     /// one again, with `user`.
     func revoke(token: String, clientID: String, hint: String?) {
-        let known = refreshTokens[token]?.grant.clientID == clientID
-        if known, let subject = refreshTokens[token]?.grant.subject {
+        let grant = refreshTokens[token]?.grant
+        let known = grant?.clientID == clientID
+        if known, let grant {
             refreshTokens[token]?.revoked = true
-            sharedName.remove("\(clientID)\n\(subject)")
+            sharedName.remove(grant.userAndClient)
         }
         revocations.append(FakeAppleRevocation(clientID: clientID, token: token, tokenTypeHint: hint, known: known))
     }

@@ -1,6 +1,6 @@
 /// The SQLite script of each migration, in the order `AppMigrations` registers them. Dates are INTEGER milliseconds
-/// since 1970, UUIDs lowercase TEXT, hashes and encrypted tokens BLOBs (see `DatabaseValue`). A version, once
-/// released, is never edited: a change to the schema is a new version.
+/// since 1970, UUIDs lowercase TEXT, hashes and encrypted tokens BLOBs (see `DatabaseValue`). What a released
+/// version creates never changes (its text may be reformatted): a change to the schema is a new version.
 enum SQLiteSchema {
     /// Version 1: users, and the bearer tokens that authenticate them (only the SHA-256 of a token is kept).
     static let usersAndTokens = """
