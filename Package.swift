@@ -18,12 +18,13 @@ let package = Package(
         .systemLibrary(name: "CLinux"),
 
         .target(name: "CryptoCore", dependencies: ["COpenSSL"]),
+        .target(name: "IOCore", dependencies: ["CLinux"]),
         .target(name: "HTTPCore", dependencies: [
-            "CryptoCore", "CLinux",
+            "IOCore", "CryptoCore", "CLinux",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "Web", dependencies: [
-            "HTTPCore", "CryptoCore", "JOSE",
+            "HTTPCore", "IOCore", "CryptoCore", "JOSE",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Mustache", package: "swift-mustache"),
         ]),
@@ -33,11 +34,11 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "Storage", dependencies: [
-            "CSQLite", "CLibPQ", "CLinux",
+            "IOCore", "CSQLite", "CLibPQ", "CLinux",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "App", dependencies: [
-            "Web", "AppleID", "Storage", "JOSE", "CryptoCore", "HTTPCore",
+            "IOCore", "Web", "AppleID", "Storage", "JOSE", "CryptoCore", "HTTPCore",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "FakeApple", dependencies: [
@@ -57,12 +58,13 @@ let package = Package(
         .target(name: "TestSupport", dependencies: [
             "CryptoCore", .product(name: "Logging", package: "swift-log"),
         ], path: "Tests/TestSupport"),
+        .testTarget(name: "IOCoreTests", dependencies: ["IOCore"]),
         .testTarget(name: "CryptoCoreTests", dependencies: ["CryptoCore", "TestSupport"]),
-        .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore", "CryptoCore", "TestSupport"]),
+        .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore", "IOCore", "CryptoCore", "TestSupport"]),
         .testTarget(name: "WebTests", dependencies: ["Web", "HTTPCore", "JOSE"]),
         .testTarget(name: "JOSETests", dependencies: ["JOSE", "CryptoCore", "TestSupport"]),
         .testTarget(name: "AppleIDTests", dependencies: ["AppleID", "JOSE", "HTTPCore", "CryptoCore", "TestSupport"]),
-        .testTarget(name: "StorageTests", dependencies: ["Storage", "TestSupport"]),
+        .testTarget(name: "StorageTests", dependencies: ["Storage", "IOCore", "TestSupport"]),
         .testTarget(name: "AppTests", dependencies: [
             "App", "FakeApple", "Web", "AppleID", "Storage", "JOSE", "HTTPCore", "CryptoCore", "TestSupport",
         ]),

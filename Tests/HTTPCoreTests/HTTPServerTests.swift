@@ -1,3 +1,4 @@
+import IOCore
 import Glibc
 import Testing
 @testable import HTTPCore

@@ -1,3 +1,4 @@
+import IOCore
 import Logging
 import Synchronization
 

@@ -1,3 +1,4 @@
+import IOCore
 import CryptoCore
 import CLinux
 import Glibc

@@ -1,5 +1,6 @@
 import CryptoCore
 import Glibc
+import IOCore
 import Logging
 
 /// One accepted socket and the task that serves it: reads, parses, calls the responder, writes, in order.
@@ -55,7 +56,7 @@ final class Connection {
             close(fd)
             acceptor.connectionClosed(countedAs: countedAs)
         }
-        guard loop.register(fd) else { return }
+        guard loop.register(fd, drains: true) else { return }
         if let context = acceptor.tls {
             do {
                 tls = try context.makeConnection(fd: fd)

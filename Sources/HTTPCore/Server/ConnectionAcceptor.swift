@@ -2,6 +2,7 @@ import CryptoCore
 import CLinux
 import Dispatch
 import Glibc
+import IOCore
 import Logging
 import Synchronization
 
@@ -18,7 +19,8 @@ final class ConnectionAcceptor: Sendable {
     let errorHeaders: HTTPHeaders
     let tls: TLSServerContext?
     let dateCache = DateCache()
-    let loops: [EventLoop]
+    /// The listener as each loop watches it.
+    let listeners: [ListenerOnLoop]
     let perAddress: AddressConnectionCounter
     private let listener: Listener
     private let active = Atomic<Int>(0)
@@ -33,6 +35,7 @@ final class ConnectionAcceptor: Sendable {
     init(limits: HTTPLimits, maxConnections: Int, responder: any HTTPResponder, logger: Logger,
          accessLog: Bool = true, errorHeaders: HTTPHeaders = [:], tls: TLSServerContext?, loops: [EventLoop],
          listener: Listener) {
+        listeners = loops.map { ListenerOnLoop(loop: $0, listener: listener) }
         self.limits = limits
         self.maxConnections = maxConnections
         self.responder = responder
@@ -40,7 +43,6 @@ final class ConnectionAcceptor: Sendable {
         self.accessLog = accessLog
         self.errorHeaders = errorHeaders
         self.tls = tls
-        self.loops = loops
         self.listener = listener
         perAddress = AddressConnectionCounter(limit: limits.maxConnectionsPerAddress,
                                               exemptLoopback: limits.exemptLoopback)
@@ -56,11 +58,12 @@ final class ConnectionAcceptor: Sendable {
     /// Accepts until the backlog is empty, the limit is reached, or descriptors run out (then pauses the listener).
     /// `emptyingBacklog` (at shutdown) accepts past the limit: what waits in the backlog is at most its length,
     /// and each connection is answered once with `Connection: close`.
-    func acceptConnections(from listener: Listener, on loop: EventLoop, emptyingBacklog: Bool = false) {
+    func acceptConnections(on watcher: ListenerOnLoop, emptyingBacklog: Bool = false) {
+        let (loop, listener) = (watcher.loop, watcher.listener)
         while true {
             guard hasCapacity || emptyingBacklog else {
-                loop.pauseListener(listener, retryAfter: nil)
-                if hasCapacity { loop.resumeListener(listener) }
+                watcher.pause(retryAfter: nil)
+                if hasCapacity { watcher.resume(acceptor: self) }
                 return
             }
             var address = sockaddr_storage()
@@ -75,7 +78,7 @@ final class ConnectionAcceptor: Sendable {
                 case EINTR, ECONNABORTED, EPROTO, EPERM: continue
                 case EMFILE, ENFILE, ENOBUFS, ENOMEM:
                     logger.warning("accept: out of descriptors or memory; pausing", metadata: ["errno": "\(errno)"])
-                    loop.pauseListener(listener, retryAfter: Self.descriptorRetryDelay)
+                    watcher.pause(retryAfter: Self.descriptorRetryDelay)
                     return
                 default: return
                 }
@@ -106,7 +109,7 @@ final class ConnectionAcceptor: Sendable {
         let remaining = active.subtract(1, ordering: .sequentiallyConsistent).newValue
         if remaining == 0, shuttingDown.load(ordering: .sequentiallyConsistent) { resumeDrainWaiters() }
         if remaining < maxConnections, !shuttingDown.load(ordering: .sequentiallyConsistent) {
-            for loop in loops where loop.isListenerPaused { loop.resumeListener(listener) }
+            for watcher in listeners where watcher.isPaused { watcher.resume(acceptor: self) }
         }
     }
 
@@ -120,8 +123,8 @@ final class ConnectionAcceptor: Sendable {
     func shutdown(gracePeriod: Duration, drainIdleTimeout: Duration) async -> Int {
         shuttingDown.store(true, ordering: .sequentiallyConsistent)
         let now = MonotonicClock.now()
-        for loop in loops { loop.beginShutdown(listener, idleDeadline: now + drainIdleTimeout.nanoseconds) }
-        if let loop = loops.first { acceptConnections(from: listener, on: loop, emptyingBacklog: true) }
+        for watcher in listeners { watcher.beginShutdown(idleDeadline: now + drainIdleTimeout.nanoseconds) }
+        if let watcher = listeners.first { acceptConnections(on: watcher, emptyingBacklog: true) }
         listener.stopListening()
         let graceEnds = DispatchTime.now() + .nanoseconds(Int(clamping: gracePeriod.nanoseconds))
         let graceTimer = DispatchWorkItem { [weak self] in self?.resumeDrainWaiters() }
@@ -137,7 +140,7 @@ final class ConnectionAcceptor: Sendable {
         }
         let left = active.load(ordering: .sequentiallyConsistent)
         if left > 0 {
-            for loop in loops { loop.closeAllConnections() }
+            for watcher in listeners { watcher.loop.closeDrainingSockets() }
         }
         return left
     }

@@ -1,9 +1,11 @@
 import CryptoCore
 import Glibc
+import IOCore
 import Logging
 import Synchronization
 
-/// An HTTP/1.1 server (RFC 9112) on non-blocking sockets and one epoll loop thread per usable core.
+/// An HTTP/1.1 server (RFC 9112) on non-blocking sockets, served by the loops of an `EventLoopGroup`: its own,
+/// one loop per usable core, or one it is given and shares with the process's other sockets.
 ///
 /// ```swift
 /// let server = HTTPServer(configuration: .init(port: 0), responder: app, logger: logger)
@@ -15,11 +17,14 @@ public final class HTTPServer: Sendable {
     public let configuration: HTTPServerConfiguration
     private let responder: any HTTPResponder
     let logger: Logger
+    /// The loops given at `init`; nil: the server starts its own and stops them at `shutdown()`.
+    private let sharedGroup: EventLoopGroup?
     private let state = Mutex(State())
 
     private struct State {
         var acceptor: ConnectionAcceptor?
-        var threads: [LoopThread] = []
+        /// The group the server started itself.
+        var ownGroup: EventLoopGroup?
         var port = 0
         var finished = false
         var waiters: [CheckedContinuation<Void, Never>] = []
@@ -33,6 +38,16 @@ public final class HTTPServer: Sendable {
         self.configuration = configuration
         self.responder = responder
         self.logger = logger
+        sharedGroup = nil
+    }
+
+    /// A server on `group`'s loops (`configuration.loopCount` is then unused); the group outlives the server.
+    package init(configuration: HTTPServerConfiguration, responder: any HTTPResponder, logger: Logger,
+                 group: EventLoopGroup) {
+        self.configuration = configuration
+        self.responder = responder
+        self.logger = logger
+        sharedGroup = group
     }
 
     /// Binds, listens and starts the loop threads; returns at once. Calling it again does nothing.
@@ -46,8 +61,10 @@ public final class HTTPServer: Sendable {
                                            privateKeyPath: files.privateKeyPath)
             }
             let listener = try Listener(host: configuration.hostname, port: configuration.port)
-            let count = max(1, configuration.loopCount ?? CPUCount.usable)
-            let loops = try (0..<count).map { try EventLoop(index: $0) }
+            let group = try sharedGroup ?? EventLoopGroup(loopCount: configuration.loopCount ?? CPUCount.usable)
+            if sharedGroup == nil { state.ownGroup = group }
+            let loops = group.loops
+            let count = loops.count
             let softLimit = DescriptorLimit.raiseSoftLimit()
             let cap = DescriptorLimit.connectionCap(configured: configuration.limits.maxConnections,
                                                     softLimit: softLimit)
@@ -60,9 +77,7 @@ public final class HTTPServer: Sendable {
                                               logger: logger, accessLog: configuration.accessLog,
                                               errorHeaders: configuration.errorHeaders, tls: tls, loops: loops,
                                               listener: listener)
-            state.threads = loops.map { loop in
-                LoopThread { loop.run(listener: listener, acceptor: acceptor) }
-            }
+            for watcher in acceptor.listeners { watcher.start(acceptor: acceptor) }
             state.acceptor = acceptor
             state.port = listener.port
             logger.notice("HTTP server listening", metadata: [
@@ -117,18 +132,17 @@ public final class HTTPServer: Sendable {
                     "connections": "\(left)", "gracePeriod": "\(configuration.shutdownGracePeriod)",
                 ])
             }
-            for loop in acceptor.loops { loop.stop() }
         }
-        let (threads, waiters) = state.withLock { state in
+        let (ownGroup, waiters) = state.withLock { state in
             state.finished = true
             state.acceptor = nil
             defer {
-                state.threads = []
+                state.ownGroup = nil
                 state.waiters = []
             }
-            return (state.threads, state.waiters)
+            return (state.ownGroup, state.waiters)
         }
-        for thread in threads { thread.join() }
+        ownGroup?.shutdown()
         for waiter in waiters { waiter.resume() }
         logger.notice("HTTP server stopped")
     }

@@ -1,11 +1,13 @@
 import CLibPQ
+import CLinux
+import IOCore
 
 /// One libpq connection (`PGconn`), owned by this object and finished exactly once, used by one task at a time
-/// (the pool hands it out). Every operation is asynchronous: libpq in non-blocking mode, with the socket watched by
-/// the pool's `SocketPoller`, so a task waiting for PostgreSQL holds no thread.
+/// (the pool hands it out). Every operation is asynchronous: libpq in non-blocking mode, its socket watched by the
+/// event loop the connection was opened on (`EventLoop.waitOnce`), so a task waiting for PostgreSQL holds no thread.
 final class PGConnection: @unchecked Sendable {
     private let handle: OpaquePointer  // PGconn *
-    private let poller: SocketPoller
+    private let loop: EventLoop
     /// Set once the connection can no longer be used (the server went away, a wait timed out mid-protocol).
     private(set) var isBroken = false
     /// The statements prepared on this connection (`PQsendPrepare`), by text and parameter types: PostgreSQL parses
@@ -13,24 +15,24 @@ final class PGConnection: @unchecked Sendable {
     private var prepared: [PreparedKey: String] = [:]
     private var nextStatementNumber = 0
 
-    private init(takingOwnershipOf handle: OpaquePointer, poller: SocketPoller) {
+    private init(takingOwnershipOf handle: OpaquePointer, loop: EventLoop) {
         self.handle = handle
-        self.poller = poller
+        self.loop = loop
     }
 
     deinit {
         let fd = PQsocket(handle)
-        if fd >= 0 { poller.forget(fd) }
+        if fd >= 0 { loop.forgetOnce(fd) }
         PQfinish(handle)
     }
 
     /// Opens a connection to `url` without blocking: `PQconnectStart`, then `PQconnectPoll` whenever the socket
     /// is ready, as libpq's documentation describes (https://www.postgresql.org/docs/current/libpq-connect.html).
     /// - Throws: `PostgresError` (`.unavailable`) naming host and port, never the password.
-    static func connect(_ url: PostgresURL, poller: SocketPoller, timeout: Duration) async throws -> PGConnection {
+    static func connect(_ url: PostgresURL, loop: EventLoop, timeout: Duration) async throws -> PGConnection {
         guard let handle = PQconnectStart(url.uri) else { throw PostgresError.connection("libpq is out of memory") }
-        let connection = PGConnection(takingOwnershipOf: handle, poller: poller)
-        let deadline = MonotonicTime.after(timeout)
+        let connection = PGConnection(takingOwnershipOf: handle, loop: loop)
+        let deadline = MonotonicClock.deadline(after: timeout)
         var polling = PGRES_POLLING_WRITING
         while PQstatus(handle) != CONNECTION_BAD {
             switch polling {
@@ -40,8 +42,8 @@ final class PGConnection: @unchecked Sendable {
                 PQsetNoticeProcessor(handle, { _, _ in }, nil)
                 return connection
             case PGRES_POLLING_READING, PGRES_POLLING_WRITING:
-                let readiness = await poller.wait(for: PQsocket(handle), writable: polling == PGRES_POLLING_WRITING,
-                                                  deadline: deadline)
+                let readiness = await connection.waitForSocket(writable: polling == PGRES_POLLING_WRITING,
+                                                               deadline: deadline)
                 if readiness == .timedOut {
                     throw PostgresError.connection("cannot connect to \(url): no answer within \(timeout)")
                 }
@@ -69,7 +71,7 @@ final class PGConnection: @unchecked Sendable {
     ///   broke or `timeout` passed (the connection is then marked broken).
     func execute(_ statements: [SQL], timeout: Duration) async throws -> [PGResult] {
         guard !isBroken else { throw PostgresError.connection("the connection is closed") }
-        let deadline = MonotonicTime.after(timeout)
+        let deadline = MonotonicClock.deadline(after: timeout)
         let encoded = statements.map { $0.arguments.map(PostgresBinary.encode) }
         let keys = zip(statements, encoded).map { PreparedKey(sql: $0.text, types: $1.map(\.type)) }
         let pipelined = statements.count > 1 || keys.contains { prepared[$0] == nil }
@@ -180,11 +182,16 @@ final class PGConnection: @unchecked Sendable {
     }
 
     private func waitForSocket(writable: Bool, until deadline: UInt64) async throws {
-        switch await poller.wait(for: PQsocket(handle), writable: writable, deadline: deadline) {
+        switch await waitForSocket(writable: writable, deadline: deadline) {
         case .ready: return
         case .timedOut: throw PostgresError.connection("PostgreSQL did not answer in time")
-        case .closed: throw brokenConnection()
+        case .shutdown: throw brokenConnection()
         }
+    }
+
+    /// Parks until libpq's socket is readable (or, with `writable`, writable), or `deadline` passes.
+    private func waitForSocket(writable: Bool, deadline: UInt64) async -> EventLoop.Readiness {
+        await loop.waitOnce(for: PQsocket(handle), events: writable ? EPOLLOUT.rawValue : 0, deadline: deadline)
     }
 
     private func brokenConnection() -> PostgresError {

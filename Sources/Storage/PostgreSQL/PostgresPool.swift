@@ -1,3 +1,4 @@
+import IOCore
 import Synchronization
 
 /// Up to `size` connections to one PostgreSQL server, opened when first needed and replaced when they break.
@@ -11,7 +12,8 @@ public final class PostgresPool: Sendable {
     public let url: PostgresURL
     /// The most connections this pool keeps (`DATABASE_POOL_SIZE`).
     public let size: Int
-    private let poller: SocketPoller
+    /// The loops the connections wait on.
+    private let group: EventLoopGroup
     private let placeholders = PostgresPlaceholders()
     private let state = Mutex(State())
     private let roundTripCount = Atomic<Int>(0)
@@ -37,12 +39,19 @@ public final class PostgresPool: Sendable {
     /// How long opening one connection may take here (`connectTimeout` unless tests under a sanitizer stretch it).
     private let timeToConnect: Duration
 
-    /// A pool for `url`; connects nothing yet (`waitUntilAvailable` does, at start).
-    public init(url: PostgresURL, size: Int = defaultSize, connectTimeout: Duration = connectTimeout) throws {
+    /// A pool for `url`; connects nothing yet (`waitUntilAvailable` does, at start). Its connections wait on the
+    /// process's default event loop.
+    public convenience init(url: PostgresURL, size: Int = defaultSize, connectTimeout: Duration = connectTimeout) throws {
+        self.init(url: url, size: size, connectTimeout: connectTimeout, group: .shared)
+    }
+
+    /// A pool whose connections wait on `group`'s loops: each on the loop of the task that opened it.
+    package init(url: PostgresURL, size: Int = defaultSize, connectTimeout: Duration = connectTimeout,
+                 group: EventLoopGroup) {
         self.url = url
         self.size = max(size, 1)
         self.timeToConnect = connectTimeout
-        poller = try SocketPoller()
+        self.group = group
     }
 
     /// Runs `statements` in one round trip on one connection (several are pipelined in one implicit transaction)
@@ -98,7 +107,7 @@ public final class PostgresPool: Sendable {
     /// Opens a connection for a slot already counted in `open`; gives the slot back when it fails.
     private func open() async throws -> PGConnection {
         do {
-            return try await PGConnection.connect(url, poller: poller, timeout: timeToConnect)
+            return try await PGConnection.connect(url, loop: group.any(), timeout: timeToConnect)
         } catch {
             release(slot: ())
             throw error

@@ -1,3 +1,4 @@
+import IOCore
 import HTTPCore
 import Synchronization
 

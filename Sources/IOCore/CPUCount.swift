@@ -1,11 +1,11 @@
 import Glibc
 
-enum CPUCount {
+package enum CPUCount {
     private typealias GetAffinity = @convention(c) (pid_t, Int, UnsafeMutableRawPointer) -> Int32
 
     /// CPUs this process may run on, from `sched_getaffinity(2)` (so `taskset -c 0` gives 1), at least 1.
     /// Glibc's module hides the `_GNU_SOURCE` declaration, so the symbol is looked up at run time.
-    static var usable: Int {
+    package static var usable: Int {
         guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "sched_getaffinity") else { return 1 }
         let getAffinity = unsafeBitCast(symbol, to: GetAffinity.self)
         var mask = [UInt64](repeating: 0, count: 16)

@@ -9,10 +9,10 @@ import Glibc
 /// the write all happen on the thread that saw the socket become ready, with no hop to Swift's cooperative pool
 /// and back. Jobs queued from other threads (another subsystem's thread resuming its callers, a timer) wake the
 /// loop through its eventfd, once per sleep. Responders must not block: long work belongs on another thread, as
-/// the HTTP client's already does. After `stop()`, jobs run on Dispatch's global queue instead, so no
+/// SQLite's writer and the DNS resolver's thread do. After `stop()`, jobs run on Dispatch's global queue instead, so no
 /// task is left suspended forever.
 extension EventLoop: TaskExecutor {
-    func enqueue(_ job: consuming ExecutorJob) {
+    package func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         let (queued, wake) = state.withLock { state -> (Bool, Bool) in
             guard !state.stopped else { return (false, false) }
@@ -23,8 +23,7 @@ extension EventLoop: TaskExecutor {
         if !queued {
             runElsewhere([job])
         } else if wake {
-            var one: UInt64 = 1
-            _ = write(wakeFD, &one, 8)
+            wakeUp()
         }
     }
 

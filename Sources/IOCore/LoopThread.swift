@@ -1,7 +1,7 @@
 import Glibc
 
 /// A POSIX thread running one closure, joined exactly once; keeps `epoll_wait` off the cooperative pool.
-final class LoopThread: @unchecked Sendable {
+package final class LoopThread: @unchecked Sendable {
     private var thread = pthread_t()
     private var joined = false
 
@@ -11,7 +11,7 @@ final class LoopThread: @unchecked Sendable {
     }
 
     /// Immutable after `init` except `joined`, which only `join()` touches, from the thread that stops the server.
-    init(_ run: @escaping @Sendable () -> Void) {
+    package init(_ run: @escaping @Sendable () -> Void) {
         let body = Unmanaged.passRetained(Body(run)).toOpaque()
         let status = pthread_create(&thread, nil, { argument in
             guard let argument else { return nil }
@@ -22,7 +22,7 @@ final class LoopThread: @unchecked Sendable {
         precondition(status == 0, "pthread_create failed: \(status)")
     }
 
-    func join() {
+    package func join() {
         guard !joined else { return }
         joined = true
         pthread_join(thread, nil)

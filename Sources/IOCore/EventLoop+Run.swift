@@ -1,0 +1,146 @@
+import CLinux
+import Glibc
+
+extension EventLoop {
+    /// Runs the loop on the calling thread until `stop()`: waits on epoll, resumes the tasks whose sockets became
+    /// ready, calls the handlers of watched descriptors, runs the jobs of tasks that prefer this loop, then the
+    /// tasks added with `EventLoopIteration.runAtEnd`, and every `sweepInterval` (or sooner, for a timer) resumes
+    /// the waits whose deadline has passed.
+    package func run() {
+        let endTasks = IterationEndTasks()
+        endTasks.attachToThread()
+        CurrentLoop.set(self)
+        defer {
+            endTasks.run()
+            endTasks.detachFromThread()
+            CurrentLoop.set(nil)
+        }
+        var events = [epoll_event](repeating: epoll_event(), count: 512)
+        var ready: [UnsafeContinuation<Readiness, Never>] = []
+        ready.reserveCapacity(512)
+        var handled: [(@Sendable (UInt32) -> Void, UInt32)] = []
+        var nextSweep = MonotonicClock.now() + Self.sweepInterval
+        var jobs: [UnownedJob] = []
+        while true {
+            let timeout: Int32 = state.withLock { state in
+                guard state.jobs.isEmpty, endTasks.isEmpty else { return 0 }
+                state.sleeping = true
+                let until = min(nextSweep, state.timers.earliest ?? .max)
+                let now = MonotonicClock.now()
+                return until <= now ? 0 : Int32(clamping: (until - now + 999_999) / 1_000_000)
+            }
+            let count = events.withUnsafeMutableBufferPointer {
+                epoll_wait(epfd, $0.baseAddress, Int32($0.count), timeout)
+            }
+            var wake = false
+            state.withLock { state in
+                state.sleeping = false
+                for i in 0..<max(Int(count), 0) {
+                    let fd = events[i].data.fd
+                    let bits = events[i].events
+                    if fd == wakeFD {
+                        wake = true
+                    } else if let handler = state.handlers[fd] {
+                        handled.append((handler, bits))
+                    } else if let waiter = state.waiters[fd], waiter.events & bits != 0 {
+                        state.waiters[fd] = nil
+                        if let pending = state.pending[fd] {
+                            state.pending[fd] = pending | (bits & (~waiter.events | Self.always))
+                        }
+                        ready.append(waiter.continuation)
+                    } else if let pending = state.pending[fd] {
+                        state.pending[fd] = pending | bits
+                    }
+                }
+            }
+            for continuation in ready { continuation.resume(returning: .ready) }
+            ready.removeAll(keepingCapacity: true)
+            for (handler, bits) in handled { handler(bits) }
+            handled.removeAll(keepingCapacity: true)
+            if wake {
+                var value: UInt64 = 0
+                _ = read(wakeFD, &value, 8)
+                if state.withLock({ $0.stopped }) {
+                    handOffJobs()
+                    return
+                }
+            }
+            runJobs(&jobs)
+            endTasks.run()
+            let now = MonotonicClock.now()
+            runDueTimers(now: now)
+            if now >= nextSweep {
+                nextSweep = now + Self.sweepInterval
+                sweep(now: now)
+            }
+        }
+    }
+
+    /// Resumes every waiter whose deadline has passed, then calls the tick handlers.
+    private func sweep(now: UInt64) {
+        let (expired, ticks) = state.withLock { state -> ([Waiter], [@Sendable (UInt64) -> Void]) in
+            var expired: [Waiter] = []
+            for (fd, waiter) in state.waiters where waiter.deadline <= now {
+                expired.append(waiter)
+                state.waiters[fd] = nil
+            }
+            return (expired, Array(state.tickHandlers.values))
+        }
+        for waiter in expired { waiter.continuation.resume(returning: .timedOut) }
+        for tick in ticks { tick(now) }
+    }
+
+    /// Calls `handler` on the loop thread whenever `fd` is ready for `events` (level-triggered unless `events`
+    /// says otherwise), in place of resuming a task: for a listening socket. `unwatch` ends it.
+    /// - Returns: false when epoll refused the descriptor.
+    package func watch(_ fd: Int32, events: UInt32, handler: @escaping @Sendable (UInt32) -> Void) -> Bool {
+        state.withLock { $0.handlers[fd] = handler }
+        var event = epoll_event(events: events, data: epoll_data_t(fd: fd))
+        guard epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &event) == 0 else {
+            state.withLock { $0.handlers[fd] = nil }
+            return false
+        }
+        return true
+    }
+
+    /// Stops calling the handler `watch` set for `fd`.
+    package func unwatch(_ fd: Int32) {
+        state.withLock { state in
+            guard state.handlers.removeValue(forKey: fd) != nil else { return }
+            epoll_ctl(epfd, EPOLL_CTL_DEL, fd, nil)
+        }
+    }
+
+    /// Calls `handler` on the loop thread at every sweep (about every `sweepInterval`) until removed with the same
+    /// `key`.
+    package func onTick(key: ObjectIdentifier, _ handler: (@Sendable (UInt64) -> Void)?) {
+        state.withLock { $0.tickHandlers[key] = handler }
+    }
+
+    /// Gives idle server connections (`wait(idle: true)` on a descriptor registered with `drains`) until
+    /// `idleDeadline` (monotonic ns) for a request already on its way; later idle waits end no later either.
+    package func beginDraining(idleDeadline: UInt64) {
+        state.withLock { state in
+            state.drainIdleDeadline = idleDeadline
+            for (fd, waiter) in state.waiters where waiter.idle && waiter.deadline > idleDeadline {
+                state.waiters[fd]?.deadline = idleDeadline
+            }
+        }
+    }
+
+    /// The grace period is over: shuts every draining socket down (the peer sees the end, a responder still running
+    /// finds its write failing) and ends every wait on one, and every later one, with `.shutdown`. Each descriptor
+    /// is still closed by its owner, under the lock `deregister` takes first, so none is reused meanwhile.
+    package func closeDrainingSockets() {
+        let waiting: [Waiter] = state.withLock { state in
+            state.closingDraining = true
+            var waiting: [Waiter] = []
+            for fd in state.draining {
+                shutdown(fd, Int32(SHUT_RDWR))
+                if let waiter = state.waiters.removeValue(forKey: fd) { waiting.append(waiter) }
+            }
+            return waiting
+        }
+        for waiter in waiting { waiter.continuation.resume(returning: .shutdown) }
+    }
+}

@@ -1,0 +1,123 @@
+import CLinux
+import Glibc
+import Synchronization
+import Testing
+@testable import IOCore
+
+/// The loop with real descriptors (socketpairs) and real threads.
+struct EventLoopTests {
+    func socketPair() throws -> (Int32, Int32) {
+        var fds: [Int32] = [0, 0]
+        let status = socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0, &fds)
+        try #require(status == 0)
+        return (fds[0], fds[1])
+    }
+
+    @Test func registeredWaitWakesOnData() async throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let loop = group.next()
+        let (a, b) = try socketPair()
+        defer { close(a); close(b) }
+        #expect(loop.register(a))
+        defer { loop.deregister(a) }
+        Task {
+            try await Task.sleep(for: .milliseconds(20))
+            var byte: UInt8 = 1
+            _ = write(b, &byte, 1)
+        }
+        let readiness = await loop.wait(for: a, events: EPOLLIN.rawValue,
+                                         deadline: MonotonicClock.deadline(after: .seconds(10)))
+        #expect(readiness == .ready)
+    }
+
+    @Test func waitTimesOutAtItsDeadline() async throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let loop = group.next()
+        let (a, b) = try socketPair()
+        defer { close(a); close(b) }
+        #expect(loop.register(a))
+        defer { loop.deregister(a) }
+        let started = MonotonicClock.now()
+        let readiness = await loop.wait(for: a, events: EPOLLIN.rawValue,
+                                         deadline: MonotonicClock.deadline(after: .milliseconds(50)))
+        #expect(readiness == .timedOut)
+        #expect(MonotonicClock.now() - started >= 50_000_000)
+    }
+
+    @Test func oneShotWaitSeesBytesLeftUnread() async throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let loop = group.next()
+        let (a, b) = try socketPair()
+        defer { close(a); close(b) }
+        var bytes: [UInt8] = [1, 2]
+        _ = write(b, &bytes, 2)
+        let deadline = MonotonicClock.deadline(after: .seconds(10))
+        // Level-triggered: the same unread bytes wake every wait, as libpq needs.
+        #expect(await loop.waitOnce(for: a, events: 0, deadline: deadline) == .ready)
+        #expect(await loop.waitOnce(for: a, events: 0, deadline: deadline) == .ready)
+        loop.forgetOnce(a)
+    }
+
+    @Test func forgettingEndsAOneShotWait() async throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let loop = group.next()
+        let (a, b) = try socketPair()
+        defer { close(a); close(b) }
+        let waiting = Task { await loop.waitOnce(for: a, events: 0, deadline: MonotonicClock.deadline(after: .seconds(30))) }
+        try await Task.sleep(for: .milliseconds(20))
+        loop.forgetOnce(a)
+        #expect(await waiting.value == .shutdown)
+    }
+
+    @Test func timersFireInDeadlineOrderAndCancelledOnesNever() async throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let loop = group.next()
+        let fired = Mutex<[Int]>([])
+        let now = MonotonicClock.now()
+        loop.schedule(at: now + 30_000_000) { fired.withLock { $0.append(3) } }
+        loop.schedule(at: now + 10_000_000) { fired.withLock { $0.append(1) } }
+        let cancelled = loop.schedule(at: now + 20_000_000) { fired.withLock { $0.append(2) } }
+        loop.cancel(cancelled)
+        await loop.sleep(until: now + 60_000_000)
+        #expect(MonotonicClock.now() >= now + 60_000_000)
+        #expect(fired.withLock { $0 } == [1, 3])
+    }
+
+    @Test func anyPrefersTheCallingLoop() async throws {
+        let group = try EventLoopGroup(loopCount: 2)
+        defer { group.shutdown() }
+        #expect(EventLoop.current == nil)
+        for loop in group.loops {
+            let same = await Task(executorPreference: loop) { () -> Bool in
+                loop.inEventLoop && group.any() === loop
+            }.value
+            #expect(same)
+        }
+    }
+
+    @Test func timerQueueKeepsOrderUnderManyEntries() {
+        var queue = TimerQueue()
+        let deadlines: [UInt64] = (0..<200).map { UInt64(($0 * 7919) % 200) }
+        var ids: [EventLoop.TimerID] = []
+        for deadline in deadlines { ids.append(queue.add(deadline: deadline) {}) }
+        for id in ids.prefix(50) { queue.cancel(id) }
+        #expect(queue.count == 150)
+        #expect(queue.takeDue(now: 99).count == deadlines.dropFirst(50).filter { $0 <= 99 }.count)
+        #expect(queue.takeDue(now: .max).count == deadlines.dropFirst(50).filter { $0 > 99 }.count)
+        #expect(queue.earliest == nil)
+    }
+
+    @Test func blockingWorkRunsOffTheLoops() async throws {
+        let worker = BlockingWorker()
+        defer { worker.stop() }
+        let onLoop = try await worker.run { EventLoop.current != nil }
+        #expect(!onLoop)
+        let sum = try await worker.run { (1...10).reduce(0, +) }
+        #expect(sum == 55)
+    }
+}
