@@ -30,7 +30,7 @@ let package = Package(
         ]),
         .target(name: "JOSE", dependencies: ["CryptoCore"]),
         .target(name: "AppleID", dependencies: [
-            "JOSE", "HTTPCore", "CryptoCore",
+            "JOSE", "HTTPCore", "IOCore", "CryptoCore",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "Storage", dependencies: [

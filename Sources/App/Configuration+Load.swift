@@ -78,6 +78,20 @@ extension Configuration {
         metricsToken = try Self.metricsToken(env)
         resourcesPath = env.get("RESOURCES_PATH") ?? resourcesPath
         extraCAFile = env.get("SIWA_EXTRA_CA_FILE")
+        appleMaxConnections = try Self.integer(env, "APPLE_MAX_CONNECTIONS", in: 1...10_000) ?? appleMaxConnections
+        if let text = env.get("APPLE_TIMEOUT") {
+            guard let seconds = Double(text), seconds > 0, seconds <= Self.maxAppleTimeoutSeconds else {
+                throw ConfigurationError.malformed(name: "APPLE_TIMEOUT",
+                                                  expected: "seconds, more than 0 and at most \(Int(Self.maxAppleTimeoutSeconds))")
+            }
+            appleTimeout = .milliseconds(Int((seconds * 1000).rounded()))
+        }
+    }
+
+    /// The client every call to Apple goes through: `APPLE_MAX_CONNECTIONS`, `APPLE_TIMEOUT`, and the extra CA.
+    package var appleClientConfiguration: HTTPClient.Configuration {
+        HTTPClient.Configuration(timeout: appleTimeout, connectTimeout: min(appleTimeout, .seconds(5)),
+                                 maxConnectionsPerOrigin: appleMaxConnections, extraCAFile: extraCAFile)
     }
 
     private static func integer(_ env: Environment, _ name: String, in range: ClosedRange<Int>) throws -> Int? {

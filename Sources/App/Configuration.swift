@@ -61,6 +61,13 @@ public struct Configuration: Sendable {
     public var resourcesPath = "Resources"
     /// A CA file trusted for outgoing HTTPS in addition to the system store (tests).
     public var extraCAFile: String?
+    /// `APPLE_MAX_CONNECTIONS`: the most connections to Apple this process holds; requests beyond wait in order.
+    public var appleMaxConnections = HTTPClient.Configuration.defaultMaxConnectionsPerOrigin
+    /// `APPLE_TIMEOUT`: how long one call to Apple may take in all, waiting for a connection included.
+    public var appleTimeout: Duration = Configuration.defaultAppleTimeout
+    public static let defaultAppleTimeout: Duration = .seconds(10)
+    /// The largest `APPLE_TIMEOUT` accepted, in seconds.
+    public static let maxAppleTimeoutSeconds = 300.0
 
     public static let appleProductionURL = "https://appleid.apple.com"
     /// The `iss` of every Apple identity token, whatever `APPLE_BASE_URL` says.

@@ -1,6 +1,7 @@
 import AppleID
 import Foundation
 import HTTPCore
+import IOCore
 import Logging
 import Storage
 import Web
@@ -17,6 +18,8 @@ public final class SiwaServer: Sendable {
     let services: Services
     let application: Application
     let server: HTTPServer
+    /// The loops that every socket of this server waits on: HTTP, PostgreSQL and Apple.
+    let loops: EventLoopGroup
     let housekeeping: Task<Void, Never>
 
     /// Opens and migrates the database, seeds Apple's keys from the last good copy, and registers the routes.
@@ -27,8 +30,10 @@ public final class SiwaServer: Sendable {
     public init(configuration: Configuration, logger: Logger = Logger(label: "siwa"),
                 clock: @escaping @Sendable () -> Date = Date.init) async throws {
         self.configuration = configuration
-        let database = try await AppMigrations.openAndMigrate(configuration, logger: logger)
-        let http = HTTPClient(configuration: HTTPClient.Configuration(extraCAFile: configuration.extraCAFile))
+        let loops = try EventLoopGroup()
+        self.loops = loops
+        let database = try await AppMigrations.openAndMigrate(configuration, logger: logger, group: loops)
+        let http = HTTPClient(configuration: configuration.appleClientConfiguration, group: loops)
         let appleKeys = AppleKeySet.apple(configuration: configuration, database: database, client: http, logger: logger,
                                           clock: clock)
         services = Services(configuration: configuration, database: database, appleKeys: appleKeys, http: http, logger: logger,
@@ -46,7 +51,7 @@ public final class SiwaServer: Sendable {
         serverConfiguration.shutdownGracePeriod = .seconds(configuration.shutdownGracePeriodSeconds)
         serverConfiguration.errorHeaders = SecurityHeadersMiddleware.Configuration().headers(secure: configuration.tls != nil)
         serverConfiguration.tls = configuration.tls
-        server = HTTPServer(configuration: serverConfiguration, responder: application, logger: logger)
+        server = HTTPServer(configuration: serverConfiguration, responder: application, logger: logger, group: loops)
         services.metrics.attach(server)
         housekeeping = Task { [services] in await Housekeeping(services: services).run() }
     }
@@ -66,6 +71,7 @@ public final class SiwaServer: Sendable {
         services.readiness.beginDraining()
         housekeeping.cancel()
         await server.shutdown()
+        loops.shutdown()
     }
 
     /// `siwa serve`: logs what is off, serves until SIGINT or SIGTERM, then exits cleanly.

@@ -22,6 +22,10 @@ package final class AppleAuthCallCounters: Sendable {
         case otherAppleError = "apple_error"
         /// Apple answered 5xx.
         case serverError = "server_error"
+        /// Apple answered 429 Too Many Requests.
+        case throttled
+        /// The call did not finish within `APPLE_TIMEOUT`.
+        case timeout
         /// The request could not be sent or the answer not read (DNS, connect, TLS, timeout).
         case networkError = "network_error"
         /// Apple answered something that is not its documented shape.
@@ -29,15 +33,35 @@ package final class AppleAuthCallCounters: Sendable {
 
         /// The outcome for Apple's error `code`; codes outside RFC 6749 §5.2 count as `apple_error`.
         init(appleErrorCode code: String) {
-            self = Outcome(rawValue: code).flatMap { [.ok, .otherAppleError, .serverError, .networkError,
-                                                      .malformedResponse].contains($0) ? nil : $0 }
+            self = Outcome(rawValue: code).flatMap { [.ok, .otherAppleError, .serverError, .throttled, .timeout,
+                                                      .networkError, .malformedResponse].contains($0) ? nil : $0 }
                 ?? .otherAppleError
         }
     }
 
     private let counts = Mutex<[Endpoint: [Outcome: Int]]>([:])
+    private let durations = Mutex<[Endpoint: (buckets: [Int], sumNanoseconds: Int)]>([:])
+
+    /// Upper bounds of the duration buckets, in seconds: a round trip across the world to `APPLE_TIMEOUT`.
+    package static let durationBounds: [Double] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 
     package init() {}
+
+    /// Calls to `endpoint` per duration bucket (the last is +Inf) and their total time in nanoseconds.
+    package func durations(of endpoint: Endpoint) -> (buckets: [Int], sumNanoseconds: Int) {
+        durations.withLock { $0[endpoint] } ?? ([Int](repeating: 0, count: Self.durationBounds.count + 1), 0)
+    }
+
+    func recordDuration(_ endpoint: Endpoint, nanoseconds: Int) {
+        let seconds = Double(nanoseconds) / 1e9
+        let bucket = Self.durationBounds.firstIndex { seconds <= $0 } ?? Self.durationBounds.count
+        durations.withLock { durations in
+            var entry = durations[endpoint] ?? ([Int](repeating: 0, count: Self.durationBounds.count + 1), 0)
+            entry.buckets[bucket] += 1
+            entry.sumNanoseconds += nanoseconds
+            durations[endpoint] = entry
+        }
+    }
 
     /// Calls to `endpoint` that ended with `outcome`.
     package subscript(endpoint: Endpoint, outcome: Outcome) -> Int {

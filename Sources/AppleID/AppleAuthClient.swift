@@ -1,5 +1,6 @@
 import Foundation
 import HTTPCore
+import IOCore
 import JOSE
 import Logging
 
@@ -9,7 +10,7 @@ import Logging
 public struct AppleAuthClient: Sendable {
     public let baseURL: String
     let clientSecret: ClientSecret
-    let http: HTTPClient
+    package let http: HTTPClient
     /// Calls so far, by endpoint and outcome.
     package let calls = AppleAuthCallCounters()
 
@@ -65,6 +66,8 @@ public struct AppleAuthClient: Sendable {
         -> HTTPClientResponse
     {
         let path = "/auth/\(endpoint.rawValue)"
+        let started = MonotonicClock.now()
+        defer { calls.recordDuration(endpoint, nanoseconds: Int(clamping: MonotonicClock.now() - started)) }
         let response: HTTPClientResponse
         do {
             response = try await http.send(HTTPClientRequest(
@@ -73,10 +76,17 @@ public struct AppleAuthClient: Sendable {
                 body: Array(FormEncoding.encode(form).utf8)
             ))
         } catch {
-            calls.record(endpoint, .networkError)
+            let kind = (error as? HTTPClientError)?.kind
+            let timedOut = kind == .readTimeout || kind == .poolTimeout || kind == .connectTimeout
+            calls.record(endpoint, timedOut ? .timeout : .networkError)
             throw AppleAuthError(.unreachable, detail: "\(path): \(error)")
         }
         if response.status.code == 200 { return response }
+        let retryAfter = response.headers["Retry-After"].flatMap(Self.retryAfterSeconds)
+        if response.status.code == 429 {
+            calls.record(endpoint, .throttled)
+            throw AppleAuthError(.throttled, detail: "\(path) answered 429", retryAfterSeconds: retryAfter)
+        }
         let code = (try? JSONValue(parsing: response.body))?["error"]?.stringValue
         if let code, response.status.code < 500 {
             calls.record(endpoint, .init(appleErrorCode: code))
@@ -84,7 +94,8 @@ public struct AppleAuthClient: Sendable {
         }
         if response.status.code >= 500 {
             calls.record(endpoint, .serverError)
-            throw AppleAuthError(.unreachable, detail: "\(path) answered \(response.status.code)")
+            throw AppleAuthError(.unreachable, detail: "\(path) answered \(response.status.code)",
+                                 retryAfterSeconds: retryAfter)
         }
         calls.record(endpoint, .malformedResponse)
         throw AppleAuthError(.malformedResponse, detail: "\(path) answered \(response.status.code) without an error code")
@@ -104,6 +115,22 @@ public struct AppleAuthClient: Sendable {
             expiresIn: Int(json["expires_in"]?.numberValue ?? 0), refreshToken: json["refresh_token"]?.stringValue,
             idToken: idToken
         )
+    }
+}
+
+extension AppleAuthClient {
+    /// The longest wait taken from a `Retry-After`: a longer one is capped, not obeyed blindly.
+    public static let maxRetryAfterSeconds = 3600
+
+    /// `Retry-After` as seconds from now (RFC 9110 §10.2.3): delay-seconds, or an HTTP-date; capped at
+    /// `maxRetryAfterSeconds`, nil when it is neither.
+    static func retryAfterSeconds(_ value: String) -> Int? {
+        let text = value.trimmingCharacters(in: .whitespaces)
+        if !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
+            return min(Int(text.prefix(9)) ?? maxRetryAfterSeconds, maxRetryAfterSeconds)
+        }
+        guard let date = HTTPDate.parse(text) else { return nil }
+        return min(max(0, date - Int(Date().timeIntervalSince1970)), maxRetryAfterSeconds)
     }
 }
 

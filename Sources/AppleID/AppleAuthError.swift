@@ -7,6 +7,8 @@ public struct AppleAuthError: Error, Equatable, Sendable, CustomStringConvertibl
         case apple(String)
         /// Apple could not be reached, timed out, or answered 5xx.
         case unreachable
+        /// Apple answered 429 Too Many Requests.
+        case throttled
         /// Apple answered something that is not its documented shape.
         case malformedResponse
         /// The `id_token` Apple returned failed verification or does not match (sub, at_hash, c_hash).
@@ -16,10 +18,13 @@ public struct AppleAuthError: Error, Equatable, Sendable, CustomStringConvertibl
     public var kind: Kind
     /// Log detail; never a token, code or secret.
     public var detail: String
+    /// Seconds Apple asked the caller to wait (its `Retry-After`, RFC 9110 §10.2.3), when it sent one.
+    public var retryAfterSeconds: Int?
 
-    public init(_ kind: Kind, detail: String = "") {
+    public init(_ kind: Kind, detail: String = "", retryAfterSeconds: Int? = nil) {
         self.kind = kind
         self.detail = detail
+        self.retryAfterSeconds = retryAfterSeconds
     }
 
     public static func == (lhs: AppleAuthError, rhs: AppleAuthError) -> Bool { lhs.kind == rhs.kind }
@@ -35,16 +40,26 @@ public struct AppleAuthError: Error, Equatable, Sendable, CustomStringConvertibl
         case .apple("unauthorized_client"): "unauthorized_client: the client id is not allowed to use this grant"
         case .apple("unsupported_grant_type"): "unsupported_grant_type: Apple does not accept this grant_type"
         case .apple(let code): "Apple answered \(code.prefix(40))"
-        case .unreachable: "Apple is unreachable (network, DNS, TLS or a 5xx answer)"
+        case .unreachable: "Apple is unreachable (network, DNS, TLS, a timeout or a 5xx answer)"
+        case .throttled: "Apple is throttling this server (429 Too Many Requests)"
         case .malformedResponse: "Apple's answer was not understood"
         case .tokenMismatch: "the id_token from Apple does not belong to this sign-in"
         }
     }
 
-    /// The answer a client gets: 503 when Apple is unreachable, 401 for client or token problems, 400 otherwise.
+    /// Whether the call may succeed later unchanged: Apple was unreachable, slow, throttling or failing.
+    public var isTransient: Bool {
+        switch kind {
+        case .unreachable, .throttled, .malformedResponse: true
+        case .apple, .tokenMismatch: false
+        }
+    }
+
+    /// The answer a client gets: 503 when Apple cannot serve the call now, 401 for client or token problems,
+    /// 400 otherwise.
     public var status: HTTPStatus {
         switch kind {
-        case .unreachable, .malformedResponse: .serviceUnavailable
+        case .unreachable, .throttled, .malformedResponse: .serviceUnavailable
         case .apple("invalid_client"), .apple("unauthorized_client"), .tokenMismatch: .unauthorized
         case .apple: .badRequest
         }
@@ -53,7 +68,7 @@ public struct AppleAuthError: Error, Equatable, Sendable, CustomStringConvertibl
     /// What a client may be told.
     public var clientMessage: String {
         switch kind {
-        case .unreachable, .malformedResponse: "Apple's token service is unavailable; try again later"
+        case .unreachable, .throttled, .malformedResponse: "Apple's token service is unavailable; try again later"
         case .apple("invalid_grant"): "The authorization code is invalid, expired or already used"
         case .apple("invalid_client"), .apple("unauthorized_client"): "Apple refused this server's credentials"
         case .apple: "Apple refused the authorization code"

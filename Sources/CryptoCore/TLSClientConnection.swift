@@ -7,7 +7,7 @@ import Glibc
 /// (DNS name or IP address, RFC 6125 §6); SNI is sent for DNS names only (RFC 6066 §3).
 /// Use from one thread at a time.
 package final class TLSClientConnection {
-    private let ssl: OpaquePointer  // SSL *
+    let ssl: OpaquePointer  // SSL *
 
     /// The outcome of one non-blocking step.
     package enum Progress: Sendable, Equatable {

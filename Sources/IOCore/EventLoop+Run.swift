@@ -61,6 +61,7 @@ extension EventLoop {
                 var value: UInt64 = 0
                 _ = read(wakeFD, &value, 8)
                 if state.withLock({ $0.stopped }) {
+                    endEveryWait()
                     handOffJobs()
                     return
                 }
@@ -74,6 +75,17 @@ extension EventLoop {
                 sweep(now: now)
             }
         }
+    }
+
+    /// The loop is stopping: every parked task is resumed with `.shutdown` and every timer fires now, so nothing
+    /// waits for a loop that will not run again.
+    private func endEveryWait() {
+        let (waiters, timers) = state.withLock { state in
+            defer { state.waiters = [:] }
+            return (Array(state.waiters.values), state.timers.takeDue(now: .max))
+        }
+        for waiter in waiters { waiter.continuation.resume(returning: .shutdown) }
+        for timer in timers { timer() }
     }
 
     /// Resumes every waiter whose deadline has passed, then calls the tick handlers.

@@ -9,12 +9,17 @@ extension EventLoop {
     }
 
     /// Calls `action` on the loop thread once `deadline` (monotonic ns) has passed, unless cancelled first.
-    /// `action` must not block.
+    /// `action` must not block. On a stopped loop it runs at once, on the calling thread: nothing else would.
     @discardableResult
     package func schedule(at deadline: UInt64, _ action: @escaping @Sendable () -> Void) -> TimerID {
-        let (id, wake) = state.withLock { state -> (TimerID, Bool) in
+        let (id, wake) = state.withLock { state -> (TimerID?, Bool) in
+            guard !state.stopped else { return (nil, false) }
             let id = state.timers.add(deadline: deadline, action)
             return (id, state.sleeping && state.timers.earliest == deadline)
+        }
+        guard let id else {
+            action()
+            return TimerID(value: 0)
         }
         if wake { wakeUp() }
         return id

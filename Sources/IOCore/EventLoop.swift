@@ -121,7 +121,7 @@ package final class EventLoop: Sendable {
     package func wait(for fd: Int32, events: UInt32, deadline: UInt64, idle: Bool = false) async -> Readiness {
         await withUnsafeContinuation { continuation in
             let (immediate, watchWrites): (Readiness?, Bool) = state.withLock { state in
-                if state.closingDraining, state.draining.contains(fd) { return (.shutdown, false) }
+                if state.stopped || state.closingDraining && state.draining.contains(fd) { return (.shutdown, false) }
                 let deadline = idle ? min(deadline, state.drainIdleDeadline) : deadline
                 let wanted = events | Self.always
                 let ending = events & EPOLLIN.rawValue != 0 ? wanted : wanted & ~EPOLLRDHUP.rawValue

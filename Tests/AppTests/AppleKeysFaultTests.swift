@@ -81,7 +81,7 @@ struct AppleKeysFaultTests {
             clock.advance(by: 11)
             let started = Date()
             // The test's own client must outwait the server's (both read timeouts are 10 s by default).
-            let patient = HTTPClient(configuration: HTTPClient.Configuration(readTimeout: .seconds(60)))
+            let patient = HTTPClient(configuration: HTTPClient.Configuration(timeout: .seconds(60)))
             let token = try app.identityToken(subject: "001.slow", issuedAt: clock.now)
             let slow = Task {
                 try await patient.send(HTTPClientRequest(method: .POST, url: app.baseURL + "/api/users/siwa",

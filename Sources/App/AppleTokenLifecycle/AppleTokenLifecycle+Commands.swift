@@ -34,7 +34,7 @@ extension AppleTokenLifecycle {
         var logger = Logger(label: "siwa.apple")
         logger.logLevel = configuration.logLevel
         let database = try await AppMigrations.openAndMigrate(configuration, logger: logger)
-        let http = HTTPClient(configuration: HTTPClient.Configuration(extraCAFile: configuration.extraCAFile))
+        let http = HTTPClient(configuration: configuration.appleClientConfiguration)
         let keys = AppleKeySet.apple(configuration: configuration, database: database, client: http, logger: logger,
                                      clock: Date.init)
         let lifecycle = AppleTokenLifecycle(

@@ -1,3 +1,4 @@
+import IOCore
 import Logging
 import Storage
 
@@ -44,7 +45,8 @@ package enum AppMigrations {
     /// `postgresStartupTimeout` for it to answer; the SQLite file otherwise, committing the writes of each event-loop
     /// iteration at its end.
     /// - Throws: `PostgresError` naming host and port when PostgreSQL did not answer in time.
-    package static func openAndMigrate(_ configuration: Configuration, logger: Logger) async throws -> any DatabaseClient {
+    package static func openAndMigrate(_ configuration: Configuration, logger: Logger,
+                                       group: EventLoopGroup = .shared) async throws -> any DatabaseClient {
         guard let url = configuration.databaseURL else {
             return try await openAndMigrate(
                 path: configuration.databasePath,
@@ -53,7 +55,7 @@ package enum AppMigrations {
                     busyTimeoutMilliseconds: configuration.databaseBusyTimeoutMilliseconds,
                     cacheSizeKiB: configuration.databaseCacheKiB, roundExecutor: EventLoopRounds()))
         }
-        let pool = try PostgresPool(url: url, size: configuration.databasePoolSize)
+        let pool = PostgresPool(url: url, size: configuration.databasePoolSize, group: group)
         do {
             try await pool.waitUntilAvailable(timeout: postgresStartupTimeout)
         } catch let error as PostgresError {

@@ -40,7 +40,7 @@ package struct Doctor: Sendable {
     init(environment: OperatorEnvironment) {
         self.environment = environment
         configuration = environment.configuration
-        http = HTTPClient(configuration: HTTPClient.Configuration(extraCAFile: environment.configuration.extraCAFile))
+        http = HTTPClient(configuration: environment.configuration.appleClientConfiguration)
     }
 
     /// Runs every check, handing each finding to `emit` as it is made.

@@ -53,7 +53,7 @@ package struct UserSupport: Sendable {
         guard try confirm(record) else { throw OperatorError("not deleted: user \(id) is unchanged") }
         var logger = Logger(label: "siwa.users")
         logger.logLevel = max(environment.configuration.logLevel, .warning)
-        let http = HTTPClient(configuration: HTTPClient.Configuration(extraCAFile: environment.configuration.extraCAFile))
+        let http = HTTPClient(configuration: environment.configuration.appleClientConfiguration)
         let services = Services(
             configuration: environment.configuration, database: pool,
             appleKeys: AppleKeySet.apple(configuration: environment.configuration, database: pool, client: http,

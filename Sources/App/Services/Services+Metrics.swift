@@ -1,4 +1,5 @@
 import AppleID
+import HTTPCore
 import Storage
 import Web
 
@@ -39,6 +40,7 @@ extension Services {
                 }
             }
         }
+        if let client = lifecycle.client { appleClient(client, into: &page) }
 
         if let sqlite = database as? DatabasePool { sqliteWriter(sqlite, into: &page) }
         if let postgres = database as? PostgresPool {
@@ -47,6 +49,28 @@ extension Services {
             page.sample("siwa_postgres_round_trips_total", [], postgres.roundTrips)
         }
         return page.text
+    }
+
+    /// How long calls to Apple's token endpoints take, and the pooled connections to Apple.
+    private func appleClient(_ client: AppleAuthClient, into page: inout MetricsText) {
+        page.family("siwa_apple_request_duration_seconds", .histogram,
+                    help: "Duration of calls to Apple's /auth/token and /auth/revoke, waiting for a connection included.")
+        for endpoint in AppleAuthCallCounters.Endpoint.allCases {
+            let (buckets, sum) = client.calls.durations(of: endpoint)
+            page.histogram("siwa_apple_request_duration_seconds", [("endpoint", endpoint.rawValue)],
+                           bounds: AppleAuthCallCounters.durationBounds, bucketCounts: buckets,
+                           sum: Double(sum) / 1e9)
+        }
+        let pool = client.http.statistics
+        page.family("siwa_apple_connections", .gauge, help: "Connections to Apple now, by state (at most APPLE_MAX_CONNECTIONS).")
+        page.sample("siwa_apple_connections", [("state", "open")], pool.open)
+        page.sample("siwa_apple_connections", [("state", "idle")], pool.idle)
+        page.family("siwa_apple_requests_waiting", .gauge, help: "Calls to Apple waiting for a free connection.")
+        page.sample("siwa_apple_requests_waiting", [], pool.waiting)
+        page.family("siwa_apple_connections_opened_total", .counter,
+                    help: "Connections opened to Apple, and of those the TLS handshakes that resumed a session.")
+        page.sample("siwa_apple_connections_opened_total", [("tls", "full")], pool.opened - pool.resumedTLS)
+        page.sample("siwa_apple_connections_opened_total", [("tls", "resumed")], pool.resumedTLS)
     }
 
     /// The SQLite writer's counters (SQLite only: PostgreSQL keeps its own, `pg_stat_*`).

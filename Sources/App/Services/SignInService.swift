@@ -76,7 +76,7 @@ final class SignInService: Sendable {
         } catch let error as AppleAuthError {
             logger.warning("authorization code exchange failed", metadata: ["client_id": "\(clientID)", "cause": "\(error)"])
             let retry: HTTPHeaders = error.status == .serviceUnavailable
-                ? ["Retry-After": "\(Self.appleRetryAfterSeconds)"] : [:]
+                ? ["Retry-After": "\(error.retryAfterSeconds ?? Self.appleRetryAfterSeconds)"] : [:]
             throw Abort(error.status, reason: error.clientMessage, headers: retry)
         }
     }

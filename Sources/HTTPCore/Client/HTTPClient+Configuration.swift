@@ -1,10 +1,15 @@
 extension HTTPClient {
-    /// Timeouts and limits of an `HTTPClient`. Every limit is inclusive: N is accepted, N + 1 refused.
+    /// Timeouts, limits and the pool's size of an `HTTPClient`. Every limit is inclusive: N is accepted, N + 1
+    /// refused.
     public struct Configuration: Sendable {
-        /// DNS, TCP connect and TLS handshake together.
+        /// The whole call: waiting for a free connection, DNS, connect, TLS, request and response.
+        public var timeout: Duration = .seconds(10)
+        /// DNS, TCP connect and TLS handshake of a new connection together (never past `timeout`).
         public var connectTimeout: Duration = .seconds(5)
-        /// From the first byte of the request to the last byte of the response.
-        public var readTimeout: Duration = .seconds(10)
+        /// Most connections open to one origin; requests beyond wait in order.
+        public var maxConnectionsPerOrigin: Int = HTTPClient.Configuration.defaultMaxConnectionsPerOrigin
+        /// An idle connection is closed after this long unused.
+        public var idleTimeout: Duration = HTTPClient.Configuration.defaultIdleTimeout
         /// Largest response body accepted, after de-chunking.
         public var maxResponseSize: Int = 1 << 20
         /// Largest status line plus header section, and separately largest trailer section.
@@ -16,10 +21,20 @@ extension HTTPClient {
         /// Sent unless the request sets its own `User-Agent`.
         public var userAgent: String = "siwa-server"
 
-        public init(connectTimeout: Duration = .seconds(5), readTimeout: Duration = .seconds(10),
-                    maxResponseSize: Int = 1 << 20, extraCAFile: String? = nil) {
+        /// The default `maxConnectionsPerOrigin`.
+        public static let defaultMaxConnectionsPerOrigin = 16
+        /// The default `idleTimeout`: shorter than the keep-alive time of common servers and load balancers
+        /// (nginx 75 s, AWS ALB 60 s), so the client, not the server, usually ends an idle connection.
+        public static let defaultIdleTimeout: Duration = .seconds(30)
+
+        public init(timeout: Duration = .seconds(10), connectTimeout: Duration = .seconds(5),
+                    maxConnectionsPerOrigin: Int = defaultMaxConnectionsPerOrigin,
+                    idleTimeout: Duration = defaultIdleTimeout, maxResponseSize: Int = 1 << 20,
+                    extraCAFile: String? = nil) {
+            self.timeout = timeout
             self.connectTimeout = connectTimeout
-            self.readTimeout = readTimeout
+            self.maxConnectionsPerOrigin = max(1, maxConnectionsPerOrigin)
+            self.idleTimeout = idleTimeout
             self.maxResponseSize = maxResponseSize
             self.extraCAFile = extraCAFile
         }

@@ -1,6 +1,7 @@
 extension HTTPClient {
     /// The request line and header section (RFC 9112 §3, §5). The client owns `Host`, `Content-Length`
-    /// and `Connection`; names and values are checked so no field can smuggle a line break.
+    /// and `Connection` (none is sent: HTTP/1.1 connections persist by default, RFC 9112 §9.3); names and values
+    /// are checked so no field can smuggle a line break.
     static func serializeHead(_ request: HTTPClientRequest, url: HTTPClientURL, userAgent: String) throws -> [UInt8] {
         let method = request.method.rawValue
         guard !method.isEmpty, method.utf8.allSatisfy(HTTPClientResponseReader.isTokenCharacter) else {
@@ -22,7 +23,7 @@ extension HTTPClient {
         if !request.body.isEmpty || [.POST, .PUT, .PATCH].contains(request.method) {
             head += "Content-Length: \(request.body.count)\r\n"
         }
-        head += "Connection: close\r\n\r\n"
+        head += "\r\n"
         return Array(head.utf8)
     }
 }

@@ -1,36 +1,87 @@
-import Dispatch
+import Glibc
+import IOCore
+import Synchronization
 
-/// A small HTTP/1.1 client on the server's own sockets: one request per connection, TLS through OpenSSL.
+/// An HTTP/1.1 client on the server's own event loop: keep-alive connections pooled per origin, TLS through
+/// OpenSSL with sessions resumed, one deadline for the whole call.
 ///
-/// Each exchange (DNS, connect, TLS handshake, request, response) runs on its own Dispatch queue, never on
-/// Swift's cooperative pool; every wait is bounded by `connectTimeout` or `readTimeout`. Redirects are
-/// never followed: a 3xx is returned as is. Plain `http://` is allowed only to loopback hosts.
+/// Every wait (for a free connection, DNS, connect, TLS, the response) parks a task on an event loop, so requests
+/// waiting on a slow server hold no thread. At most `maxConnectionsPerOrigin` connections go to one origin; more
+/// requests wait in order. A request is sent again on a new connection only when it failed on a reused one before
+/// any byte of it was written; one that was sent is never repeated. Redirects are never followed: a 3xx is
+/// returned as is. Plain `http://` is allowed only to loopback hosts. Copies of a client share its pools.
 public struct HTTPClient: Sendable {
     public let configuration: Configuration
     let tls: HTTPClientTLS
+    private let pools: Pools
 
+    /// A client whose connections wait on the process's default event loop.
     public init(configuration: Configuration = Configuration()) {
+        self.init(configuration: configuration, group: .shared)
+    }
+
+    /// A client whose connections wait on `group`'s loops (each on the loop of the task that opened it).
+    package init(configuration: Configuration, group: EventLoopGroup) {
         self.configuration = configuration
         tls = HTTPClientTLS(extraCAFile: configuration.extraCAFile)
+        pools = Pools(group: group)
+        _ = Self.ignoreBrokenPipe
     }
 
     /// Sends `request` and returns the complete response.
     /// - Parameter request: an absolute `https://` URL, or `http://` to 127.0.0.0/8, `::1` or `localhost`.
     /// - Throws: `HTTPClientError`; `insecureScheme` is thrown before any connection is made.
     ///
-    /// Cancelling the calling task does not interrupt the exchange; the timeouts bound how long it runs.
+    /// Cancelling the calling task does not interrupt the exchange; `configuration.timeout` bounds it.
     public func send(_ request: HTTPClientRequest) async throws -> HTTPClientResponse {
+        let deadline = MonotonicClock.deadline(after: configuration.timeout)
         let url = try HTTPClientURL(parsing: request.url)
         if url.scheme == .http, !url.isLoopbackHost {
             throw HTTPClientError(.insecureScheme, "plain http is allowed only to loopback hosts")
         }
         let head = try Self.serializeHead(request, url: url, userAgent: configuration.userAgent)
-        let exchange = HTTPClientExchange(url: url, method: request.method, head: head, body: request.body,
-                                          configuration: configuration, tls: tls)
-        return try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue(label: "siwa.http-client").async {
-                continuation.resume(with: Result { try exchange.run() })
+        let pool = pools.pool(for: HTTPClientOrigin(url)) { origin, group in
+            HTTPConnectionPool(origin: origin, configuration: configuration, group: group, tls: tls,
+                               resolver: .shared)
+        }
+        return try await pool.execute(request.body.isEmpty ? head : head + request.body, method: request.method,
+                                      deadline: deadline)
+    }
+
+    /// The pools' connections and waiting requests now, and what they have done so far.
+    public var statistics: HTTPClientStatistics { pools.statistics }
+
+    /// Closes every idle connection; requests in flight finish on theirs, and later ones open new connections.
+    public func closeIdleConnections() { pools.closeIdle() }
+
+    /// OpenSSL writes to the socket with `write(2)`, which raises SIGPIPE on a closed peer; a server ignores it.
+    private static let ignoreBrokenPipe: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
+
+    /// One pool per origin, made on first use.
+    private final class Pools: Sendable {
+        let group: EventLoopGroup
+        private let pools = Mutex<[HTTPClientOrigin: HTTPConnectionPool]>([:])
+
+        init(group: EventLoopGroup) { self.group = group }
+
+        deinit { closeIdle() }
+
+        func pool(for origin: HTTPClientOrigin,
+                  make: (HTTPClientOrigin, EventLoopGroup) -> HTTPConnectionPool) -> HTTPConnectionPool {
+            pools.withLock { pools in
+                if let pool = pools[origin] { return pool }
+                let pool = make(origin, group)
+                pools[origin] = pool
+                return pool
             }
+        }
+
+        var statistics: HTTPClientStatistics {
+            pools.withLock { $0.values.reduce(HTTPClientStatistics()) { $0 + $1.statistics } }
+        }
+
+        func closeIdle() {
+            for pool in pools.withLock({ Array($0.values) }) { pool.close() }
         }
     }
 }

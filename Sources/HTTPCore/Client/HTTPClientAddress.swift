@@ -1,12 +1,12 @@
 import Glibc
 
 /// One resolved socket address, copied out of `getaddrinfo`'s list.
-struct HTTPClientAddress {
+struct HTTPClientAddress: @unchecked Sendable {  // a plain value: a copied sockaddr
     var family: Int32
     private var storage: sockaddr_storage
     private var length: socklen_t
 
-    /// Resolves `host` with `getaddrinfo(3)` (a blocking call: run it off the cooperative pool).
+    /// Resolves `host` with `getaddrinfo(3)`: a blocking call for a name (`DNSResolver` runs it off the loops).
     static func resolve(host: String, port: Int) throws -> [HTTPClientAddress] {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC

@@ -12,11 +12,13 @@ public struct HTTPClientError: Error, CustomStringConvertible {
         case dnsFailure
         /// Every address refused the connection or was unreachable.
         case connectFailed
-        /// No address accepted the connection (or finished the TLS handshake) within `connectTimeout`.
+        /// No address accepted the connection (or finished the TLS handshake) within `connectTimeout` (or the call's deadline).
         case connectTimeout
         /// The TLS handshake failed; `detail` carries OpenSSL's reason and the certificate verify result.
         case tlsHandshakeFailed
-        /// The response was not complete within `readTimeout`.
+        /// No pooled connection became free before the call's deadline (`HTTPClient.Configuration.timeout`).
+        case poolTimeout
+        /// The response was not complete before the call's deadline (`HTTPClient.Configuration.timeout`).
         case readTimeout
         /// The response exceeded `maxResponseSize` (or the header limits).
         case responseTooLarge

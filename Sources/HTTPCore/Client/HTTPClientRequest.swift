@@ -1,7 +1,7 @@
 /// An outgoing HTTP/1.1 request.
 ///
-/// `Host`, `Content-Length`, `Connection: close` and `User-Agent` are set by the client and override
-/// any field of the same name given here.
+/// `Host`, `Content-Length` and `User-Agent` are set by the client and override
+/// any field of the same name given here; a `Connection` or `Transfer-Encoding` field is dropped.
 public struct HTTPClientRequest: Sendable {
     public var method: HTTPMethod
     /// An absolute `http://` or `https://` URL.

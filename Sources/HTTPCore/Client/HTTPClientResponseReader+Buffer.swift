@@ -1,7 +1,7 @@
 extension HTTPClientResponseReader {
     /// One line without its terminator; CRLF or a bare LF ends it (RFC 9112 §2.2).
     /// Each byte read is charged to `budget`; running out is `responseTooLarge`.
-    mutating func readLine(budget: inout Int) throws -> [UInt8] {
+    mutating func readLine(budget: inout Int) async throws -> [UInt8] {
         var scanned = 0  // bytes after `start` known to hold no LF; `fill` may move `start`
         while true {
             if let newline = buffer[(start + scanned)...].firstIndex(of: UInt8(ascii: "\n")) {
@@ -16,14 +16,14 @@ extension HTTPClientResponseReader {
             }
             guard buffer.count - start <= budget else { throw tooLarge("header section") }
             scanned = buffer.count - start
-            guard try fill() else { throw closed("in the header section") }
+            guard try await fill() else { throw closed("in the header section") }
         }
     }
 
     /// Exactly `count` bytes of body.
-    mutating func readExactly(_ count: Int) throws -> [UInt8] {
+    mutating func readExactly(_ count: Int) async throws -> [UInt8] {
         while buffer.count - start < count {
-            guard try fill() else { throw closed("before the end of the body") }
+            guard try await fill() else { throw closed("before the end of the body") }
         }
         let bytes = Array(buffer[start..<start + count])
         start += count
@@ -31,8 +31,8 @@ extension HTTPClientResponseReader {
     }
 
     /// Everything until the server closes the connection (RFC 9112 §6.3 rule 8).
-    mutating func readToEnd() throws -> [UInt8] {
-        while try fill() {
+    mutating func readToEnd() async throws -> [UInt8] {
+        while try await fill() {
             guard buffer.count - start <= maxBodySize else { throw tooLarge("body read to end of connection") }
         }
         guard buffer.count - start <= maxBodySize else { throw tooLarge("body read to end of connection") }
@@ -42,13 +42,13 @@ extension HTTPClientResponseReader {
     }
 
     /// Appends one read to the buffer; false at the end of the stream.
-    private mutating func fill() throws -> Bool {
+    private mutating func fill() async throws -> Bool {
         if sawEnd { return false }
         if start > 0, start >= buffer.count / 2 {
             buffer.removeFirst(start)
             start = 0
         }
-        let bytes = try transport.read(maxCount: readSize, until: deadline)
+        let bytes = try await transport.read(maxCount: readSize, until: deadline)
         if bytes.isEmpty {
             sawEnd = true
             return false

@@ -92,7 +92,7 @@ final class TestApp: Sendable {
         self.apple = apple
         self.server = server
         client = HTTPClient(configuration: HTTPClient.Configuration(
-            connectTimeout: .seconds(5 * Sanitizer.timeScale), readTimeout: .seconds(10 * Sanitizer.timeScale),
+            timeout: .seconds(10 * Sanitizer.timeScale), connectTimeout: .seconds(5 * Sanitizer.timeScale),
             extraCAFile: server.configuration.tls?.certificatePath))
     }
 

@@ -1,0 +1,217 @@
+import CryptoCore
+import IOCore
+import Synchronization
+
+/// The keep-alive connections of one `HTTPClient` to one origin: carries out what `HTTPConnectionPoolState`
+/// decides. Connections are opened on the event loop of the task that needs one, and every wait (for a
+/// connection, a socket, a deadline) parks on a loop, so a thousand requests waiting here hold no thread.
+final class HTTPConnectionPool: Sendable {
+    let origin: HTTPClientOrigin
+    private let configuration: HTTPClient.Configuration
+    private let group: EventLoopGroup
+    private let tls: HTTPClientTLS
+    private let resolver: DNSResolver
+    private let idleTimeout: UInt64
+    private let state: Mutex<Shared>
+    private let counters = Counters()
+
+    /// What a waiting request is resumed with.
+    private enum Handed {
+        case connection(HTTPClientConnection)
+        case connect
+        case timedOut
+    }
+
+    private struct Shared {
+        var machine: HTTPConnectionPoolState
+        var connections: [HTTPConnectionPoolState.ConnectionID: HTTPClientConnection] = [:]
+        var waiters: [HTTPConnectionPoolState.RequestID: (continuation: CheckedContinuation<Handed, Never>,
+                                                          timer: EventLoop.TimerID, loop: EventLoop)] = [:]
+        var nextID = 0
+        /// The TLS session to offer the next connection.
+        var session: TLSSession?
+    }
+
+    private final class Counters: Sendable {
+        let opened = Atomic<Int>(0)
+        let resumed = Atomic<Int>(0)
+        let reused = Atomic<Int>(0)
+    }
+
+    init(origin: HTTPClientOrigin, configuration: HTTPClient.Configuration, group: EventLoopGroup, tls: HTTPClientTLS,
+         resolver: DNSResolver) {
+        self.origin = origin
+        self.configuration = configuration
+        self.group = group
+        self.tls = tls
+        self.resolver = resolver
+        idleTimeout = MonotonicClock.nanoseconds(configuration.idleTimeout)
+        state = Mutex(Shared(machine: HTTPConnectionPoolState(maxConnections: configuration.maxConnectionsPerOrigin)))
+        let loop = group.next()
+        loop.onTick(key: ObjectIdentifier(self)) { [weak self] now in self?.closeIdle(now: now) }
+    }
+
+    /// The pool's gauges and counters.
+    var statistics: HTTPClientStatistics {
+        let (open, idle, waiting) = state.withLock { ($0.machine.open, $0.machine.idle.count, $0.machine.waiting.count) }
+        return HTTPClientStatistics(open: open, idle: idle, waiting: waiting,
+                                    opened: counters.opened.load(ordering: .relaxed),
+                                    resumedTLS: counters.resumed.load(ordering: .relaxed),
+                                    reused: counters.reused.load(ordering: .relaxed))
+    }
+
+    /// Sends one request and reads its response before `deadline` (monotonic ns). A request that failed on a
+    /// reused connection before any byte of it was written is sent once more on a new connection; one that was
+    /// (even partly) written is never sent again.
+    func execute(_ bytes: [UInt8], method: HTTPMethod, deadline: UInt64) async throws -> HTTPClientResponse {
+        var retried = false
+        while true {
+            let (connection, reused) = try await lease(deadline: deadline)
+            connection.beginRequest()
+            do {
+                try await connection.write(bytes, until: deadline)
+                var reader = HTTPClientResponseReader(transport: connection, deadline: deadline,
+                                                      configuration: configuration)
+                let response = try await reader.readResponse(method: method)
+                if origin.scheme == .https, connection.requestCount == 1, let session = connection.resumableSession {
+                    state.withLock { $0.session = session }
+                }
+                giveBack(connection, reusable: reader.keepsConnection)
+                return response
+            } catch {
+                giveBack(connection, reusable: false)
+                let timedOut = (error as? HTTPClientError)?.kind == .readTimeout
+                guard reused, !retried, !timedOut, connection.bytesWritten == 0 else { throw error }
+                retried = true
+            }
+        }
+    }
+
+    /// A connection for one request: an idle one the server has not closed, a new one, or the next one given back.
+    private func lease(deadline: UInt64) async throws -> (HTTPClientConnection, reused: Bool) {
+        let loop = group.any()
+        let handed: Handed = await withCheckedContinuation { continuation in
+            let immediate = state.withLock { shared -> Handed? in
+                shared.nextID += 1
+                let request = shared.nextID
+                switch shared.machine.lease(request) {
+                case .use(let id):
+                    if let connection = shared.connections[id] { return .connection(connection) }
+                    shared.machine.replaceLeased(id)
+                    return .connect
+                case .connect:
+                    return .connect
+                case .wait:
+                    let timer = loop.schedule(at: deadline) { [weak self] in self?.expire(request) }
+                    shared.waiters[request] = (continuation, timer, loop)
+                    return nil
+                }
+            }
+            if let immediate { continuation.resume(returning: immediate) }
+        }
+        switch handed {
+        case .connection(let connection):
+            guard connection.isReusable else {
+                state.withLock { shared in
+                    let id = ObjectIdentifier(connection).hashValue
+                    shared.connections[id] = nil
+                    shared.machine.replaceLeased(id)
+                }
+                return (try await open(deadline: deadline), false)
+            }
+            counters.reused.add(1, ordering: .relaxed)
+            return (connection, true)
+        case .connect:
+            return (try await open(deadline: deadline), false)
+        case .timedOut:
+            throw HTTPClientError(.poolTimeout, "no connection to \(origin) became free in time "
+                + "(\(configuration.maxConnectionsPerOrigin) in use)")
+        }
+    }
+
+    /// A waiting request's deadline passed.
+    private func expire(_ request: Int) {
+        let continuation = state.withLock { shared -> CheckedContinuation<Handed, Never>? in
+            guard shared.machine.cancelWaiting(request) else { return nil }
+            return shared.waiters.removeValue(forKey: request)?.continuation
+        }
+        continuation?.resume(returning: .timedOut)
+    }
+
+    /// Opens a connection in a slot already counted as connecting; frees the slot when it fails.
+    private func open(deadline: UInt64) async throws -> HTTPClientConnection {
+        do {
+            let connectDeadline = min(deadline, MonotonicClock.deadline(after: configuration.connectTimeout))
+            let addresses = try await resolver.resolve(host: origin.host, port: origin.port)
+            var tlsSetup: (context: TLSClientContext, isIPAddress: Bool, session: TLSSession?)?
+            if origin.scheme == .https {
+                do {
+                    tlsSetup = (try tls.context.get(), origin.isIPLiteral, state.withLock { $0.session })
+                } catch {
+                    throw HTTPClientError(.tlsHandshakeFailed, error.description)
+                }
+            }
+            let connection = try await HTTPClientConnection.connect(
+                to: origin.scheme == .http ? addresses.filter(\.isLoopback) : addresses, host: origin.host,
+                port: origin.port, loop: group.any(), tls: tlsSetup, deadline: connectDeadline)
+            counters.opened.add(1, ordering: .relaxed)
+            if connection.isResumedTLS { counters.resumed.add(1, ordering: .relaxed) }
+            state.withLock { shared in
+                let id = ObjectIdentifier(connection).hashValue
+                shared.connections[id] = connection
+                shared.machine.connected(id)
+            }
+            return connection
+        } catch {
+            carryOut(state.withLock { $0.machine.connectFailed() })
+            throw error
+        }
+    }
+
+    /// A request is done with `connection`.
+    private func giveBack(_ connection: HTTPClientConnection, reusable: Bool) {
+        let id = ObjectIdentifier(connection).hashValue
+        let next = state.withLock { shared -> HTTPConnectionPoolState.NextAction in
+            let next = shared.machine.release(id, reusable: reusable, now: MonotonicClock.now())
+            if !reusable { shared.connections[id] = nil }
+            return next
+        }
+        carryOut(next)
+    }
+
+    private func carryOut(_ next: HTTPConnectionPoolState.NextAction) {
+        switch next {
+        case .none:
+            return
+        case .handOver(let id, let request):
+            let (waiter, connection) = state.withLock { ($0.waiters.removeValue(forKey: request), $0.connections[id]) }
+            guard let waiter else { return }
+            waiter.loop.cancel(waiter.timer)
+            if let connection {
+                waiter.continuation.resume(returning: .connection(connection))
+            } else {
+                waiter.continuation.resume(returning: .connect)
+            }
+        case .connect(let request):
+            let waiter = state.withLock { $0.waiters.removeValue(forKey: request) }
+            guard let waiter else { return }
+            waiter.loop.cancel(waiter.timer)
+            waiter.continuation.resume(returning: .connect)
+        }
+    }
+
+    /// Closes the connections idle for `configuration.idleTimeout` (run at the loop's sweeps).
+    private func closeIdle(now: UInt64) {
+        state.withLock { shared in
+            for id in shared.machine.expireIdle(now: now, idleTimeout: idleTimeout) { shared.connections[id] = nil }
+        }
+    }
+
+    /// Closes every idle connection and stops sweeping; requests in flight finish on theirs.
+    func close() {
+        for loop in group.loops { loop.onTick(key: ObjectIdentifier(self), nil) }
+        state.withLock { shared in
+            for id in shared.machine.removeAllIdle() { shared.connections[id] = nil }
+        }
+    }
+}

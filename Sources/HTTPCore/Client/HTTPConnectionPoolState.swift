@@ -1,0 +1,120 @@
+/// The connections to one origin and the requests waiting for one, as a state machine: events in, actions out,
+/// no I/O, so every rule is tested without sockets (`HTTPConnectionPool` carries the actions out).
+///
+/// The rules:
+/// - at most `maxConnections` open or opening at once; requests beyond wait in arrival order;
+/// - an idle connection is reused before a new one is opened, the most recently used first (the likeliest to be
+///   warm at the server), and one idle longer than the idle timeout is closed;
+/// - a connection given back goes straight to the oldest waiting request; a slot freed by a closed or failed
+///   connection lets the oldest waiting request open its own.
+struct HTTPConnectionPoolState {
+    typealias ConnectionID = Int
+    typealias RequestID = Int
+
+    let maxConnections: Int
+    /// Idle connections, the most recently used last, with when they became idle (monotonic ns).
+    private(set) var idle: [(id: ConnectionID, since: UInt64)] = []
+    private(set) var leased: Set<ConnectionID> = []
+    /// Connections being opened (connect and TLS handshake), each for one request.
+    private(set) var connecting = 0
+    /// Requests waiting for a connection, oldest first.
+    private(set) var waiting: [RequestID] = []
+
+    init(maxConnections: Int) {
+        self.maxConnections = max(1, maxConnections)
+    }
+
+    /// Connections open or being opened.
+    var open: Int { idle.count + leased.count + connecting }
+
+    enum LeaseAction: Equatable {
+        /// Use this idle connection (check first that the server has not closed it).
+        case use(ConnectionID)
+        /// Open a new connection for this request.
+        case connect
+        /// Wait until a connection is handed over or a slot frees.
+        case wait
+    }
+
+    /// A request wants a connection.
+    mutating func lease(_ request: RequestID) -> LeaseAction {
+        if let (id, _) = idle.popLast() {
+            leased.insert(id)
+            return .use(id)
+        }
+        if open < maxConnections, waiting.isEmpty {
+            connecting += 1
+            return .connect
+        }
+        waiting.append(request)
+        return .wait
+    }
+
+    /// A new connection is open and leased by the request that opened it.
+    mutating func connected(_ id: ConnectionID) {
+        connecting -= 1
+        leased.insert(id)
+    }
+
+    /// What happens next for a waiting request, or for nobody.
+    enum NextAction: Equatable {
+        case none
+        /// Hand this (still leased) connection to the request.
+        case handOver(ConnectionID, to: RequestID)
+        /// The request may open a connection of its own in the freed slot (already counted as connecting).
+        case connect(for: RequestID)
+    }
+
+    /// A request is done with a connection; `reusable` says whether it can carry another request.
+    mutating func release(_ id: ConnectionID, reusable: Bool, now: UInt64) -> NextAction {
+        guard leased.remove(id) != nil else { return .none }
+        if reusable {
+            if !waiting.isEmpty {
+                leased.insert(id)
+                return .handOver(id, to: waiting.removeFirst())
+            }
+            idle.append((id, now))
+            return .none
+        }
+        return slotFreed()
+    }
+
+    /// Opening a connection failed: its slot is free again.
+    mutating func connectFailed() -> NextAction {
+        connecting -= 1
+        return slotFreed()
+    }
+
+    /// A leased connection was found closed by the server when it was about to be used: it is gone, and the
+    /// request that held it opens a new one in its slot.
+    mutating func replaceLeased(_ id: ConnectionID) {
+        guard leased.remove(id) != nil else { return }
+        connecting += 1
+    }
+
+    /// A waiting request gave up (its deadline passed); true when it was still waiting.
+    mutating func cancelWaiting(_ request: RequestID) -> Bool {
+        guard let index = waiting.firstIndex(of: request) else { return false }
+        waiting.remove(at: index)
+        return true
+    }
+
+    /// Closes the connections idle since before `now - idleTimeout`; returns them.
+    mutating func expireIdle(now: UInt64, idleTimeout: UInt64) -> [ConnectionID] {
+        let expired = idle.filter { now &- $0.since >= idleTimeout }.map(\.id)
+        idle.removeAll { now &- $0.since >= idleTimeout }
+        return expired
+    }
+
+    /// Every idle connection, for a pool shutting down.
+    mutating func removeAllIdle() -> [ConnectionID] {
+        defer { idle = [] }
+        return idle.map(\.id)
+    }
+
+    private mutating func slotFreed() -> NextAction {
+        guard !waiting.isEmpty else { return .none }
+        connecting += 1
+        return .connect(for: waiting.removeFirst())
+    }
+}
