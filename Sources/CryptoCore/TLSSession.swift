@@ -32,6 +32,14 @@ extension TLSClientConnection {
         return TLSSession(takingOwnershipOf: session)
     }
 
+    /// Sends close_notify once, without waiting for the peer's (RFC 8446 §6.1). A connection closed without it
+    /// has its session marked not resumable by OpenSSL, so call it before the descriptor is closed.
+    package func shutdown() {
+        ERR_clear_error()
+        _ = SSL_shutdown(ssl)
+        ERR_clear_error()
+    }
+
     /// Whether the handshake resumed an earlier session instead of a full one.
     package var isResumed: Bool { SSL_session_reused(ssl) == 1 }
 }

@@ -34,7 +34,7 @@ public struct HTTPClient: Sendable {
     ///
     /// Cancelling the calling task does not interrupt the exchange; `configuration.timeout` bounds it.
     public func send(_ request: HTTPClientRequest) async throws -> HTTPClientResponse {
-        let deadline = MonotonicClock.deadline(after: configuration.timeout)
+        let deadline = MonotonicClock.deadline(after: request.timeout ?? configuration.timeout)
         let url = try HTTPClientURL(parsing: request.url)
         if url.scheme == .http, !url.isLoopbackHost {
             throw HTTPClientError(.insecureScheme, "plain http is allowed only to loopback hosts")

@@ -23,6 +23,7 @@ final class HTTPClientConnection: HTTPClientTransport, @unchecked Sendable {
     }
 
     deinit {
+        tls?.shutdown()
         loop.deregister(fd)
         close(fd)
     }

@@ -8,11 +8,15 @@ public struct HTTPClientRequest: Sendable {
     public var url: String
     public var headers: HTTPHeaders
     public var body: [UInt8]
+    /// The whole call's deadline for this request; nil: the client's `Configuration.timeout`.
+    public var timeout: Duration?
 
-    public init(method: HTTPMethod = .GET, url: String, headers: HTTPHeaders = [:], body: [UInt8] = []) {
+    public init(method: HTTPMethod = .GET, url: String, headers: HTTPHeaders = [:], body: [UInt8] = [],
+                timeout: Duration? = nil) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
+        self.timeout = timeout
     }
 }

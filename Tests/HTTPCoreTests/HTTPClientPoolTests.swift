@@ -1,0 +1,164 @@
+import Foundation
+import Glibc
+import IOCore
+import TestSupport
+import Testing
+@testable import HTTPCore
+
+/// The pooled client against real servers on loopback: our own `HTTPServer` (keep-alive, TLS) standing in for
+/// Apple, and `ScriptedServer` where the server must misbehave.
+struct HTTPClientPoolTests {
+    /// Answers `/slow` after `delay`, and anything else at once; `/hang` never (until the server shuts down).
+    struct SlowApple: HTTPResponder {
+        var delay: Duration = .milliseconds(200)
+
+        func respond(to request: HTTPRequest, connection: ConnectionInfo) async -> HTTPResponse {
+            switch request.path {
+            case "/slow":
+                try? await Task.sleep(for: delay)
+                return HTTPResponse(string: "slow")
+            case "/hang":
+                try? await Task.sleep(for: .seconds(60))
+                return HTTPResponse(string: "late")
+            default:
+                return HTTPResponse(string: "ok")
+            }
+        }
+    }
+
+    func kind(of body: () async throws -> Void) async -> HTTPClientError.Kind? {
+        do {
+            try await body()
+            return nil
+        } catch {
+            return (error as? HTTPClientError)?.kind
+        }
+    }
+
+    @Test func sequentialRequestsShareOneConnection() async throws {
+        try await withServer(responder: SlowApple()) { server, port in
+            let client = HTTPClient()
+            for _ in 0..<20 {
+                let response = try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(port)/"))
+                #expect(response.body == Array("ok".utf8))
+            }
+            #expect(server.acceptedConnections == 1)
+            #expect(client.statistics.opened == 1)
+            #expect(client.statistics.reused == 19)
+            #expect(client.statistics.idle == 1)
+        }
+    }
+
+    @Test func concurrentRequestsStayWithinTheBoundAndAllSucceed() async throws {
+        try await withServer(responder: SlowApple(delay: .milliseconds(50))) { server, port in
+            let client = HTTPClient(configuration: .init(maxConnectionsPerOrigin: 4))
+            let answers = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<40 {
+                    group.addTask {
+                        try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(port)/slow")).status.code
+                    }
+                }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            #expect(answers == [Int](repeating: 200, count: 40))
+            #expect(server.acceptedConnections <= 4)
+            #expect(client.statistics.opened <= 4)
+            #expect(client.statistics.waiting == 0)
+        }
+    }
+
+    @Test func theWholeCallIsBoundedAgainstAHangingServer() async throws {
+        try await withServer(responder: SlowApple()) { _, port in
+            let client = HTTPClient(configuration: .init(timeout: .milliseconds(300), maxConnectionsPerOrigin: 1))
+            let started = ContinuousClock.now
+            async let first = kind {
+                _ = try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(port)/hang", timeout: .seconds(1)))
+            }
+            try await Task.sleep(for: .milliseconds(50))
+            // The second waits for the only connection, and its deadline counts that wait.
+            let second = await kind { _ = try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(port)/")) }
+            #expect(await first == .readTimeout)
+            #expect(second == .poolTimeout)
+            #expect(ContinuousClock.now - started < .seconds(5 * Sanitizer.timeScale))
+            // The timed-out connection was closed, not pooled: the next call gets a new one and an answer.
+            let after = try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(port)/"))
+            #expect(after.status == .ok)
+        }
+    }
+
+    @Test func aConnectionTheServerClosedIsNotReused() async throws {
+        // ScriptedServer answers one request per connection and closes it without saying so.
+        let server = try ScriptedServer { _ in .reply(Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".utf8)) }
+        defer { server.stop() }
+        let client = HTTPClient()
+        for _ in 0..<3 {
+            let response = try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/"))
+            #expect(response.body == Array("ok".utf8))
+            try await Task.sleep(for: .milliseconds(20))  // the server's FIN arrives
+        }
+        #expect(server.requests.count == 3)
+        #expect(client.statistics.opened == 3)
+    }
+
+    @Test func aSentRequestIsNeverSentAgain() async throws {
+        // The server reads the request, then closes without an answer: the client must report it, not repeat it.
+        let server = try ScriptedServer { _ in .reply([]) }
+        defer { server.stop() }
+        let error = await kind {
+            _ = try await HTTPClient().send(HTTPClientRequest(method: .POST, url: "http://127.0.0.1:\(server.port)/"))
+        }
+        #expect(error == .connectionClosed)
+        #expect(server.requests.count == 1)
+    }
+
+    @Test func threadsStayFlatWhile200ExchangesWait() async throws {
+        try await withServer(responder: SlowApple(delay: .milliseconds(800))) { _, port in
+            let client = HTTPClient(configuration: .init(maxConnectionsPerOrigin: 200))
+            _ = try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(port)/"))
+            let before = Self.threadCount()
+            let peak = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<200 {
+                    group.addTask {
+                        _ = try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(port)/slow"))
+                        return 0
+                    }
+                }
+                group.addTask {
+                    var peak = 0
+                    for _ in 0..<10 {
+                        try await Task.sleep(for: .milliseconds(50))
+                        peak = max(peak, Self.threadCount())
+                    }
+                    return peak
+                }
+                return try await group.reduce(0) { max($0, $1) }
+            }
+            #expect(client.statistics.opened <= 200)
+            // Swift's cooperative pool may start a thread per core on the way; nothing grows with the requests.
+            #expect(peak <= before + CPUCount.usable + 1, "threads: \(before) before, \(peak) at the peak")
+        }
+    }
+
+    @Test func tlsSessionsAreResumedOnReconnect() async throws {
+        let certificates = ClientTestCertificates.shared
+        let tls = TLSServerConfiguration(certificatePath: certificates.good.chain, privateKeyPath: certificates.good.key)
+        try await withServer(tls: tls, responder: SlowApple()) { server, port in
+            let client = HTTPClient(configuration: .init(connectTimeout: .seconds(5 * Sanitizer.timeScale),
+                                                         extraCAFile: certificates.caFile))
+            for _ in 0..<3 {
+                let response = try await client.send(HTTPClientRequest(url: "https://localhost:\(port)/"))
+                #expect(response.body == Array("ok".utf8))
+                client.closeIdleConnections()
+            }
+            #expect(server.acceptedConnections == 3)
+            #expect(client.statistics.opened == 3)
+            #expect(client.statistics.resumedTLS == 2)
+        }
+    }
+
+    static func threadCount() -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+              let line = status.split(separator: "\n").first(where: { $0.hasPrefix("Threads:") }) else { return 0 }
+        return Int(line.dropFirst("Threads:".count).trimmingCharacters(in: .whitespaces)) ?? 0
+    }
+}

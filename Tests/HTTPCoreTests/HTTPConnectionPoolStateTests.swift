@@ -1,0 +1,68 @@
+import Testing
+@testable import HTTPCore
+
+/// The pool's rules without sockets.
+struct HTTPConnectionPoolStateTests {
+    @Test func opensUpToTheBoundThenQueuesInOrder() {
+        var pool = HTTPConnectionPoolState(maxConnections: 2)
+        #expect(pool.lease(1) == .connect)
+        #expect(pool.lease(2) == .connect)
+        #expect(pool.lease(3) == .wait)
+        #expect(pool.lease(4) == .wait)
+        pool.connected(10)
+        pool.connected(11)
+        #expect(pool.open == 2)
+        #expect(pool.release(10, reusable: true, now: 0) == .handOver(10, to: 3))
+        #expect(pool.release(11, reusable: false, now: 0) == .connect(for: 4))
+        #expect(pool.open == 2)
+        #expect(pool.waiting.isEmpty)
+    }
+
+    @Test func reusesTheMostRecentlyIdleConnectionFirst() {
+        var pool = HTTPConnectionPoolState(maxConnections: 4)
+        #expect(pool.lease(1) == .connect)
+        #expect(pool.lease(2) == .connect)
+        pool.connected(10)
+        pool.connected(11)
+        #expect(pool.release(10, reusable: true, now: 1) == .none)
+        #expect(pool.release(11, reusable: true, now: 2) == .none)
+        #expect(pool.lease(3) == .use(11))
+    }
+
+    @Test func aNewRequestDoesNotOvertakeWaitingOnes() {
+        var pool = HTTPConnectionPoolState(maxConnections: 1)
+        #expect(pool.lease(1) == .connect)
+        #expect(pool.lease(2) == .wait)
+        #expect(pool.connectFailed() == .connect(for: 2))
+        #expect(pool.lease(3) == .wait, "the slot went to request 2, which opens it")
+        let cancelled = pool.cancelWaiting(3)
+        let cancelledAgain = pool.cancelWaiting(3)
+        #expect(cancelled)
+        #expect(!cancelledAgain)
+    }
+
+    @Test func idleConnectionsExpireAtTheirTimeout() {
+        var pool = HTTPConnectionPoolState(maxConnections: 3)
+        for request in 1...3 { #expect(pool.lease(request) == .connect) }
+        for id in 10...12 { pool.connected(id) }
+        _ = pool.release(10, reusable: true, now: 100)
+        _ = pool.release(11, reusable: true, now: 200)
+        _ = pool.release(12, reusable: true, now: 300)
+        let first = pool.expireIdle(now: 1_199, idleTimeout: 1_000)
+        let second = pool.expireIdle(now: 1_200, idleTimeout: 1_000)
+        #expect(first == [10])
+        #expect(second == [11])
+        #expect(pool.open == 1)
+    }
+
+    @Test func aStaleLeasedConnectionIsReplacedInItsSlot() {
+        var pool = HTTPConnectionPoolState(maxConnections: 1)
+        #expect(pool.lease(1) == .connect)
+        pool.connected(10)
+        _ = pool.release(10, reusable: true, now: 0)
+        #expect(pool.lease(2) == .use(10))
+        pool.replaceLeased(10)
+        #expect(pool.open == 1, "the request opens a new connection in the same slot")
+        #expect(pool.lease(3) == .wait)
+    }
+}
