@@ -4,7 +4,7 @@ import Synchronization
 import TestSupport
 
 /// A plain-HTTP stand-in in front of the Apple stand-in, on 127.0.0.1: forwards and records every exchange, or
-/// plays a fault on `/auth/keys` (refused, slow, garbage, truncated, a replacement body).
+/// plays a fault on `/auth/keys` (refused, slow, garbage, truncated, a replacement body) or on `/auth/token`.
 final class AppleProxy: Sendable {
     enum Fault: Sendable {
         /// Forward to the stand-in.
@@ -17,6 +17,8 @@ final class AppleProxy: Sendable {
         case reply(status: String, body: String)
         /// Promise `body.count + 100` bytes, send `body`, close.
         case truncated(body: String)
+        /// Answer 429 Too Many Requests with `Retry-After: seconds`.
+        case throttled(retryAfter: Int)
     }
 
     /// One forwarded exchange, as raw text.
@@ -31,7 +33,7 @@ final class AppleProxy: Sendable {
     /// `generation` is even while listening; `acceptorRunning` until the accept thread of the current listening
     /// generation has left its loop, after which it never touches that descriptor again.
     private let state: Mutex<(fault: Fault, listener: Int32, generation: Int, exchanges: [Exchange], keyFetches: Int,
-                              acceptorRunning: Bool)>
+                              acceptorRunning: Bool, tokenFault: Fault)>
 
     /// Requests for `/auth/keys` received, forwarded or not.
     var keyFetches: Int { state.withLock { $0.keyFetches } }
@@ -48,8 +50,13 @@ final class AppleProxy: Sendable {
         }
         guard let (port, fd) = bound, listen(fd, 128) == 0 else { throw POSIXError(.EADDRINUSE) }
         self.port = port
-        state = Mutex((.none, fd, 0, [], 0, true))
+        state = Mutex((.none, fd, 0, [], 0, true, .none))
         startAccepting(fd, generation: 0)
+    }
+
+    /// Plays `fault` on `POST /auth/token` (`.refused` is not played there: it forwards).
+    func setTokenFault(_ fault: Fault) {
+        state.withLock { $0.tokenFault = fault }
     }
 
     /// Switches the fault; `.refused` closes the listening socket and keeps the port bound without listening.
@@ -134,9 +141,10 @@ final class AppleProxy: Sendable {
         guard let request = Self.readMessage(fd) else { return }
         let text = String(decoding: request, as: UTF8.self)
         let isKeys = text.hasPrefix("GET /auth/keys")
+        let isToken = text.hasPrefix("POST /auth/token")
         let fault = state.withLock { state -> Fault in
             if isKeys { state.keyFetches += 1 }
-            return isKeys ? state.fault : .none
+            return isKeys ? state.fault : isToken ? state.tokenFault : .none
         }
         switch fault {
         case .none, .refused: forward(request, to: fd)
@@ -145,6 +153,10 @@ final class AppleProxy: Sendable {
             forward(request, to: fd)
         case .reply(let status, let body):
             let head = "HTTP/1.1 \(status)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n"
+            Self.send(Array((head + "Connection: close\r\n\r\n" + body).utf8), to: fd)
+        case .throttled(let seconds):
+            let body = "{\"error\":\"too_many_requests\"}"
+            let head = "HTTP/1.1 429 Too Many Requests\r\nRetry-After: \(seconds)\r\nContent-Length: \(body.utf8.count)\r\n"
             Self.send(Array((head + "Connection: close\r\n\r\n" + body).utf8), to: fd)
         case .truncated(let body):
             let head = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count + 100)\r\n"

@@ -1,0 +1,88 @@
+import Foundation
+import HTTPCore
+import TestSupport
+import Testing
+@testable import App
+
+/// A sign-in whose code exchange Apple cannot serve (throttled, hanging): 503 with `Retry-After`, nothing
+/// written, and the rest of the server unaffected. The proxy plays Apple's fault on `/auth/token`.
+@Suite(.serialized)
+struct AppleExchangeFaultTests {
+    private func with(timeout: Duration = .seconds(10), _ body: (TestApp, AppleProxy) async throws -> Void)
+        async throws
+    {
+        var proxy: AppleProxy?
+        try await TestApp.with(configure: { configuration in
+            let port = Int(configuration.appleBaseURL.split(separator: ":").last ?? "") ?? 0
+            proxy = try? AppleProxy(upstreamPort: port)
+            configuration.appleBaseURL = proxy?.baseURL ?? configuration.appleBaseURL
+            configuration.appleTimeout = timeout
+        }) { app in
+            try await body(app, try #require(proxy))
+        }
+    }
+
+    private func issueCode(_ app: TestApp, subject: String) async throws -> (code: String, idToken: String) {
+        try await app.apple.issueAuthorizationCode(clientID: TestApp.iosClientID, subject: subject,
+                                                   email: "\(subject)@example.com")
+    }
+
+    @Test func appleThrottlingIs503WithApplesRetryAfterAndNothingWritten() async throws {
+        try await with { app, proxy in
+            let issued = try await issueCode(app, subject: "001.throttled")
+            proxy.setTokenFault(.throttled(retryAfter: 17))
+            let refused = try await app.sendJSON(.POST, "/api/users/siwa",
+                                                 ["token": issued.idToken, "authorizationCode": issued.code])
+            #expect(refused.status == .serviceUnavailable)
+            #expect(refused.headers["Retry-After"] == "17")
+            #expect(try refused.json()["error"] as? Bool == true)
+            #expect(try await app.count("users") == 0)
+            #expect(try await app.count("tokens") == 0)
+            #expect(try await app.count("apple_tokens") == 0)
+
+            proxy.setTokenFault(.none)
+            let accepted = try await app.sendJSON(.POST, "/api/users/siwa",
+                                                  ["token": issued.idToken, "authorizationCode": issued.code])
+            #expect(accepted.status == .ok, "the same user signs in once Apple serves again")
+            #expect(try await app.count("users") == 1)
+            #expect(try await app.count("apple_tokens") == 1)
+        }
+    }
+
+    @Test func appleFailingWithoutRetryAfterIs503WithTheServersOwn() async throws {
+        try await with { app, proxy in
+            let issued = try await issueCode(app, subject: "001.failing")
+            proxy.setTokenFault(.reply(status: "502 Bad Gateway", body: "{}"))
+            let refused = try await app.sendJSON(.POST, "/api/users/siwa",
+                                                 ["token": issued.idToken, "authorizationCode": issued.code])
+            #expect(refused.status == .serviceUnavailable)
+            #expect(refused.headers["Retry-After"] == "\(SignInService.appleRetryAfterSeconds)")
+            #expect(try await app.count("users") == 0)
+        }
+    }
+
+    @Test func aHangingAppleTimesOutAndDelaysNothingElse() async throws {
+        try await with(timeout: .seconds(1)) { app, proxy in
+            let issued = try await issueCode(app, subject: "001.hanging")
+            proxy.setTokenFault(.slow(seconds: 30))
+            let started = ContinuousClock.now
+            let hanging = Task {
+                try await app.sendJSON(.POST, "/api/users/siwa", ["token": issued.idToken, "authorizationCode": issued.code])
+            }
+            try await Task.sleep(for: .milliseconds(200))
+            let healthStarted = ContinuousClock.now
+            #expect(try await app.send(.GET, "/health").status == .ok)
+            #expect(try await app.send(.GET, "/ready").status == .ok)
+            let withoutCode = try await app.sendJSON(.POST, "/api/users/siwa", [
+                "token": try app.identityToken(subject: "001.nocode", email: "nocode@example.com"),
+            ])
+            #expect(withoutCode.status == .ok)
+            #expect(ContinuousClock.now - healthStarted < .milliseconds(900), "answered before Apple's timeout")
+            let response = try await hanging.value
+            #expect(response.status == .serviceUnavailable)
+            #expect(response.headers["Retry-After"] != nil)
+            #expect(ContinuousClock.now - started < .seconds(10 * Sanitizer.timeScale), "APPLE_TIMEOUT bounds the call")
+            #expect(try await app.count("users") == 1, "only the sign-in without a code")
+        }
+    }
+}
