@@ -21,8 +21,7 @@ struct EventLoopTests {
         defer { close(a); close(b) }
         #expect(loop.register(a))
         defer { loop.deregister(a) }
-        Task {
-            try await Task.sleep(for: .milliseconds(20))
+        loop.schedule(at: MonotonicClock.deadline(after: .milliseconds(20))) {
             var byte: UInt8 = 1
             _ = write(b, &byte, 1)
         }
