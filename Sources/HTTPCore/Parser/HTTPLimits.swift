@@ -21,6 +21,9 @@ public struct HTTPLimits: Sendable, Equatable {
     /// byte received extends the body's deadline by `1 / minimumBodyRate` s, so a body that trickles in is cut
     /// off (408) however often a byte arrives. 0 turns the minimum off.
     public var minimumBodyRate: Int
+    /// Most bytes of chunk extensions in one request, all chunks together (RFC 9112 §7.1.1: a server ought to
+    /// limit their total length); more is 400 and the connection closes.
+    public var maxChunkExtensionBytes: Int
     /// Longest pause while the client does not read our response before the connection is closed.
     public var writeTimeout: Duration
     /// Most simultaneous connections; at the limit the server stops accepting until one closes.
@@ -43,6 +46,7 @@ public struct HTTPLimits: Sendable, Equatable {
     public static let defaultBodyReadTimeout = Duration.seconds(30)
     public static let defaultBodyGracePeriod = Duration.seconds(20)
     public static let defaultMinimumBodyRate = 500
+    public static let defaultMaxChunkExtensionBytes = 16 * 1024
     public static let defaultWriteTimeout = Duration.seconds(30)
     public static let defaultMaxConnections = 10_000
     public static let defaultWriteBufferHighWater = 64 * 1024
@@ -57,6 +61,7 @@ public struct HTTPLimits: Sendable, Equatable {
                 bodyReadTimeout: Duration = defaultBodyReadTimeout,
                 bodyGracePeriod: Duration = defaultBodyGracePeriod,
                 minimumBodyRate: Int = defaultMinimumBodyRate,
+                maxChunkExtensionBytes: Int = defaultMaxChunkExtensionBytes,
                 writeTimeout: Duration = defaultWriteTimeout,
                 maxConnections: Int = defaultMaxConnections,
                 writeBufferHighWater: Int = defaultWriteBufferHighWater,
@@ -71,6 +76,7 @@ public struct HTTPLimits: Sendable, Equatable {
         self.bodyReadTimeout = bodyReadTimeout
         self.bodyGracePeriod = bodyGracePeriod
         self.minimumBodyRate = minimumBodyRate
+        self.maxChunkExtensionBytes = maxChunkExtensionBytes
         self.writeTimeout = writeTimeout
         self.maxConnections = maxConnections
         self.writeBufferHighWater = writeBufferHighWater
