@@ -1,8 +1,8 @@
 import Testing
 @testable import HTTPCore
 
-/// Chunk extensions (RFC 9112 §7.1.1): at most `maxChunkExtensionBytes` of them in one request, all chunks
-/// together; one byte more is 400 and the connection closes.
+/// Chunk extensions (RFC 9112 §7.1.1): whitespace around `=` on either side, and at most `maxChunkExtensionBytes`
+/// of them in one request, all chunks together; one byte more is 400 and the connection closes.
 @Suite(.timeLimit(.minutes(1)))
 struct ChunkExtensionTests {
     static let head = "POST / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\n\r\n"
@@ -15,6 +15,12 @@ struct ChunkExtensionTests {
             text += "1;" + String(repeating: "e", count: length - 1) + "\r\nx\r\n"
         }
         return text + "0\r\n\r\n"
+    }
+
+    @Test(arguments: ["5;a =b", "5;a= b", "5;a = b", "5;a\t=\tb", "5 ;a=b", "5;a = \"q\" ;b", "5;a ;b=c", "5;a"])
+    func whitespaceAroundEqualsIsAccepted(_ line: String) throws {
+        let requests = try HTTPRequestParser.parseAll(Self.head + line + "\r\nhello\r\n0\r\n\r\n").get()
+        #expect(requests.first?.body == Array("hello".utf8), "\(line.debugDescription)")
     }
 
     @Test(arguments: ["5;=b", "5;a==b", "5;a =", "5;a b", "5; =b", "5 ", "5;a=b c"])

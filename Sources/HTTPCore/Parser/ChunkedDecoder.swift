@@ -15,9 +15,10 @@ struct ChunkedDecoder {
         case trailers
     }
 
-    /// Position inside `*( BWS ";" BWS ext-name [ BWS "=" BWS ext-val ] )` (RFC 9112 §7.1.1).
+    /// Position inside `*( BWS ";" BWS ext-name [ BWS "=" BWS ext-val ] )` (RFC 9112 §7.1.1); `afterName` is the
+    /// BWS between a name and its `=`.
     private enum ExtensionPhase {
-        case beforeName, name, beforeValue, token, quoted(escaped: Bool), afterItem
+        case beforeName, name, afterName, beforeValue, token, quoted(escaped: Bool), afterItem
     }
 
     let limits: HTTPLimits
@@ -124,7 +125,13 @@ struct ChunkedDecoder {
             if HTTPGrammar.isTokenChar(byte) { return .extensions(phase) }
             if byte == 0x3D, case .name = phase { return .extensions(.beforeValue) }
             if byte == 0x3B { return .extensions(.beforeName) }
+            if blank, case .name = phase { return .extensions(.afterName) }
             if blank { return .extensions(.afterItem) }
+            if byte == HTTPGrammar.cr { return .sizeLF }
+        case .afterName:
+            if blank { return .extensions(.afterName) }
+            if byte == 0x3D { return .extensions(.beforeValue) }
+            if byte == 0x3B { return .extensions(.beforeName) }
             if byte == HTTPGrammar.cr { return .sizeLF }
         case .beforeValue:
             if blank { return .extensions(.beforeValue) }
