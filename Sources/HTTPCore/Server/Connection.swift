@@ -28,7 +28,8 @@ final class Connection {
     let input = ReadBuffer(capacity: Connection.initialReadCapacity)
     var output: [UInt8] = []
     var parser: HTTPRequestParser
-    /// When the first byte of the request being read arrived (monotonic ns); for `headerTimeout`.
+    /// When the first byte of the request being read arrived (monotonic ns); for `headerTimeout`. Reset while the
+    /// connection is idle, so an empty line between requests (RFC 9112 §2.2) does not start the next one's timer.
     var requestStarted: UInt64 = 0
     /// When the body being read began (monotonic ns) and the bytes received since; for `minimumBodyRate`.
     var bodyStarted: UInt64 = 0
@@ -147,6 +148,7 @@ final class Connection {
             let deadline: UInt64
             let limits = acceptor.limits
             if idle {
+                requestStarted = 0
                 input.releaseIfEmpty()
                 if output.isEmpty { output = [] }
                 deadline = MonotonicClock.now() + limits.idleTimeout.nanoseconds
