@@ -44,13 +44,14 @@ final class Connection {
         self.loop = loop
         self.acceptor = acceptor
         info = ConnectionInfo(remoteAddress: peer, isSecure: acceptor.tls != nil)
-        parser = HTTPRequestParser(limits: acceptor.limits)
+        parser = HTTPRequestParser(limits: acceptor.limits, gauge: acceptor.bodyBytes)
         output.reserveCapacity(1024)
     }
 
     /// Serves requests until the peer closes, an error, a timeout, or shutdown; then closes the socket.
     func run() async {
         defer {
+            parser.discardBody()
             tls?.shutdown()
             loop.deregister(fd)
             close(fd)
@@ -73,6 +74,7 @@ final class Connection {
                 _ = await flush()
                 return
             case .failed(let error):
+                parser.discardBody()
                 writeError(error.status, reason: error.reason.rawValue, version: .http1_1)
                 logRefusal(error.status)
                 if await flush() { await lingeringClose() }
