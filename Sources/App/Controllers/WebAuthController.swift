@@ -94,7 +94,8 @@ struct WebAuthController: RouteCollection {
             throw Abort(.unauthorized, reason: "The sign-in state does not match this browser. Start again from the login page.")
         }
         if let error = form.error {
-            req.logger.info("Apple sign-in ended without a token", metadata: ["apple_error": "\(error.prefix(64))"])
+            req.logger.info("Apple sign-in ended without a token",
+                            metadata: ["apple_error": "\(LogEscaping.escape(error.prefix(64)))"])
             return clearingState(Response.redirect(to: "/login"))
         }
         guard let token = form.id_token, !token.isEmpty else { throw Abort(.badRequest, reason: "Missing field 'id_token'") }

@@ -68,7 +68,7 @@ extension Connection {
                         framing: framing, date: acceptor.dateCache.headerLine(), dropped: &dropped)
         for name in dropped {
             acceptor.logger.warning("dropped a response header field with invalid characters",
-                                    metadata: ["field": "\(name.utf8.count <= 64 ? name : "")"])
+                                    metadata: ["field": "\(LogEscaping.escape(name.utf8.count <= 64 ? name : ""))"])
         }
     }
 
