@@ -114,11 +114,10 @@ struct WebAuthController: RouteCollection {
         return response
     }
 
-    /// What the hand-off page posts.
+    /// What the hand-off page posts. Its `email` field is not read: the email comes only from the verified token.
     struct HandleForm: Decodable, Sendable {
         var token: String
         var code: String?
-        var email: String?
         var firstName: String?
         var lastName: String?
     }
@@ -136,7 +135,7 @@ struct WebAuthController: RouteCollection {
         )
         let name = PersonName(firstName: form.firstName ?? "", lastName: form.lastName ?? "")
         let user = try await signIns.signIn(identity: identity, name: name, issueToken: false, appleToken: appleToken,
-                                             formEmail: form.email, nonce: use, logger: req.logger).user
+                                             nonce: use, logger: req.logger).user
         req.session.authenticate(user.id.uuidString)
         return clearingState(.redirect(to: "/"))
     }
