@@ -60,6 +60,7 @@ extension Configuration {
         }
         trustProxy = try env.get("TRUST_PROXY", as: Bool.self) ?? false
         maxBodySize = try Self.integer(env, "MAX_BODY_SIZE", in: 1...(1 << 30)) ?? maxBodySize
+        bodyTimeoutSeconds = try Self.integer(env, "BODY_TIMEOUT", in: 1...Self.maxBodyTimeout) ?? bodyTimeoutSeconds
         maxConnections = try Self.integer(env, "MAX_CONNECTIONS", in: 1...1_000_000) ?? maxConnections
         maxConnectionsPerIP = try Self.integer(env, "MAX_CONNECTIONS_PER_IP", in: 0...1_000_000) ?? maxConnectionsPerIP
         shutdownGracePeriodSeconds = try Self.integer(env, "SHUTDOWN_GRACE_PERIOD", in: 0...Self.maxShutdownGracePeriod)
@@ -124,6 +125,8 @@ extension Configuration {
     public static let minimumMetricsTokenLength = 32
     /// The longest `SHUTDOWN_GRACE_PERIOD` accepted, in seconds: an hour.
     public static let maxShutdownGracePeriod = 3_600
+    /// The longest `BODY_TIMEOUT` accepted, in seconds: an hour.
+    public static let maxBodyTimeout = 3_600
 
     /// `METRICS_TOKEN`: at least `minimumMetricsTokenLength` visible ASCII characters (a bearer token,
     /// RFC 6750 §2.1, sent as is), so that a guessable value cannot open the metrics.

@@ -35,6 +35,8 @@ public struct Configuration: Sendable {
     public var tls: TLSServerConfiguration?
     public var trustProxy = false
     public var maxBodySize = 1_048_576
+    /// Seconds a request body may take to arrive whole after its head, whatever its rate (`BODY_TIMEOUT`); then 408.
+    public var bodyTimeoutSeconds = Int(HTTPLimits.defaultBodyTimeout.components.seconds)
     /// Open connections served at once (`MAX_CONNECTIONS`); more wait in the listen backlog. Each one holds a
     /// file descriptor, so the soft `RLIMIT_NOFILE` must allow it.
     public var maxConnections = 16_384

@@ -46,6 +46,7 @@ public final class SiwaServer: Sendable {
         var serverConfiguration = HTTPServerConfiguration(hostname: configuration.hostname, port: configuration.port,
                                                           accessLog: false)
         serverConfiguration.limits.maxBodySize = configuration.maxBodySize
+        serverConfiguration.limits.bodyTimeout = .seconds(configuration.bodyTimeoutSeconds)
         serverConfiguration.limits.maxConnections = configuration.maxConnections
         serverConfiguration.limits.maxConnectionsPerAddress = configuration.maxConnectionsPerIP
         serverConfiguration.shutdownGracePeriod = .seconds(configuration.shutdownGracePeriodSeconds)

@@ -27,6 +27,8 @@ public struct AppleIDError: ReasonError, CustomStringConvertible {
         case missingSubject
         /// The request carried a nonce and the token's `nonce` matches neither it nor its SHA-256 hex.
         case nonceMismatch
+        /// The token carries a `nonce` and the request none: the sign-in was bound to a nonce the client left out.
+        case nonceMissing
         /// Apple's keys could not be fetched and none are cached.
         case keysUnavailable
     }
@@ -51,6 +53,7 @@ public struct AppleIDError: ReasonError, CustomStringConvertible {
         case .token(.unknownKeyID), .token(.badSignature): "invalid identity token signature"
         case .expired: "identity token expired"
         case .keysUnavailable: "Apple's signing keys are unavailable; try again later"
+        case .nonceMissing: "the identity token carries a nonce; send the nonce the sign-in was made with"
         default: "invalid identity token"
         }
     }
@@ -80,6 +83,7 @@ extension AppleIDError.Reason: CustomStringConvertible {
         case .tooOld: "tooOld"
         case .missingSubject: "missingSubject"
         case .nonceMismatch: "nonceMismatch"
+        case .nonceMissing: "nonceMissing"
         case .keysUnavailable: "keysUnavailable"
         }
     }

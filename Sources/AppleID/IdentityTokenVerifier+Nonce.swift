@@ -9,12 +9,22 @@ extension IdentityTokenVerifier {
         /// Exactly this value, byte for byte: the web flow's lowercase hex SHA-256 of its `SIWA_STATE` cookie,
         /// which the login page gave `AppleID.auth.init`.
         case exactly(String)
+        /// The request sent no nonce, so the token must carry none: a token Apple issued for a sign-in bound to a
+        /// nonce is refused without it (OpenID Connect Core 1.0 §3.1.3.7, §15.5.2), and a stolen one cannot be
+        /// replayed by leaving the nonce out.
+        case notSent
 
-        /// Whether `tokenNonce` satisfies this expectation; compared in constant time.
+        /// What a request's nonce asks of the token: `rawOrHashed` when it sent one, `notSent` when it did not.
+        public static func request(_ nonce: String?) -> ExpectedNonce {
+            nonce.map(ExpectedNonce.rawOrHashed) ?? .notSent
+        }
+
+        /// Whether `tokenNonce` satisfies this expectation; compared in constant time. Never for `notSent`.
         public func isMatched(by tokenNonce: String) -> Bool {
             switch self {
             case .rawOrHashed(let raw): IdentityTokenVerifier.nonce(tokenNonce, matches: raw)
             case .exactly(let expected): constantTimeEquals(tokenNonce, expected)
+            case .notSent: false
             }
         }
 

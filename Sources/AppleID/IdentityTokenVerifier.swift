@@ -9,8 +9,9 @@ import JOSE
 /// no `jku`/`x5u`/`jwk`/`x5c` — all checked before any key is looked up; `kid` names one of
 /// Apple's keys; the RSASSA-PKCS1-v1_5 SHA-256 signature verifies; `iss` is exactly
 /// ``issuer``; `aud` (string or array) contains one of ``clientIDs``; `exp` not past and `iat`
-/// not future, each with ``leeway`` (RFC 7519 §4.1.4, §4.1.6); `sub` present and non-empty; and
-/// when the request carries a nonce, the token's `nonce` equals it or its SHA-256 hex.
+/// not future, each with ``leeway`` (RFC 7519 §4.1.4, §4.1.6); `sub` present and non-empty;
+/// when the request carries a nonce, the token's `nonce` equals it or its SHA-256 hex; and when the
+/// token carries a `nonce`, the request carries the matching one.
 ///
 /// The same verifier, with other client ids and a ``maximumTokenAge``, checks Apple's
 /// server-to-server notifications through ``verifyJWT(_:requireExpiration:)``.
@@ -57,17 +58,20 @@ public struct IdentityTokenVerifier: Sendable {
         self.clock = clock
     }
 
-    /// Verifies an identity token.
+    /// Verifies an identity token a client sent.
     /// - Parameters:
     ///   - token: the compact JWT from `ASAuthorizationAppleIDCredential.identityToken` or `id_token`.
-    ///   - nonce: the raw nonce the request carries, if any; a token nonce is then required.
+    ///   - nonce: the raw nonce the request carries, nil when it carries none: a token nonce must then match it,
+    ///     or be absent.
     /// - Throws: ``AppleIDError``; show its `clientMessage`, log its `description`.
-    public func verify(_ token: String, nonce: String? = nil) async throws -> AppleIdentityToken {
-        try await verify(token, expecting: nonce.map(ExpectedNonce.rawOrHashed))
+    public func verify(_ token: String, nonce: String?) async throws -> AppleIdentityToken {
+        try await verify(token, expecting: .request(nonce))
     }
 
-    /// Verifies an identity token whose `nonce` must be as `nonce` says; nil asks nothing of it.
-    /// - Throws: ``AppleIDError``; `.nonceMismatch` when the token's nonce is missing or another.
+    /// Verifies an identity token whose `nonce` must be as `nonce` says; nil asks nothing of it, for a token that
+    /// came from Apple itself rather than from a client (the `id_token` of a code exchange).
+    /// - Throws: ``AppleIDError``; `.nonceMismatch` when the token's nonce is missing or another, `.nonceMissing`
+    ///   when it has one and the request sent none.
     public func verify(_ token: String, expecting nonce: ExpectedNonce?) async throws -> AppleIdentityToken {
         let (jwt, claims) = try await verifiedClaims(token, requireExpiration: true)
         return try identityToken(jwt: jwt, claims: claims, nonce: nonce)
@@ -79,7 +83,9 @@ public struct IdentityTokenVerifier: Sendable {
             throw AppleIDError(.missingSubject, detail: "sub missing, empty or not a string")
         }
         let tokenNonce = try AppleIDClaims.string(claims.nonce, "nonce")
-        if let nonce {
+        if nonce == .notSent, tokenNonce != nil {
+            throw AppleIDError(.nonceMissing, detail: "token has a nonce, the request none")
+        } else if let nonce, nonce != .notSent {
             guard let tokenNonce, nonce.isMatched(by: tokenNonce) else {
                 throw AppleIDError(.nonceMismatch, detail: tokenNonce == nil ? "token has no nonce" : "nonce differs")
             }

@@ -120,6 +120,26 @@ struct APISignInTests {
         }
     }
 
+    /// A token bound to a nonce is accepted only with it: left out, 401 saying so (a stolen token cannot be replayed
+    /// by omitting it); a request nonce with a token that has none stays 401. Nothing is written either way.
+    @Test func aTokenWithANonceNeedsTheRequestsNonce() async throws {
+        try await TestApp.with { app in
+            let raw = "n-0S6_WzA2Mj"
+            let bound = try app.identityToken(subject: "001.bound", nonce: SHA256.hexHash(raw))
+            let omitted = try await app.sendJSON(.POST, "/api/users/siwa", ["token": bound])
+            #expect(omitted.status == .unauthorized)
+            #expect(try omitted.json()["error"] as? Bool == true)
+            let reason = try #require(try omitted.json()["reason"] as? String)
+            #expect(reason.contains("carries a nonce") && reason.contains("send the nonce"))
+            let unbound = try app.identityToken(subject: "001.bound")
+            #expect(try await app.sendJSON(.POST, "/api/users/siwa", ["token": unbound, "nonce": raw]).status
+                    == .unauthorized)
+            #expect(try await app.count("users") == 0)
+            #expect(try await app.sendJSON(.POST, "/api/users/siwa", ["token": bound, "nonce": raw]).status == .ok)
+            #expect(try await app.sendJSON(.POST, "/api/users/siwa", ["token": unbound]).status == .ok)
+        }
+    }
+
     @Test func refusedTokensAre401AndWriteNothing() async throws {
         try await TestApp.with { app in
             let otherKeys = try FakeAppleKeys(privateKey: try RSAPrivateKey.generate(bits: 2048))

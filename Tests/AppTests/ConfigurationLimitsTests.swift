@@ -2,7 +2,8 @@ import Testing
 import Web
 @testable import App
 
-/// `MAX_CONNECTIONS`, `DATABASE_CACHE_KIB` and `SHUTDOWN_GRACE_PERIOD`: defaults, both ends of their ranges accepted, one past each refused.
+/// `MAX_CONNECTIONS`, `DATABASE_CACHE_KIB`, `SHUTDOWN_GRACE_PERIOD` and `BODY_TIMEOUT`: defaults, both ends of their
+/// ranges accepted, one past each refused.
 struct ConfigurationLimitsTests {
     private func load(_ values: [String: String]) throws -> Configuration {
         try Configuration(Environment(values))
@@ -50,5 +51,23 @@ struct ConfigurationLimitsTests {
         #expect(throws: ConfigurationError.self) { try load(["SHUTDOWN_GRACE_PERIOD": "-1"]) }
         #expect(throws: ConfigurationError.self) { try load(["SHUTDOWN_GRACE_PERIOD": "3601"]) }
         #expect(throws: ConfigurationError.self) { try load(["SHUTDOWN_GRACE_PERIOD": "10s"]) }
+    }
+
+    @Test func bodyTimeoutDefaultsTo60SecondsAndReachesTheServer() async throws {
+        #expect(try load([:]).bodyTimeoutSeconds == 60)
+        try await TestApp.with(configure: { configuration in configuration.bodyTimeoutSeconds = 7 }) { app in
+            #expect(app.server.server.configuration.limits.bodyTimeout == .seconds(7))
+        }
+    }
+
+    @Test func bodyTimeoutAcceptsItsRange() throws {
+        #expect(try load(["BODY_TIMEOUT": "1"]).bodyTimeoutSeconds == 1)
+        #expect(try load(["BODY_TIMEOUT": "3600"]).bodyTimeoutSeconds == 3_600)
+    }
+
+    @Test func bodyTimeoutRefusesOutsideItsRange() {
+        #expect(throws: ConfigurationError.self) { try load(["BODY_TIMEOUT": "0"]) }
+        #expect(throws: ConfigurationError.self) { try load(["BODY_TIMEOUT": "3601"]) }
+        #expect(throws: ConfigurationError.self) { try load(["BODY_TIMEOUT": "60s"]) }
     }
 }

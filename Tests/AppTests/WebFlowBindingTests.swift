@@ -55,6 +55,35 @@ struct WebFlowBindingTests {
         }
     }
 
+    /// A sibling subdomain can plant a second `SIWA_STATE` or `session`; whichever copy comes first, a request
+    /// carrying two is read as carrying none: 401 at the callback and the handle step and no account; signed out
+    /// on pages.
+    @Test func duplicatedStateOrSessionCookiesCountAsNone() async throws {
+        try await TestApp.with { app in
+            let real = try #require(try await app.send(.GET, "/login").cookieValue("SIWA_STATE"))
+            let planted = try TestApp.newState()
+            let token = try app.webToken(state: real, subject: "001.tossed")
+            for cookie in ["SIWA_STATE=\(planted); SIWA_STATE=\(real)", "SIWA_STATE=\(real); SIWA_STATE=\(real)"] {
+                let headers: HTTPHeaders = ["Content-Type": "application/x-www-form-urlencoded", "Cookie": cookie]
+                let callback = try await app.send(.POST, "/login/siwa/callback", headers: headers, body: Array(
+                    TestApp.formEncode([("state", real), ("id_token", token)]).utf8))
+                #expect(callback.status == .unauthorized)
+                let handle = try await app.send(.POST, "/login/siwa/handle", headers: headers,
+                                                body: Array(TestApp.formEncode([("token", token)]).utf8))
+                try await expectRefused(handle, app)
+            }
+            let signedIn = try await app.handle([("token", token)], state: real)
+            #expect(signedIn.status == .seeOther, "one copy signs in")
+            let session = try #require(signedIn.cookieValue("session"))
+            #expect(try await app.send(.GET, "/", headers: ["Cookie": "session=\(session)"]).text.contains("user-email"))
+            for cookie in ["session=\(session); session=planted", "session=\(session); session=\(session)"] {
+                let page = try await app.send(.GET, "/", headers: ["Cookie": cookie])
+                #expect(page.status == .ok)
+                #expect(!page.text.contains("user-email") && page.text.contains("href=\"/login\""))
+            }
+        }
+    }
+
     @Test func eachNonceSignsInOnce() async throws {
         try await TestApp.with { app in
             let state = try TestApp.newState()

@@ -132,25 +132,35 @@ struct WebFlowTests {
         }
     }
 
-    /// As the Vapor book's web handler: a new user's email may come from the form (Apple's `user` JSON) when the
-    /// token has none; the token's own email always wins, and a form value that is no address is not taken.
-    @Test func handleTakesTheFormEmailOnlyWhenTheTokenHasNone() async throws {
+    /// The stored email comes only from the verified token. A new user whose token has none is refused with an
+    /// error page (the browser asks for HTML) and no account, whatever the form says; the token's email wins over
+    /// the form's; a returning user's token without one keeps the stored address.
+    @Test func handleTakesTheEmailOnlyFromTheToken() async throws {
         try await TestApp.with { app in
-            let refused = try await app.webSignIn(subject: "001.bare", email: nil,
-                                                  extraFields: [("email", "not-an-address")])
+            let state = try TestApp.newState()
+            let bare = try app.webToken(state: state, subject: "001.bare", email: nil)
+            let refused = try await app.send(.POST, "/login/siwa/handle", headers: [
+                "Content-Type": "application/x-www-form-urlencoded", "Cookie": "SIWA_STATE=\(state)",
+                "Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
+            ], body: Array(TestApp.formEncode([
+                ("token", bare), ("email", "ceo@victim.example"), ("firstName", "Form"), ("lastName", "User"),
+            ]).utf8))
             #expect(refused.status == .badRequest)
+            #expect(refused.headers["Content-Type"]?.hasPrefix("text/html") == true)
+            #expect(refused.text.contains("carries no email"))
+            #expect(refused.setCookies["session"] == nil)
             #expect(try await app.count("users") == 0)
             #expect(try await app.count("used_nonces") == 0, "a refused sign-in does not spend its nonce")
-            let created = try await app.webSignIn(subject: "001.bare", email: nil, extraFields: [
-                ("email", "form@example.com"), ("firstName", "Form"), ("lastName", "User"),
-            ])
-            #expect(created.status == .seeOther)
-            #expect(try await app.server.services.users.find(siwaIdentifier: "001.bare")?.email == "form@example.com")
 
             let both = try await app.webSignIn(subject: "001.signed", email: "apple@example.com",
-                                               extraFields: [("email", "form@example.com")])
+                                               extraFields: [("email", "ceo@victim.example")])
             #expect(both.status == .seeOther)
             #expect(try await app.server.services.users.find(siwaIdentifier: "001.signed")?.email == "apple@example.com")
+            let returning = try await app.webSignIn(subject: "001.signed", email: nil,
+                                                    extraFields: [("email", "ceo@victim.example")])
+            #expect(returning.status == .seeOther)
+            #expect(try await app.server.services.users.find(siwaIdentifier: "001.signed")?.email == "apple@example.com")
+            #expect(try await app.count("users") == 1)
         }
     }
 

@@ -7,11 +7,12 @@ import Testing
 struct IdentityTokenVerifierTests {
     typealias Fixture = IdentityTokenFixture
 
+    /// Verifies `token`; with `nonce`, as a request carrying it; without, asking nothing of the token's nonce.
     private func verify(
         _ token: String, nonce: String? = nil, keys: (any SigningKeyProvider)? = nil, at time: Date = Fixture.now
     ) async throws -> AppleIdentityToken {
         let verifier = Fixture.verifier(keys: try keys ?? Fixture.keys(), at: time)
-        return try await verifier.verify(token, nonce: nonce)
+        return try await verifier.verify(token, expecting: nonce.map { .rawOrHashed($0) })
     }
 
     private func expectRefusal(
@@ -69,7 +70,7 @@ struct IdentityTokenVerifierTests {
     func onlyRS256BeforeAnyKeyLookup(_ alg: String) async throws {
         let keys = try Fixture.keys()
         let error = await #expect(throws: AppleIDError.self) {
-            try await Fixture.verifier(keys: keys).verify(Fixture.token(header: ["alg": .string(alg)]))
+            try await Fixture.verifier(keys: keys).verify(Fixture.token(header: ["alg": .string(alg)]), nonce: Fixture.rawNonce)
         }
         #expect(error?.reason == .token(.unsupportedAlgorithm))
         #expect(await keys.lookups == 0)
@@ -83,7 +84,8 @@ struct IdentityTokenVerifierTests {
     func keyReferencesAreNeverFollowed(_ member: String) async throws {
         let keys = try Fixture.keys()
         let error = await #expect(throws: AppleIDError.self) {
-            try await Fixture.verifier(keys: keys).verify(Fixture.token(header: [member: "https://attacker.example/keys"]))
+            try await Fixture.verifier(keys: keys).verify(Fixture.token(header: [member: "https://attacker.example/keys"]),
+                                                          nonce: Fixture.rawNonce)
         }
         #expect(error?.reason == .token(.forbiddenHeader))
         #expect(await keys.lookups == 0)
@@ -116,7 +118,7 @@ struct IdentityTokenVerifierTests {
         let token = try Fixture.token()
         for failure in [AppleIDError.keysUnavailable, CancellationError()] as [any Error & Sendable] {
             let error = await #expect(throws: AppleIDError.self) {
-                try await Fixture.verifier(keys: Fixture.FailingKeys(error: failure)).verify(token)
+                try await Fixture.verifier(keys: Fixture.FailingKeys(error: failure)).verify(token, nonce: Fixture.rawNonce)
             }
             #expect(error?.reason == .keysUnavailable)
             #expect(error?.status == .serviceUnavailable)
@@ -169,8 +171,19 @@ struct IdentityTokenVerifierTests {
         try await expectRefusal(.nonceMismatch, Fixture.token(claims: ["nonce": .string(SHA256.hexHash(SHA256.hexHash(Fixture.rawNonce)))]), nonce: Fixture.rawNonce)
     }
 
-    @Test func tokenNonceWithoutRequestNonceIsFine() async throws {
-        #expect(try await verify(Fixture.token()).nonce != nil)
+    /// A token bound to a nonce is refused from a request that sends none, saying so; a token without one is
+    /// accepted from it. Only a token that came from Apple itself (`expecting: nil`) is read without a nonce.
+    @Test func tokenNonceWithoutRequestNonceIsRefused() async throws {
+        let verifier = Fixture.verifier(keys: try Fixture.keys())
+        let error = await #expect(throws: AppleIDError.self) { try await verifier.verify(Fixture.token(), nonce: nil) }
+        #expect(error?.reason == .nonceMissing)
+        #expect(error?.status == .unauthorized)
+        #expect(error?.clientMessage.contains("nonce") == true)
+        let unbound = try await verifier.verify(Fixture.token(claims: ["nonce": nil]), nonce: nil)
+        #expect(unbound.nonce == nil)
+        #expect(try await verifier.verify(Fixture.token(), expecting: nil).nonce != nil)
+        #expect(IdentityTokenVerifier.ExpectedNonce.request(nil) == .notSent)
+        #expect(IdentityTokenVerifier.ExpectedNonce.request("n") == .rawOrHashed("n"))
     }
 
     @Test func malformedTokens() async throws {

@@ -42,6 +42,25 @@ struct ErrorMiddlewareTests {
         #expect(!line.contains("SECRETCODE"))
     }
 
+    /// Reasons and descriptions may quote what the request sent; their log lines show its control characters
+    /// escaped, so none can end the line and forge another.
+    @Test func requestValuesInErrorLinesHaveControlCharactersEscaped() async throws {
+        struct Quoting: Error, CustomStringConvertible { var value: String; var description: String { "got \(value)" } }
+        let lines = LogCapture()
+        let app = Application(logger: Logger(label: "t") { _ in lines })
+        app.get("abort") { req -> String in throw Abort(.badRequest, reason: "bad '\(req.headers["X-V"] ?? "")'") }
+        app.get("boom") { req -> String in throw Quoting(value: req.headers["X-V"] ?? "") }
+        let forged = "v\r\ncritical forged\u{85}line"
+        #expect(try await app.testing.send(.GET, "/abort", headers: ["X-V": forged]).status == .badRequest)
+        #expect(try await app.testing.send(.GET, "/boom", headers: ["X-V": forged]).status == .internalServerError)
+        let quoted = lines.messages.filter { $0.contains("forged") }
+        #expect(quoted.count == 2)
+        for line in quoted {
+            #expect(line.contains(#"v\r\ncritical forged\u{85}line"#))
+            #expect(!line.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) })
+        }
+    }
+
     @Test func customAbortErrorsAreHonoured() async throws {
         struct Teapot: AbortError { var status: HTTPStatus { 418 }; var reason: String { "short and stout" } }
         let app = Application.fixture()

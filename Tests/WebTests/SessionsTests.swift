@@ -130,6 +130,21 @@ struct SessionsTests {
         #expect(await store.saves == 0)
     }
 
+    /// A cookie name sent more than once, in one `Cookie` field or two, is read as absent (a sibling subdomain may
+    /// have planted a copy); other names are read as usual. A doubled session cookie signs the visitor out.
+    @Test func aCookieSentTwiceCountsAsNone() async throws {
+        #expect(CookieParser.parse(["a=1; b=2; a=3"]) == ["b": "2"])
+        #expect(CookieParser.parse(["a=1; b=2", "a=1"]) == ["b": "2"])
+        #expect(CookieParser.parse(["a=1; A=2"]) == ["a": "1", "A": "2"])
+        let clock = TestClock()
+        let app = Self.app(store: MemorySessionStore(now: { clock.now }), clock: clock)
+        let id = try #require(try await app.testing.send(.POST, "/login/u1").cookies["session"])
+        #expect(try await app.testing.send(.GET, "/me", headers: ["Cookie": "session=\(id)"]).text == "u1")
+        for cookie in ["session=\(id); session=\(id)", "session=planted; session=\(id)", "session=\(id); session=x"] {
+            #expect(try await app.testing.send(.GET, "/me", headers: ["Cookie": cookie]).text == "anonymous")
+        }
+    }
+
     @Test func randomIdsDiffer() throws {
         let ids = try (0..<100).map { _ in try SystemRandom.base64URL(32) }
         #expect(Set(ids).count == 100)

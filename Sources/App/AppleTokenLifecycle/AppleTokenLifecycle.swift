@@ -93,7 +93,7 @@ package final class AppleTokenLifecycle: Sendable {
         let verifier = IdentityTokenVerifier(keys: keys, clientIDs: [clientID], clock: clock)
         let identity: AppleIdentityToken
         do {
-            identity = try await verifier.verify(response.idToken)
+            identity = try await verifier.verify(response.idToken, expecting: nil)
         } catch let error as AppleIDError {
             throw AppleAuthError(error.reason == .keysUnavailable ? .unreachable : .tokenMismatch,
                                  detail: "id_token from /auth/token refused: \(error)")

@@ -49,7 +49,9 @@ struct AppleNotificationsController: RouteCollection {
             throw Abort(.badRequest, reason: "The notification's claims are not an Apple notification")
         }
         let outcome = try await services.notifications.apply(notification)
-        req.logger.info("Apple notification", metadata: ["type": "\(notification.type)", "outcome": "\(outcome)"])
+        req.logger.info("Apple notification", metadata: [
+            "type": "\(LogEscaping.escape("\(notification.type)"))", "outcome": "\(outcome)",
+        ])
         return Answer(status: "\(outcome)")
     }
 }

@@ -43,8 +43,8 @@ struct UsersController: RouteCollection {
         }
         let body = try SignInRequest.decode(from: req)
         guard !body.token.isEmpty else { throw Abort(.badRequest, reason: "Field 'token' must not be empty") }
-        let identity = try await signIns.verify(body.token, expecting: body.nonce.map { .rawOrHashed($0) },
-                                                with: verifier, logger: req.logger)
+        let identity = try await signIns.verify(body.token, expecting: .request(body.nonce), with: verifier,
+                                                logger: req.logger)
         let appleToken = try await signIns.exchange(code: body.authorizationCode, clientID: identity.audience,
                                                     redirectURI: nil, identity: identity, logger: req.logger)
         let result = try await signIns.signIn(

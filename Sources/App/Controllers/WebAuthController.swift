@@ -94,7 +94,8 @@ struct WebAuthController: RouteCollection {
             throw Abort(.unauthorized, reason: "The sign-in state does not match this browser. Start again from the login page.")
         }
         if let error = form.error {
-            req.logger.info("Apple sign-in ended without a token", metadata: ["apple_error": "\(error.prefix(64))"])
+            req.logger.info("Apple sign-in ended without a token",
+                            metadata: ["apple_error": "\(LogEscaping.escape(error.prefix(64)))"])
             return clearingState(Response.redirect(to: "/login"))
         }
         guard let token = form.id_token, !token.isEmpty else { throw Abort(.badRequest, reason: "Missing field 'id_token'") }
@@ -113,11 +114,10 @@ struct WebAuthController: RouteCollection {
         return response
     }
 
-    /// What the hand-off page posts.
+    /// What the hand-off page posts. Its `email` field is not read: the email comes only from the verified token.
     struct HandleForm: Decodable, Sendable {
         var token: String
         var code: String?
-        var email: String?
         var firstName: String?
         var lastName: String?
     }
@@ -135,7 +135,7 @@ struct WebAuthController: RouteCollection {
         )
         let name = PersonName(firstName: form.firstName ?? "", lastName: form.lastName ?? "")
         let user = try await signIns.signIn(identity: identity, name: name, issueToken: false, appleToken: appleToken,
-                                             formEmail: form.email, nonce: use, logger: req.logger).user
+                                             nonce: use, logger: req.logger).user
         req.session.authenticate(user.id.uuidString)
         return clearingState(.redirect(to: "/"))
     }

@@ -16,6 +16,7 @@ enum VerificationResult: String, CaseIterable, Sendable {
     case tooOld = "too_old"
     case missingSubject = "missing_subject"
     case nonceMismatch = "nonce_mismatch"
+    case nonceMissing = "nonce_missing"
     case keysUnavailable = "keys_unavailable"
 
     init(_ reason: AppleIDError.Reason) {
@@ -33,6 +34,7 @@ enum VerificationResult: String, CaseIterable, Sendable {
         case .tooOld: .tooOld
         case .missingSubject: .missingSubject
         case .nonceMismatch: .nonceMismatch
+        case .nonceMissing: .nonceMissing
         case .keysUnavailable: .keysUnavailable
         }
     }

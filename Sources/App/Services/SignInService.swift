@@ -24,8 +24,6 @@ final class SignInService: Sendable {
     static let appleKeysRetryAfterSeconds = 10
     /// `Retry-After` of a 503 when Apple's token endpoint is unreachable.
     static let appleRetryAfterSeconds = 10
-    /// Longest email address taken from a form (RFC 5321 §4.5.3.1.3 caps a path at 256 octets, brackets included).
-    static let maximumFormEmailLength = 254
 
     init(configuration: Configuration, users: UserRepository, lifecycle: AppleTokenLifecycle,
          usedNonces: UsedNonceRepository, appleKeys: AppleKeySet, metrics: AppMetrics,
@@ -81,18 +79,17 @@ final class SignInService: Sendable {
         }
     }
 
-    /// Finds the user by Apple's `sub` (never by email) or creates one from the token (email required), storing
-    /// a newer email; issues a bearer token when `issueToken` is set and stores `appleToken` (from a code
-    /// exchange). `formEmail` (the web flow's copy of Apple's `user` JSON, which passed through the browser) is
-    /// used only when the token carries no email, as the Vapor book's web handler reads it; the token's own email,
-    /// which Apple signed, always wins. `nonce`, the web flow's binding, is recorded as used in the same
-    /// transaction (401 when it was used before). One write transaction: on any failure nothing is written.
+    /// Finds the user by Apple's `sub` (never by email) or creates one from the token, storing a newer email;
+    /// issues a bearer token when `issueToken` is set and stores `appleToken` (from a code exchange). The email is
+    /// only ever the verified token's, which Apple signed: a new user whose token has none is refused (400), on the
+    /// API and the web flow alike, whatever a form says. `nonce`, the web flow's binding, is recorded as used in
+    /// the same transaction (401 when it was used before). One write transaction: on any failure nothing is written.
     func signIn(identity: AppleIdentityToken, name: PersonName?, issueToken: Bool, appleToken: AppleToken? = nil,
-                formEmail: String? = nil, nonce: UsedNonceRepository.Use? = nil, logger: Logger) async throws
+                nonce: UsedNonceRepository.Use? = nil, logger: Logger) async throws
         -> (user: User, token: IssuedBearerToken?)
     {
         let now = clock()
-        let email = identity.email ?? formEmail.flatMap(Self.plausibleEmail) ?? ""
+        let email = identity.email ?? ""
         // One generator call for the token's secret and both ids (each RAND_bytes costs a getpid and a lock).
         let ids = UUID.timeOrderedRandomCount
         let secretBytes = BearerTokenValue.secretBytes
@@ -120,13 +117,5 @@ final class SignInService: Sendable {
         logger.info(result.created ? "user created" : "user signed in", metadata: ["user_id": "\(result.user.id)"])
         guard let value, let stored = result.token else { return (result.user, nil) }
         return (result.user, IssuedBearerToken(token: stored, value: value, user: result.user))
-    }
-
-    /// `text` when it could be an email address: not empty, at most `maximumFormEmailLength` bytes, with an `@`
-    /// that neither starts nor ends it.
-    static func plausibleEmail(_ text: String) -> String? {
-        guard text.utf8.count <= maximumFormEmailLength, let at = text.firstIndex(of: "@"),
-              at != text.startIndex, text.index(after: at) != text.endIndex else { return nil }
-        return text
     }
 }

@@ -1,8 +1,8 @@
 /// Decodes a chunked body (RFC 9112 §7.1) incrementally, byte split anywhere.
 ///
 /// Chunk extensions are checked for syntax and skipped (§7.1.1); trailer fields are parsed like header fields
-/// and kept in `HTTPRequest.trailers` (§7.1.2). Sizes are bounded by `maxBodySize`, extension and trailer
-/// lengths by `maxHeaderSectionSize`.
+/// and kept in `HTTPRequest.trailers` (§7.1.2). Sizes are bounded by `maxBodySize`, the extensions of all chunks
+/// together by `maxChunkExtensionBytes` (§7.1.1: a server ought to limit them), trailers by `maxHeaderSectionSize`.
 struct ChunkedDecoder {
     private enum State {
         case size(digits: Int)
@@ -15,15 +15,17 @@ struct ChunkedDecoder {
         case trailers
     }
 
-    /// Position inside `*( BWS ";" BWS ext-name [ BWS "=" BWS ext-val ] )` (RFC 9112 §7.1.1).
+    /// Position inside `*( BWS ";" BWS ext-name [ BWS "=" BWS ext-val ] )` (RFC 9112 §7.1.1); `afterName` is the
+    /// BWS between a name and its `=`.
     private enum ExtensionPhase {
-        case beforeName, name, beforeValue, token, quoted(escaped: Bool), afterItem
+        case beforeName, name, afterName, beforeValue, token, quoted(escaped: Bool), afterItem
     }
 
     let limits: HTTPLimits
     private var state = State.size(digits: 0)
     private var size = 0
-    private var lineLength = 0
+    /// Bytes between each chunk size and its line's CR so far, all chunks of the request together.
+    private var extensionBytes = 0
     private var trailerBytes: [UInt8] = []
 
     init(limits: HTTPLimits) { self.limits = limits }
@@ -49,6 +51,7 @@ struct ChunkedDecoder {
                 }
                 i += 1
             case .sizeWhitespace:
+                try countExtensionByte()
                 if byte == 0x3B {
                     state = .extensions(.beforeName)
                 } else if byte != HTTPGrammar.space && byte != HTTPGrammar.tab {
@@ -56,14 +59,12 @@ struct ChunkedDecoder {
                 }
                 i += 1
             case .extensions(let phase):
-                lineLength += 1
-                guard lineLength <= limits.maxHeaderSectionSize else { throw HTTPParseError(.invalidChunk) }
+                if byte != HTTPGrammar.cr { try countExtensionByte() }
                 state = try Self.extensionStep(phase, byte)
                 i += 1
             case .sizeLF:
                 guard byte == HTTPGrammar.lf else { throw HTTPParseError(.invalidChunk) }
                 i += 1
-                lineLength = 0
                 if size == 0 {
                     state = .trailers
                 } else {
@@ -103,6 +104,14 @@ struct ChunkedDecoder {
         case HTTPGrammar.space, HTTPGrammar.tab: state = .sizeWhitespace
         default: throw HTTPParseError(.invalidChunk)
         }
+        if byte != HTTPGrammar.cr { try countExtensionByte() }
+    }
+
+    /// One more byte of chunk extensions; past `maxChunkExtensionBytes` in the request, 400 and the connection
+    /// closes (RFC 9112 §7.1.1).
+    private mutating func countExtensionByte() throws(HTTPParseError) {
+        extensionBytes += 1
+        guard extensionBytes <= limits.maxChunkExtensionBytes else { throw HTTPParseError(.chunkExtensionsTooLarge) }
     }
 
     /// One byte of the chunk-extension grammar; CR ends the chunk line.
@@ -116,7 +125,13 @@ struct ChunkedDecoder {
             if HTTPGrammar.isTokenChar(byte) { return .extensions(phase) }
             if byte == 0x3D, case .name = phase { return .extensions(.beforeValue) }
             if byte == 0x3B { return .extensions(.beforeName) }
+            if blank, case .name = phase { return .extensions(.afterName) }
             if blank { return .extensions(.afterItem) }
+            if byte == HTTPGrammar.cr { return .sizeLF }
+        case .afterName:
+            if blank { return .extensions(.afterName) }
+            if byte == 0x3D { return .extensions(.beforeValue) }
+            if byte == 0x3B { return .extensions(.beforeName) }
             if byte == HTTPGrammar.cr { return .sizeLF }
         case .beforeValue:
             if blank { return .extensions(.beforeValue) }

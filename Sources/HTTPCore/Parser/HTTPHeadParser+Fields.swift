@@ -20,7 +20,7 @@ extension HTTPHeadParser {
             switch name.count {
             case 4 where HTTPGrammar.equalsLowercase(name, "host"):
                 hostCount += 1
-                if !Self.isValidHost(value) { hostValid = false }
+                if !HTTPHeadParser.isValidHost(value) { hostValid = false }
                 if value.isEmpty { hostEmpty = true }
             case 14 where HTTPGrammar.equalsLowercase(name, "content-length"):
                 noteContentLength(value)
@@ -109,18 +109,6 @@ extension HTTPHeadParser {
             case .none: break
             case .`continue`: head.expectsContinue = version.minor >= 1
             case .unsupported: throw HTTPParseError(.unsupportedExpectation)
-            }
-        }
-
-        /// `uri-host [ ":" port ]` (RFC 9110 §7.2): reg-name, IPv4 or IP-literal characters only.
-        static func isValidHost(_ value: UnsafeRawBufferPointer) -> Bool {
-            value.allSatisfy { byte in
-                switch byte {
-                case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: true
-                case 0x2D, 0x2E, 0x5F, 0x7E, 0x21, 0x24, 0x26, 0x27, 0x28, 0x29, 0x2A, 0x2B, 0x2C, 0x3B, 0x3D,
-                     0x25, 0x3A, 0x5B, 0x5D: true
-                default: false
-                }
             }
         }
 

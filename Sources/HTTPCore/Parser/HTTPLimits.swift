@@ -21,6 +21,12 @@ public struct HTTPLimits: Sendable, Equatable {
     /// byte received extends the body's deadline by `1 / minimumBodyRate` s, so a body that trickles in is cut
     /// off (408) however often a byte arrives. 0 turns the minimum off.
     public var minimumBodyRate: Int
+    /// Longest time a body may take to arrive whole after its head, whatever its rate (408 then): the credit
+    /// `minimumBodyRate` gives each byte never reaches past it, so a fast start cannot buy a slow end.
+    public var bodyTimeout: Duration
+    /// Most bytes of chunk extensions in one request, all chunks together (RFC 9112 §7.1.1: a server ought to
+    /// limit their total length); more is 400 and the connection closes.
+    public var maxChunkExtensionBytes: Int
     /// Longest pause while the client does not read our response before the connection is closed.
     public var writeTimeout: Duration
     /// Most simultaneous connections; at the limit the server stops accepting until one closes.
@@ -43,6 +49,8 @@ public struct HTTPLimits: Sendable, Equatable {
     public static let defaultBodyReadTimeout = Duration.seconds(30)
     public static let defaultBodyGracePeriod = Duration.seconds(20)
     public static let defaultMinimumBodyRate = 500
+    public static let defaultBodyTimeout = Duration.seconds(60)
+    public static let defaultMaxChunkExtensionBytes = 16 * 1024
     public static let defaultWriteTimeout = Duration.seconds(30)
     public static let defaultMaxConnections = 10_000
     public static let defaultWriteBufferHighWater = 64 * 1024
@@ -57,6 +65,8 @@ public struct HTTPLimits: Sendable, Equatable {
                 bodyReadTimeout: Duration = defaultBodyReadTimeout,
                 bodyGracePeriod: Duration = defaultBodyGracePeriod,
                 minimumBodyRate: Int = defaultMinimumBodyRate,
+                bodyTimeout: Duration = defaultBodyTimeout,
+                maxChunkExtensionBytes: Int = defaultMaxChunkExtensionBytes,
                 writeTimeout: Duration = defaultWriteTimeout,
                 maxConnections: Int = defaultMaxConnections,
                 writeBufferHighWater: Int = defaultWriteBufferHighWater,
@@ -71,6 +81,8 @@ public struct HTTPLimits: Sendable, Equatable {
         self.bodyReadTimeout = bodyReadTimeout
         self.bodyGracePeriod = bodyGracePeriod
         self.minimumBodyRate = minimumBodyRate
+        self.bodyTimeout = bodyTimeout
+        self.maxChunkExtensionBytes = maxChunkExtensionBytes
         self.writeTimeout = writeTimeout
         self.maxConnections = maxConnections
         self.writeBufferHighWater = writeBufferHighWater
@@ -80,14 +92,22 @@ public struct HTTPLimits: Sendable, Equatable {
 }
 
 extension HTTPLimits {
-    /// When a body that began at `start` (monotonic ns) and has brought `received` bytes must be complete:
-    /// `start + bodyGracePeriod + received / minimumBodyRate` s. A body is in time at instant `t` while
-    /// `t < bodyDeadline`, that is while `received > (t - start - grace) * minimumBodyRate`.
+    /// When a body that began at `start` (monotonic ns) and has brought `received` bytes must be complete: the
+    /// earlier of `start + bodyTimeout` and `start + bodyGracePeriod + received / minimumBodyRate` s. A body is in
+    /// time at instant `t` while `t < bodyDeadline`.
     func bodyDeadline(start: UInt64, received: Int) -> UInt64 {
-        guard minimumBodyRate > 0 else { return .max }
+        let whole = Self.adding(bodyTimeout.nanoseconds, to: start)
+        guard minimumBodyRate > 0 else { return whole }
         let earned = UInt64(max(0, received)).multipliedReportingOverflow(by: 1_000_000_000)
-        guard !earned.overflow else { return .max }
-        return start + bodyGracePeriod.nanoseconds + earned.partialValue / UInt64(minimumBodyRate)
+        guard !earned.overflow else { return whole }
+        let credit = Self.adding(earned.partialValue / UInt64(minimumBodyRate), to: bodyGracePeriod.nanoseconds)
+        return min(whole, Self.adding(credit, to: start))
+    }
+
+    /// `base + nanoseconds`, saturating at `UInt64.max`.
+    private static func adding(_ nanoseconds: UInt64, to base: UInt64) -> UInt64 {
+        let (sum, overflow) = base.addingReportingOverflow(nanoseconds)
+        return overflow ? .max : sum
     }
 }
 

@@ -24,6 +24,7 @@ public struct HTTPParseError: Error, Equatable, CustomStringConvertible {
         case invalidTransferEncoding = "Invalid Transfer-Encoding"
         case unsupportedTransferEncoding = "Unsupported Transfer-Encoding"
         case invalidChunk = "Invalid chunked encoding"
+        case chunkExtensionsTooLarge = "Chunk extensions too large"
         case bodyTooLarge = "Request body too large"
         case unsupportedExpectation = "Unsupported expectation"
         case timeout = "Request timeout"

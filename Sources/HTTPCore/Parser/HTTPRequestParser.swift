@@ -21,13 +21,20 @@ struct HTTPRequestParser {
     }
 
     let limits: HTTPLimits
+    /// Where the body being read is counted, if anywhere.
+    let gauge: BodyBytesGauge?
+    /// What the body being read holds in `gauge`: its reserved length, or the bytes a chunked body has so far.
+    private var heldBodyBytes = 0
     private var state = State.head
     private var scanned = 0
     private var lineStart = 0
     private var inRequestLine = true
     private var current: HTTPRequestHead?
 
-    init(limits: HTTPLimits) { self.limits = limits }
+    init(limits: HTTPLimits, gauge: BodyBytesGauge? = nil) {
+        self.limits = limits
+        self.gauge = gauge
+    }
 
     /// True between requests: no byte of a next request has been consumed or scanned.
     var isBetweenRequests: Bool {
@@ -51,6 +58,7 @@ struct HTTPRequestParser {
             case .length(let length):
                 current = head
                 current?.request.body.reserveCapacity(length)
+                hold(length)
                 state = .fixedBody(remaining: length)
                 return .head(head)
             case .chunked:
@@ -71,6 +79,7 @@ struct HTTPRequestParser {
             guard var head = current else { return .needMore }
             current = nil
             let done = try decoder.decode(buffer, into: &head.request)
+            hold(head.request.body.count)
             current = head
             state = .chunkedBody(decoder)
             return done ? finish() : .needMore
@@ -79,9 +88,21 @@ struct HTTPRequestParser {
 
     private mutating func finish() -> Event {
         state = .head
+        hold(0)
         guard let head = current else { return .needMore }
         current = nil
         return .request(head)
+    }
+
+    /// Drops the body being read, if any, and its count in `gauge`: the connection is cut and will parse no more.
+    mutating func discardBody() {
+        hold(0)
+        current = nil
+    }
+
+    private mutating func hold(_ bytes: Int) {
+        gauge?.change(from: heldBodyBytes, to: bytes)
+        heldBodyBytes = bytes
     }
 
     /// 414 for a long target; 400 when not even the method ends within the limit (no SP: not a request line).

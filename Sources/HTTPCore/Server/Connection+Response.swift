@@ -3,7 +3,8 @@ import Glibc
 extension Connection {
     /// Serialises and sends `response`; returns whether the connection stays open, or nil if it failed.
     ///
-    /// `.bytes` bodies get `Content-Length` and are batched with pipelined responses up to the high-water mark;
+    /// `.bytes` bodies get `Content-Length` (not 1xx, 204 or 304: a 304's would have to be the 200's, RFC 9110 §8.6,
+    /// which only the responder knows) and are batched with pipelined responses up to the high-water mark;
     /// `.stream` bodies are sent chunked (close-delimited for HTTP/1.0) with each write awaiting the socket.
     func send(_ response: HTTPResponse, for head: HTTPRequestHead, keepAlive requested: Bool) async -> Bool? {
         var keepAlive = requested
@@ -16,7 +17,7 @@ extension Connection {
         switch response.body {
         case .bytes(let body):
             writeHead(status: status, headers: response.headers, version: request.version, keepAlive: keepAlive,
-                      framing: status.mayHaveBody || status.code == 304 ? .length(body.count) : .none)
+                      framing: status.mayHaveBody ? .length(body.count) : .none)
             if !isHead && status.mayHaveBody {
                 if body.count > Self.copyLimit {
                     return await flush(appending: body) ? keepAlive : nil
@@ -67,7 +68,7 @@ extension Connection {
                         framing: framing, date: acceptor.dateCache.headerLine(), dropped: &dropped)
         for name in dropped {
             acceptor.logger.warning("dropped a response header field with invalid characters",
-                                    metadata: ["field": "\(name.utf8.count <= 64 ? name : "")"])
+                                    metadata: ["field": "\(LogEscaping.escape(name.utf8.count <= 64 ? name : ""))"])
         }
     }
 

@@ -29,7 +29,8 @@ final class Connection {
     let input = ReadBuffer(capacity: Connection.initialReadCapacity)
     var output: [UInt8] = []
     var parser: HTTPRequestParser
-    /// When the first byte of the request being read arrived (monotonic ns); for `headerTimeout`.
+    /// When the first byte of the request being read arrived (monotonic ns); for `headerTimeout`. Reset while the
+    /// connection is idle, so an empty line between requests (RFC 9112 §2.2) does not start the next one's timer.
     var requestStarted: UInt64 = 0
     /// When the body being read began (monotonic ns) and the bytes received since; for `minimumBodyRate`.
     var bodyStarted: UInt64 = 0
@@ -44,13 +45,14 @@ final class Connection {
         self.loop = loop
         self.acceptor = acceptor
         info = ConnectionInfo(remoteAddress: peer, isSecure: acceptor.tls != nil)
-        parser = HTTPRequestParser(limits: acceptor.limits)
+        parser = HTTPRequestParser(limits: acceptor.limits, gauge: acceptor.bodyBytes)
         output.reserveCapacity(1024)
     }
 
     /// Serves requests until the peer closes, an error, a timeout, or shutdown; then closes the socket.
     func run() async {
         defer {
+            parser.discardBody()
             tls?.shutdown()
             loop.deregister(fd)
             close(fd)
@@ -73,6 +75,7 @@ final class Connection {
                 _ = await flush()
                 return
             case .failed(let error):
+                parser.discardBody()
                 writeError(error.status, reason: error.reason.rawValue, version: .http1_1)
                 logRefusal(error.status)
                 if await flush() { await lingeringClose() }
@@ -148,6 +151,7 @@ final class Connection {
             let deadline: UInt64
             let limits = acceptor.limits
             if idle {
+                requestStarted = 0
                 input.releaseIfEmpty()
                 if output.isEmpty { output = [] }
                 deadline = MonotonicClock.now() + limits.idleTimeout.nanoseconds
@@ -192,6 +196,7 @@ final class Connection {
         guard acceptor.accessLog, logger.logLevel <= .info else { return }
         let micros = (MonotonicClock.now() - started) / 1000
         let ms = "\(micros / 1000).\(String(micros % 1000 / 100))"
-        logger.info("\(request.method.rawValue) \(request.path) \(status.code) \(ms)ms")
+        let method = LogEscaping.escape(request.method.rawValue), path = LogEscaping.escape(request.path)
+        logger.info("\(method) \(path) \(status.code) \(ms)ms")
     }
 }

@@ -22,6 +22,8 @@ final class ConnectionAcceptor: Sendable {
     /// The listener as each loop watches it.
     let listeners: [ListenerOnLoop]
     let perAddress: AddressConnectionCounter
+    /// Bytes held by the request bodies being read on every connection.
+    let bodyBytes = BodyBytesGauge()
     private let listener: Listener
     private let active = Atomic<Int>(0)
     private let accepted = Atomic<Int>(0)

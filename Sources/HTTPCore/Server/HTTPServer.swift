@@ -96,6 +96,10 @@ public final class HTTPServer: Sendable {
     /// Connections closed unread since `start()` because their address held `maxConnectionsPerAddress` already.
     public var refusedConnections: Int { state.withLock { $0.acceptor?.refusedConnections ?? 0 } }
 
+    /// Bytes held now by request bodies still being read (`BodyBytesGauge`); 0 before `start()` and after
+    /// `shutdown()`.
+    public var bufferedBodyBytes: Int { state.withLock { $0.acceptor?.bodyBytes.value ?? 0 } }
+
     /// The bound port (the one chosen by the system when configured with 0); 0 before `start()`.
     public var localPort: Int { state.withLock { $0.port } }
 

@@ -32,7 +32,7 @@ extension Application {
         let milliseconds = Double(elapsed.seconds) * 1000 + Double(elapsed.attoseconds) / 1e15
         // Method and path only: the query may carry codes or state.
         if req.logLevel <= .info {
-            req.logger.info("\(request.method) \(req.path) \(http.status.code) \(Self.format(milliseconds)) ms")
+            req.logger.info("\(ErrorRenderer.logged(req)) \(http.status.code) \(Self.format(milliseconds)) ms")
         }
         return http
     }

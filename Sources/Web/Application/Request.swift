@@ -60,7 +60,7 @@ public final class Request {
         self.id = id
     }
 
-    /// Cookies sent by the client (RFC 6265 §5.4), name to value; the first of duplicate names wins.
+    /// Cookies sent by the client (RFC 6265 §5.4), name to value; a name sent more than once is absent.
     public var cookies: [String: String] {
         if let parsedCookies { return parsedCookies }
         let parsed = CookieParser.parse(headers.values(for: "Cookie"))

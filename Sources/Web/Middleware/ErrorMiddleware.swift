@@ -27,19 +27,25 @@ enum ErrorRenderer {
         case let abort as any AbortError:
             (status, reason, headers) = (abort.status, abort.reason, abort.headers)
             let level: Logger.Level = status.code >= 500 ? .error : .debug
-            request.logger.log(level: level, "\(request.method) \(request.path) -> \(status.code): \(reason)")
+            request.logger.log(level: level, "\(logged(request)) -> \(status.code): \(LogEscaping.escape(reason))")
         case let decoding as DecodingError:
             (status, reason, headers) = (.badRequest, DecodingErrorReason.describe(decoding), [:])
-            request.logger.debug("\(request.method) \(request.path) -> 400: \(reason)")
+            request.logger.debug("\(logged(request)) -> 400: \(LogEscaping.escape(reason))")
         default:
             (status, reason, headers) = (.internalServerError, "Something went wrong.", [:])
-            request.logger.error("\(request.method) \(request.path) -> 500: \(type(of: error)): \(String(describing: error))")
+            let description = LogEscaping.escape(String(describing: error))
+            request.logger.error("\(logged(request)) -> 500: \(type(of: error)): \(description)")
         }
         var response = wantsHTML(request) ? html(status: status, reason: reason, request: request)
                                           : json(status: status, reason: reason)
         for field in headers { response.headers.replaceOrAdd(name: field.name, value: field.value) }
         response.headers.replaceOrAdd(name: "Cache-Control", value: "no-store")
         return response
+    }
+
+    /// The request's method and path as a log line shows them (control characters escaped).
+    static func logged(_ request: Request) -> String {
+        "\(LogEscaping.escape(request.method.rawValue)) \(LogEscaping.escape(request.path))"
     }
 
     static func wantsHTML(_ request: Request) -> Bool {

@@ -1,10 +1,13 @@
 /// Parses `Cookie` request headers (RFC 6265 §5.4, §4.2.1): `name=value` pairs separated by `;`.
 enum CookieParser {
-    /// Name to value; for duplicate names the first wins (the most specific path comes first, §5.4 step 2).
+    /// Name to value. A name sent more than once is left out: the server cannot tell which copy is its own, since
+    /// a sibling subdomain may set a cookie of the same name (RFC 6265 §8.6) and the order the browser sends
+    /// them in is no proof of origin (§5.4 step 2), so an ambiguous `SIWA_STATE` or `session` counts as none.
     /// Pieces without `=` or with an empty name are skipped; a value in double quotes is unquoted (§4.1.1).
     /// The grammar is read as bytes (§5.4): a combining mark after `;`, `=`, a blank or a quote does not hide it.
     static func parse(_ headers: [String]) -> [String: String] {
         var cookies: [String: String] = [:]
+        var duplicated: Set<String> = []
         for header in headers {
             let utf8 = header.utf8
             for piece in utf8.split(separator: UInt8(ascii: ";")) {
@@ -13,13 +16,17 @@ enum CookieParser {
                 var value = trim(piece[utf8.index(after: equals)..<piece.endIndex])
                 guard !name.isEmpty else { continue }
                 let key = String(header[name.startIndex..<name.endIndex])
-                guard cookies[key] == nil else { continue }
+                guard cookies[key] == nil else {
+                    duplicated.insert(key)
+                    continue
+                }
                 if value.count >= 2, value.first == UInt8(ascii: "\""), value.last == UInt8(ascii: "\"") {
                     value = value.dropFirst().dropLast()
                 }
                 cookies[key] = String(header[value.startIndex..<value.endIndex])
             }
         }
+        for name in duplicated { cookies[name] = nil }
         return cookies
     }
 
