@@ -48,15 +48,15 @@ struct BodyTimeoutTests {
     @Test func bodiesInFlightAreBoundedAndGivenBackWhenCut() async throws {
         let maxBody = 64 * 1024
         let limits = HTTPLimits(maxBodySize: maxBody, bodyReadTimeout: .seconds(30 * Self.scale),
-                                bodyTimeout: .seconds(2 * Self.scale))
+                                bodyTimeout: .seconds(6 * Self.scale))
         try await withServer(limits: limits) { server, port in
             #expect(server.bufferedBodyBytes == 0)
-            let fixed = try (0..<4).map { _ in try RawClient(port: port) }
+            let fixed = try (0..<4).map { _ in try RawClient(port: port, timeoutMilliseconds: 15_000 * Self.scale) }
             for client in fixed {
                 try client.send("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: \(maxBody)\r\n\r\n"
                                 + String(repeating: "b", count: maxBody - 1))
             }
-            let chunked = try RawClient(port: port)
+            let chunked = try RawClient(port: port, timeoutMilliseconds: 15_000 * Self.scale)
             try chunked.send(ChunkExtensionTests.head + "3e8\r\n" + String(repeating: "c", count: 1000))
             let tooLarge = try RawClient(port: port)
             try tooLarge.send("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: \(maxBody + 1)\r\n\r\n")

@@ -26,15 +26,6 @@ struct HTTPClientPoolTests {
         }
     }
 
-    func kind(of body: () async throws -> Void) async -> HTTPClientError.Kind? {
-        do {
-            try await body()
-            return nil
-        } catch {
-            return (error as? HTTPClientError)?.kind
-        }
-    }
-
     @Test func sequentialRequestsShareOneConnection() async throws {
         try await withServer(responder: SlowApple()) { server, port in
             let client = HTTPClient()
@@ -71,15 +62,16 @@ struct HTTPClientPoolTests {
         try await withServer(responder: SlowApple()) { _, port in
             let client = HTTPClient(configuration: .init(timeout: .milliseconds(300), maxConnectionsPerOrigin: 1))
             let started = ContinuousClock.now
-            async let first = kind {
+            async let first = HTTPClientError.kind {
                 _ = try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(port)/hang", timeout: .seconds(1)))
             }
             try await Task.sleep(for: .milliseconds(50))
             // The second waits for the only connection, and its deadline counts that wait.
-            let second = await kind { _ = try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(port)/")) }
+            let second = await HTTPClientError.kind { _ = try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(port)/")) }
             #expect(await first == .readTimeout)
             #expect(second == .poolTimeout)
-            #expect(ContinuousClock.now - started < .seconds(5 * Sanitizer.timeScale))
+            // Bounded, not hanging for the server's 60 s: wide, since the whole suite shares two cores.
+            #expect(ContinuousClock.now - started < .seconds(30 * Sanitizer.timeScale))
             // The timed-out connection was closed, not pooled: the next call gets a new one and an answer.
             let after = try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(port)/"))
             #expect(after.status == .ok)
@@ -104,7 +96,7 @@ struct HTTPClientPoolTests {
         // The server reads the request, then closes without an answer: the client must report it, not repeat it.
         let server = try ScriptedServer { _ in .reply([]) }
         defer { server.stop() }
-        let error = await kind {
+        let error = await HTTPClientError.kind {
             _ = try await HTTPClient().send(HTTPClientRequest(method: .POST, url: "http://127.0.0.1:\(server.port)/"))
         }
         #expect(error == .connectionClosed)

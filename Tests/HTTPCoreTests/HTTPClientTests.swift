@@ -11,12 +11,7 @@ struct HTTPClientTests {
     }
 
     func kind(of body: () async throws -> Void) async -> HTTPClientError.Kind? {
-        do {
-            try await body()
-            return nil
-        } catch {
-            return (error as? HTTPClientError)?.kind
-        }
+        await HTTPClientError.kind(of: body)
     }
 
     @Test func contentLengthResponseAndRequestHead() async throws {
@@ -145,5 +140,17 @@ struct HTTPClientTests {
         let response = try await HTTPClient().send(HTTPClientRequest(url: "http://[::1]:\(server.port)/"))
         #expect(response.body == Array("v6".utf8))
         #expect(try #require(server.requests.first).head.contains("Host: [::1]:\(server.port)"))
+    }
+}
+
+extension HTTPClientError {
+    /// The kind of the `HTTPClientError` that `body` throws; nil when it throws none.
+    static func kind(of body: () async throws -> Void) async -> Kind? {
+        do {
+            try await body()
+            return nil
+        } catch {
+            return (error as? HTTPClientError)?.kind
+        }
     }
 }

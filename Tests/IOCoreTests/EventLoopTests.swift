@@ -6,70 +6,61 @@ import Testing
 
 /// The loop with real descriptors (socketpairs) and real threads.
 struct EventLoopTests {
-    func socketPair() throws -> (Int32, Int32) {
+    /// Runs `body` with a one-loop group and a connected pair of non-blocking sockets, then closes all.
+    func withLoop(register: Bool, _ body: (EventLoop, Int32, Int32) async throws -> Void) async throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
         var fds: [Int32] = [0, 0]
         let status = socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0, &fds)
         try #require(status == 0)
-        return (fds[0], fds[1])
+        defer { close(fds[0]); close(fds[1]) }
+        let loop = group.next()
+        if register { #expect(loop.register(fds[0])) }
+        defer { if register { loop.deregister(fds[0]) } }
+        try await body(loop, fds[0], fds[1])
     }
 
     @Test func registeredWaitWakesOnData() async throws {
-        let group = try EventLoopGroup(loopCount: 1)
-        defer { group.shutdown() }
-        let loop = group.next()
-        let (a, b) = try socketPair()
-        defer { close(a); close(b) }
-        #expect(loop.register(a))
-        defer { loop.deregister(a) }
-        loop.schedule(at: MonotonicClock.deadline(after: .milliseconds(20))) {
-            var byte: UInt8 = 1
-            _ = write(b, &byte, 1)
+        try await withLoop(register: true) { loop, a, b in
+            loop.schedule(at: MonotonicClock.deadline(after: .milliseconds(20))) {
+                var byte: UInt8 = 1
+                _ = write(b, &byte, 1)
+            }
+            let readiness = await loop.wait(for: a, events: EPOLLIN.rawValue,
+                                             deadline: MonotonicClock.deadline(after: .seconds(10)))
+            #expect(readiness == .ready)
         }
-        let readiness = await loop.wait(for: a, events: EPOLLIN.rawValue,
-                                         deadline: MonotonicClock.deadline(after: .seconds(10)))
-        #expect(readiness == .ready)
     }
 
     @Test func waitTimesOutAtItsDeadline() async throws {
-        let group = try EventLoopGroup(loopCount: 1)
-        defer { group.shutdown() }
-        let loop = group.next()
-        let (a, b) = try socketPair()
-        defer { close(a); close(b) }
-        #expect(loop.register(a))
-        defer { loop.deregister(a) }
-        let started = MonotonicClock.now()
-        let readiness = await loop.wait(for: a, events: EPOLLIN.rawValue,
-                                         deadline: MonotonicClock.deadline(after: .milliseconds(50)))
-        #expect(readiness == .timedOut)
-        #expect(MonotonicClock.now() - started >= 50_000_000)
+        try await withLoop(register: true) { loop, a, _ in
+            let started = MonotonicClock.now()
+            let readiness = await loop.wait(for: a, events: EPOLLIN.rawValue,
+                                             deadline: MonotonicClock.deadline(after: .milliseconds(50)))
+            #expect(readiness == .timedOut)
+            #expect(MonotonicClock.now() - started >= 50_000_000)
+        }
     }
 
     @Test func oneShotWaitSeesBytesLeftUnread() async throws {
-        let group = try EventLoopGroup(loopCount: 1)
-        defer { group.shutdown() }
-        let loop = group.next()
-        let (a, b) = try socketPair()
-        defer { close(a); close(b) }
-        var bytes: [UInt8] = [1, 2]
-        _ = write(b, &bytes, 2)
-        let deadline = MonotonicClock.deadline(after: .seconds(10))
-        // Level-triggered: the same unread bytes wake every wait, as libpq needs.
-        #expect(await loop.waitOnce(for: a, events: 0, deadline: deadline) == .ready)
-        #expect(await loop.waitOnce(for: a, events: 0, deadline: deadline) == .ready)
-        loop.forgetOnce(a)
+        try await withLoop(register: false) { loop, a, b in
+            var bytes: [UInt8] = [1, 2]
+            _ = write(b, &bytes, 2)
+            let deadline = MonotonicClock.deadline(after: .seconds(10))
+            // Level-triggered: the same unread bytes wake every wait, as libpq needs.
+            #expect(await loop.waitOnce(for: a, events: 0, deadline: deadline) == .ready)
+            #expect(await loop.waitOnce(for: a, events: 0, deadline: deadline) == .ready)
+            loop.forgetOnce(a)
+        }
     }
 
     @Test func forgettingEndsAOneShotWait() async throws {
-        let group = try EventLoopGroup(loopCount: 1)
-        defer { group.shutdown() }
-        let loop = group.next()
-        let (a, b) = try socketPair()
-        defer { close(a); close(b) }
-        let waiting = Task { await loop.waitOnce(for: a, events: 0, deadline: MonotonicClock.deadline(after: .seconds(30))) }
-        try await Task.sleep(for: .milliseconds(20))
-        loop.forgetOnce(a)
-        #expect(await waiting.value == .shutdown)
+        try await withLoop(register: false) { loop, a, _ in
+            let waiting = Task { await loop.waitOnce(for: a, events: 0, deadline: MonotonicClock.deadline(after: .seconds(30))) }
+            try await Task.sleep(for: .milliseconds(20))
+            loop.forgetOnce(a)
+            #expect(await waiting.value == .shutdown)
+        }
     }
 
     @Test func timersFireInDeadlineOrderAndCancelledOnesNever() async throws {
