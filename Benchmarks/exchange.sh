@@ -18,6 +18,10 @@ EXCHANGE_DELAY_MS=${EXCHANGE_DELAY_MS:-50}
 EXCHANGE_CONNS=${EXCHANGE_CONNS:-64}
 EXCHANGE_MAX_CONNECTIONS=${EXCHANGE_MAX_CONNECTIONS:-"16 64"}
 EXCHANGE_VAPOR_POOL=${EXCHANGE_VAPOR_POOL:-64}
+# Where the peer reads Apple's keys: `direct` (the stand-in itself, as Benchmarks/run does) or `proxy`. Vapor's
+# req.jwt.apple downloads the JWKS on every verify (EndpointCache.get(on:) skips its cache), twice per sign-in with
+# a code; through the proxy each would wait 50 ms more, which is not what the exchange is meant to measure.
+EXCHANGE_VAPOR_JWKS=${EXCHANGE_VAPOR_JWKS:-direct}
 BASELINE_SIWA=${BASELINE_SIWA:-}
 EXCHANGE_TEAM_ID=BENCHTEAM1
 EXCHANGE_KEY_ID=BENCHKEY01
@@ -127,7 +131,9 @@ exchange_start() { # exchange_start KIND BINARY APPLE_MAX_CONNECTIONS DATABASE
     local apple="http://127.0.0.1:$PROXY_PORT"
     local key=(APPLE_TEAM_ID="$EXCHANGE_TEAM_ID" APPLE_KEY_ID="$EXCHANGE_KEY_ID" APPLE_PRIVATE_KEY_PATH="$WORK/apple.p8")
     case "$kind" in
-        vapor) env PORT="$PORT" DATABASE_PATH="$db" APPLE_JWKS_URL="$apple/auth/keys" APPLE_BASE_URL="$apple" \
+        vapor) local jwks="http://127.0.0.1:$APPLE_PORT/auth/keys"
+            [ "$EXCHANGE_VAPOR_JWKS" = proxy ] && jwks="$apple/auth/keys"
+            env PORT="$PORT" DATABASE_PATH="$db" APPLE_JWKS_URL="$jwks" APPLE_BASE_URL="$apple" \
                 IOS_APPLICATION_IDENTIFIER=dev.siwa.ios "${key[@]}" APPLE_HTTP_POOL="$max" \
                 taskset -c 0 "$binary" serve >>"$WORK/server.log" 2>&1 & ;;
         *) env PORT="$PORT" DATABASE_PATH="$db" IOS_APPLICATION_IDENTIFIER=dev.siwa.ios APPLE_BASE_URL="$apple" \

@@ -6,7 +6,9 @@ import SQLKit
 import Vapor
 
 /// Environment: PORT, DATABASE_PATH (SQLite) or DATABASE_URL and DATABASE_POOL_SIZE (PostgreSQL, connections per
-/// event loop), APPLE_JWKS_URL, IOS_APPLICATION_IDENTIFIER, LOG_LEVEL.
+/// event loop), APPLE_JWKS_URL, IOS_APPLICATION_IDENTIFIER, LOG_LEVEL; for the code exchange APPLE_BASE_URL,
+/// APPLE_TEAM_ID, APPLE_KEY_ID, APPLE_PRIVATE_KEY_PATH and APPLE_HTTP_POOL (`req.client`'s connections per host,
+/// default 64; AsyncHTTPClient's own default is 8).
 @main
 enum Entrypoint {
     static func main() async throws {
@@ -30,6 +32,7 @@ enum Entrypoint {
         app.http.server.configuration.port = port
         app.migrations.add(CreateUser())
         app.migrations.add(CreateToken())
+        app.migrations.add(CreateAppleToken())
         if let url = Environment.get("DATABASE_URL") {
             let size = Environment.get("DATABASE_POOL_SIZE").flatMap(Int.init) ?? 8
             app.databases.use(try .postgres(url: url, maxConnectionsPerEventLoop: size), as: .psql)
@@ -46,7 +49,10 @@ enum Entrypoint {
         let appID = Environment.get("IOS_APPLICATION_IDENTIFIER") ?? "dev.siwa.ios"
         app.jwt.apple.applicationIdentifier = appID
         app.get("health") { _ in "ok" }
-        try app.register(collection: UsersController(applicationIdentifier: appID))
+        let pool = Environment.get("APPLE_HTTP_POOL").flatMap(Int.init) ?? 64
+        app.http.client.configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = pool
+        let apple = try await AppleExchange.configure(app, applicationIdentifier: appID)
+        try app.register(collection: UsersController(applicationIdentifier: appID, apple: apple))
     }
 
     /// `journal_mode=WAL` and `synchronous=NORMAL` on every SQLite connection, as siwa runs.
