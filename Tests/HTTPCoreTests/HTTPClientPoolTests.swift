@@ -1,6 +1,5 @@
 import Foundation
 import Glibc
-import IOCore
 import TestSupport
 import Testing
 @testable import HTTPCore
@@ -126,8 +125,9 @@ struct HTTPClientPoolTests {
                 return try await group.reduce(0) { max($0, $1) }
             }
             #expect(client.statistics.opened <= 200)
-            // Swift's cooperative pool may start a thread per core on the way; nothing grows with the requests.
-            #expect(peak <= before + CPUCount.usable + 1, "threads: \(before) before, \(peak) at the peak")
+            // A thread per waiting exchange would add 200. The count is the whole process's, and other suites run
+            // in parallel and start threads of their own, so the margin is wide but well below 200.
+            #expect(peak < before + 100, "threads: \(before) before, \(peak) at the peak")
         }
     }
 
