@@ -51,6 +51,9 @@ let package = Package(
         ]),
 
         .executableTarget(name: "StorageCrashChild", dependencies: ["Storage"], path: "Tests/StorageCrashChild"),
+        .executableTarget(name: "ClientThreadsChild", dependencies: [
+            "HTTPCore", .product(name: "Logging", package: "swift-log"),
+        ], path: "Tests/ClientThreadsChild"),
         .executableTarget(name: "StorageBenchmark", dependencies: ["App", "Storage"], path: "Benchmarks/Storage/Sources"),
         .executableTarget(name: "JOSEBench", dependencies: ["AppleID", "JOSE", "CryptoCore"], path: "Benchmarks/JOSE/Sources"),
         .executableTarget(name: "WebBenchmark", dependencies: ["Web", "HTTPCore"], path: "Benchmarks/Web/Sources"),

@@ -44,20 +44,21 @@ struct BodyTimeoutTests {
 
     /// Four fixed-length bodies reserve their `Content-Length` each and a chunked one holds what it has received:
     /// the gauge shows exactly that, never more than `maxBodySize` a connection. One that completes gives its bytes
-    /// back at once; the rest are cut at the body timeout (408) and give theirs back too.
+    /// back at once; the rest give theirs back when they are cut (here by their clients leaving; the cut at the body
+    /// timeout is `aFastThenSlowBodyGets408AtTheBodyTimeout`).
     @Test func bodiesInFlightAreBoundedAndGivenBackWhenCut() async throws {
         let maxBody = 64 * 1024
         let limits = HTTPLimits(maxBodySize: maxBody, bodyReadTimeout: .seconds(30 * Self.scale),
-                                bodyTimeout: .seconds(6 * Self.scale))
+                                bodyTimeout: .seconds(30 * Self.scale))
         try await withServer(limits: limits) { server, port in
             #expect(server.bufferedBodyBytes == 0)
-            let fixed = try (0..<4).map { _ in try RawClient(port: port, timeoutMilliseconds: 15_000 * Self.scale) }
+            var fixed = try (0..<4).map { _ in try RawClient(port: port, timeoutMilliseconds: 15_000 * Self.scale) }
             for client in fixed {
                 try client.send("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: \(maxBody)\r\n\r\n"
                                 + String(repeating: "b", count: maxBody - 1))
             }
-            let chunked = try RawClient(port: port, timeoutMilliseconds: 15_000 * Self.scale)
-            try chunked.send(ChunkExtensionTests.head + "3e8\r\n" + String(repeating: "c", count: 1000))
+            var chunked: RawClient? = try RawClient(port: port, timeoutMilliseconds: 15_000 * Self.scale)
+            try chunked?.send(ChunkExtensionTests.head + "3e8\r\n" + String(repeating: "c", count: 1000))
             let tooLarge = try RawClient(port: port)
             try tooLarge.send("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: \(maxBody + 1)\r\n\r\n")
             #expect(try await tooLarge.readResponse().status == 413)
@@ -69,16 +70,15 @@ struct BodyTimeoutTests {
             #expect(try await fixed[0].readResponse().status == 200)
             #expect(await Self.gauge(of: server, reaches: held - maxBody))
 
-            for client in fixed.dropFirst() + [chunked] {
-                #expect(try await client.readResponse().status == 408)
-            }
+            fixed = []
+            chunked = nil
             #expect(await Self.gauge(of: server, reaches: 0))
         }
     }
 
-    /// Whether the server's gauge shows `bytes` within 5 s.
+    /// Whether the server's gauge shows `bytes` within 15 s (the suite runs in parallel on two cores).
     static func gauge(of server: HTTPServer, reaches bytes: Int) async -> Bool {
-        for _ in 0..<(100 * scale) {
+        for _ in 0..<(300 * scale) {
             if server.bufferedBodyBytes == bytes { return true }
             try? await Task.sleep(for: .milliseconds(50))
         }
