@@ -73,7 +73,7 @@ public struct AppleAuthClient: Sendable {
             response = try await http.send(HTTPClientRequest(
                 method: .POST, url: baseURL + path,
                 headers: ["Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"],
-                body: Array(FormEncoding.encode(form).utf8)
+                body: FormEncoding.encode(form)
             ))
         } catch {
             let kind = (error as? HTTPClientError)?.kind
@@ -136,24 +136,34 @@ extension AppleAuthClient {
 
 /// `application/x-www-form-urlencoded` serialisation (WHATWG URL §5.2): unreserved bytes as is, space as `+`.
 enum FormEncoding {
-    static func encode(_ fields: [(String, String)]) -> String {
-        fields.map { "\(escape($0.0))=\(escape($0.1))" }.joined(separator: "&")
+    static func encode(_ fields: [(String, String)]) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(fields.reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count + 2 } + 64)
+        for (index, (name, value)) in fields.enumerated() {
+            if index > 0 { out.append(UInt8(ascii: "&")) }
+            escape(name, into: &out)
+            out.append(UInt8(ascii: "="))
+            escape(value, into: &out)
+        }
+        return out
     }
 
-    static func escape(_ text: String) -> String {
-        var out = ""
+    private static let hexDigits = Array("0123456789ABCDEF".utf8)
+
+    private static func escape(_ text: String, into out: inout [UInt8]) {
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
                  UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
                  UInt8(ascii: "*"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
+                out.append(byte)
             case UInt8(ascii: " "):
-                out += "+"
+                out.append(UInt8(ascii: "+"))
             default:
-                out += String(format: "%%%02X", byte)
+                out.append(UInt8(ascii: "%"))
+                out.append(hexDigits[Int(byte >> 4)])
+                out.append(hexDigits[Int(byte & 0x0F)])
             }
         }
-        return out
     }
 }

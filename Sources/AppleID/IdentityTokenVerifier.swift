@@ -77,6 +77,31 @@ public struct IdentityTokenVerifier: Sendable {
         return try identityToken(jwt: jwt, claims: claims, nonce: nonce)
     }
 
+    /// Checks the `id_token` that Apple's token endpoint returned on this server's own verified TLS connection:
+    /// RS256 in the header, `iss`, `aud`, `iat`, `exp` and `sub` as for any identity token, but not the signature.
+    /// OpenID Connect Core 1.0 §3.1.3.7 (6): a token received in direct communication with the token endpoint may
+    /// have its issuer validated by the TLS server validation in place of its signature; the HTTP client reaches
+    /// Apple only over verified HTTPS (plain `http` only to a loopback stand-in). The caller still binds it to the
+    /// sign-in (`sub`, `at_hash`).
+    /// - Throws: ``AppleIDError``.
+    public func verifyFromTokenEndpoint(_ token: String) throws -> AppleIdentityToken {
+        let jws: JWS
+        do {
+            jws = try JWS(compact: token, limits: limits)
+            _ = try jws.header.checkPolicy(allowing: Self.allowedAlgorithms)
+        } catch let error as JWTError {
+            throw AppleIDError(error)
+        }
+        let members: [JSONMember]
+        do {
+            members = try JSONValue.parseObjectMembers(jws.payload)
+        } catch {
+            throw AppleIDError(.malformed, detail: "claims are not a JSON object")
+        }
+        let (jwt, claims) = try checkClaims(header: jws.header, members: members, requireExpiration: true)
+        return try identityToken(jwt: jwt, claims: claims, nonce: nil)
+    }
+
     /// The identity-token checks after the signature and the registered claims: `sub`, `nonce`, the Apple extras.
     func identityToken(jwt: VerifiedJWT, claims: AppleIDClaims, nonce: ExpectedNonce?) throws -> AppleIdentityToken {
         guard case .string(let sub)? = claims.sub, !sub.isEmpty else {

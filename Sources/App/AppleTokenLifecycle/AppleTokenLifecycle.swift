@@ -93,10 +93,9 @@ package final class AppleTokenLifecycle: Sendable {
         let verifier = IdentityTokenVerifier(keys: keys, clientIDs: [clientID], clock: clock)
         let identity: AppleIdentityToken
         do {
-            identity = try await verifier.verify(response.idToken, expecting: nil)
+            identity = try verifier.verifyFromTokenEndpoint(response.idToken)
         } catch let error as AppleIDError {
-            throw AppleAuthError(error.reason == .keysUnavailable ? .unreachable : .tokenMismatch,
-                                 detail: "id_token from /auth/token refused: \(error)")
+            throw AppleAuthError(.tokenMismatch, detail: "id_token from /auth/token refused: \(error)")
         }
         guard identity.sub == expectedSubject else {
             throw AppleAuthError(.tokenMismatch, detail: "id_token from /auth/token names another sub")

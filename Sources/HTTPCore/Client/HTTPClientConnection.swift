@@ -16,6 +16,8 @@ final class HTTPClientConnection: HTTPClientTransport, @unchecked Sendable {
     private(set) var bytesWritten = 0
     /// Requests this connection has carried.
     private(set) var requestCount = 0
+    /// Where reads land before they are copied out: allocated once per connection, not once per read.
+    private var scratch: [UInt8] = []
 
     private init(fd: Int32, loop: EventLoop) {
         self.fd = fd
@@ -151,21 +153,23 @@ final class HTTPClientConnection: HTTPClientTransport, @unchecked Sendable {
     }
 
     func read(maxCount: Int, until deadline: UInt64) async throws -> [UInt8] {
-        var buffer = [UInt8](repeating: 0, count: maxCount)
+        if scratch.count < maxCount { scratch = [UInt8](repeating: 0, count: maxCount) }
         while true {
             if let tls {
-                let progress = try mapped { try buffer.withUnsafeMutableBytes { try tls.read(into: $0) } }
+                let progress = try mapped {
+                    try scratch.withUnsafeMutableBytes { try tls.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[..<maxCount])) }
+                }
                 switch progress {
-                case .done(let count): return Array(buffer[0..<count])
+                case .done(let count): return Array(scratch[0..<count])
                 case .wantRead: try await park(EPOLLIN.rawValue, deadline, .readTimeout)
                 case .wantWrite: try await park(EPOLLOUT.rawValue, deadline, .readTimeout)
                 case .closed: return []
                 }
                 continue
             }
-            let count = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            let count = scratch.withUnsafeMutableBytes { recv(fd, $0.baseAddress, maxCount, 0) }
             let code = errno
-            if count >= 0 { return Array(buffer[0..<count]) }
+            if count >= 0 { return Array(scratch[0..<count]) }
             switch code {
             case EAGAIN, EWOULDBLOCK: try await park(EPOLLIN.rawValue, deadline, .readTimeout)
             case EINTR: continue

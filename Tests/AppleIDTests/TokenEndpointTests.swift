@@ -1,0 +1,50 @@
+import Foundation
+import JOSE
+import Testing
+@testable import AppleID
+
+/// What the server checks of Apple's token endpoint: the `id_token` it returns over the server's own TLS
+/// connection (claims, not the signature), and the form it posts.
+struct TokenEndpointTests {
+    typealias Fixture = IdentityTokenFixture
+
+    func verifier() throws -> IdentityTokenVerifier {
+        Fixture.verifier(keys: try Fixture.keys())
+    }
+
+    @Test func theTokenEndpointsIDTokenIsCheckedWithoutItsSignatureOrKeys() async throws {
+        let keys = try Fixture.keys()
+        let verifier = Fixture.verifier(keys: keys)
+        // Signed by a key Apple's set does not hold: the TLS channel, not the signature, vouches for the issuer.
+        let token = try verifier.verifyFromTokenEndpoint(try Fixture.token(key: Fixture.otherKey))
+        #expect(token.sub == "001234.abcdef0123456789.1234")
+        #expect(token.audience == Fixture.clientID)
+        #expect(await keys.lookups == 0, "no key is fetched for it")
+    }
+
+    @Test(arguments: [
+        ("iss", JSONValue.string("https://evil.example"), AppleIDError.Reason.wrongIssuer),
+        ("aud", JSONValue.string("com.example.other"), .wrongAudience),
+        ("exp", JSONValue.number(Fixture.now.timeIntervalSince1970 - 61), .expired),
+        ("sub", JSONValue.string(""), .missingSubject),
+    ])
+    func itsClaimsAreCheckedAsAnyIdentityTokensAre(_ claim: String, _ value: JSONValue, _ reason: AppleIDError.Reason)
+        throws
+    {
+        let token = try Fixture.token(claims: [claim: value])
+        let error = #expect(throws: AppleIDError.self) { try self.verifier().verifyFromTokenEndpoint(token) }
+        #expect(error?.reason == reason)
+    }
+
+    @Test(arguments: ["none", "HS256", "ES256"])
+    func onlyRS256IsAccepted(_ algorithm: String) throws {
+        let token = try Fixture.token(header: ["alg": .string(algorithm)])
+        #expect(throws: AppleIDError.self) { try self.verifier().verifyFromTokenEndpoint(token) }
+    }
+
+    @Test func theFormEscapesAllButUnreservedBytes() {
+        let body = FormEncoding.encode([("client_id", "com.example.app"), ("code", "a b+c/d=é&*~")])
+        #expect(String(decoding: body, as: UTF8.self) == "client_id=com.example.app&code=a+b%2Bc%2Fd%3D%C3%A9%26*%7E")
+        #expect(FormEncoding.encode([]).isEmpty)
+    }
+}
