@@ -113,6 +113,12 @@ struct HTTPClientResponseReaderTests {
         "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
         "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabc\r\n0\r\n\r\n",
         "HTTP/1.1 101 Switching Protocols\r\n\r\n",
+        // The server's own grammar: whitespace before a colon, a bare CR, chunk extensions over 16 KiB in all,
+        // a malformed trailer field.
+        "HTTP/1.1 200 OK\r\nName : x\r\n\r\n", "HTTP/1.1 200 OK\r\nA: b\rc\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1;a=" + String(repeating: "x", count: 16 * 1024)
+            + "\r\nx\r\n0\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n1\r\nx\r\n0\r\nBad Trailer: t\r\n\r\n",
     ])
     func malformed(_ text: String) async {
         #expect(await kind(text) == .malformedResponse)

@@ -42,7 +42,7 @@ extension HTTPClientResponseReader {
     }
 
     /// Appends one read to the buffer; false at the end of the stream.
-    private mutating func fill() async throws -> Bool {
+    mutating func fill() async throws -> Bool {
         if sawEnd { return false }
         if start > 0, start >= buffer.count / 2 {
             buffer.removeFirst(start)

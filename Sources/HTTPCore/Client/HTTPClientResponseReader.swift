@@ -1,7 +1,9 @@
 /// Reads one HTTP/1.1 response from a transport (RFC 9112): status line, header section, then the body
 /// framed by `Transfer-Encoding: chunked`, `Content-Length`, or the end of the connection.
 ///
-/// Every limit is enforced while reading, before more memory is taken.
+/// Field lines and chunked bodies go through the server's own request parser (`HTTPHeadParser.splitField`,
+/// `ChunkedDecoder`), so a response is held to the same grammar and limits as a request. Every limit is enforced
+/// while reading, before more memory is taken.
 struct HTTPClientResponseReader {
     let transport: any HTTPClientTransport
     /// When the whole call must be over (monotonic ns).
@@ -75,28 +77,37 @@ struct HTTPClientResponseReader {
         response.body = try await readExactly(length)
     }
 
-    /// Chunked transfer coding with optional trailer section (RFC 9112 §7.1).
+    /// Chunked transfer coding with optional trailer section (RFC 9112 §7.1), decoded by the server's
+    /// `ChunkedDecoder`: the same chunk-size, extension and trailer rules, bounded by `maxResponseSize` and the
+    /// header limits.
     private mutating func readChunked(into response: inout HTTPClientResponse) async throws {
-        var body: [UInt8] = []
+        var limits = HTTPLimits()
+        limits.maxBodySize = maxBodySize
+        limits.maxHeaderSectionSize = maxHeaderSize
+        limits.maxHeaderCount = maxHeaderCount
+        var decoder = ChunkedDecoder(limits: limits)
+        let pending = ReadBuffer()
+        var message = HTTPRequest(method: .GET, target: "/")
+        buffer[start...].withUnsafeBytes { pending.append($0) }
+        start = buffer.count
         while true {
-            var lineBudget = maxHeaderSize
-            let line = try await readLine(budget: &lineBudget)
-            let sizeText = Self.trimmed(String(decoding: line.prefix { $0 != UInt8(ascii: ";") }, as: UTF8.self))
-            guard !sizeText.isEmpty, sizeText.count <= 15, let size = Int(sizeText, radix: 16),
-                  sizeText.utf8.allSatisfy(Self.isHexDigit) else {
-                throw malformed("invalid chunk size")
+            do {
+                if try decoder.decode(pending, into: &message) { break }
+            } catch {
+                throw error.reason == .bodyTooLarge || error.reason == .headerSectionTooLarge
+                    || error.reason == .tooManyHeaders ? tooLarge("chunked body") : malformed(error.reason.rawValue)
             }
-            if size == 0 { break }
-            guard size <= maxBodySize - body.count else { throw tooLarge("chunked body") }
-            body += try await readExactly(size)
-            guard try await readExactly(2) == [0x0D, 0x0A] else { throw malformed("missing CRLF after chunk data") }
+            guard try await fill() else { throw closed("before the end of the body") }
+            buffer[start...].withUnsafeBytes { pending.append($0) }
+            start = buffer.count
         }
-        var budget = maxHeaderSize
-        response.trailers = try await readFields(budget: &budget)
-        response.body = body
+        // Bytes after the last chunk stay unread: they end the connection's reuse (`keepsConnection`).
+        buffer = Array(pending.readable)
+        start = 0
+        response.body = message.body
+        response.trailers = message.trailers
     }
 
-    /// The status, and whether the server speaks HTTP/1.1 (an HTTP/1.0 answer ends its connection).
     private mutating func readStatusLine(budget: inout Int) async throws -> (HTTPStatus, Bool) {
         let line = try await readLine(budget: &budget)
         // status-line = HTTP-version SP status-code SP [ reason-phrase ] (RFC 9112 §4)
@@ -123,17 +134,17 @@ struct HTTPClientResponseReader {
         }
     }
 
+    /// One field line, by the server's field grammar (RFC 9110 §5, RFC 9112 §5): a token name, no whitespace
+    /// before the colon, no obsolete line folding, a value of visible characters.
     static func parseField(_ line: [UInt8]) throws -> (name: String, value: String) {
-        guard let colon = line.firstIndex(of: UInt8(ascii: ":")), colon > 0,
-              line[..<colon].allSatisfy(Self.isTokenCharacter) else {
-            throw HTTPClientError(.malformedResponse, "invalid header field")
+        try line.withUnsafeBytes { bytes in
+            do {
+                let (name, value) = try HTTPHeadParser.splitField(bytes)
+                return (HTTPGrammar.string(name), HTTPGrammar.string(value))
+            } catch let error as HTTPParseError {
+                throw HTTPClientError(.malformedResponse, "invalid header field (\(error.reason.rawValue))")
+            }
         }
-        let value = line[(colon + 1)...]
-        guard value.allSatisfy({ $0 == 0x09 || ($0 >= 0x20 && $0 != 0x7F) }) else {
-            throw HTTPClientError(.malformedResponse, "invalid header value")
-        }
-        return (String(decoding: line[..<colon], as: UTF8.self),
-                Self.trimmed(String(decoding: value, as: UTF8.self)))
     }
 }
 
