@@ -151,19 +151,25 @@ enum FormEncoding {
     private static let hexDigits = Array("0123456789ABCDEF".utf8)
 
     private static func escape(_ text: String, into out: inout [UInt8]) {
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-                 UInt8(ascii: "*"):
-                out.append(byte)
-            case UInt8(ascii: " "):
-                out.append(UInt8(ascii: "+"))
-            default:
-                out.append(UInt8(ascii: "%"))
-                out.append(hexDigits[Int(byte >> 4)])
-                out.append(hexDigits[Int(byte & 0x0F)])
-            }
+        var text = text
+        text.withUTF8 { bytes in
+            for byte in bytes { escape(byte, into: &out) }
+        }
+    }
+
+    @inline(__always)
+    private static func escape(_ byte: UInt8, into out: inout [UInt8]) {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+             UInt8(ascii: "*"):
+            out.append(byte)
+        case UInt8(ascii: " "):
+            out.append(UInt8(ascii: "+"))
+        default:
+            out.append(UInt8(ascii: "%"))
+            out.append(hexDigits[Int(byte >> 4)])
+            out.append(hexDigits[Int(byte & 0x0F)])
         }
     }
 }
