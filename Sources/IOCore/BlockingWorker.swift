@@ -57,6 +57,18 @@ package final class BlockingWorker: Sendable {
         }
     }
 
+    /// Queues `job` to run on the worker's thread and returns at once; false once the worker has stopped.
+    @discardableResult
+    package func submit(_ job: @escaping @Sendable () -> Void) -> Bool {
+        let queued = queue.state.withLock { state -> Bool in
+            guard !state.stopped else { return false }
+            state.jobs.append(job)
+            return true
+        }
+        if queued { queue.available.signal() }
+        return queued
+    }
+
     /// Ends the thread once the jobs already queued have run.
     package func stop() {
         let wasRunning = queue.state.withLock { state -> Bool in

@@ -142,7 +142,9 @@ final class HTTPConnectionPool: Sendable {
     private func open(deadline: UInt64) async throws -> HTTPClientConnection {
         do {
             let connectDeadline = min(deadline, MonotonicClock.deadline(after: configuration.connectTimeout))
-            let addresses = try await resolver.resolve(host: origin.host, port: origin.port)
+            let loop = group.any()
+            let addresses = try await resolver.resolve(host: origin.host, port: origin.port, deadline: connectDeadline,
+                                                       loop: loop)
             var tlsSetup: (context: TLSClientContext, isIPAddress: Bool, session: TLSSession?)?
             if origin.scheme == .https {
                 do {
@@ -153,7 +155,7 @@ final class HTTPConnectionPool: Sendable {
             }
             let connection = try await HTTPClientConnection.connect(
                 to: origin.scheme == .http ? addresses.filter(\.isLoopback) : addresses, host: origin.host,
-                port: origin.port, loop: group.any(), tls: tlsSetup, deadline: connectDeadline)
+                port: origin.port, loop: loop, tls: tlsSetup, deadline: connectDeadline)
             counters.opened.add(1, ordering: .relaxed)
             if connection.isResumedTLS { counters.resumed.add(1, ordering: .relaxed) }
             state.withLock { shared in
