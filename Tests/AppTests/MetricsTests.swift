@@ -66,7 +66,10 @@ struct MetricsTests {
                                  ("siwa_http_open_connections", "gauge"), ("siwa_http_accepted_connections_total", "counter"),
                                  ("siwa_http_refused_connections_total", "counter"),
                                  ("siwa_jwks_fetches_total", "counter"), ("siwa_token_verifications_total", "counter"),
-                                 ("siwa_apple_token_requests_total", "counter")] + Self.sqliteFamilies {
+                                 ("siwa_apple_token_requests_total", "counter"),
+                                 ("siwa_apple_request_duration_seconds", "histogram"), ("siwa_apple_connections", "gauge"),
+                                 ("siwa_apple_requests_waiting", "gauge"),
+                                 ("siwa_apple_connections_opened_total", "counter")] + Self.sqliteFamilies {
                 #expect(page.contains("# HELP \(name) "), "\(name)")
                 #expect(page.contains("# TYPE \(name) \(kind)\n"), "\(name)")
             }
@@ -126,6 +129,16 @@ struct MetricsTests {
             #expect(value(page, "siwa_apple_token_requests_total{endpoint=\"token\",outcome=\"invalid_grant\"}") == 1)
             #expect(value(page, "siwa_apple_token_requests_total{endpoint=\"revoke\",outcome=\"ok\"}") == 1)
             #expect(value(page, "siwa_apple_token_requests_total{endpoint=\"revoke\",outcome=\"network_error\"}") == 0)
+            // Durations: two token calls and one revocation, each in some bucket up to +Inf.
+            #expect(value(page, "siwa_apple_request_duration_seconds_count{endpoint=\"token\"}") == 2)
+            #expect(value(page, "siwa_apple_request_duration_seconds_bucket{endpoint=\"token\",le=\"+Inf\"}") == 2)
+            #expect(value(page, "siwa_apple_request_duration_seconds_count{endpoint=\"revoke\"}") == 1)
+            // The pool: keys and token calls share keep-alive connections, within APPLE_MAX_CONNECTIONS.
+            let opened = value(page, "siwa_apple_connections_opened_total{tls=\"full\"}") ?? 0
+            #expect(opened >= 1 && opened <= Double(HTTPClient.Configuration.defaultMaxConnectionsPerOrigin))
+            #expect(value(page, "siwa_apple_connections_opened_total{tls=\"resumed\"}") == 0, "the stand-in is plain http")
+            #expect(value(page, "siwa_apple_requests_waiting") == 0)
+            #expect((value(page, "siwa_apple_connections{state=\"open\"}") ?? 0) >= (value(page, "siwa_apple_connections{state=\"idle\"}") ?? 0))
         }
     }
 
