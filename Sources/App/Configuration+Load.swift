@@ -79,6 +79,16 @@ extension Configuration {
         metricsToken = try Self.metricsToken(env)
         resourcesPath = env.get("RESOURCES_PATH") ?? resourcesPath
         extraCAFile = env.get("SIWA_EXTRA_CA_FILE")
+        switch env.get("DATABASE_PREPARED_STATEMENTS")?.lowercased() {
+        case nil, "on", "true", "1": databasePreparedStatements = true
+        case "off", "false", "0": databasePreparedStatements = false
+        default: throw ConfigurationError.malformed(name: "DATABASE_PREPARED_STATEMENTS", expected: "on or off")
+        }
+        if databaseURL != nil, appleKey != nil, encryptionKey == nil {
+            throw ConfigurationError.malformed(name: "SIWA_ENCRYPTION_KEY", expected: "set when DATABASE_URL and the "
+                + "Apple key are: every instance must open the refresh tokens the others sealed, so they share one "
+                + "32-byte key (base64 or hex, e.g. `openssl rand -base64 32`)")
+        }
         appleMaxConnections = try Self.integer(env, "APPLE_MAX_CONNECTIONS", in: 1...10_000) ?? appleMaxConnections
         if let text = env.get("APPLE_TIMEOUT") {
             guard let seconds = Double(text), seconds > 0, seconds <= Self.maxAppleTimeoutSeconds else {

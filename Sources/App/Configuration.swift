@@ -16,6 +16,9 @@ public struct Configuration: Sendable {
     public var databaseURL: PostgresURL?
     /// `DATABASE_POOL_SIZE`: the PostgreSQL connections this instance keeps.
     public var databasePoolSize = PostgresPool.defaultSize
+    /// `DATABASE_PREPARED_STATEMENTS`: PostgreSQL statements prepared once per connection (on), or sent unnamed
+    /// (off), which a pooler in transaction mode such as PgBouncer can carry.
+    public var databasePreparedStatements = true
     /// `DATABASE_SYNCHRONOUS`: `normal` (default) never loses a committed write when the process crashes;
     /// `full` also survives power loss, at the cost of an fsync per commit.
     public var databaseSynchronous: DatabaseConfiguration.Synchronous = .normal

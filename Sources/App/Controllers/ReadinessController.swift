@@ -2,7 +2,7 @@ import Storage
 import Synchronization
 import Web
 
-/// `GET /ready`, what a load balancer polls: 200 `{"status":"ok"}` while the database answers, 503
+/// `GET /ready`, what a load balancer polls: 200 `{"status":"ok"}` while the database answers and takes writes, 503
 /// `{"status":"unavailable"}` with `Retry-After` when it does not, or once shutdown has begun (so the balancer takes
 /// this instance out before its listener closes). `GET /health` stays 200 while the process runs.
 struct ReadinessController: RouteCollection {
@@ -18,8 +18,15 @@ struct ReadinessController: RouteCollection {
         routes.get("ready", use: ready)
     }
 
+    /// What `/ready` asks: on PostgreSQL whether the server takes writes (`transaction_read_only` is off, so a
+    /// standby or a demoted primary is not ready), on SQLite whether the file answers.
+    static func check(_ engine: DatabaseEngine) -> SQL {
+        engine == .postgres ? SQL("SELECT current_setting('transaction_read_only') = 'off'") : SQL("SELECT 1 = 1")
+    }
+
     @Sendable func ready(_ req: Request) async throws -> Response {
-        if !readiness.isDraining, (try? await database.read(SQL("SELECT 1")) { _ in true }) != nil {
+        if !readiness.isDraining,
+           (try? await database.read(Self.check(database.engine)) { try $0[0] as Bool }) == [true] {
             return try Status(status: "ok").encodeResponse(for: req)
         }
         var response = try Status(status: "unavailable").encodeResponse(for: req)

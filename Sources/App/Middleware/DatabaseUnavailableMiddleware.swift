@@ -4,7 +4,8 @@ import Web
 
 /// Answers 503 with `Retry-After` when the database fails because of its state rather than the request: SQLite
 /// locked by another process past the busy timeout, disk full or file size limit reached, read-only, I/O error;
-/// PostgreSQL unreachable, restarting or shutting down (the pool reconnects by itself once it answers again).
+/// PostgreSQL unreachable, restarting or shutting down (the pool reconnects by itself once it answers again),
+/// read-only (a standby), or behind a pooler that drops prepared statements: the log names the setting to change.
 ///
 /// The log line names the cause and the engine's code; neither error type carries bound values or the
 /// connection's password, so no token, hash or password reaches the log. Other database errors go on to
@@ -28,7 +29,8 @@ struct DatabaseUnavailableMiddleware: Middleware {
             throw Abort(.serviceUnavailable, reason: Self.clientReason,
                         headers: ["Retry-After": "\(Self.retryAfterSeconds)"])
         } catch let error as PostgresError where error.reason == .unavailable {
-            request.logger.error("database unavailable: PostgreSQL: \(error.message)", metadata: [
+            let hint = error.hint.map { " (\($0))" } ?? ""
+            request.logger.error("database unavailable: PostgreSQL: \(error.message)\(hint)", metadata: [
                 "sqlstate": "\(error.sqlState)",
             ])
             throw Abort(.serviceUnavailable, reason: Self.clientReason,

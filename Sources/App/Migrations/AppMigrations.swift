@@ -55,7 +55,8 @@ package enum AppMigrations {
                     busyTimeoutMilliseconds: configuration.databaseBusyTimeoutMilliseconds,
                     cacheSizeKiB: configuration.databaseCacheKiB, roundExecutor: EventLoopRounds()))
         }
-        let pool = PostgresPool(url: url, size: configuration.databasePoolSize, group: group)
+        let pool = PostgresPool(url: url, size: configuration.databasePoolSize,
+                                preparedStatements: configuration.databasePreparedStatements, group: group)
         do {
             try await pool.waitUntilAvailable(timeout: postgresStartupTimeout)
         } catch let error as PostgresError {

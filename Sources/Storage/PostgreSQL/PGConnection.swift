@@ -8,6 +8,8 @@ import IOCore
 final class PGConnection: @unchecked Sendable {
     private let handle: OpaquePointer  // PGconn *
     private let loop: EventLoop
+    /// Whether statements are prepared once per connection, or sent unnamed (`DATABASE_PREPARED_STATEMENTS`).
+    private let preparesStatements: Bool
     /// Set once the connection can no longer be used (the server went away, a wait timed out mid-protocol).
     private(set) var isBroken = false
     /// The statements prepared on this connection (`PQsendPrepare`), by text and parameter types: PostgreSQL parses
@@ -15,9 +17,10 @@ final class PGConnection: @unchecked Sendable {
     private var prepared: [PreparedKey: String] = [:]
     private var nextStatementNumber = 0
 
-    private init(takingOwnershipOf handle: OpaquePointer, loop: EventLoop) {
+    private init(takingOwnershipOf handle: OpaquePointer, loop: EventLoop, preparesStatements: Bool) {
         self.handle = handle
         self.loop = loop
+        self.preparesStatements = preparesStatements
     }
 
     deinit {
@@ -29,9 +32,11 @@ final class PGConnection: @unchecked Sendable {
     /// Opens a connection to `url` without blocking: `PQconnectStart`, then `PQconnectPoll` whenever the socket
     /// is ready, as libpq's documentation describes (https://www.postgresql.org/docs/current/libpq-connect.html).
     /// - Throws: `PostgresError` (`.unavailable`) naming host and port, never the password.
-    static func connect(_ url: PostgresURL, loop: EventLoop, timeout: Duration) async throws -> PGConnection {
+    static func connect(_ url: PostgresURL, loop: EventLoop, preparedStatements: Bool = true, timeout: Duration)
+        async throws -> PGConnection
+    {
         guard let handle = PQconnectStart(url.uri) else { throw PostgresError.connection("libpq is out of memory") }
-        let connection = PGConnection(takingOwnershipOf: handle, loop: loop)
+        let connection = PGConnection(takingOwnershipOf: handle, loop: loop, preparesStatements: preparedStatements)
         let deadline = MonotonicClock.deadline(after: timeout)
         var polling = PGRES_POLLING_WRITING
         while PQstatus(handle) != CONNECTION_BAD {
@@ -74,11 +79,15 @@ final class PGConnection: @unchecked Sendable {
         let deadline = MonotonicClock.deadline(after: timeout)
         let encoded = statements.map { $0.arguments.map(PostgresBinary.encode) }
         let keys = zip(statements, encoded).map { PreparedKey(sql: $0.text, types: $1.map(\.type)) }
-        let pipelined = statements.count > 1 || keys.contains { prepared[$0] == nil }
+        let pipelined = statements.count > 1 || preparesStatements && keys.contains { prepared[$0] == nil }
         do {
             if pipelined, PQenterPipelineMode(handle) != 1 { throw brokenConnection() }
             var preparing: [Int: (key: PreparedKey, name: String)] = [:]  // by the statement that sends it
             for (index, key) in keys.enumerated() {
+                guard preparesStatements else {
+                    try send(sql: key, encoded[index])
+                    continue
+                }
                 let name: String
                 if let known = prepared[key] ?? preparing.values.first(where: { $0.key == key })?.name {
                     name = known
@@ -115,7 +124,7 @@ final class PGConnection: @unchecked Sendable {
             }
             if let failure { throw failure }
             return results
-        } catch let error as PostgresError where error.connectionLost {
+        } catch let error as PostgresError where error.connectionLost || error.endsConnection {
             isBroken = true
             throw error
         }
@@ -143,6 +152,22 @@ final class PGConnection: @unchecked Sendable {
 
     /// Executes the prepared statement `name` with `encoded` parameters, in binary, asking for binary results.
     private func send(name: String, _ encoded: [(type: Oid, bytes: [UInt8]?)]) throws {
+        try send(encoded) { values, lengths, formats in
+            PQsendQueryPrepared(handle, name, Int32(encoded.count), values, lengths, formats, 1)
+        }
+    }
+
+    /// Sends `statement` unnamed (parse, bind and execute in one go), for poolers that move a session's
+    /// statements between server connections.
+    private func send(sql statement: PreparedKey, _ encoded: [(type: Oid, bytes: [UInt8]?)]) throws {
+        try send(encoded) { values, lengths, formats in
+            PQsendQueryParams(handle, statement.sql, Int32(encoded.count), statement.types, values, lengths, formats, 1)
+        }
+    }
+
+    /// Lays out `encoded` for libpq and calls `call` with the values, their lengths and formats (all binary).
+    private func send(_ encoded: [(type: Oid, bytes: [UInt8]?)],
+                      _ call: ([UnsafePointer<CChar>?], [Int32], [Int32]) -> Int32) throws {
         let lengths = encoded.map { Int32($0.bytes?.count ?? 0) }
         let formats = [Int32](repeating: 1, count: encoded.count)
         var storage: [UInt8] = []
@@ -156,7 +181,7 @@ final class PGConnection: @unchecked Sendable {
             guard let start = buffer.baseAddress else { return 0 }
             let base = UnsafeRawPointer(start).assumingMemoryBound(to: CChar.self)
             let values: [UnsafePointer<CChar>?] = offsets.map { $0.map { base + $0 } }
-            return PQsendQueryPrepared(handle, name, Int32(encoded.count), values, lengths, formats, 1)
+            return call(values, lengths, formats)
         }
         guard sent == 1 else { throw brokenConnection() }
     }

@@ -44,7 +44,7 @@ public struct PostgresError: Error, Equatable, CustomStringConvertible {
 
     /// The category of this error.
     public var reason: Reason {
-        if connectionLost { return .unavailable }
+        if connectionLost || endsConnection { return .unavailable }
         switch sqlState {
         case "23505": return .uniqueConstraint
         case "23503": return .foreignKeyConstraint
@@ -54,10 +54,33 @@ public struct PostgresError: Error, Equatable, CustomStringConvertible {
         }
     }
 
+    /// SQLSTATEs that say this connection reached the wrong kind of server: a read-only one (25006: a standby, or
+    /// a primary demoted by a failover), or a pooler in transaction mode that moved the session's prepared
+    /// statements to another server connection (42P05 already exists, 26000 does not exist, 08P01 a bind that
+    /// does not fit). The connection is dropped, never reused, and the caller answers 503.
+    static let connectionEndingStates: Set<String> = ["25006", "42P05", "26000", "08P01"]
+
+    /// Whether the connection that raised this error must be dropped (`connectionEndingStates`).
+    public var endsConnection: Bool { Self.connectionEndingStates.contains(sqlState) }
+
+    /// What an operator should do about this error, when the server can tell.
+    public var hint: String? {
+        switch sqlState {
+        case "25006":
+            "the database is read-only (a standby?): list the primary in DATABASE_URL, or several hosts with "
+                + "target_session_attrs=read-write"
+        case "42P05", "26000", "08P01":
+            "prepared statements do not survive this connection (a pooler in transaction mode, such as PgBouncer?): "
+                + "set DATABASE_PREPARED_STATEMENTS=off"
+        default: nil
+        }
+    }
+
     public var description: String {
         let code = sqlState.isEmpty ? "" : " (SQLSTATE \(sqlState))"
-        guard let sql else { return "PostgreSQL error\(code): \(message)" }
-        return "PostgreSQL error\(code): \(message) in \(sql)"
+        let advice = hint.map { "; \($0)" } ?? ""
+        guard let sql else { return "PostgreSQL error\(code): \(message)\(advice)" }
+        return "PostgreSQL error\(code): \(message) in \(sql)\(advice)"
     }
 }
 

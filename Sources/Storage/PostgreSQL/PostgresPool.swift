@@ -14,6 +14,8 @@ public final class PostgresPool: Sendable {
     public let size: Int
     /// The loops the connections wait on.
     private let group: EventLoopGroup
+    /// Whether statements are prepared once per connection (`DATABASE_PREPARED_STATEMENTS`).
+    public let preparedStatements: Bool
     private let placeholders = PostgresPlaceholders()
     private let state = Mutex(State())
     private let roundTripCount = Atomic<Int>(0)
@@ -41,16 +43,21 @@ public final class PostgresPool: Sendable {
 
     /// A pool for `url`; connects nothing yet (`waitUntilAvailable` does, at start). Its connections wait on the
     /// process's default event loop.
-    public convenience init(url: PostgresURL, size: Int = defaultSize, connectTimeout: Duration = connectTimeout) throws {
-        self.init(url: url, size: size, connectTimeout: connectTimeout, group: .shared)
+    public convenience init(url: PostgresURL, size: Int = defaultSize, connectTimeout: Duration = connectTimeout,
+                            preparedStatements: Bool = true) throws {
+        self.init(url: url, size: size, connectTimeout: connectTimeout, preparedStatements: preparedStatements,
+                  group: .shared)
     }
 
     /// A pool whose connections wait on `group`'s loops: each on the loop of the task that opened it.
+    /// - Parameter preparedStatements: prepare each statement once per connection (faster); false sends every
+    ///   statement unnamed, which a pooler in transaction mode can carry between server connections.
     package init(url: PostgresURL, size: Int = defaultSize, connectTimeout: Duration = connectTimeout,
-                 group: EventLoopGroup) {
+                 preparedStatements: Bool = true, group: EventLoopGroup) {
         self.url = url
         self.size = max(size, 1)
         self.timeToConnect = connectTimeout
+        self.preparedStatements = preparedStatements
         self.group = group
     }
 
@@ -107,7 +114,8 @@ public final class PostgresPool: Sendable {
     /// Opens a connection for a slot already counted in `open`; gives the slot back when it fails.
     private func open() async throws -> PGConnection {
         do {
-            return try await PGConnection.connect(url, loop: group.any(), timeout: timeToConnect)
+            return try await PGConnection.connect(url, loop: group.any(), preparedStatements: preparedStatements,
+                                                  timeout: timeToConnect)
         } catch {
             release(slot: ())
             throw error
