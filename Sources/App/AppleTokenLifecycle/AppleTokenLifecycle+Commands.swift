@@ -8,12 +8,13 @@ extension AppleTokenLifecycle {
     /// Runs chore `kind` once over what is due: a live line on a terminal, then the summary line (returned, with
     /// the exit status in it). SIGTERM or SIGINT stops it cleanly: calls in flight end, claimed tokens not done
     /// are handed back, due for the next run.
+    /// - Parameter clock: what judges which tokens are due (tests move it; client secrets keep the real time).
     /// - Throws: `OperatorError` when the lifecycle is not configured.
     package static func runChore(_ kind: AppleChoreKind, configuration: Configuration,
                                  clock: @escaping @Sendable () -> Date = Date.init) async throws -> ChoreReport {
-        let (lifecycle, logger) = try await open(configuration, clock: clock)
+        let (lifecycle, logger) = try await open(configuration)
         let progress = ChoreProgress.onTerminal()
-        let task = Task { await lifecycle.run(kind, logger: logger, progress: progress) }
+        let task = Task { await lifecycle.run(kind, logger: logger, progress: progress, clock: clock) }
         let signals = ShutdownSignals.install { task.cancel() }
         let tally = await task.value
         withExtendedLifetime(signals) {}
@@ -24,7 +25,7 @@ extension AppleTokenLifecycle {
     /// The lifecycle on the configured database; without an Apple key it refuses before the database is opened, so
     /// a chore run in the wrong place leaves no database behind.
     /// - Throws: `OperatorError` naming what is not configured.
-    private static func open(_ configuration: Configuration, clock: @escaping @Sendable () -> Date) async throws
+    private static func open(_ configuration: Configuration) async throws
         -> (AppleTokenLifecycle, Logger)
     {
         guard configuration.appleKey != nil else { throw notConfigured(missingKeyReason) }
@@ -33,11 +34,11 @@ extension AppleTokenLifecycle {
         let database = try await AppMigrations.openAndMigrate(configuration, logger: logger)
         let http = HTTPClient(configuration: configuration.appleClientConfiguration)
         let keys = AppleKeySet.apple(configuration: configuration, database: database, client: http, logger: logger,
-                                     clock: clock)
+                                     clock: Date.init)
         let lifecycle = AppleTokenLifecycle(
             configuration: configuration, appleTokens: AppleTokenRepository(pool: database),
             pending: PendingRevocationRepository(pool: database), keys: keys, http: http, logger: logger,
-            clock: clock
+            clock: Date.init
         )
         guard lifecycle.isEnabled else { throw notConfigured(lifecycle.disabledReason ?? "not configured") }
         return (lifecycle, logger)
