@@ -50,12 +50,7 @@ struct AppleChoresScheduleTests {
             let count = 300
             try await app.seedAppleTokens(count)
             await app.apple.setTokenLatency(0.05)
-            let run = try SiwaProcess(["apple", "validate-tokens"], environment: app.operatorEnvironment
-                .merging(["APPLE_MAX_CONNECTIONS": "2"]) { $1 }, directory: app.directory)
-            let deadline = ContinuousClock.now + .seconds(60)
-            while try await app.checkedTokens() < 10, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(50))
-            }
+            let run = try await app.spawnValidation(bound: 2, untilChecked: 10)
             run.signal(SIGTERM)
             #expect(await run.exited(within: .seconds(10)) == 1, "\(run.output)")
             #expect(run.output.contains(" interrupted, in "), "\(run.output)")

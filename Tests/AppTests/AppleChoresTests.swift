@@ -34,7 +34,7 @@ struct AppleChoresTests {
             try await app.seedAppleTokens(10)
             proxy.setTokenFault(.throttled(retryAfter: 2))
             let lifted = Task {
-                try await Task.sleep(for: .milliseconds(500))
+                while proxy.throttledAnswers == 0 { try await Task.sleep(for: .milliseconds(20)) }
                 proxy.setTokenFault(.none)
             }
             let started = ContinuousClock.now
@@ -67,12 +67,7 @@ struct AppleChoresTests {
             let count = 300
             try await app.seedAppleTokens(count)
             await app.apple.setTokenLatency(0.05)
-            let run = try SiwaProcess(["apple", "validate-tokens"], environment: app.operatorEnvironment
-                .merging(["APPLE_MAX_CONNECTIONS": "2"]) { $1 }, directory: app.directory)
-            let deadline = ContinuousClock.now + .seconds(60)
-            while try await app.checkedTokens() < 20, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(50))
-            }
+            let run = try await app.spawnValidation(bound: 2, untilChecked: 20)
             run.signal(SIGKILL)
             #expect(await run.exited(within: .seconds(10)) != nil)
             try await Task.sleep(for: .milliseconds(300))

@@ -39,6 +39,14 @@ struct AppleCommandTests {
         }
     }
 
+    @Test func badUsageExitsTwo() async throws {
+        try await TestApp.with { app in
+            let result = try await app.command(["apple", "validate-tokens", "--no-such-option"])
+            #expect(result.status == 2, "\(result.output)")
+            #expect(result.output.contains("--no-such-option"), "\(result.output)")
+        }
+    }
+
     @Test func aConfigurationTheServerWouldRefuseIsOneLine() async throws {
         try await TestApp.with { app in
             let result = try await app.command(["apple", "validate-tokens"], ["PORT": "eighty"])

@@ -34,6 +34,19 @@ extension TestApp {
         return try await AppleTokenLifecycle.runChore(kind, configuration: configuration, clock: clock)
     }
 
+    /// Starts `siwa apple validate-tokens` as a process with `bound` calls in flight, and returns once it has
+    /// checked at least `checked` tokens (or a minute has passed).
+    func spawnValidation(bound: Int, untilChecked checked: Int) async throws -> SiwaProcess {
+        let run = try SiwaProcess(["apple", "validate-tokens"],
+                                  environment: operatorEnvironment.merging(["APPLE_MAX_CONNECTIONS": "\(bound)"]) { $1 },
+                                  directory: directory)
+        let deadline = ContinuousClock.now + .seconds(60)
+        while try await checkedTokens() < checked, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return run
+    }
+
     /// Stored tokens Apple was asked about and honoured (`checked_at` set).
     func checkedTokens() async throws -> Int {
         try await server.services.database.readOne(SQL("SELECT COUNT(*) FROM apple_tokens WHERE checked_at IS NOT NULL")) {
