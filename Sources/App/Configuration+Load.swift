@@ -97,6 +97,13 @@ extension Configuration {
             }
             appleTimeout = .milliseconds(Int((seconds * 1000).rounded()))
         }
+        if let text = env.get("APPLE_CHORES_INTERVAL") {
+            guard let seconds = Self.interval(text) else {
+                throw ConfigurationError.malformed(name: "APPLE_CHORES_INTERVAL",
+                                                  expected: "0 (off) or a duration such as 24h, 90m or 3600s, at most 7d")
+            }
+            appleChoresInterval = seconds
+        }
     }
 
     /// The client every call to Apple goes through: `APPLE_MAX_CONNECTIONS`, `APPLE_TIMEOUT`, and the extra CA.

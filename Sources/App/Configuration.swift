@@ -71,6 +71,9 @@ public struct Configuration: Sendable {
     /// `APPLE_TIMEOUT`: how long one call to Apple may take in all, waiting for a connection included.
     public var appleTimeout: Duration = Configuration.defaultAppleTimeout
     public static let defaultAppleTimeout: Duration = .seconds(10)
+    /// `APPLE_CHORES_INTERVAL`, in seconds: how often `siwa serve` runs Apple's chores; 0 is off, nil the default
+    /// (`appleChoresEvery`).
+    public var appleChoresInterval: TimeInterval?
     /// The largest `APPLE_TIMEOUT` accepted, in seconds.
     public static let maxAppleTimeoutSeconds = 300.0
 

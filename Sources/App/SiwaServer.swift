@@ -21,6 +21,8 @@ public final class SiwaServer: Sendable {
     /// The loops that every socket of this server waits on: HTTP, PostgreSQL and Apple.
     let loops: EventLoopGroup
     let housekeeping: Task<Void, Never>
+    /// The schedule of Apple's chores (`APPLE_CHORES_INTERVAL`), when on.
+    let chores: Task<Void, Never>?
 
     /// Opens and migrates the database, seeds Apple's keys from the last good copy, and registers the routes.
     /// - Parameters:
@@ -55,6 +57,7 @@ public final class SiwaServer: Sendable {
         server = HTTPServer(configuration: serverConfiguration, responder: application, logger: logger, group: loops)
         services.metrics.attach(server)
         housekeeping = Task { [services] in await Housekeeping(services: services).run() }
+        chores = Self.scheduleChores(services, loop: loops.next())
     }
 
     /// Starts listening; returns once the socket is bound.
@@ -71,8 +74,19 @@ public final class SiwaServer: Sendable {
     public func shutdown() async {
         services.readiness.beginDraining()
         housekeeping.cancel()
+        chores?.cancel()
         await server.shutdown()
+        await chores?.value
         loops.shutdown()
+    }
+
+    /// Starts the schedule of Apple's chores when `APPLE_CHORES_INTERVAL` and the lifecycle are on.
+    private static func scheduleChores(_ services: Services, loop: EventLoop) -> Task<Void, Never>? {
+        guard let interval = services.configuration.appleChoresEvery, services.lifecycle.isEnabled else { return nil }
+        let schedule = ChoreSchedule(lifecycle: services.lifecycle, lease: ChoreLease(pool: services.database),
+                                     interval: interval, counters: services.metrics.chores, loop: loop,
+                                     logger: services.logger, clock: services.clock)
+        return Task { await schedule.run() }
     }
 
     /// `siwa serve`: logs what is off, serves until SIGINT or SIGTERM, then exits cleanly.

@@ -11,6 +11,7 @@ struct FakeAppleController: RouteCollection {
     let keys: FakeAppleKeys
     let state: FakeAppleState
     let clientSecrets: FakeAppleClientSecretCheck
+    let knobs: FakeAppleTokenKnobs
     let clock: @Sendable () -> Date
 
     /// Lifetime of identity tokens the stand-in mints, as Apple's (10 minutes).
@@ -81,7 +82,21 @@ struct FakeAppleController: RouteCollection {
         return try Response.json(AppCredential(identityToken: idToken, authorizationCode: code, user: subject))
     }
 
+    /// `/auth/token` after the knobs' latency, counted in flight while it is answered.
     @Sendable func token(_ req: Request) async throws -> Response {
+        let latency = await knobs.begin()
+        do {
+            if latency > 0 { try await Task.sleep(for: .milliseconds(Int(latency * 1000))) }
+            let response = try await answerToken(req)
+            await knobs.end()
+            return response
+        } catch {
+            await knobs.end()
+            throw error
+        }
+    }
+
+    private func answerToken(_ req: Request) async throws -> Response {
         if await state.isOutage { return Response(status: .serviceUnavailable) }
         guard let form = try? req.content.decode(TokenForm.self) else {
             return Self.oauthError("invalid_request")
@@ -98,6 +113,7 @@ struct FakeAppleController: RouteCollection {
                 await state.store(refreshToken: refreshToken, .init(grant: issued.grant))
                 return try tokenResponse(issued.grant, refreshToken: refreshToken)
             case "refresh_token":
+                await knobs.countRefresh()
                 guard let token = form.refresh_token else { return Self.oauthError("invalid_request") }
                 let stored = try await state.refresh(token: token, clientID: form.client_id)
                 return try tokenResponse(stored.grant, refreshToken: nil)

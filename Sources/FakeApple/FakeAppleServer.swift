@@ -10,6 +10,7 @@ package final class FakeAppleServer: Sendable {
     package let keys: FakeAppleKeys
     let state: FakeAppleState
     let controller: FakeAppleController
+    let knobs = FakeAppleTokenKnobs()
     let application: Application
     let server: HTTPServer
 
@@ -32,7 +33,7 @@ package final class FakeAppleServer: Sendable {
             keys: keys, state: state, clientSecrets: FakeAppleClientSecretCheck(knownKey: clientSecretKey.map {
                 .init(publicKey: $0, teamID: clientSecretTeamID, keyID: clientSecretKeyID)
             }),
-            clock: clock
+            knobs: knobs, clock: clock
         )
         try application.register(collection: controller)
         try application.boot()
@@ -64,6 +65,18 @@ package final class FakeAppleServer: Sendable {
 
     /// While on, `/auth/token` and `/auth/revoke` answer 503, as during an Apple outage.
     package func simulateOutage(_ outage: Bool) async { await state.setOutage(outage) }
+
+    /// Adds `seconds` before every `/auth/token` answer (Apple far away, or slow).
+    package func setTokenLatency(_ seconds: Double) async { await knobs.setLatency(seconds) }
+    /// The most `/auth/token` calls in flight at once since start or `resetTokenPeak()`.
+    package func tokenPeakInFlight() async -> Int { await knobs.peakInFlight }
+    package func resetTokenPeak() async { await knobs.resetPeak() }
+    /// `grant_type=refresh_token` calls answered so far.
+    package func refreshCalls() async -> Int { await knobs.refreshCalls }
+
+    /// A refresh token the stand-in honours for any client as if it had issued it to `subject` (until revoked):
+    /// stored tokens for tests and benchmarks of Apple's chores without a sign-in each.
+    package static func seededRefreshToken(subject: String) -> String { FakeAppleState.seededPrefix + subject }
 
     /// Makes every code issued so far older by `interval`.
     package func ageAuthorizationCodes(by interval: TimeInterval) async { await state.ageCodes(by: interval) }

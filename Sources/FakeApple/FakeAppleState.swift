@@ -69,7 +69,19 @@ actor FakeAppleState {
 
     func store(refreshToken: String, _ token: RefreshToken) { refreshTokens[refreshToken] = token }
 
+    /// The prefix of seeded refresh tokens (`FakeAppleServer.seededRefreshToken`), followed by the `sub`.
+    static let seededPrefix = "rseeded."
+
+    /// Stores a seeded token on its first use, as issued to `clientID`.
+    private func adoptSeeded(_ token: String, clientID: String) {
+        guard refreshTokens[token] == nil, token.hasPrefix(Self.seededPrefix) else { return }
+        let subject = String(token.dropFirst(Self.seededPrefix.count))
+        refreshTokens[token] = RefreshToken(grant: Grant(clientID: clientID, subject: subject,
+                                                         email: "\(subject)@example.com", isPrivateEmail: false))
+    }
+
     func refresh(token: String, clientID: String) throws -> RefreshToken {
+        adoptSeeded(token, clientID: clientID)
         guard let stored = refreshTokens[token], !stored.revoked else {
             throw GrantError.invalidGrant("refresh token unknown or revoked")
         }
@@ -80,6 +92,7 @@ actor FakeAppleState {
     /// Revoking a token ends the app's authorization, as "Stop using Apple ID" does: the next sign-in is a first
     /// one again, with `user`.
     func revoke(token: String, clientID: String, hint: String?) {
+        adoptSeeded(token, clientID: clientID)
         let grant = refreshTokens[token]?.grant
         let known = grant?.clientID == clientID
         if known, let grant {

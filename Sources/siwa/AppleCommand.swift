@@ -1,7 +1,8 @@
 import App
 import ArgumentParser
 
-/// `siwa apple`: Apple token chores for operators.
+/// `siwa apple`: Apple token chores for operators. Each prints a live line on a terminal and one summary line, and
+/// exits 0 when everything due was done, 1 when some is left (the summary says why), 2 for bad usage.
 struct AppleCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "apple",
@@ -12,15 +13,11 @@ struct AppleCommand: AsyncParsableCommand {
     struct ValidateTokens: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "validate-tokens",
-            abstract: "Check every stored refresh token with Apple and mark revoked ones (run daily)."
+            abstract: "Check stored refresh tokens with Apple (each at most once a day) and mark revoked ones."
         )
         @OptionGroup var options: EnvFileOption
 
-        func run() async throws {
-            try await OperatorFailure.report {
-                print(try await AppleTokenLifecycle.validateTokens(configuration: options.load().configuration))
-            }
-        }
+        func run() async throws { try await AppleCommand.run(.validateTokens, options) }
     }
 
     struct RetryRevocations: AsyncParsableCommand {
@@ -30,10 +27,15 @@ struct AppleCommand: AsyncParsableCommand {
         )
         @OptionGroup var options: EnvFileOption
 
-        func run() async throws {
-            try await OperatorFailure.report {
-                print(try await AppleTokenLifecycle.retryRevocations(configuration: options.load().configuration))
-            }
+        func run() async throws { try await AppleCommand.run(.retryRevocations, options) }
+    }
+
+    /// Runs `chore`, prints its summary, and exits with its status.
+    static func run(_ chore: AppleChoreKind, _ options: EnvFileOption) async throws {
+        try await OperatorFailure.report {
+            let report = try await AppleTokenLifecycle.runChore(chore, configuration: options.load().configuration)
+            print(report)
+            if report.exitStatus != 0 { throw ExitCode(report.exitStatus) }
         }
     }
 }

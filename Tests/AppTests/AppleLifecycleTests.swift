@@ -229,11 +229,13 @@ struct AppleLifecycleTests {
             #expect(try await app.count("pending_revocations") == 1)
             #expect(await app.apple.revocations().isEmpty)
 
-            let stillDown = try await AppleTokenLifecycle.retryRevocations(configuration: app.server.configuration)
-            #expect(stillDown.lines.contains("still failing: 1"))
+            let stillDown = try await AppleTokenLifecycle.runChore(.retryRevocations, configuration: app.server.configuration)
+            #expect(stillDown.summary.contains("1 failed (unreachable: 1)"), "\(stillDown)")
+            #expect(stillDown.exitStatus == 1)
             await app.apple.simulateOutage(false)
-            let report = try await AppleTokenLifecycle.retryRevocations(configuration: app.server.configuration)
-            #expect(report.lines.contains("revoked: 1"))
+            let report = try await AppleTokenLifecycle.runChore(.retryRevocations, configuration: app.server.configuration)
+            #expect(report.summary.contains("1 revoked"), "\(report)")
+            #expect(report.exitStatus == 0)
             #expect(try await app.count("pending_revocations") == 0)
             #expect(await app.apple.revocations().first?.known == true)
         }
@@ -258,8 +260,9 @@ struct AppleLifecycleTests {
                     ("client_secret", try await ClientSecretFixture.secret(app)), ("token", token),
                 ]).utf8)))
             #expect(revoke.status == .ok)
-            let report = try await AppleTokenLifecycle.validateTokens(configuration: app.server.configuration)
-            #expect(report.lines == ["valid: 1", "revoked (marked): 1", "failed: 0"])
+            let report = try await AppleTokenLifecycle.runChore(.validateTokens, configuration: app.server.configuration)
+            #expect(report.summary.hasPrefix("validate-tokens: 2 due, 1 valid, 1 revoked, 0 throttled and retried, "
+                                             + "0 failed, 0 interrupted, in "), "\(report)")
             let revokedCount = try await app.server.services.database.readOne(
                 SQL("SELECT COUNT(*) FROM apple_tokens WHERE revoked_at IS NOT NULL")) { row in try row[0] as Int }
             #expect(revokedCount == 1)

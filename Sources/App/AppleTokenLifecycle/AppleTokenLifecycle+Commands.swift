@@ -3,33 +3,31 @@ import HTTPCore
 import Logging
 import Storage
 
-/// The lifecycle's chores run from the command line: `siwa apple validate-tokens` (daily, as Apple suggests) and
-/// `siwa apple retry-revocations`.
+/// The lifecycle's chores run from the command line: `siwa apple validate-tokens` and `siwa apple retry-revocations`.
 extension AppleTokenLifecycle {
-    /// What a run did, printed by the command.
-    package struct Report: Sendable, CustomStringConvertible {
-        package var lines: [String]
-        package var description: String { lines.joined(separator: "\n") }
-    }
-
-    /// Checks every stored refresh token with Apple and marks the revoked ones.
-    package static func validateTokens(configuration: Configuration) async throws -> Report {
+    /// Runs chore `kind` once over what is due: a live line on a terminal, then the summary line (returned, with
+    /// the exit status in it). SIGTERM or SIGINT stops it cleanly: calls in flight end, claimed tokens not done
+    /// are handed back, due for the next run.
+    /// - Parameter clock: what judges which tokens are due (tests move it; client secrets keep the real time).
+    /// - Throws: `OperatorError` when the lifecycle is not configured.
+    package static func runChore(_ kind: AppleChoreKind, configuration: Configuration,
+                                 clock: @escaping @Sendable () -> Date = Date.init) async throws -> ChoreReport {
         let (lifecycle, logger) = try await open(configuration)
-        let result = try await lifecycle.validateStoredTokens(logger: logger)
-        return Report(lines: ["valid: \(result.valid)", "revoked (marked): \(result.revoked)", "failed: \(result.failed)"])
-    }
-
-    /// Tries every queued revocation again.
-    package static func retryRevocations(configuration: Configuration) async throws -> Report {
-        let (lifecycle, logger) = try await open(configuration)
-        let result = try await lifecycle.retryPendingRevocations(logger: logger)
-        return Report(lines: ["revoked: \(result.revoked)", "still failing: \(result.failed)"])
+        let progress = ChoreProgress.onTerminal()
+        let task = Task { await lifecycle.run(kind, logger: logger, progress: progress, clock: clock) }
+        let signals = ShutdownSignals.install { task.cancel() }
+        let tally = await task.value
+        withExtendedLifetime(signals) {}
+        guard let tally else { throw notConfigured(lifecycle.disabledReason ?? "not configured") }
+        return ChoreReport(summary: tally.summary, exitStatus: tally.exitStatus)
     }
 
     /// The lifecycle on the configured database; without an Apple key it refuses before the database is opened, so
     /// a chore run in the wrong place leaves no database behind.
     /// - Throws: `OperatorError` naming what is not configured.
-    private static func open(_ configuration: Configuration) async throws -> (AppleTokenLifecycle, Logger) {
+    private static func open(_ configuration: Configuration) async throws
+        -> (AppleTokenLifecycle, Logger)
+    {
         guard configuration.appleKey != nil else { throw notConfigured(missingKeyReason) }
         var logger = Logger(label: "siwa.apple")
         logger.logLevel = configuration.logLevel

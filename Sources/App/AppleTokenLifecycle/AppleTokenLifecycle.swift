@@ -21,11 +21,6 @@ package final class AppleTokenLifecycle: Sendable {
     let keys: AppleKeySet
     let clock: @Sendable () -> Date
 
-    /// Pending revocations handled per run of `retryPendingRevocations`.
-    static let retryBatchSize = 100
-    /// Stored tokens checked per page by `validateStoredTokens`.
-    static let validationPageSize = 100
-
     init(configuration: Configuration, appleTokens: AppleTokenRepository, pending: PendingRevocationRepository,
          keys: AppleKeySet, http: HTTPClient, logger: Logger, clock: @escaping @Sendable () -> Date) {
         self.appleTokens = appleTokens
@@ -124,50 +119,6 @@ package final class AppleTokenLifecycle: Sendable {
             }
         }
         return failures
-    }
-
-    /// `siwa apple retry-revocations`: tries every queued revocation again.
-    func retryPendingRevocations(logger: Logger) async throws -> (revoked: Int, failed: Int) {
-        var (revoked, failed) = (0, 0)
-        for entry in try await pending.list(limit: Self.retryBatchSize) {
-            if let error = await revoke(clientID: entry.clientID, encryptedToken: entry.encryptedToken) {
-                try await pending.recordFailure(id: entry.id, error: error)
-                logger.warning("revocation retry failed", metadata: ["client_id": "\(entry.clientID)", "cause": "\(error)"])
-                failed += 1
-            } else {
-                try await pending.delete(id: entry.id)
-                revoked += 1
-            }
-        }
-        return (revoked, failed)
-    }
-
-    /// `siwa apple validate-tokens`: checks each stored refresh token with Apple (`grant_type=refresh_token`)
-    /// and marks the ones Apple says are revoked (`invalid_grant`).
-    func validateStoredTokens(logger: Logger) async throws -> (valid: Int, revoked: Int, failed: Int) {
-        guard let client, let sealer else { return (0, 0, 0) }
-        var (valid, revoked, failed) = (0, 0, 0)
-        var after: UUID?
-        while true {
-            let page = try await appleTokens.listActive(after: after, limit: Self.validationPageSize)
-            guard let last = page.last else { break }
-            after = last.id
-            for token in page {
-                do {
-                    let refreshToken = try sealer.open(token.encryptedRefreshToken, clientID: token.clientID)
-                    _ = try await client.refresh(refreshToken: refreshToken, clientID: token.clientID)
-                    valid += 1
-                } catch let error as AppleAuthError where error.kind == .apple("invalid_grant") {
-                    try await appleTokens.markRevoked(id: token.id, at: clock())
-                    revoked += 1
-                } catch {
-                    logger.warning("refresh-token validation failed", metadata: ["client_id": "\(token.clientID)",
-                                                                                  "cause": "\(error)"])
-                    failed += 1
-                }
-            }
-        }
-        return (valid, revoked, failed)
     }
 
     /// Revokes one token; nil on success, else why it failed (for the log and the retry queue).

@@ -9,6 +9,8 @@ import Web
 final class AppMetrics: Sendable {
     /// Identity-token verifications by `VerificationResult.slot`.
     let verifications = AtomicCounters(count: VerificationResult.allCases.count)
+    /// What the server's schedule of Apple's chores did.
+    let chores = ChoreCounters()
     private let server = Mutex(WeakServer())
 
     private struct WeakServer {

@@ -22,6 +22,8 @@ package enum AppMigrations {
         migrator.register(version: 7, name: "drop web-flow states", sqlite: SQLiteSchema.dropWebFlowStates, postgres: [])
         migrator.register(version: 8, name: "create used nonces", sqlite: SQLiteSchema.usedNonces,
                           postgres: PostgresSchema.usedNonces)
+        migrator.register(version: 9, name: "track Apple chores", sqlite: SQLiteSchema.appleChores,
+                          postgres: PostgresSchema.appleChores)
         return migrator
     }
 

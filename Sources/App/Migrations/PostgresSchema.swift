@@ -53,4 +53,16 @@ enum PostgresSchema {
         "CREATE TABLE used_nonces (nonce text PRIMARY KEY, used_at timestamptz NOT NULL, expires_at timestamptz NOT NULL)",
         "CREATE INDEX used_nonces_expires_at ON used_nonces (expires_at)",
     ]
+
+    static let appleChores = [
+        "ALTER TABLE apple_tokens ADD COLUMN checked_at timestamptz",
+        "ALTER TABLE apple_tokens ADD COLUMN due_at timestamptz NOT NULL DEFAULT 'epoch'",
+        "CREATE INDEX apple_tokens_due_at ON apple_tokens (due_at) WHERE revoked_at IS NULL",
+        "ALTER TABLE pending_revocations ADD COLUMN due_at timestamptz NOT NULL DEFAULT 'epoch'",
+        "CREATE INDEX pending_revocations_due_at ON pending_revocations (due_at)",
+        """
+        CREATE TABLE chore_leases (
+            name text PRIMARY KEY, holder text, expires_at timestamptz NOT NULL, next_run_at timestamptz NOT NULL)
+        """,
+    ]
 }

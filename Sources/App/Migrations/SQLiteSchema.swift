@@ -83,4 +83,17 @@ enum SQLiteSchema {
         CREATE TABLE used_nonces (nonce TEXT PRIMARY KEY NOT NULL, used_at INTEGER NOT NULL, expires_at INTEGER NOT NULL);
         CREATE INDEX used_nonces_expires_at ON used_nonces (expires_at);
         """
+
+    /// Version 9: Apple's chores (`siwa apple validate-tokens`, `retry-revocations`). `checked_at` is when Apple last
+    /// honoured the token; `due_at` is when it may next be asked: a day after a check, a lease's end while a run holds
+    /// it, and 0 (at once) for a token never checked. `chore_leases` holds the in-server schedule's lease.
+    static let appleChores = """
+        ALTER TABLE apple_tokens ADD COLUMN checked_at INTEGER;
+        ALTER TABLE apple_tokens ADD COLUMN due_at INTEGER NOT NULL DEFAULT 0;
+        CREATE INDEX apple_tokens_due_at ON apple_tokens (due_at) WHERE revoked_at IS NULL;
+        ALTER TABLE pending_revocations ADD COLUMN due_at INTEGER NOT NULL DEFAULT 0;
+        CREATE INDEX pending_revocations_due_at ON pending_revocations (due_at);
+        CREATE TABLE chore_leases (
+            name TEXT PRIMARY KEY NOT NULL, holder TEXT, expires_at INTEGER NOT NULL, next_run_at INTEGER NOT NULL);
+        """
 }

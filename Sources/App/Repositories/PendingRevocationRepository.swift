@@ -26,11 +26,14 @@ package struct PendingRevocationRepository: Sendable {
         }
     }
 
-    /// Counts one more failed attempt and records why; false when there is no such entry.
+    /// Counts one more failed attempt and records why, the entry due again at `dueAt`; false when there is no such
+    /// entry.
     @discardableResult
-    package func recordFailure(id: UUID, error: String) async throws -> Bool {
-        try await pool.write(SQL("UPDATE pending_revocations SET attempts = attempts + 1, last_error = ? WHERE id = ?",
-                                 [error, id])).changes == 1
+    package func recordFailure(id: UUID, error: String, dueAt: Date = Date(timeIntervalSince1970: 0)) async throws
+        -> Bool
+    {
+        try await pool.write(SQL("UPDATE pending_revocations SET attempts = attempts + 1, last_error = ?, due_at = ? "
+                                 + "WHERE id = ?", [error, dueAt, id])).changes == 1
     }
 
     /// Removes an entry once revoked (or given up); false when there was none.

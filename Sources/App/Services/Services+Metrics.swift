@@ -41,6 +41,7 @@ extension Services {
             }
         }
         if let client = lifecycle.client { appleClient(client, into: &page) }
+        appleChores(into: &page)
 
         if let sqlite = database as? DatabasePool { sqliteWriter(sqlite, into: &page) }
         if let postgres = database as? PostgresPool {
@@ -71,6 +72,27 @@ extension Services {
                     help: "Connections opened to Apple, and of those the TLS handshakes that resumed a session.")
         page.sample("siwa_apple_connections_opened_total", [("tls", "full")], pool.opened - pool.resumedTLS)
         page.sample("siwa_apple_connections_opened_total", [("tls", "resumed")], pool.resumedTLS)
+    }
+
+    /// What the server's schedule of Apple's chores did: runs, tokens by outcome, throttled calls retried.
+    private func appleChores(into page: inout MetricsText) {
+        let chores = metrics.chores
+        page.family("siwa_apple_chore_runs_total", .counter, help: "Runs of Apple's chores this instance made.")
+        for chore in AppleChoreKind.allCases {
+            page.sample("siwa_apple_chore_runs_total", [("chore", chore.rawValue)], chores.runs[chore.slot])
+        }
+        page.family("siwa_apple_chore_tokens_total", .counter, help: "Tokens Apple's chores settled, by chore and outcome.")
+        for chore in AppleChoreKind.allCases {
+            for label in ChoreOutcome.metricLabels {
+                page.sample("siwa_apple_chore_tokens_total", [("chore", chore.rawValue), ("outcome", label)],
+                            chores.count(chore, label: label))
+            }
+        }
+        page.family("siwa_apple_chore_throttled_total", .counter,
+                    help: "Calls Apple throttled (429, or 5xx with Retry-After) that a chore waited out and retried.")
+        for chore in AppleChoreKind.allCases {
+            page.sample("siwa_apple_chore_throttled_total", [("chore", chore.rawValue)], chores.throttledRetries(chore))
+        }
     }
 
     /// The SQLite writer's counters (SQLite only: PostgreSQL keeps its own, `pg_stat_*`).

@@ -54,6 +54,8 @@ public struct HTTPClient: Sendable {
 
     /// The pools' connections and waiting requests now, and what they have done so far.
     public var statistics: HTTPClientStatistics { pools.statistics }
+    /// The loops this client's connections wait on (callers park their own timers there too).
+    package var group: EventLoopGroup { pools.group }
 
     /// Closes every idle connection; requests in flight finish on theirs, and later ones open new connections.
     public func closeIdleConnections() { pools.closeIdle() }

@@ -35,6 +35,10 @@ final class AppleProxy: Sendable {
     private let state: Mutex<(fault: Fault, listener: Int32, generation: Int, exchanges: [Exchange], keyFetches: Int,
                               acceptorRunning: Bool, tokenFault: Fault)>
 
+    private let throttled = Mutex(0)
+    /// 429 answers played on `/auth/token` so far.
+    var throttledAnswers: Int { throttled.withLock { $0 } }
+
     /// Requests for `/auth/keys` received, forwarded or not.
     var keyFetches: Int { state.withLock { $0.keyFetches } }
     var exchanges: [Exchange] { state.withLock { $0.exchanges } }
@@ -155,6 +159,7 @@ final class AppleProxy: Sendable {
             let head = "HTTP/1.1 \(status)\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n"
             Self.send(Array((head + "Connection: close\r\n\r\n" + body).utf8), to: fd)
         case .throttled(let seconds):
+            throttled.withLock { $0 += 1 }
             let body = "{\"error\":\"too_many_requests\"}"
             let head = "HTTP/1.1 429 Too Many Requests\r\nRetry-After: \(seconds)\r\nContent-Length: \(body.utf8.count)\r\n"
             Self.send(Array((head + "Connection: close\r\n\r\n" + body).utf8), to: fd)

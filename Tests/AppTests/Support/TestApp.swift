@@ -60,6 +60,7 @@ final class TestApp: Sendable {
             )
             configuration.encryptionKey = secrets.encryptionKey
         }
+        configuration.appleChoresInterval = 0
         configure(&configuration)
         let server = try await SiwaServer(configuration: configuration, logger: logger ?? quietLogger("siwa"),
                                           clock: clock?.closure ?? Date.init)

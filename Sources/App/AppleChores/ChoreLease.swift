@@ -1,0 +1,50 @@
+import Foundation
+import Storage
+
+/// The lease that lets one instance at a time run the server's schedule of Apple's chores: a row of
+/// `chore_leases` naming its holder until `expires_at`, and when the next run is due. A holder renews it while it
+/// runs; one that dies stops renewing, and the lease lapses for another instance to take.
+struct ChoreLease: Sendable {
+    let pool: any DatabaseClient
+    /// This instance, as the lease names it.
+    let holder: String
+    let name: String
+
+    /// How long the lease lasts without renewal: how soon another instance takes over from a dead holder.
+    static let duration: TimeInterval = 120
+    /// How often a holder renews it (a third of `duration`, so two renewals may fail before it lapses).
+    static let renewal: TimeInterval = duration / 3
+
+    init(pool: any DatabaseClient, holder: String = UUID().uuidString.lowercased(), name: String = "apple-chores") {
+        self.pool = pool
+        self.holder = holder
+        self.name = name
+    }
+
+    /// Takes the lease when the next run is due at `now` and no live holder has it (one upsert, one transaction).
+    /// - Returns: whether this instance holds it now.
+    func acquire(now: Date) async throws -> Bool {
+        let expires = now.addingTimeInterval(Self.duration)
+        let result = try await pool.write(SQL("""
+            INSERT INTO chore_leases (name, holder, expires_at, next_run_at) VALUES (?, ?, ?, ?)
+            ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+            WHERE chore_leases.next_run_at <= ? AND (chore_leases.holder IS NULL OR chore_leases.expires_at < ?)
+            RETURNING holder
+            """, [name, holder, expires, now, now, now]))
+        return result.count == 1
+    }
+
+    /// Extends the lease from `now`; false when this instance no longer holds it.
+    func renew(now: Date) async throws -> Bool {
+        try await pool.write(SQL("UPDATE chore_leases SET expires_at = ? WHERE name = ? AND holder = ?",
+                                 [now.addingTimeInterval(Self.duration), name, holder])).changes == 1
+    }
+
+    /// Gives the lease up; `nextRun` (when the run finished) is when the next may start, else it may start at once.
+    func release(now: Date, nextRun: Date?) async throws {
+        let setNext = nextRun == nil ? "" : ", next_run_at = ?"
+        let arguments: [any DatabaseValueConvertible] = [now] + (nextRun.map { [$0] } ?? []) + [name, holder]
+        try await pool.write(SQL("UPDATE chore_leases SET holder = NULL, expires_at = ?\(setNext) WHERE name = ? AND holder = ?",
+                                 arguments))
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import Storage
+
+/// The due work of one chore, claimed from its table in batches so that any number of runs (two instances, an
+/// overlapping cron, a rerun after a kill) share it and each row is handed to one of them.
+///
+/// A row is due while its `due_at` has passed. Claiming moves `due_at` to the end of a lease, in one short write
+/// transaction: on PostgreSQL the batch is picked with `FOR UPDATE SKIP LOCKED`, so concurrent claims never wait for
+/// or take each other's rows (PostgreSQL docs, "The Locking Clause"); SQLite runs one write transaction at a time, so
+/// the lease alone splits the work. A run killed before it finishes a row leaves it due again when the lease ends.
+struct ChoreQueue: Sendable {
+    let pool: any DatabaseClient
+    let table: String
+    /// A condition every due row also meets (stored tokens: not revoked).
+    let condition: String
+    /// Whether rows carry `user_id`.
+    let hasUser: Bool
+
+    /// How long a claimed batch stays with its run before another run may take the rows it has not finished.
+    static let lease: TimeInterval = 10 * 60
+
+    /// Stored Apple tokens not known to be revoked.
+    static func appleTokens(_ pool: any DatabaseClient) -> ChoreQueue {
+        ChoreQueue(pool: pool, table: "apple_tokens", condition: "revoked_at IS NULL", hasUser: true)
+    }
+
+    /// Revocations that failed at account deletion.
+    static func pendingRevocations(_ pool: any DatabaseClient) -> ChoreQueue {
+        ChoreQueue(pool: pool, table: "pending_revocations", condition: "1 = 1", hasUser: false)
+    }
+
+    /// Takes up to `limit` rows due before `dueBefore` (earliest first) and leases them until `leaseEnd`.
+    func claim(limit: Int, dueBefore: Date, leaseEnd: Date) async throws -> [ChoreItem] {
+        let lock = pool.engine == .postgres ? " FOR UPDATE SKIP LOCKED" : ""
+        let columns = hasUser ? "id, client_id, refresh_token, user_id" : "id, client_id, refresh_token"
+        let result = try await pool.write(SQL("""
+            UPDATE \(table) SET due_at = ? WHERE id IN (
+                SELECT id FROM \(table) WHERE \(condition) AND due_at < ? ORDER BY due_at LIMIT ?\(lock))
+            RETURNING \(columns)
+            """, [leaseEnd, dueBefore, limit]))
+        return try result.map { try ChoreItem(row: $0, hasUser: hasUser) }
+    }
+
+    /// How many rows are due before `dueBefore`, leased or not (the total a progress line shows).
+    func countDue(before dueBefore: Date) async throws -> Int {
+        try await pool.readOne(SQL("SELECT COUNT(*) FROM \(table) WHERE \(condition) AND due_at < ?", [dueBefore])) {
+            try $0[0] as Int
+        } ?? 0
+    }
+
+    /// Hands a claimed row back, due at `dueAt` (a failure: due again for the next run).
+    func release(id: UUID, dueAt: Date) async throws {
+        try await pool.write(SQL("UPDATE \(table) SET due_at = ? WHERE id = ?", [dueAt, id]))
+    }
+}

@@ -1,0 +1,135 @@
+import AppleID
+import Foundation
+import IOCore
+import Logging
+
+/// One run of a chore: claims due tokens in batches (`ChoreQueue`) and keeps up to `bound` calls to Apple in
+/// flight (the pooled client's `APPLE_MAX_CONNECTIONS`), so memory holds a batch or two whatever the count.
+///
+/// Apple's throttling (429, or a 5xx with `Retry-After`) pauses the whole run for as long as Apple asks (RFC 9110
+/// §10.2.3), or by capped backoff with jitter without `Retry-After`, and the call is made again: throttling never
+/// fails a run. A network failure, a timeout or a bare 5xx is tried `ChoreBackoff.maxAttempts` times, then the token
+/// is left due. Cancelling the task (SIGTERM) stops claiming and calling; claimed tokens not done are handed back.
+struct ChoreRun: Sendable {
+    let chore: AppleChore
+    /// Calls in flight at most.
+    let bound: Int
+    /// Where the run's timers wait.
+    let loop: EventLoop
+    let logger: Logger
+    /// Counts outcomes for `/metrics` (the server's schedule), when set.
+    let counters: ChoreCounters?
+
+    /// Tokens claimed per batch, at least `minimumBatch` and twice the bound.
+    var batchSize: Int { max(Self.minimumBatch, 2 * bound) }
+    /// The smallest batch claimed.
+    static let minimumBatch = 32
+
+    /// Runs to the end of what was due when it began, or until the task is cancelled.
+    /// - Parameter progress: told of each token done (the terminal's live line).
+    func run(progress: ((ChoreTally) -> Void)? = nil) async -> ChoreTally {
+        let started = chore.clock()
+        let startedAt = MonotonicClock.now()
+        var tally = ChoreTally(chore: chore.kind)
+        do {
+            tally.due = try await chore.queue.countDue(before: started)
+        } catch {
+            tally.add(.failed(reason: "database"))
+            return tally
+        }
+        progress?(tally)
+        let throttle = ChoreThrottle()
+        var buffer: [ChoreItem] = []
+        var exhausted = false
+        await withTaskGroup(of: (ChoreOutcome, Int).self) { group in
+            var inFlight = 0
+            while true {
+                while inFlight < bound, !Task.isCancelled {
+                    if buffer.isEmpty, !exhausted {
+                        do {
+                            buffer = try await chore.queue.claim(
+                                limit: batchSize, dueBefore: started,
+                                leaseEnd: chore.clock().addingTimeInterval(ChoreQueue.lease)
+                            ).reversed()
+                        } catch {
+                            logger.warning("\(chore.kind.rawValue): claiming tokens failed", metadata: ["cause": "\(error)"])
+                            tally.add(.failed(reason: "database"))
+                        }
+                        exhausted = buffer.isEmpty
+                    }
+                    guard let item = buffer.popLast() else { break }
+                    inFlight += 1
+                    group.addTask { await process(item, throttle: throttle) }
+                }
+                guard let (outcome, throttled) = await group.next() else { break }
+                inFlight -= 1
+                tally.add(outcome, throttledRetries: throttled)
+                counters?.record(chore.kind, outcome, throttledRetries: throttled)
+                tally.seconds = Double(MonotonicClock.now() - startedAt) / 1e9
+                progress?(tally)
+            }
+        }
+        for item in buffer {
+            try? await chore.record(.interrupted, for: item)
+            tally.add(.interrupted)
+            counters?.record(chore.kind, .interrupted, throttledRetries: 0)
+        }
+        tally.seconds = Double(MonotonicClock.now() - startedAt) / 1e9
+        return tally
+    }
+
+    /// Settles one token: asks Apple until the answer settles it (or the task is cancelled), then records it.
+    /// - Returns: the outcome and how many throttled answers were waited out.
+    private func process(_ item: ChoreItem, throttle: ChoreThrottle) async -> (ChoreOutcome, Int) {
+        var throttled = 0
+        var failures = 0
+        var outcome: ChoreOutcome = .interrupted
+        while !Task.isCancelled {
+            if let deadline = await throttle.deadline() {
+                await ChoreSleep.until(deadline, on: loop)
+                if Task.isCancelled { break }
+            }
+            do {
+                outcome = try await chore.ask(item)
+                await throttle.succeeded()
+                break
+            } catch let error as AppleAuthError where error.kind == .throttled || error.retryAfterSeconds != nil {
+                throttled += 1
+                if let seconds = error.retryAfterSeconds {
+                    await throttle.pause(seconds: ChoreBackoff.retryAfter(seconds))
+                } else {
+                    await throttle.backOff()
+                }
+            } catch let error as AppleAuthError where error.isTransient {
+                failures += 1
+                guard failures < ChoreBackoff.maxAttempts else {
+                    outcome = .failed(reason: Self.reason(error))
+                    break
+                }
+                await ChoreSleep.seconds(ChoreBackoff.delay(afterAttempt: failures, random: .random(in: 0..<1)), on: loop)
+            } catch {
+                outcome = .failed(reason: Self.reason(error))
+                break
+            }
+        }
+        do {
+            try await chore.record(outcome, for: item)
+        } catch {
+            logger.warning("\(chore.kind.rawValue): recording an outcome failed", metadata: ["cause": "\(error)"])
+            return (.failed(reason: "database"), throttled)
+        }
+        return (outcome, throttled)
+    }
+
+    /// A short reason for the summary, naming no token: `unreachable`, `malformed response`, `apple: invalid_client`.
+    static func reason(_ error: any Error) -> String {
+        guard let error = error as? AppleAuthError else { return "error" }
+        switch error.kind {
+        case .unreachable: return "unreachable"
+        case .throttled: return "throttled"
+        case .malformedResponse: return "malformed response"
+        case .tokenMismatch: return "token mismatch"
+        case .apple(let code): return "apple: " + code.prefix(40).filter { $0.isLetter || $0 == "_" }
+        }
+    }
+}

@@ -1,0 +1,48 @@
+import Foundation
+
+/// What one run of a chore did: counts by outcome, throttled calls waited out and retried, and how long it took.
+/// `summary` is the one line a log or cron mail shows; `exitStatus` what the command exits with.
+struct ChoreTally: Sendable, Equatable {
+    var chore: AppleChoreKind
+    /// Rows due when the run began (other runs may take some of them).
+    var due = 0
+    var valid = 0
+    var revoked = 0
+    /// Calls Apple throttled (429, or a 5xx with `Retry-After`) that were waited out and tried again.
+    var throttledRetries = 0
+    /// Failures by reason.
+    var failed: [String: Int] = [:]
+    var interrupted = 0
+    var seconds: Double = 0
+
+    init(chore: AppleChoreKind) { self.chore = chore }
+
+    var done: Int { valid + revoked + failedCount }
+    var failedCount: Int { failed.values.reduce(0, +) }
+
+    mutating func add(_ outcome: ChoreOutcome, throttledRetries: Int = 0) {
+        self.throttledRetries += throttledRetries
+        switch outcome {
+        case .valid: valid += 1
+        case .revoked: revoked += 1
+        case .failed(let reason): failed[reason, default: 0] += 1
+        case .interrupted: interrupted += 1
+        }
+    }
+
+    /// 0 when everything this run took on was done; 1 when some is left due (failures, or a stop).
+    var exitStatus: Int32 { failedCount == 0 && interrupted == 0 ? 0 : 1 }
+
+    /// One line: `validate-tokens: 120 due, 118 valid, 1 revoked, 3 throttled and retried, 1 failed (unreachable: 1),
+    /// 0 interrupted, in 2.4 s`.
+    var summary: String {
+        let reasons = failed.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
+        var parts = ["\(due) due"]
+        if chore == .validateTokens { parts.append("\(valid) valid") }
+        parts.append("\(revoked) revoked")
+        parts.append("\(throttledRetries) throttled and retried")
+        parts.append("\(failedCount) failed" + (reasons.isEmpty ? "" : " (\(reasons))"))
+        parts.append("\(interrupted) interrupted")
+        return "\(chore.rawValue): " + parts.joined(separator: ", ") + ", in " + String(format: "%.1f s", seconds)
+    }
+}

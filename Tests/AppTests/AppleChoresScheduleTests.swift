@@ -1,0 +1,64 @@
+import Foundation
+import Glibc
+import Storage
+import TestSupport
+import Testing
+@testable import App
+
+/// `siwa serve` running Apple's chores itself (`APPLE_CHORES_INTERVAL`) on one instance at a time, and a chore
+/// stopped by SIGTERM handing its claimed tokens back.
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct AppleChoresScheduleTests {
+    @Test func theScheduleRunsOnExactlyOneOfTwoInstances() async throws {
+        let directory = TestApp.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await TestApp.with(directory: directory) { seeder in
+            try await seeder.seedAppleTokens(30)
+            let apple = seeder.apple.baseURL
+            var instances: [TestApp] = []
+            do {
+                for _ in 0..<2 {
+                    instances.append(try await TestApp.start(directory: directory) { configuration in
+                        configuration.appleChoresInterval = 3600
+                        configuration.appleBaseURL = apple
+                    })
+                }
+                let runs = { instances.map { app in AppleChoreKind.allCases.map { app.server.services.metrics.chores.runs[$0.slot] } } }
+                let deadline = ContinuousClock.now + .seconds(60)
+                while ContinuousClock.now < deadline {
+                    let checked = try await seeder.checkedTokens()
+                    if runs().flatMap({ $0 }).reduce(0, +) >= 2, checked == 30 { break }
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+                try await Task.sleep(for: .seconds(1))
+                #expect(runs().filter { $0 == [1, 1] }.count == 1, "one instance ran both chores: \(runs())")
+                #expect(runs().filter { $0 == [0, 0] }.count == 1, "the other ran none: \(runs())")
+                #expect(await seeder.apple.refreshCalls() == 30)
+                let nextRun = try await seeder.server.services.database.readOne(
+                    SQL("SELECT next_run_at FROM chore_leases WHERE holder IS NULL")) { try $0[0] as Date }
+                #expect((nextRun ?? .distantPast) > Date().addingTimeInterval(3000), "the next run is an interval away")
+            } catch {
+                for app in instances { await app.stop(keepFiles: true) }
+                throw error
+            }
+            for app in instances { await app.stop(keepFiles: true) }
+        }
+    }
+
+    @Test func sigtermStopsAChoreAndHandsItsTokensBack() async throws {
+        try await TestApp.with { app in
+            let count = 300
+            try await app.seedAppleTokens(count)
+            await app.apple.setTokenLatency(0.05)
+            let run = try await app.spawnValidation(bound: 2, untilChecked: 10)
+            run.signal(SIGTERM)
+            #expect(await run.exited(within: .seconds(10)) == 1, "\(run.output)")
+            #expect(run.output.contains(" interrupted, in "), "\(run.output)")
+            let checked = try await app.checkedTokens()
+            let due = try await app.server.services.database.readOne(SQL(
+                "SELECT COUNT(*) FROM apple_tokens WHERE checked_at IS NULL AND due_at < ?",
+                [Date().addingTimeInterval(1)])) { try $0[0] as Int }
+            #expect(due == count - checked, "no token is left leased by the stopped run")
+        }
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+import Glibc
+import HTTPCore
+import Storage
+import TestSupport
+import Testing
+@testable import App
+
+/// Apple's chores at scale against the stand-in: the bound on calls in flight, Apple's `Retry-After`, the daily
+/// skip, a run killed with SIGKILL and resumed, two runs at once, and a revoked token ending its user's sessions.
+/// Each runs on SQLite and, in the suite's PostgreSQL pass, on PostgreSQL.
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct AppleChoresTests {
+    @Test func callsInFlightReachTheBoundAndNeverPassIt() async throws {
+        try await TestApp.with { app in
+            try await app.seedAppleTokens(60)
+            await app.apple.setTokenLatency(0.1)
+            let report = try await app.runChore(.validateTokens, configure: { $0.appleMaxConnections = 4 })
+            #expect(report.exitStatus == 0, "\(report)")
+            #expect(report.summary.hasPrefix("validate-tokens: 60 due, 60 valid, 0 revoked"), "\(report)")
+            #expect(await app.apple.tokenPeakInFlight() == 4)
+            #expect(await app.apple.refreshCalls() == 60)
+        }
+    }
+
+    @Test func applesRetryAfterIsWaitedOutAndNeverFailsTheRun() async throws {
+        var proxy: AppleProxy?
+        try await TestApp.with(configure: { configuration in
+            let port = Int(configuration.appleBaseURL.split(separator: ":").last ?? "") ?? 0
+            proxy = try? AppleProxy(upstreamPort: port)
+            configuration.appleBaseURL = proxy?.baseURL ?? configuration.appleBaseURL
+        }) { app in
+            let proxy = try #require(proxy)
+            try await app.seedAppleTokens(10)
+            proxy.setTokenFault(.throttled(retryAfter: 2))
+            let lifted = Task {
+                while proxy.throttledAnswers == 0 { try await Task.sleep(for: .milliseconds(20)) }
+                proxy.setTokenFault(.none)
+            }
+            let started = ContinuousClock.now
+            let report = try await app.runChore(.validateTokens)
+            try await lifted.value
+            #expect(ContinuousClock.now - started >= .seconds(2), "Apple's Retry-After was waited out")
+            #expect(report.exitStatus == 0, "\(report)")
+            #expect(report.summary.contains("10 valid"), "\(report)")
+            #expect(!report.summary.contains(" 0 throttled and retried"), "\(report)")
+            #expect(try await app.checkedTokens() == 10)
+        }
+    }
+
+    @Test func aTokenCheckedWithinADayIsNotAskedAgain() async throws {
+        try await TestApp.with { app in
+            try await app.seedAppleTokens(20)
+            #expect(try await app.runChore(.validateTokens).summary.contains("20 valid"))
+            let second = try await app.runChore(.validateTokens)
+            #expect(second.summary.hasPrefix("validate-tokens: 0 due, 0 valid"), "\(second)")
+            #expect(second.exitStatus == 0)
+            #expect(await app.apple.refreshCalls() == 20, "the second run asked Apple nothing")
+            let nextDay = try await app.runChore(.validateTokens, clock: { Date().addingTimeInterval(24 * 3600 + 60) })
+            #expect(nextDay.summary.contains("20 valid"), "\(nextDay)")
+            #expect(await app.apple.refreshCalls() == 40)
+        }
+    }
+
+    @Test func aRunKilledWithSIGKILLResumesWithWhatIsStillDue() async throws {
+        try await TestApp.with { app in
+            let count = 300
+            try await app.seedAppleTokens(count)
+            await app.apple.setTokenLatency(0.05)
+            let run = try await app.spawnValidation(bound: 2, untilChecked: 20)
+            run.signal(SIGKILL)
+            #expect(await run.exited(within: .seconds(10)) != nil)
+            try await Task.sleep(for: .milliseconds(300))
+            let checked = try await app.checkedTokens()
+            #expect(checked >= 20 && checked < count, "killed midway: \(checked)")
+            let before = await app.apple.refreshCalls()
+            // The killed run's lease on the tokens it had claimed but not finished lapses; a rerun after that checks
+            // exactly those and the ones never claimed.
+            let report = try await app.runChore(.validateTokens,
+                                                clock: { Date().addingTimeInterval(ChoreQueue.lease + 1) })
+            #expect(report.exitStatus == 0, "\(report)")
+            #expect(report.summary.contains("\(count - checked) valid"), "\(report)")
+            #expect(await app.apple.refreshCalls() - before == count - checked)
+            #expect(try await app.checkedTokens() == count)
+        }
+    }
+
+    @Test func twoRunsAtOnceSplitTheWorkAndCheckEachTokenOnce() async throws {
+        try await TestApp.with { app in
+            let count = 200
+            try await app.seedAppleTokens(count)
+            await app.apple.setTokenLatency(0.02)
+            async let first = app.runChore(.validateTokens)
+            async let second = app.runChore(.validateTokens)
+            let reports = try await [first, second]
+            #expect(reports.allSatisfy { $0.exitStatus == 0 }, "\(reports)")
+            #expect(await app.apple.refreshCalls() == count, "each token was checked once: \(reports)")
+            #expect(try await app.checkedTokens() == count)
+        }
+    }
+
+    @Test func aTokenAppleNoLongerHonoursEndsItsUsersTokensAndSessions() async throws {
+        try await TestApp.with { app in
+            let response = try await app.signInWithAuthorizationCode(subject: "001.gone", email: "gone@example.com")
+            let bearer = try #require(try response.json()["value"] as? String)
+            #expect(try await app.sendJSON(.GET, "/api/users/me", [:], bearer: bearer).status == .ok)
+            let userID = try #require(try await app.server.services.database.readOne(SQL("SELECT id FROM users")) {
+                try $0[0] as UUID
+            })
+            try await app.server.services.database.write(SQL(
+                "INSERT INTO sessions (id, data, user_id, expires_at) VALUES (?, ?, ?, ?)",
+                ["s1", "{}", userID, Date().addingTimeInterval(3600)]))
+            let stored = try #require(try await app.server.services.database.readOne(
+                SQL("SELECT refresh_token FROM apple_tokens")) { try $0[0] as [UInt8] })
+            let token = try #require(app.server.services.lifecycle.sealer).open(stored, clientID: TestApp.iosClientID)
+            try await #require(app.server.services.lifecycle.client).revoke(token: token, clientID: TestApp.iosClientID)
+
+            let report = try await app.runChore(.validateTokens)
+            #expect(report.summary.contains("0 valid, 1 revoked"), "\(report)")
+            #expect(try await app.sendJSON(.GET, "/api/users/me", [:], bearer: bearer).status == .unauthorized)
+            #expect(try await app.count("tokens") == 0)
+            #expect(try await app.count("sessions") == 0)
+            #expect(try await app.count("users") == 1, "the account stays, as after consent-revoked")
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+import Testing
+@testable import App
+
+/// The chores' named limits at their boundaries: backoff, `Retry-After`, `APPLE_CHORES_INTERVAL`, the summary line.
+struct ChoreLimitsTests {
+    @Test func backoffStartsAtTheBaseAndStopsAtTheCap() {
+        #expect(ChoreBackoff.delay(afterAttempt: 1, random: 0) == ChoreBackoff.base / 2)
+        #expect(ChoreBackoff.delay(afterAttempt: 1, random: 1) == ChoreBackoff.base)
+        #expect(ChoreBackoff.delay(afterAttempt: 2, random: 1) == 2 * ChoreBackoff.base)
+        #expect(ChoreBackoff.delay(afterAttempt: 7, random: 1) == ChoreBackoff.cap)
+        #expect(ChoreBackoff.delay(afterAttempt: 6, random: 1) == 32)
+        #expect(ChoreBackoff.delay(afterAttempt: Int.max, random: 1) == ChoreBackoff.cap)
+        #expect(ChoreBackoff.delay(afterAttempt: 0, random: 2) == ChoreBackoff.base)
+    }
+
+    @Test func retryAfterIsHonouredUpToTheCap() {
+        #expect(ChoreBackoff.retryAfter(3600) == ChoreBackoff.maxRetryAfter)
+        #expect(ChoreBackoff.retryAfter(3601) == ChoreBackoff.maxRetryAfter)
+        #expect(ChoreBackoff.retryAfter(17) == 17)
+        #expect(ChoreBackoff.retryAfter(-1) == 0)
+    }
+
+    @Test func choresIntervalAcceptsUnitsUpToSevenDays() throws {
+        #expect(Configuration.interval("0") == 0)
+        #expect(Configuration.interval("24h") == 86400)
+        #expect(Configuration.interval("90m") == 5400)
+        #expect(Configuration.interval("3600") == 3600)
+        #expect(Configuration.interval("7d") == Configuration.maxAppleChoresInterval)
+        #expect(Configuration.interval("604801s") == nil)
+        #expect(Configuration.interval("-1h") == nil)
+        #expect(Configuration.interval("daily") == nil)
+        #expect(try Configuration.load(dotEnvPath: "/nonexistent", environment: ["APPLE_CHORES_INTERVAL": "0"])
+            .appleChoresEvery == nil)
+    }
+
+    @Test func choresRunDailyByDefaultOnlyWithTheAppleKey() {
+        var configuration = Configuration()
+        #expect(configuration.appleChoresEvery == nil)
+        configuration.appleKey = Configuration.AppleKeyConfiguration(teamID: "T", keyID: "K", privateKeyPath: "/k.p8")
+        #expect(configuration.appleChoresEvery == Configuration.defaultAppleChoresInterval)
+        configuration.appleChoresInterval = 0
+        #expect(configuration.appleChoresEvery == nil)
+    }
+
+    @Test func theSummaryCountsByOutcomeAndTheExitStatusSaysWhatIsLeft() {
+        var tally = ChoreTally(chore: .validateTokens)
+        tally.due = 4
+        tally.add(.valid, throttledRetries: 2)
+        tally.add(.revoked)
+        #expect(tally.exitStatus == 0)
+        tally.add(.failed(reason: "unreachable"))
+        tally.add(.interrupted)
+        #expect(tally.exitStatus == 1)
+        #expect(tally.summary == "validate-tokens: 4 due, 1 valid, 1 revoked, 2 throttled and retried, "
+            + "1 failed (unreachable: 1), 1 interrupted, in 0.0 s")
+        tally.seconds = 2
+        #expect(ChoreProgress.line(tally) == "validate-tokens: 3/4 (75%), 2/s, 1 s left, 2 throttled")
+    }
+}

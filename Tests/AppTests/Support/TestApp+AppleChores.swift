@@ -1,0 +1,56 @@
+@testable import FakeApple
+import Foundation
+import Storage
+import TestSupport
+@testable import App
+
+/// Stored Apple tokens in bulk, and Apple's chores run as the commands run them, for `AppleChoresTests`.
+extension TestApp {
+    /// Stores `count` users, each with an Apple refresh token the stand-in honours (`seededRefreshToken`), in
+    /// writes of 100.
+    func seedAppleTokens(_ count: Int, tag: String = "seed") async throws {
+        guard let sealer = server.services.lifecycle.sealer else { throw CancellationError() }
+        let now = Date()
+        for start in stride(from: 0, to: count, by: 100) {
+            var statements: [SQL] = []
+            for index in start..<min(count, start + 100) {
+                let subject = "001.\(tag).\(index)"
+                let user = User(name: "", username: subject, email: "\(subject)@example.com", isPrivateEmail: false,
+                                siwaIdentifier: subject,
+                                createdAt: now, updatedAt: now)
+                let token = AppleToken(userID: user.id, clientID: TestApp.iosClientID, encryptedRefreshToken: try sealer.seal(
+                    FakeAppleServer.seededRefreshToken(subject: subject), clientID: TestApp.iosClientID), createdAt: now)
+                statements += [UserRepository.insert(user), AppleTokenRepository.insert(token)]
+            }
+            try await server.services.database.write(statements)
+        }
+    }
+
+    /// Runs `kind` in process, as `siwa apple <kind>` would, on this app's database and Apple.
+    func runChore(_ kind: AppleChoreKind, clock: @escaping @Sendable () -> Date = Date.init,
+                  configure: (inout Configuration) -> Void = { _ in }) async throws -> ChoreReport {
+        var configuration = server.configuration
+        configure(&configuration)
+        return try await AppleTokenLifecycle.runChore(kind, configuration: configuration, clock: clock)
+    }
+
+    /// Starts `siwa apple validate-tokens` as a process with `bound` calls in flight, and returns once it has
+    /// checked at least `checked` tokens (or a minute has passed).
+    func spawnValidation(bound: Int, untilChecked checked: Int) async throws -> SiwaProcess {
+        let run = try SiwaProcess(["apple", "validate-tokens"],
+                                  environment: operatorEnvironment.merging(["APPLE_MAX_CONNECTIONS": "\(bound)"]) { $1 },
+                                  directory: directory)
+        let deadline = ContinuousClock.now + .seconds(60)
+        while try await checkedTokens() < checked, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return run
+    }
+
+    /// Stored tokens Apple was asked about and honoured (`checked_at` set).
+    func checkedTokens() async throws -> Int {
+        try await server.services.database.readOne(SQL("SELECT COUNT(*) FROM apple_tokens WHERE checked_at IS NOT NULL")) {
+            try $0[0] as Int
+        } ?? 0
+    }
+}
