@@ -28,11 +28,11 @@ package final class EventLoopGroup: Sendable {
         try self.init(loopCount: CPUCount.usable)
     }
 
-    /// The process's default group, one loop, started on first use and never stopped: for clients and pools
-    /// made without a group (operators' commands, tests). A server passes its own.
+    /// The process's default group, one loop per usable CPU, started on first use and never stopped: for clients
+    /// and pools made without a group (operators' commands, tests). A server passes its own.
     package static let shared: EventLoopGroup = {
         do {
-            return try EventLoopGroup(loopCount: 1)
+            return try EventLoopGroup()
         } catch {
             fatalError("cannot start the default event loop: \(error)")
         }
