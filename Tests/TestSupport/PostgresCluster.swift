@@ -70,6 +70,26 @@ public final class PostgresCluster: Sendable {
         try start()
     }
 
+    /// A streaming standby of `primary` (`pg_basebackup -R`, which writes
+    /// `standby.signal` and `primary_conninfo`), in a folder of its own on a free port, started and replaying.
+    public init(standbyOf primary: PostgresCluster) throws {
+        binaries = primary.binaries
+        runAs = primary.runAs
+        tlsOptions = ""
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("siwa-pg-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        if getuid() == 0, let user = getpwnam("postgres") { chown(directory, user.pointee.pw_uid, user.pointee.pw_gid) }
+        port = try LoopbackPort.free()
+        try run("pg_basebackup", ["-h", "127.0.0.1", "-p", "\(primary.port)", "-U", "postgres", "-D", directory + "/data",
+                                  "-R", "-X", "stream", "--checkpoint=fast", "--no-sync"])
+        try start()
+    }
+
+    /// Promotes a standby to primary (`pg_ctl promote`); returns once it takes writes.
+    public func promote() throws {
+        try run("pg_ctl", ["-D", directory + "/data", "-w", "promote"])
+    }
+
     deinit { stop() }
 
     /// A `postgres://` URI for `database` on this cluster, over TCP on 127.0.0.1.
@@ -195,6 +215,16 @@ extension PostgresCluster {
     /// Kills the server (`kill`), off the pool.
     public func killServer() async throws {
         try await Self.offThePool { [self] in try kill() }
+    }
+
+    /// A streaming standby of this cluster (`init(standbyOf:)`), off the pool.
+    public func startStandby() async throws -> PostgresCluster {
+        try await Self.offThePool { [self] in try PostgresCluster(standbyOf: self) }
+    }
+
+    /// Promotes this standby (`promote`), off the pool.
+    public func promoteServer() async throws {
+        try await Self.offThePool { [self] in try promote() }
     }
 
     /// Starts the server again (`start`), off the pool.

@@ -1,0 +1,78 @@
+import Foundation
+import Synchronization
+import Testing
+import TestSupport
+@testable import Storage
+
+/// A primary with a synchronous streaming standby, a pool on libpq's multi-host URL with
+/// `target_session_attrs=read-write`, the primary stopped hard under writes and the standby promoted: the pool finds
+/// the new primary by itself, the gap is `.unavailable` (a 503), never another error, and no acknowledged write is
+/// lost.
+@Suite(.postgres, .serialized, .timeLimit(.minutes(3)))
+struct PostgresFailoverTests {
+    /// What the writer saw.
+    final class Ledger: Sendable {
+        let acknowledged = Mutex<[Int]>([])
+        let otherErrors = Mutex<[String]>([])
+        let unavailable = Atomic<Int>(0)
+        let stop = Atomic<Bool>(false)
+    }
+
+    @Test func aPromotedStandbyTakesOverAndNoAcknowledgedWriteIsLost() async throws {
+        let primary = try await PostgresCluster.started()
+        defer { primary.stop() }
+        let url = try await primary.newDatabase()
+        let database = String(url.split(separator: "/").last ?? "")
+        let standby = try await primary.startStandby()
+        defer { standby.stop() }
+        let admin = try PostgresPool(url: try PostgresURL(primary.url()), size: 1)
+        try await admin.write(SQL("ALTER SYSTEM SET synchronous_standby_names = '*'"))
+        _ = try await admin.read(SQL("SELECT pg_reload_conf()")) { _ in true }
+        for _ in 0..<100 {
+            let synchronous = try await admin.read(SQL("SELECT sync_state FROM pg_stat_replication")) { try $0[0] as String }
+            if synchronous == ["sync"] { break }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+
+        let failoverURL = "postgres://postgres@127.0.0.1:\(primary.port),127.0.0.1:\(standby.port)/\(database)"
+            + "?target_session_attrs=read-write&connect_timeout=2"
+        let pool = try PostgresPool(url: try PostgresURL(failoverURL), size: 4,
+                                    connectTimeout: .seconds(5 * Sanitizer.timeScale))
+        try await pool.write(SQL("CREATE TABLE t (id bigint PRIMARY KEY)"))
+        let ledger = Ledger()
+        let writer = Task {
+            var next = 0
+            while !ledger.stop.load(ordering: .relaxed) {
+                next += 1
+                do {
+                    try await pool.write(SQL("INSERT INTO t VALUES (?)", [next]))
+                    ledger.acknowledged.withLock { $0.append(next) }
+                } catch let error as PostgresError where error.reason == .unavailable {
+                    ledger.unavailable.add(1, ordering: .relaxed)
+                    try? await Task.sleep(for: .milliseconds(50))
+                } catch {
+                    ledger.otherErrors.withLock { $0.append("\(error)") }
+                }
+            }
+        }
+        while ledger.acknowledged.withLock({ $0.count }) < 50 { try await Task.sleep(for: .milliseconds(20)) }
+        try await primary.killServer()
+        let killedAt = ledger.acknowledged.withLock { $0.count }
+        try await standby.promoteServer()
+        let promoted = ContinuousClock.now
+        while ledger.acknowledged.withLock({ $0.count }) <= killedAt + 20,
+              ContinuousClock.now - promoted < .seconds(30) {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let recovered = ContinuousClock.now - promoted
+        ledger.stop.store(true, ordering: .relaxed)
+        await writer.value
+
+        #expect(recovered < .seconds(10), "writes went on \(recovered) after the promotion")
+        #expect(ledger.otherErrors.withLock { $0 }.isEmpty, "\(ledger.otherErrors.withLock { $0.prefix(3) })")
+        let acknowledged = Set(ledger.acknowledged.withLock { $0 })
+        let stored = Set(try await pool.read(SQL("SELECT id FROM t")) { try $0[0] as Int })
+        #expect(acknowledged.isSubset(of: stored), "lost: \(acknowledged.subtracting(stored).sorted().prefix(5))")
+        #expect(acknowledged.count > killedAt)
+    }
+}
