@@ -127,6 +127,13 @@ def sign_in(driver, base, name, email):
     return driver
 
 
+def sign_out(driver):
+    """Presses "Log out" on / and waits for the signed-out page."""
+    driver.find_element(By.CSS_SELECTOR, "form[action='/logout'] button").click()
+    WebDriverWait(driver, WAIT_SECONDS).until(EC.presence_of_element_located((By.LINK_TEXT, "Log in")))
+    assert not driver.find_elements(By.ID, "user-name")
+
+
 # Keeps what the page's script posts to /login/siwa/popup in sessionStorage, which outlives the page's navigation
 # to / in this tab, so that the test can replay it.
 RECORD_POPUP_POSTS = """
@@ -207,8 +214,7 @@ def popup_checks(driver, base, check):
         assert '"error":true' in text.replace(" ", ""), text
 
     def popup_closed_shows_message():
-        driver.find_element(By.CSS_SELECTOR, "form[action='/logout'] button").click()
-        WebDriverWait(driver, WAIT_SECONDS).until(EC.presence_of_element_located((By.LINK_TEXT, "Log in")))
+        sign_out(driver)
         main = open_popup(driver, base)
         driver.close()
         driver.switch_to.window(main)
@@ -257,9 +263,7 @@ def main():
                 assert driver.get_cookie("SIWA_STATE") is None, "the state cookie must be cleared once used"
 
             def log_out():
-                driver.find_element(By.CSS_SELECTOR, "form[action='/logout'] button").click()
-                WebDriverWait(driver, WAIT_SECONDS).until(EC.presence_of_element_located((By.LINK_TEXT, "Log in")))
-                assert not driver.find_elements(By.ID, "user-name")
+                sign_out(driver)
 
             def returning_user_keeps_name():
                 sign_in(driver, base, "Someone Else", "jane@example.com")
