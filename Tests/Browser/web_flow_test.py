@@ -127,6 +127,16 @@ def sign_in(driver, base, name, email):
     return driver
 
 
+def assert_signed_in(driver, base, name, email):
+    """On / with the name and email shown, an HttpOnly session cookie, and the state cookie gone."""
+    assert driver.current_url.rstrip("/") == base, driver.current_url
+    assert driver.find_element(By.ID, "user-name").text == name
+    assert driver.find_element(By.ID, "user-email").text.startswith(email)
+    session = driver.get_cookie("session")
+    assert session and session["httpOnly"], f"session cookie: {session}"
+    assert driver.get_cookie("SIWA_STATE") is None, "the state cookie must be cleared once used"
+
+
 def sign_out(driver):
     """Presses "Log out" on / and waits for the signed-out page."""
     driver.find_element(By.CSS_SELECTOR, "form[action='/logout'] button").click()
@@ -199,12 +209,7 @@ def popup_checks(driver, base, check):
     def popup_first_sign_in():
         driver.delete_all_cookies()
         posted["state"] = popup_sign_in(driver, base, "Pop Appleseed", "pop@example.com")
-        assert driver.current_url.rstrip("/") == base, driver.current_url
-        assert driver.find_element(By.ID, "user-name").text == "Pop Appleseed"
-        assert driver.find_element(By.ID, "user-email").text.startswith("pop@example.com")
-        session = driver.get_cookie("session")
-        assert session and session["httpOnly"], f"session cookie: {session}"
-        assert driver.get_cookie("SIWA_STATE") is None, "the state cookie must be cleared once used"
+        assert_signed_in(driver, base, "Pop Appleseed", "pop@example.com")
         posted["body"] = driver.execute_script("return sessionStorage.getItem('popupPost');")
         assert posted["body"] and "id_token" in posted["body"], posted["body"]
 
@@ -255,12 +260,7 @@ def main():
 
             def first_sign_in():
                 sign_in(driver, base, "Jane Appleseed", "jane@example.com")
-                assert driver.current_url.rstrip("/") == base, driver.current_url
-                assert driver.find_element(By.ID, "user-name").text == "Jane Appleseed"
-                assert driver.find_element(By.ID, "user-email").text.startswith("jane@example.com")
-                session = driver.get_cookie("session")
-                assert session and session["httpOnly"], f"session cookie: {session}"
-                assert driver.get_cookie("SIWA_STATE") is None, "the state cookie must be cleared once used"
+                assert_signed_in(driver, base, "Jane Appleseed", "jane@example.com")
 
             def log_out():
                 sign_out(driver)
