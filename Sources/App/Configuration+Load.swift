@@ -42,6 +42,12 @@ extension Configuration {
             else { throw ConfigurationError.malformed(name: "SIWA_REDIRECT_URL", expected: "an absolute http(s) URL") }
             redirectURL = url
         }
+        if let mode = env.get(WebMode.variable) {
+            guard let parsed = WebMode(environmentValue: mode) else {
+                throw ConfigurationError.malformed(name: WebMode.variable, expected: "redirect or popup")
+            }
+            webMode = parsed
+        }
         if let base = env.get("APPLE_BASE_URL") {
             appleBaseURL = try Self.checkedAppleBaseURL(base)
         }

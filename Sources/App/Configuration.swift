@@ -28,6 +28,8 @@ public struct Configuration: Sendable {
     public var websiteClientID: String?
     /// The return URL registered at Apple for the Services ID.
     public var redirectURL: String?
+    /// `SIWA_WEB_MODE`: whether the login pages run Apple's button as a redirect (default) or a popup.
+    public var webMode: WebMode = .redirect
     /// Where `/auth/keys`, `/auth/token`, `/auth/revoke` and `/auth/authorize` live.
     public var appleBaseURL = Configuration.appleProductionURL
     /// The Sign in with Apple key for code exchange and revocation.

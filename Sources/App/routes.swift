@@ -21,8 +21,11 @@ func routes(_ app: Application, services: Services) throws {
     // HTML page when the client asks for HTML first (a browser's Accept), as `ErrorMiddleware` decides.
     let web = app.grouped(SessionsMiddleware(store: services.sessions))
     try web.register(collection: HomeController(accounts: services.accounts))
-    try web.register(collection: WebAuthController(signIns: services.signIn, accounts: services.accounts,
-                                                   configuration: services.configuration,
-                                                   signInLimit: services.signInLimit))
+    try web.register(collection: WebAuthController(accounts: services.accounts, configuration: services.configuration))
     try web.register(collection: AccountController(accounts: services.accounts))
+    // The steps back from Apple only start sessions: the browser's old one is not read, and the sign-in's own
+    // write replaces it, so a web sign-in is one read and one write transaction.
+    let signInSteps = app.grouped(SessionsMiddleware(store: services.sessions, loadsSessions: false))
+    try signInSteps.register(collection: WebSignInController(signIns: services.signIn, configuration: services.configuration,
+                                                             signInLimit: services.signInLimit))
 }

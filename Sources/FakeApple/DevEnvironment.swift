@@ -2,6 +2,7 @@ import App
 import Foundation
 import HTTPCore
 import Logging
+import Web
 
 /// `siwa dev`: the Apple stand-in and the server in one process, configured for each other, so a fresh checkout
 /// signs in on `http://127.0.0.1:8080/login` with no Apple account and no network.
@@ -11,10 +12,11 @@ package enum DevEnvironment {
     /// The Services ID of the development web flow.
     package static let websiteClientID = "dev.siwa.web"
 
-    /// The configuration `siwa dev` serves with. `LOG_LEVEL` from the environment still applies.
+    /// The configuration `siwa dev` serves with. `LOG_LEVEL` and `SIWA_WEB_MODE` from the environment still apply.
+    /// - Throws: `ConfigurationError` for a `SIWA_WEB_MODE` other than `redirect` or `popup`.
     package static func configuration(hostname: String, port: Int, applePort: Int, databasePath: String,
                                       environment: [String: String] = ProcessInfo.processInfo.environment)
-        -> Configuration
+        throws -> Configuration
     {
         var configuration = Configuration()
         configuration.hostname = hostname
@@ -26,6 +28,12 @@ package enum DevEnvironment {
         configuration.redirectURL = "http://\(host):\(port)/login/siwa/callback"
         configuration.appleBaseURL = "http://\(host):\(applePort)"
         configuration.resourcesPath = Configuration.locateResources(configuration.resourcesPath)
+        if let mode = environment[WebMode.variable] {
+            guard let parsed = WebMode(environmentValue: mode) else {
+                throw ConfigurationError.malformed(name: WebMode.variable, expected: "redirect or popup")
+            }
+            configuration.webMode = parsed
+        }
         if let level = environment["LOG_LEVEL"].flatMap({ Logger.Level(rawValue: $0.lowercased()) }) {
             configuration.logLevel = level
         }
@@ -36,7 +44,7 @@ package enum DevEnvironment {
     package static func run(hostname: String, port: Int, applePort: Int, databasePath: String, keyFile: String)
         async throws
     {
-        var configuration = configuration(hostname: hostname, port: port, applePort: applePort,
+        var configuration = try configuration(hostname: hostname, port: port, applePort: applePort,
                                           databasePath: databasePath)
         let secrets = try DevSecrets.loadOrCreate(besides: keyFile)
         configuration.appleKey = Configuration.AppleKeyConfiguration(

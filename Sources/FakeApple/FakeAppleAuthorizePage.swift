@@ -39,6 +39,31 @@ enum FakeAppleAuthorizePage {
             """)
     }
 
+    /// Apple's `response_mode=web_message`: a page that hands the result to the window that opened it, as
+    /// `AppleID.auth.signIn()` resolves with it: `{authorization: {code, id_token, state}, user?}`, `user` an
+    /// object. `postMessage` targets the redirect URI's origin only (HTML Living Standard §9.3.3), so no other
+    /// site that opened the popup can read the result.
+    static func webMessage(to redirectURI: String, fields: [(String, String)]) throws -> String {
+        let values = Dictionary(fields, uniquingKeysWith: { $1 })
+        var authorization: [String: JSONValue] = [:]
+        for name in ["code", "id_token", "state"] { authorization[name] = values[name].map { .string($0) } }
+        var result: [String: JSONValue] = ["authorization": .object(authorization)]
+        if let user = values["user"] { result["user"] = try JSONValue(parsingText: Array(user.utf8)) }
+        let json = String(decoding: JSONValue.object(result).serialized(), as: UTF8.self)
+        let target = URLComponents(string: redirectURI).map { parts in
+            "\(parts.scheme ?? "https")://\(parts.host ?? "")" + (parts.port.map { ":\($0)" } ?? "")
+        } ?? redirectURI
+        let post = "window.opener.postMessage(JSON.parse(\(FakeAppleScript.javaScriptString(json))), "
+            + "\(FakeAppleScript.javaScriptString(target)));"
+        return page(title: "Signing in", body: """
+            <p id="web_message">Signing you in…</p>
+              <script>
+                if (window.opener) { \(post) }
+                else { document.getElementById("web_message").textContent = "The page that opened this window is gone."; }
+              </script>
+            """)
+    }
+
     /// The `user` field Apple sends on a first authorization: `{"name":{"firstName","lastName"},"email"}`.
     static func userJSON(name: String, email: String) throws -> String {
         let parts = name.split(separator: " ", maxSplits: 1).map(String.init)

@@ -65,6 +65,9 @@ struct FakeAppleController: RouteCollection {
         if await state.isFirstAuthorization(grant) {
             fields.append(("user", try FakeAppleAuthorizePage.userJSON(name: form.name ?? "", email: sharedEmail)))
         }
+        if query.response_mode == AuthorizeQuery.webMessage {
+            return .html(try FakeAppleAuthorizePage.webMessage(to: query.redirect_uri, fields: fields))
+        }
         return .html(FakeAppleAuthorizePage.formPost(to: query.redirect_uri, fields: fields))
     }
 
@@ -185,14 +188,19 @@ struct AuthorizeQuery: Codable, Sendable {
     var state: String?
     var nonce: String?
 
-    /// Apple's rules: a redirect URI is required, and asking for name or email requires `form_post`.
+    /// The `response_mode` of Apple's JS in popup mode: the result goes to the opener with `postMessage`.
+    static let webMessage = "web_message"
+
+    /// Apple's rules: a redirect URI is required, and asking for name or email requires `form_post` (or, from
+    /// Apple's JS in popup mode, `web_message`: the page behind the redirect URI's origin gets the same fields).
     func validate() throws {
         guard let url = URLComponents(string: redirect_uri), url.scheme == "http" || url.scheme == "https" else {
             throw Abort(.badRequest, reason: "invalid_request: redirect_uri must be an absolute http(s) URL")
         }
         let scopes = (scope ?? "").split(separator: " ")
-        if !scopes.isEmpty, response_mode != "form_post" {
-            throw Abort(.badRequest, reason: "invalid_request: response_mode must be form_post when scope is requested")
+        if !scopes.isEmpty, response_mode != "form_post", response_mode != Self.webMessage {
+            throw Abort(.badRequest,
+                        reason: "invalid_request: response_mode must be form_post or web_message when scope is requested")
         }
     }
 }

@@ -1,6 +1,10 @@
 #!/usr/bin/env python3
 """Real-browser test of the web flow: /login -> the stand-in's authorize page -> / signed in, showing the name.
 
+Both modes: the redirect (Apple's form_post) and, on a second server with SIWA_WEB_MODE=popup, the popup (Apple's
+web_message to the opener, then POST /login/siwa/popup), including a replay of the popup's result (401) and a
+popup closed before the end (a message on the page).
+
 The flow is the bound one: the authorize request carries nonce = hex SHA-256 of the SIWA_STATE cookie, the
 stand-in copies it into the identity token, and the handle step accepts that token only with this browser's cookie.
 
@@ -17,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 
@@ -48,14 +53,14 @@ def wait_for(url, deadline):
     raise RuntimeError(f"{url} did not answer in time")
 
 
-def start_server(binary, workdir):
+def start_server(binary, workdir, mode="redirect"):
     port, apple_port = free_port(), free_port()
-    log = open(os.path.join(workdir, "server.log"), "w")
+    log = open(os.path.join(workdir, f"server-{mode}.log"), "w")
     process = subprocess.Popen(
         [binary, "dev", "--port", str(port), "--apple-port", str(apple_port),
-         "--database", os.path.join(workdir, "siwa.sqlite"),
+         "--database", os.path.join(workdir, f"siwa-{mode}.sqlite"),
          "--key-file", os.path.join(workdir, "fake-apple-key.pem")],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=dict(os.environ, SIWA_WEB_MODE=mode),
     )
     deadline = time.time() + WAIT_SECONDS
     wait_for(f"http://127.0.0.1:{port}/health", deadline)
@@ -122,6 +127,112 @@ def sign_in(driver, base, name, email):
     return driver
 
 
+def assert_signed_in(driver, base, name, email):
+    """On / with the name and email shown, an HttpOnly session cookie, and the state cookie gone."""
+    assert driver.current_url.rstrip("/") == base, driver.current_url
+    assert driver.find_element(By.ID, "user-name").text == name
+    assert driver.find_element(By.ID, "user-email").text.startswith(email)
+    session = driver.get_cookie("session")
+    assert session and session["httpOnly"], f"session cookie: {session}"
+    assert driver.get_cookie("SIWA_STATE") is None, "the state cookie must be cleared once used"
+
+
+def sign_out(driver):
+    """Presses "Log out" on / and waits for the signed-out page."""
+    driver.find_element(By.CSS_SELECTOR, "form[action='/logout'] button").click()
+    WebDriverWait(driver, WAIT_SECONDS).until(EC.presence_of_element_located((By.LINK_TEXT, "Log in")))
+    assert not driver.find_elements(By.ID, "user-name")
+
+
+# Keeps what the page's script posts to /login/siwa/popup in sessionStorage, which outlives the page's navigation
+# to / in this tab, so that the test can replay it.
+RECORD_POPUP_POSTS = """
+const send = window.fetch;
+window.fetch = function (url, options) {
+  if (String(url).endsWith("/login/siwa/popup")) { sessionStorage.setItem("popupPost", options.body); }
+  return send.apply(this, arguments);
+};
+"""
+
+
+def open_popup(driver, base):
+    """/login in popup mode, the button clicked: returns the main window's handle, with the driver in the popup."""
+    wait = WebDriverWait(driver, WAIT_SECONDS)
+    driver.get(f"{base}/login")
+    main = driver.current_window_handle
+    driver.execute_script(RECORD_POPUP_POSTS)
+    wait.until(EC.element_to_be_clickable((By.ID, "appleid-signin-button"))).click()
+    wait.until(lambda d: len(d.window_handles) == 2)
+    driver.switch_to.window(next(h for h in driver.window_handles if h != main))
+    wait.until(EC.presence_of_element_located((By.NAME, "email")))
+    return main
+
+
+def popup_sign_in(driver, base, name, email):
+    wait = WebDriverWait(driver, WAIT_SECONDS)
+    main = open_popup(driver, base)
+    query = urllib.parse.parse_qs(urllib.parse.urlparse(driver.current_url).query)
+    assert query.get("response_mode") == ["web_message"], driver.current_url
+    state = query["state"][0]
+    assert query.get("nonce") == [hashlib.sha256(state.encode()).hexdigest()], "nonce is hex SHA-256 of the state"
+    if driver.find_elements(By.NAME, "name"):
+        driver.find_element(By.NAME, "name").clear()
+        driver.find_element(By.NAME, "name").send_keys(name)
+    driver.find_element(By.NAME, "email").clear()
+    driver.find_element(By.NAME, "email").send_keys(email)
+    driver.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
+    driver.switch_to.window(main)
+    wait.until(EC.presence_of_element_located((By.ID, "user-name")))
+    wait.until(lambda d: len(d.window_handles) == 1)
+    return state
+
+
+def post_json(url, body, cookie):
+    request = urllib.request.Request(url, data=body.encode(), method="POST", headers={
+        "Content-Type": "application/json", "Accept": "application/json", "Cookie": cookie})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, response.read().decode()
+    except urllib.error.HTTPError as error:
+        return error.code, error.read().decode()
+
+
+def popup_checks(driver, base, check):
+    """The popup flow on a server in popup mode: sign in, a replay refused, a closed popup explained."""
+    posted = {}
+
+    def popup_page_headers():
+        with urllib.request.urlopen(f"{base}/login", timeout=10) as response:
+            policy = response.headers.get("Cross-Origin-Opener-Policy")
+            assert policy == "same-origin-allow-popups", f"Cross-Origin-Opener-Policy: {policy}"
+
+    def popup_first_sign_in():
+        driver.delete_all_cookies()
+        posted["state"] = popup_sign_in(driver, base, "Pop Appleseed", "pop@example.com")
+        assert_signed_in(driver, base, "Pop Appleseed", "pop@example.com")
+        posted["body"] = driver.execute_script("return sessionStorage.getItem('popupPost');")
+        assert posted["body"] and "id_token" in posted["body"], posted["body"]
+
+    def popup_replay_refused():
+        status, text = post_json(f"{base}/login/siwa/popup", posted["body"], f"SIWA_STATE={posted['state']}")
+        assert status == 401, f"a second use of the popup's result: {status} {text}"
+        assert '"error":true' in text.replace(" ", ""), text
+
+    def popup_closed_shows_message():
+        sign_out(driver)
+        main = open_popup(driver, base)
+        driver.close()
+        driver.switch_to.window(main)
+        message = WebDriverWait(driver, WAIT_SECONDS).until(EC.visibility_of_element_located((By.ID, "signin-message")))
+        assert "cancelled" in message.text, message.text
+        assert "/login" in driver.current_url and not driver.find_elements(By.ID, "user-name")
+
+    check("popup mode: /login carries Cross-Origin-Opener-Policy: same-origin-allow-popups", popup_page_headers)
+    check("popup mode: sign-in in a popup lands on / signed in with the name", popup_first_sign_in)
+    check("popup mode: a second use of the same result is refused (401)", popup_replay_refused)
+    check("popup mode: a popup closed before the end shows a message on the page", popup_closed_shows_message)
+
+
 def main():
     binary = os.environ.get("SIWA_BINARY", os.path.join(ROOT, ".build", "debug", "siwa"))
     results = []
@@ -149,17 +260,10 @@ def main():
 
             def first_sign_in():
                 sign_in(driver, base, "Jane Appleseed", "jane@example.com")
-                assert driver.current_url.rstrip("/") == base, driver.current_url
-                assert driver.find_element(By.ID, "user-name").text == "Jane Appleseed"
-                assert driver.find_element(By.ID, "user-email").text.startswith("jane@example.com")
-                session = driver.get_cookie("session")
-                assert session and session["httpOnly"], f"session cookie: {session}"
-                assert driver.get_cookie("SIWA_STATE") is None, "the state cookie must be cleared once used"
+                assert_signed_in(driver, base, "Jane Appleseed", "jane@example.com")
 
             def log_out():
-                driver.find_element(By.CSS_SELECTOR, "form[action='/logout'] button").click()
-                WebDriverWait(driver, WAIT_SECONDS).until(EC.presence_of_element_located((By.LINK_TEXT, "Log in")))
-                assert not driver.find_elements(By.ID, "user-name")
+                sign_out(driver)
 
             def returning_user_keeps_name():
                 sign_in(driver, base, "Someone Else", "jane@example.com")
@@ -177,6 +281,12 @@ def main():
             check("log out ends the session", log_out)
             check("a returning user is found by sub and keeps the name", returning_user_keeps_name)
             check("deleting the account from / signs out and forgets the user", delete_account)
+            if not cluster:
+                popup_server, popup_port = start_server(binary, workdir, mode="popup")
+                try:
+                    popup_checks(driver, f"http://127.0.0.1:{popup_port}", check)
+                finally:
+                    stop_server(popup_server)
             if cluster:
                 check_cluster(cluster, check, failed=any(error for _, error in results))
         except Exception as error:  # noqa: BLE001
@@ -190,10 +300,11 @@ def main():
             else:
                 stop_server(server)
             if any(error for _, error in results):
-                name = "cluster.log" if cluster else "server.log"
-                with open(os.path.join(workdir, name)) as log:
-                    print(f"--- {name} ---")
-                    print(log.read()[-4000:])
+                names = ["cluster.log"] if cluster else ["server-redirect.log", "server-popup.log"]
+                for name in (n for n in names if os.path.exists(os.path.join(workdir, n))):
+                    with open(os.path.join(workdir, name)) as log:
+                        print(f"--- {name} ---")
+                        print(log.read()[-4000:])
     failed = sum(1 for _, error in results if error)
     print(f"{len(results) - failed} passed, {failed} failed")
     return 1 if failed else 0

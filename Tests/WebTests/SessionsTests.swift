@@ -18,8 +18,9 @@ struct SessionsTests {
         let inner: MemorySessionStore
         var saves = 0
         var deletes = 0
+        var loads = 0
         init(inner: MemorySessionStore) { self.inner = inner }
-        func load(id: String) async throws -> SessionRecord? { await inner.load(id: id) }
+        func load(id: String) async throws -> SessionRecord? { loads += 1; return await inner.load(id: id) }
         func save(id: String, record: SessionRecord) async throws { saves += 1; await inner.save(id: id, record: record) }
         func delete(id: String) async throws { deletes += 1; await inner.delete(id: id) }
     }

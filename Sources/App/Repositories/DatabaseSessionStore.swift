@@ -8,7 +8,9 @@ import Web
 /// Sessions are stored under the SHA-256 of their id, so a copy of the database holds no usable session cookie.
 ///
 /// The user id found under `userIDKey` in a session's data is copied to the `user_id` column, so deleting a user
-/// deletes their sessions (`UserRepository.delete`, `deleteAll(userID:)`).
+/// deletes their sessions (`UserRepository.delete`, `deleteAll(userID:)`). The column is what `load` gives under
+/// that key, in lower case as the API writes ids (RFC 9562 §4), so a sign-in's own write can store a session by
+/// naming its user with a sub-select (`statements(storing:forUserWith:)`).
 package struct DatabaseSessionStore: SessionStore {
     /// The data key the session middleware stores the signed-in user's id under.
     package static let defaultUserIDKey = "userID"
@@ -35,12 +37,28 @@ package struct DatabaseSessionStore: SessionStore {
     package func load(id: String) async throws -> SessionRecord? {
         let now = now()
         let id = Self.storageKey(id)
-        let stored = try await pool.readOne(SQL("SELECT data, expires_at FROM sessions WHERE id = ? AND expires_at > ?",
-                                                [id, now])) { (try $0[0] as String, try $0[1] as Date) }
-        guard let (json, expiresAt) = stored,
-              let data = try? JSONDecoder().decode([String: String].self, from: Data(json.utf8))
+        let stored = try await pool.readOne(SQL("""
+            SELECT data, expires_at, user_id FROM sessions WHERE id = ? AND expires_at > ?
+            """, [id, now])) { (try $0[0] as String, try $0[1] as Date, UUID.fromDatabaseValue(try $0.value(at: 2))) }
+        guard let (json, expiresAt, userID) = stored,
+              var data = try? JSONDecoder().decode([String: String].self, from: Data(json.utf8))
         else { return nil }
+        if let userID { data[userIDKey] = userID.text(uppercase: false) }
         return SessionRecord(data: data, expiresAt: expiresAt)
+    }
+
+    /// The statements that store `login` inside a sign-in's write, for the user with Apple's `sub` as that write
+    /// finds or makes it: the record the browser's cookie named is deleted, and the new one names the user in its
+    /// `user_id` column (its data holds nothing else yet).
+    static func statements(storing login: SessionLogin, forUserWith sub: String) -> [SQL] {
+        var statements: [SQL] = []
+        if let replaced = login.replacedID {
+            statements.append(SQL("DELETE FROM sessions WHERE id = ?", [storageKey(replaced)]))
+        }
+        statements.append(SQL("""
+            INSERT INTO sessions (id, data, user_id, expires_at) SELECT ?, '{}', id, ? FROM users WHERE siwa_identifier = ?
+            """, [storageKey(login.id), login.expiresAt, sub]))
+        return statements
     }
 
     package func save(id: String, record: SessionRecord) async throws {

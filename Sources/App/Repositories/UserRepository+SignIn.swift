@@ -1,5 +1,6 @@
 import Foundation
 import Storage
+import Web
 
 extension UserRepository {
     /// The result of `signIn(_:token:)`.
@@ -30,11 +31,12 @@ extension UserRepository {
     ///
     /// `nonce`, the use of a web sign-in's nonce, is recorded last in the same write, once the user is found or
     /// made (a sign-in refused for want of an email spends no nonce): a nonce used before fails that insert on the
-    /// table's primary key and the whole write rolls back, on any instance.
+    /// table's primary key and the whole write rolls back, on any instance. `session`, a web sign-in's new browser
+    /// session, is stored in the same write too, replacing the one the browser's cookie named.
     /// - Throws: `SignInError.missingEmail` (nothing written) for a new user without an email;
     ///   `UsedNonceRepository.AlreadyUsed` (nothing written) when `nonce` signed in before.
     package func signIn(_ candidate: User, token: BearerToken?, appleToken: AppleToken? = nil,
-                        nonce: UsedNonceRepository.Use? = nil) async throws -> SignIn {
+                        nonce: UsedNonceRepository.Use? = nil, session: SessionLogin? = nil) async throws -> SignIn {
         let sub = candidate.siwaIdentifier
         var statements = [Self.upsert(candidate), SQL("SELECT \(Self.columns) FROM users WHERE siwa_identifier = ?", [sub])]
         if let token {
@@ -49,6 +51,7 @@ extension UserRepository {
                 SELECT ?, id, ?, ?, ?, NULL FROM users WHERE siwa_identifier = ?
                 """, [appleToken.id, appleToken.clientID, appleToken.encryptedRefreshToken, appleToken.createdAt, sub]))
         }
+        if let session { statements += DatabaseSessionStore.statements(storing: session, forUserWith: sub) }
         if let nonce { statements.append(UsedNonceRepository.record(nonce, forUserWith: sub)) }
         let results: [SQLResult]
         do {

@@ -1,4 +1,5 @@
 import AppleID
+import CryptoCore
 import Foundation
 import Logging
 import Web
@@ -7,6 +8,14 @@ import Web
 /// the login page gives `AppleID.auth.init` the nonce `hex(SHA-256(SIWA_STATE))`, Apple copies it into the
 /// token, and the handle step accepts the token only with that browser's cookie, once.
 extension SignInService {
+    /// Checks that the `state` Apple handed back equals the browser's `SIWA_STATE` cookie, in constant time (the
+    /// CSRF check of RFC 6749 §10.12): 401 when either is missing or empty, or they differ.
+    static func checkState(_ state: String?, cookie: String?) throws {
+        guard let state, !state.isEmpty, let cookie, !cookie.isEmpty, constantTimeEquals(state, cookie) else {
+            throw Abort(.unauthorized, reason: "The sign-in state does not match this browser. Start again from the login page.")
+        }
+    }
+
     /// The nonce a browser's `SIWA_STATE` cookie binds its identity token to.
     ///
     /// - Throws: 401 when the request carries no state cookie (or an empty one): then no token may sign in.

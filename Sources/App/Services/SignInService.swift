@@ -83,9 +83,10 @@ final class SignInService: Sendable {
     /// issues a bearer token when `issueToken` is set and stores `appleToken` (from a code exchange). The email is
     /// only ever the verified token's, which Apple signed: a new user whose token has none is refused (400), on the
     /// API and the web flow alike, whatever a form says. `nonce`, the web flow's binding, is recorded as used in
-    /// the same transaction (401 when it was used before). One write transaction: on any failure nothing is written.
+    /// the same transaction (401 when it was used before), and so is `session`, the web flow's new browser session.
+    /// One write transaction: on any failure nothing is written.
     func signIn(identity: AppleIdentityToken, name: PersonName?, issueToken: Bool, appleToken: AppleToken? = nil,
-                nonce: UsedNonceRepository.Use? = nil, logger: Logger) async throws
+                nonce: UsedNonceRepository.Use? = nil, session: SessionLogin? = nil, logger: Logger) async throws
         -> (user: User, token: IssuedBearerToken?)
     {
         let now = clock()
@@ -108,7 +109,8 @@ final class SignInService: Sendable {
         }
         let result: UserRepository.SignIn
         do {
-            result = try await users.signIn(candidate, token: token, appleToken: appleToken, nonce: nonce)
+            result = try await users.signIn(candidate, token: token, appleToken: appleToken, nonce: nonce,
+                                            session: session)
         } catch UserRepository.SignInError.missingEmail {
             throw Abort(.badRequest, reason: "The identity token carries no email, which a new account needs.")
         } catch is UsedNonceRepository.AlreadyUsed {

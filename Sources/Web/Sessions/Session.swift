@@ -1,3 +1,5 @@
+import Foundation
+
 /// The session of one request, installed by `SessionsMiddleware`: `req.session.data["userID"] = id`.
 ///
 /// Confined to the request's task like `Request`. Changes are saved when the response leaves the middleware.
@@ -7,14 +9,25 @@ public final class Session {
     /// The session's values.
     public var data: [String: String]
     let loadedData: [String: String]
+    /// The id the request's cookie carried when the middleware did not read its record (`loadsSessions` off).
+    let unreadID: String?
+    /// When a record saved now would expire.
+    let newRecordExpiry: Date
     private(set) var rotationRequested = false
     private(set) var isDestroyed = false
+    /// Whether the route stored this session's record itself (`adopt`): the middleware only sets the cookie.
+    var isStoredByCaller = false
 
-    init(id: String?, data: [String: String]) {
+    init(id: String?, data: [String: String], unreadID: String? = nil, newRecordExpiry: Date) {
         self.id = id
         self.data = data
+        self.unreadID = unreadID
+        self.newRecordExpiry = newRecordExpiry
         loadedData = data
     }
+
+    /// The record a login or logout replaces: the loaded one, or the one the cookie named when none was read.
+    var replacedID: String? { id ?? unreadID }
 
     /// Gives the session a new id when it is saved and deletes the record under the old one, so an id
     /// planted before login is worthless after it (session fixation, OWASP ASVS V3.2.1).

@@ -7,6 +7,10 @@ import Foundation
 /// `Secure` when the request came over HTTPS (the attributes README "The web flow" gives, in its order). It carries
 /// no `Max-Age`: the browser keeps it for its session, and the server ends the session `expiry` after its last
 /// change. A cookie that is malformed or names no live session is ignored (and expired).
+///
+/// With `loadsSessions` off (routes that only start sessions: the steps of a sign-in) the cookie's record is not
+/// read, so the route costs no read for it: the route sees a signed-out session, the cookie is left as it is
+/// unless the route logs in or out, and a login replaces the record the cookie named.
 public struct SessionsMiddleware: Middleware {
     /// The default session lifetime, 7 days.
     public static let defaultExpiry: TimeInterval = 7 * 24 * 60 * 60
@@ -16,18 +20,21 @@ public struct SessionsMiddleware: Middleware {
     let store: any SessionStore
     let cookieName: String
     let expiry: TimeInterval
+    let loadsSessions: Bool
     let now: @Sendable () -> Date
 
     /// - Parameters:
     ///   - store: Where sessions live between requests.
     ///   - cookieName: The cookie carrying the session id.
     ///   - expiry: How long a session lives after its last change.
+    ///   - loadsSessions: Whether the record the cookie names is read before the route (off for sign-in steps).
     ///   - now: The clock, injected for tests.
     public init(store: any SessionStore, cookieName: String = "session", expiry: TimeInterval = defaultExpiry,
-                now: @escaping @Sendable () -> Date = { Date() }) {
+                loadsSessions: Bool = true, now: @escaping @Sendable () -> Date = { Date() }) {
         self.store = store
         self.cookieName = cookieName
         self.expiry = expiry
+        self.loadsSessions = loadsSessions
         self.now = now
     }
 
@@ -36,10 +43,11 @@ public struct SessionsMiddleware: Middleware {
             Base64URL.isEncoding($0, ofByteCount: Self.idByteCount) ? $0 : nil
         }
         var record: SessionRecord?
-        if let sentID, let loaded = try await store.load(id: sentID), loaded.expiresAt > now() {
+        if loadsSessions, let sentID, let loaded = try await store.load(id: sentID), loaded.expiresAt > now() {
             record = loaded
         }
-        let session = Session(id: record == nil ? nil : sentID, data: record?.data ?? [:])
+        let session = Session(id: record == nil ? nil : sentID, data: record?.data ?? [:],
+                              unreadID: loadsSessions ? nil : sentID, newRecordExpiry: now() + expiry)
         request.installedSession = session
         var response = try await next.respond(to: request)
         try await save(session, cookieSent: request.cookies[cookieName] != nil, request: request, response: &response)
@@ -47,24 +55,32 @@ public struct SessionsMiddleware: Middleware {
     }
 
     private func save(_ session: Session, cookieSent: Bool, request: Request, response: inout Response) async throws {
+        if session.isStoredByCaller, let id = session.id {
+            try setCookie(id, request: request, response: &response)
+            return
+        }
         if session.isDestroyed {
-            if let id = session.id { try await store.delete(id: id) }
+            if let id = session.replacedID { try await store.delete(id: id) }
             if cookieSent { response.cookies.expire(cookieName, path: "/") }
             return
         }
         guard session.hasChanges, !(session.id == nil && session.data.isEmpty) else {
-            if cookieSent, session.id == nil { response.cookies.expire(cookieName, path: "/") }
+            if cookieSent, session.id == nil, loadsSessions { response.cookies.expire(cookieName, path: "/") }
             return
         }
         let id: String
         if let current = session.id, !session.rotationRequested {
             id = current
         } else {
-            if let old = session.id { try await store.delete(id: old) }
+            if let old = session.replacedID { try await store.delete(id: old) }
             id = try SystemRandom.base64URL(Self.idByteCount)
         }
         try await store.save(id: id, record: SessionRecord(data: session.data, expiresAt: now() + expiry))
         session.id = id
+        try setCookie(id, request: request, response: &response)
+    }
+
+    private func setCookie(_ id: String, request: Request, response: inout Response) throws {
         try response.cookies.set(HTTPCookie(name: cookieName, value: id, path: "/",
                                             secure: request.isSecure, httpOnly: true, sameSite: .lax))
     }

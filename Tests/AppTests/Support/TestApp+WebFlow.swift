@@ -20,16 +20,19 @@ extension TestApp {
                           nonce: TestApp.nonce(forState: state))
     }
 
-    /// Posts the hand-off form as the browser holding `state` in its cookie does.
-    func handle(_ fields: [(String, String)], state: String?) async throws -> HTTPClientResponse {
-        try await sendForm("/login/siwa/handle", fields, cookies: state.map { ["SIWA_STATE": $0] } ?? [:])
+    /// Posts the hand-off form as the browser holding `state` (and `cookies`) in its cookies does.
+    func handle(_ fields: [(String, String)], state: String?, cookies: [String: String] = [:]) async throws
+        -> HTTPClientResponse
+    {
+        try await sendForm("/login/siwa/handle", fields,
+                           cookies: cookies.merging(state.map { ["SIWA_STATE": $0] } ?? [:]) { $1 })
     }
 
     /// Signs in through the handle step with a fresh bound token; returns the answer.
-    func webSignIn(subject: String, email: String? = "web@example.com",
-                   extraFields: [(String, String)] = []) async throws -> HTTPClientResponse {
+    func webSignIn(subject: String, email: String? = "web@example.com", extraFields: [(String, String)] = [],
+                   cookies: [String: String] = [:]) async throws -> HTTPClientResponse {
         let state = try TestApp.newState()
         let token = try webToken(state: state, subject: subject, email: email)
-        return try await handle([("token", token)] + extraFields, state: state)
+        return try await handle([("token", token)] + extraFields, state: state, cookies: cookies)
     }
 }

@@ -1,0 +1,69 @@
+// Popup mode of the login pages (SIWA_WEB_MODE=popup): configures Apple's button from the page's
+// appleid-signin-* meta tags with usePopup: true, and posts what AppleID.auth.signIn() resolves with,
+// {authorization: {code, id_token, state}, user?}, to POST /login/siwa/popup. A file of its own, so that the
+// page needs no inline script. Apple's JS reports the popup's end with the AppleIDSignInOnSuccess and
+// AppleIDSignInOnFailure events ("Configuring your webpage for Sign in with Apple").
+(function () {
+  "use strict";
+  var button = document.getElementById("appleid-signin");
+  var message = document.getElementById("signin-message");
+  if (!window.AppleID || !button) { return; }
+
+  function meta(name) {
+    var tag = document.querySelector('meta[name="appleid-signin-' + name + '"]');
+    return tag ? tag.content : "";
+  }
+
+  function show(text) {
+    message.textContent = text;
+    message.hidden = false;
+  }
+
+  function failed(error) {
+    var code = error && (error.error || error);
+    if (code === "popup_closed_by_user" || code === "user_cancelled_authorize") {
+      show("Sign in with Apple was cancelled: the Apple window closed before you finished. Press the button to try again.");
+    } else if (code === "popup_blocked_by_browser") {
+      show("Your browser blocked the Apple sign-in window. Allow pop-ups for this site and press the button again.");
+    } else {
+      show("Sign in with Apple did not complete. Please try again.");
+    }
+  }
+
+  function send(result) {
+    var authorization = (result && result.authorization) || {};
+    var body = { id_token: authorization.id_token || "", state: authorization.state || "" };
+    if (authorization.code) { body.code = authorization.code; }
+    if (result && result.user) { body.user = result.user; }
+    message.hidden = true;
+    return fetch("/login/siwa/popup", {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "Accept": "application/json" },
+      body: JSON.stringify(body)
+    }).then(function (response) {
+      return response.json().then(function (answer) {
+        if (!response.ok) {
+          show((answer && answer.reason) || "Sign in with Apple did not complete. Please try again.");
+          return;
+        }
+        window.location.assign(answer.redirect || "/");
+      });
+    }).catch(function () {
+      show("The sign-in could not reach the server. Check your connection and try again.");
+    });
+  }
+
+  AppleID.auth.init({
+    clientId: meta("client-id"),
+    scope: meta("scope"),
+    redirectURI: meta("redirect-uri"),
+    state: meta("state"),
+    nonce: meta("nonce"),
+    usePopup: true
+  });
+  document.addEventListener("AppleIDSignInOnSuccess", function (event) { send(event.detail && event.detail.data); });
+  document.addEventListener("AppleIDSignInOnFailure", function (event) { failed(event.detail && event.detail.error); });
+  var fallback = document.querySelector(".fallback");
+  if (fallback) { fallback.hidden = true; }
+})();

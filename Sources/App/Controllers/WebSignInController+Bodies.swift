@@ -1,0 +1,61 @@
+import Foundation
+import JOSE
+import Web
+
+/// What the browser brings back from Apple, in each of the web flow's shapes.
+extension WebSignInController {
+    /// Apple's `form_post` to the redirect URI.
+    struct CallbackForm: Decodable, Sendable {
+        var state: String?
+        var code: String?
+        var id_token: String?
+        var user: String?
+        var error: String?
+    }
+
+    /// The `user` Apple gives on a first sign-in: a JSON string in the `form_post`, an object from the popup.
+    struct AppleUser: Decodable, Sendable {
+        struct Name: Decodable, Sendable {
+            var firstName: String?
+            var lastName: String?
+        }
+        var name: Name?
+        var email: String?
+
+        /// The name as the sign-in stores it (the email is never taken from here, only from the token).
+        var personName: PersonName { PersonName(firstName: name?.firstName ?? "", lastName: name?.lastName ?? "") }
+
+        /// The `form_post` field: strict JSON (RFC 8259, `JSONValue`) of this shape, or 400.
+        static func parse(formField json: String?) throws -> AppleUser {
+            guard let json, !json.isEmpty else { return AppleUser() }
+            guard (try? JSONValue(parsingText: Array(json.utf8))) != nil,
+                  let decoded = try? JSONDecoder().decode(AppleUser.self, from: Data(json.utf8)) else {
+                throw Abort(.badRequest, reason: "Field 'user' is not the JSON Apple sends")
+            }
+            return decoded
+        }
+    }
+
+    /// What `siwaHandler` renders into hidden fields (HTML-escaped by the template).
+    struct HandlerContext: Sendable {
+        var token, code, email, firstName, lastName: String
+        var currentUser: CurrentUserContext?
+    }
+
+    /// What the hand-off page posts. Its `email` field is not read: the email comes only from the verified token.
+    struct HandleForm: Decodable, Sendable {
+        var token: String
+        var code: String?
+        var firstName: String?
+        var lastName: String?
+    }
+
+    /// What the popup page's script posts: `AppleID.auth.signIn()`'s result, `{authorization: {code, id_token,
+    /// state}, user?}`, flattened.
+    struct PopupBody: Decodable, Sendable {
+        var id_token: String
+        var state: String
+        var code: String?
+        var user: AppleUser?
+    }
+}

@@ -1,0 +1,81 @@
+import AppleID
+import Foundation
+import HTTPCore
+import Web
+
+/// The web flow's steps back from Apple (README "The web flow"): the redirect flow's `form_post` callback and
+/// hand-off, and the popup's JSON post. Both end in `SignInService.completeWebSignIn`, with the same checks.
+///
+/// Registered behind a `SessionsMiddleware` that does not read the browser's old session: the sign-in replaces it
+/// in its own write, so a sign-in costs one read and one write transaction, as the API's does.
+struct WebSignInController: RouteCollection {
+    let signIns: SignInService
+    let configuration: Configuration
+    /// In front of every step: the per-address rate limit, or nothing.
+    let signInLimit: [any Middleware]
+
+    func boot(routes: any RoutesBuilder) throws {
+        let signIn = routes.grouped(signInLimit)
+        signIn.post("login", "siwa", "callback", use: callback)
+        signIn.post("login", "siwa", "handle", use: handle)
+        signIn.post("login", "siwa", "popup", use: popup)
+    }
+
+    /// Apple's `form_post` (`response_mode=form_post`): checks the state and renders the auto-submitting hand-off,
+    /// which posts to `handle` from this origin, where the `SameSite=Lax` session cookie can then be set.
+    @Sendable func callback(_ req: Request) async throws -> Response {
+        _ = try configuration.webFlowSettings()
+        let form = try req.content.decode(CallbackForm.self)
+        try SignInService.checkState(form.state, cookie: req.cookies[StateCookie.name])
+        if let error = form.error {
+            req.logger.info("Apple sign-in ended without a token",
+                            metadata: ["apple_error": "\(LogEscaping.escape(error.prefix(64)))"])
+            return StateCookie.clearing(Response.redirect(to: "/login"))
+        }
+        guard let token = form.id_token, !token.isEmpty else { throw Abort(.badRequest, reason: "Missing field 'id_token'") }
+        let user = try AppleUser.parse(formField: form.user)
+        let context = HandlerContext(token: token, code: form.code ?? "", email: user.email ?? "",
+                                     firstName: user.name?.firstName ?? "", lastName: user.name?.lastName ?? "",
+                                     currentUser: nil)
+        var response = try req.view.render("siwaHandler", context).encodeResponse(for: req)
+        response.headers.replaceOrAdd(name: "Cache-Control", value: "no-store")
+        return response
+    }
+
+    /// The hand-off's post: signs in and redirects (303) to `/`.
+    @Sendable func handle(_ req: Request) async throws -> Response {
+        _ = try configuration.webFlowSettings()
+        let form = try req.content.decode(HandleForm.self)
+        let name = PersonName(firstName: form.firstName ?? "", lastName: form.lastName ?? "")
+        _ = try await signIns.completeWebSignIn(.init(token: form.token, code: form.code, name: name),
+                                                stateCookie: req.cookies[StateCookie.name],
+                                                redirectURI: configuration.redirectURL, request: req)
+        return StateCookie.clearing(.redirect(to: "/"))
+    }
+
+    /// Where a signed-in browser goes next.
+    struct PopupAnswer: Content {
+        var redirect: String
+    }
+
+    /// The popup's result (`usePopup: true`, `response_mode=web_message`), posted as JSON by the page's script:
+    /// the callback's state check and the hand-off's sign-in in one request. 200 `{"redirect": "/"}` with the
+    /// session cookie; 415 for a body that is not JSON, 400 for a malformed one, 401 for the binding and the
+    /// token's verification, 503 (with Retry-After) when Apple cannot be reached.
+    @Sendable func popup(_ req: Request) async throws -> Response {
+        _ = try configuration.webFlowSettings()
+        guard let mediaType = req.content.mediaType, mediaType == "application/json" || mediaType.hasSuffix("+json")
+        else { throw Abort(.unsupportedMediaType, reason: "Send the sign-in as JSON (Content-Type: application/json)") }
+        let body = try req.content.decode(PopupBody.self)
+        guard !body.id_token.isEmpty else { throw Abort(.badRequest, reason: "Field 'id_token' must not be empty") }
+        let cookie = req.cookies[StateCookie.name]
+        try SignInService.checkState(body.state, cookie: cookie)
+        let name = body.user?.personName ?? PersonName(firstName: "", lastName: "")
+        _ = try await signIns.completeWebSignIn(.init(token: body.id_token, code: body.code, name: name),
+                                                stateCookie: cookie, redirectURI: configuration.redirectURL,
+                                                request: req)
+        var response = try Response.json(PopupAnswer(redirect: "/"))
+        response.headers.replaceOrAdd(name: "Cache-Control", value: "no-store")
+        return StateCookie.clearing(response)
+    }
+}

@@ -1,0 +1,46 @@
+import AppleID
+import Foundation
+import Storage
+import Web
+
+/// The last step of a web sign-in, one for the redirect flow's hand-off (`POST /login/siwa/handle`) and the popup
+/// (`POST /login/siwa/popup`): the same checks, and the same cost as the API's sign-in, one read and one write.
+extension SignInService {
+    /// What the browser brought back from Apple, by either flow.
+    struct WebSignIn: Sendable {
+        /// The identity token (`id_token`).
+        var token: String
+        /// The authorization code, exchanged when the Apple key is configured.
+        var code: String?
+        /// The name Apple gives once, on the first sign-in (the email is only ever the token's).
+        var name: PersonName
+    }
+
+    /// Signs the browser in and starts its session, in this order:
+    /// - the token must carry the nonce `hex(SHA-256(SIWA_STATE))` of `stateCookie` (401 without one, or for
+    ///   another), with the Services ID as its audience (`webVerifier`; Apple's "Verifying a user");
+    /// - the nonce must not have signed in before, on any instance (the one read: a replay does not spend the code);
+    /// - the code is exchanged (RFC 6749 §4.1.3) for the redirect URI it was issued with (503 with Retry-After when
+    ///   Apple cannot be reached);
+    /// - the user, Apple's token, the nonce and the new session are written in one transaction, which also deletes
+    ///   the session `request`'s cookie named (a new id at login: OWASP ASVS V3.2.1).
+    /// - Returns: the user, whose id the session now holds in lower case, as the API returns it.
+    func completeWebSignIn(_ signIn: WebSignIn, stateCookie: String?, redirectURI: String?, request: Request)
+        async throws -> User
+    {
+        guard let verifier = webVerifier else {
+            throw Abort(.serviceUnavailable, reason: "Sign in with Apple on the web is not configured (WEBSITE_APPLICATION_IDENTIFIER).")
+        }
+        let logger = request.logger
+        let nonce = try boundNonce(stateCookie: stateCookie, logger: logger)
+        let identity = try await verify(signIn.token, expecting: .exactly(nonce), with: verifier, logger: logger)
+        let use = try await unusedNonce(nonce, identity: identity, logger: logger)
+        let appleToken = try await exchange(code: signIn.code, clientID: identity.audience, redirectURI: redirectURI,
+                                            identity: identity, logger: logger)
+        let login = try request.session.newLogin()
+        let user = try await self.signIn(identity: identity, name: signIn.name, issueToken: false, appleToken: appleToken,
+                                         nonce: use, session: login, logger: logger).user
+        request.session.adopt(login, userID: user.id.text(uppercase: false))
+        return user
+    }
+}

@@ -1,0 +1,77 @@
+import FakeApple
+import Foundation
+import HTTPCore
+import Testing
+import Web
+@testable import App
+
+/// `SIWA_WEB_MODE`: how the login pages run Apple's button, and the headers and script each mode needs.
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct WebModeTests {
+    @Test func parsesRedirectAndPopupAndDefaultsToRedirect() throws {
+        #expect(try Configuration(Environment([:])).webMode == .redirect)
+        #expect(try Configuration(Environment(["SIWA_WEB_MODE": "redirect"])).webMode == .redirect)
+        #expect(try Configuration(Environment(["SIWA_WEB_MODE": "popup"])).webMode == .popup)
+        #expect(try Configuration(Environment(["SIWA_WEB_MODE": " Popup "])).webMode == .popup)
+    }
+
+    @Test(arguments: ["pop-up", "both", "true", "form_post"])
+    func anyOtherValueIsAnErrorNamingTheVariable(value: String) {
+        #expect(throws: ConfigurationError.malformed(name: "SIWA_WEB_MODE", expected: "redirect or popup")) {
+            try Configuration(Environment(["SIWA_WEB_MODE": value]))
+        }
+        let error = ConfigurationError.malformed(name: "SIWA_WEB_MODE", expected: "redirect or popup")
+        #expect(error.description.contains("SIWA_WEB_MODE"))
+    }
+
+    @Test func devReadsTheModeFromTheEnvironment() throws {
+        let configuration = { (environment: [String: String]) in
+            try DevEnvironment.configuration(hostname: "127.0.0.1", port: 8080, applePort: 9090,
+                                             databasePath: "x.sqlite", environment: environment)
+        }
+        #expect(try configuration([:]).webMode == .redirect)
+        #expect(try configuration(["SIWA_WEB_MODE": "popup"]).webMode == .popup)
+        #expect(throws: ConfigurationError.self) { try configuration(["SIWA_WEB_MODE": "nope"]) }
+    }
+
+    /// Popup mode: the button is configured with `usePopup: true` by `/siwa-popup.js` from the page's meta tags
+    /// (no inline script), under `Cross-Origin-Opener-Policy: same-origin-allow-popups`; the no-script link stays.
+    @Test func popupPagesCarryTheOpenerPolicyTheMetaTagsAndTheScriptFile() async throws {
+        try await TestApp.with(configure: { $0.webMode = .popup }) { app in
+            for path in ["/login", "/register"] {
+                let page = try await app.send(.GET, path)
+                #expect(page.status == .ok)
+                #expect(page.headers["Cross-Origin-Opener-Policy"] == "same-origin-allow-popups")
+                let state = try #require(page.cookieValue("SIWA_STATE"))
+                #expect(page.text.contains(#"<meta name="appleid-signin-use-popup" content="true">"#))
+                #expect(page.text.contains(#"<meta name="appleid-signin-client-id" content="\#(TestApp.webClientID)">"#))
+                #expect(page.text.contains(#"<meta name="appleid-signin-state" content="\#(state)">"#))
+                #expect(page.text.contains(#"content="\#(TestApp.nonce(forState: state))">"#))
+                #expect(page.text.contains(#"<script type="text/javascript" src="/siwa-popup.js"></script>"#))
+                #expect(!page.text.contains("AppleID.auth.init"), "no inline script in popup mode")
+                #expect(page.text.contains(#"id="signin-message""#))
+                #expect(page.text.contains("&amp;nonce=\(TestApp.nonce(forState: state))"), "the no-script link")
+                #expect(page.text.contains("response_mode=form_post"), "which works without script: a redirect")
+            }
+            let script = try await app.send(.GET, "/siwa-popup.js")
+            #expect(script.status == .ok)
+            #expect(script.text.contains("usePopup: true"))
+            #expect(script.text.contains("/login/siwa/popup"))
+        }
+    }
+
+    @Test func redirectPagesHaveNoOpenerPolicy() async throws {
+        try await TestApp.with { app in
+            for path in ["/login", "/register", "/"] {
+                let page = try await app.send(.GET, path)
+                #expect(page.headers["Cross-Origin-Opener-Policy"] == nil, "\(path)")
+                #expect(!page.text.contains("siwa-popup.js"))
+            }
+            #expect(try await app.send(.GET, "/login").text.contains("usePopup: false"))
+        }
+        try await TestApp.with(configure: { $0.webMode = .popup }) { app in
+            let home = try await app.send(.GET, "/")
+            #expect(home.headers["Cross-Origin-Opener-Policy"] == nil, "only the login pages")
+        }
+    }
+}
