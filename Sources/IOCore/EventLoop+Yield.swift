@@ -13,17 +13,7 @@ extension EventLoop {
     /// rather than wait: no new edge will announce the bytes already there.
     package func yieldToSockets() async {
         await withUnsafeContinuation { (continuation: UnsafeContinuation<Void, Never>) in
-            let (parked, wake) = state.withLock { state -> (Bool, Bool) in
-                guard !state.stopped else { return (false, false) }
-                state.nextIteration.append(continuation)
-                defer { state.sleeping = false }
-                return (true, state.sleeping)
-            }
-            if !parked {
-                continuation.resume()
-            } else if wake {
-                wakeUp()
-            }
+            if !addToRunningLoop({ $0.nextIteration.append(continuation) }) { continuation.resume() }
         }
     }
 }
