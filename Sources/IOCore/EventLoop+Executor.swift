@@ -14,17 +14,20 @@ import Glibc
 extension EventLoop: TaskExecutor {
     package func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        let (queued, wake) = state.withLock { state -> (Bool, Bool) in
+        if !addToRunningLoop({ $0.jobs.append(job) }) { runElsewhere([job]) }
+    }
+
+    /// Applies `add` to the state of a loop that has not stopped, and wakes the loop if it sleeps in `epoll_wait`,
+    /// once per sleep, so it sees what was added; false, with nothing applied, once the loop has stopped.
+    func addToRunningLoop(_ add: (inout State) -> Void) -> Bool {
+        let (added, wake) = state.withLock { state -> (Bool, Bool) in
             guard !state.stopped else { return (false, false) }
-            state.jobs.append(job)
+            add(&state)
             defer { state.sleeping = false }
             return (true, state.sleeping)
         }
-        if !queued {
-            runElsewhere([job])
-        } else if wake {
-            wakeUp()
-        }
+        if wake { wakeUp() }
+        return added
     }
 
     /// Most rounds of newly queued jobs run before the loop looks at its sockets again.

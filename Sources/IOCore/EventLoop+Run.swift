@@ -3,9 +3,9 @@ import Glibc
 
 extension EventLoop {
     /// Runs the loop on the calling thread until `stop()`: waits on epoll, resumes the tasks whose sockets became
-    /// ready, calls the handlers of watched descriptors, runs the jobs of tasks that prefer this loop, then the
-    /// tasks added with `EventLoopIteration.runAtEnd`, and every `sweepInterval` (or sooner, for a timer) resumes
-    /// the waits whose deadline has passed.
+    /// ready, calls the handlers of watched descriptors, resumes the tasks that yielded to it (`yieldToSockets`),
+    /// runs the jobs of tasks that prefer this loop, then the tasks added with `EventLoopIteration.runAtEnd`, and
+    /// every `sweepInterval` (or sooner, for a timer) resumes the waits whose deadline has passed.
     package func run() {
         let endTasks = IterationEndTasks()
         endTasks.attachToThread()
@@ -21,9 +21,10 @@ extension EventLoop {
         var handled: [(@Sendable (UInt32) -> Void, UInt32)] = []
         var nextSweep = MonotonicClock.now() + Self.sweepInterval
         var jobs: [UnownedJob] = []
+        var yielded: [UnsafeContinuation<Void, Never>] = []
         while true {
             let timeout: Int32 = state.withLock { state in
-                guard state.jobs.isEmpty, endTasks.isEmpty else { return 0 }
+                guard state.jobs.isEmpty, endTasks.isEmpty, state.nextIteration.isEmpty else { return 0 }
                 state.sleeping = true
                 let until = min(nextSweep, state.timers.earliest ?? .max)
                 let now = MonotonicClock.now()
@@ -35,6 +36,8 @@ extension EventLoop {
             var wake = false
             state.withLock { state in
                 state.sleeping = false
+                // Tasks that yield again while their jobs run below wait for the next iteration.
+                swap(&state.nextIteration, &yielded)
                 for i in 0..<max(Int(count), 0) {
                     let fd = events[i].data.fd
                     let bits = events[i].events
@@ -57,6 +60,8 @@ extension EventLoop {
             ready.removeAll(keepingCapacity: true)
             for (handler, bits) in handled { handler(bits) }
             handled.removeAll(keepingCapacity: true)
+            for continuation in yielded { continuation.resume() }
+            yielded.removeAll(keepingCapacity: true)
             if wake {
                 var value: UInt64 = 0
                 _ = read(wakeFD, &value, 8)
@@ -80,11 +85,15 @@ extension EventLoop {
     /// The loop is stopping: every parked task is resumed with `.shutdown` and every timer fires now, so nothing
     /// waits for a loop that will not run again.
     private func endEveryWait() {
-        let (waiters, timers) = state.withLock { state in
-            defer { state.waiters = [:] }
-            return (Array(state.waiters.values), state.timers.takeDue(now: .max))
+        let (waiters, timers, yielded) = state.withLock { state in
+            defer {
+                state.waiters = [:]
+                state.nextIteration = []
+            }
+            return (Array(state.waiters.values), state.timers.takeDue(now: .max), state.nextIteration)
         }
         for waiter in waiters { waiter.continuation.resume(returning: .shutdown) }
+        for continuation in yielded { continuation.resume() }
         for timer in timers { timer() }
     }
 

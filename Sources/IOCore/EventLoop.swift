@@ -59,6 +59,8 @@ package final class EventLoop: Sendable {
         var jobs: [UnownedJob] = []
         /// The loop thread is in (or about to enter) `epoll_wait`: a new job must write `wakeFD`.
         var sleeping = false
+        /// Tasks parked by `yieldToSockets`, resumed after the next `epoll_wait`.
+        var nextIteration: [UnsafeContinuation<Void, Never>] = []
     }
 
     /// How often deadlines are checked at the least (ns); a timer due sooner shortens the wait.

@@ -21,12 +21,14 @@ final class RawClient: @unchecked Sendable {
         var description: String
     }
 
-    init(port: Int, host: String = "127.0.0.1", timeoutMilliseconds: Int = 5000 * Sanitizer.timeScale) throws {
+    /// - Parameter configure: called with the socket before it connects, for options such as `TCP_MAXSEG`.
+    init(port: Int, host: String = "127.0.0.1", timeoutMilliseconds: Int = 5000 * Sanitizer.timeScale,
+         configure: (Int32) -> Void = { _ in }) throws {
         let isV6 = host.contains(":")
         fd = socket(isV6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw ClientError(description: "socket") }
-        var timeout = timeval(tv_sec: timeoutMilliseconds / 1000, tv_usec: (timeoutMilliseconds % 1000) * 1000)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        Self.setReceiveTimeout(fd, milliseconds: timeoutMilliseconds)
+        configure(fd)
         var result: Int32
         if isV6 {
             var address = sockaddr_in6()
@@ -52,6 +54,17 @@ final class RawClient: @unchecked Sendable {
         // No close here: `fd` is set, so a throw runs `deinit`, which closes it. Closing twice would close whatever
         // descriptor another test opened under the same number in between.
         guard result == 0 else { throw ClientError(description: "connect failed errno \(errno)") }
+    }
+
+    /// Takes over a connected, blocking stream socket (one end of a socketpair); closes it when done.
+    init(socket fd: Int32, timeoutMilliseconds: Int = 5000 * Sanitizer.timeScale) {
+        self.fd = fd
+        Self.setReceiveTimeout(fd, milliseconds: timeoutMilliseconds)
+    }
+
+    private static func setReceiveTimeout(_ fd: Int32, milliseconds: Int) {
+        var timeout = timeval(tv_sec: milliseconds / 1000, tv_usec: (milliseconds % 1000) * 1000)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }
 
     deinit { close(fd) }

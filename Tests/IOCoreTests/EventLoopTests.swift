@@ -78,6 +78,57 @@ struct EventLoopTests {
         #expect(fired.withLock { $0 } == [1, 3])
     }
 
+    /// A task that yields is resumed only after the loop has polled its sockets, behind the task a socket woke
+    /// meanwhile; `Task.yield()` would have run it again first, in the same iteration's job rounds.
+    @Test func yieldingLetsTheLoopPollItsSocketsFirst() async throws {
+        try await withLoop(register: true) { loop, a, b in
+            final class Flag: Sendable { let value = Mutex(false) }
+            let woken = Flag()
+            let sawReader = await Task(executorPreference: loop) { () -> Bool in
+                let reader = Task(executorPreference: loop) {
+                    let readiness = await loop.wait(for: a, events: EPOLLIN.rawValue,
+                                                     deadline: MonotonicClock.deadline(after: .seconds(10)))
+                    woken.value.withLock { $0 = readiness == .ready }
+                }
+                await loop.yieldToSockets()
+                var byte: UInt8 = 1
+                _ = write(b, &byte, 1)
+                await loop.yieldToSockets()
+                let seen = woken.value.withLock { $0 }
+                await reader.value
+                return seen
+            }.value
+            #expect(sawReader)
+        }
+    }
+
+    /// Each yield lasts one iteration exactly: between two resumptions the loop ends one iteration (its end
+    /// tasks run once), never none and never more.
+    @Test func aTaskThatKeepsYieldingRunsOncePerIteration() async throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let loop = group.next()
+        final class Key: Sendable {}
+        let key = Key(), ends = Mutex(0)
+        let seen = await Task(executorPreference: loop) { () -> [Int] in
+            var seen: [Int] = []
+            for _ in 0..<5 {
+                _ = EventLoopIteration.runAtEnd(key: ObjectIdentifier(key)) { ends.withLock { $0 += 1 } }
+                await loop.yieldToSockets()
+                seen.append(ends.withLock { $0 })
+            }
+            return seen
+        }.value
+        #expect(seen == [1, 2, 3, 4, 5])
+    }
+
+    @Test func yieldingOnAStoppedLoopReturnsAtOnce() async throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        let loop = group.next()
+        group.shutdown()
+        await loop.yieldToSockets()
+    }
+
     @Test func anyPrefersTheCallingLoop() async throws {
         let group = try EventLoopGroup(loopCount: 2)
         defer { group.shutdown() }

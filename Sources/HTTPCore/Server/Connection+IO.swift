@@ -36,6 +36,27 @@ extension Connection {
         }
     }
 
+    /// One non-blocking read into `input`, of no more than this turn's budget allows; a read that fills what was
+    /// asked for leaves the socket not `drained`. With the budget spent, it first lets the loop poll its sockets
+    /// and serve the connections they wake, and goes on with a new budget in the next iteration: the socket is
+    /// not drained, so that read needs no new edge.
+    func receiveWithinBudget() async -> IOOutcome {
+        if budget.isSpent {
+            await loop.yieldToSockets()
+            budget.renew()
+        }
+        input.reserveTail(minimum: Self.minimumRead)
+        let tail = input.writableTail
+        let allowed = UnsafeMutableRawBufferPointer(rebasing: tail[0..<min(tail.count, budget.remaining)])
+        let outcome = receive(into: allowed)
+        if case .transferred(let count) = outcome {
+            input.didWrite(count)
+            budget.spend(count)
+            drained = count < allowed.count
+        }
+        return outcome
+    }
+
     /// One non-blocking write (plain or TLS).
     func transmit(_ bytes: UnsafeRawBufferPointer) -> IOOutcome {
         if let tls {
@@ -155,8 +176,7 @@ extension Connection {
         var discarded = 0
         while discarded < Self.lingerMaxBytes {
             input.consume(input.readableCount)
-            input.reserveTail(minimum: Self.minimumRead)
-            switch receive(into: input.writableTail) {
+            switch await receiveWithinBudget() {
             case .transferred(let count):
                 discarded += count
             case .closed:
@@ -164,6 +184,7 @@ extension Connection {
             case .wouldBlock:
                 guard await loop.wait(for: fd, events: EPOLLIN.rawValue, deadline: deadline, idle: false) == .ready
                 else { return }
+                budget.renew()
             }
         }
     }

@@ -24,6 +24,8 @@ final class Connection {
     var tls: TLSConnection?
     /// The last read returned fewer bytes than asked (or EAGAIN): with edge-triggered epoll, parking is safe.
     var drained = false
+    /// What this connection may still read before the loop polls its other sockets.
+    var budget = ReadBudget()
     var tlsWantsWrite = false
     var open = true
     let input = ReadBuffer(capacity: Connection.initialReadCapacity)
@@ -132,13 +134,9 @@ final class Connection {
             }
             let idle = parser.isBetweenRequests && input.readableCount == 0
             if !skipRead && !(drained && tls == nil) {
-                input.reserveTail(minimum: Self.minimumRead)
-                let tail = input.writableTail
-                switch receive(into: tail) {
+                switch await receiveWithinBudget() {
                 case .transferred(let count):
-                    input.didWrite(count)
                     if parser.isReadingBody { bodyReceived += count }
-                    drained = count < tail.count
                     if requestStarted == 0 { requestStarted = MonotonicClock.now() }
                     continue
                 case .closed:
@@ -163,7 +161,10 @@ final class Connection {
             } else {
                 deadline = requestStarted + limits.headerTimeout.nanoseconds
             }
-            switch await loop.wait(for: fd, events: waitEvents(forWrite: false), deadline: deadline, idle: idle) {
+            let events = waitEvents(forWrite: false)
+            let readiness = await loop.wait(for: fd, events: events, deadline: deadline, idle: idle)
+            budget.renew()
+            switch readiness {
             case .ready:
                 drained = false
                 continue

@@ -95,14 +95,19 @@ final class ConnectionAcceptor: Sendable {
                 perAddress.logRefusal(of: prefix, logger: logger)
                 continue
             }
-            active.add(1, ordering: .relaxed)
-            accepted.wrappingAdd(1, ordering: .relaxed)
             var one: Int32 = 1
             setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-            let peer = SocketAddress(address).description
-            let connection = Connection(fd: fd, loop: loop, acceptor: self, peer: peer, countedAs: counted)
-            Task(executorPreference: loop) { await connection.run() }
+            serve(fd, on: loop, peer: SocketAddress(address).description, countedAs: counted)
         }
+    }
+
+    /// Serves a connected, non-blocking stream socket on `loop` as one of this server's connections, until it
+    /// closes it. Tests hand it one end of a socketpair, whose writes reach the loop at once.
+    func serve(_ fd: Int32, on loop: EventLoop, peer: String, countedAs prefix: AddressPrefix?) {
+        active.add(1, ordering: .relaxed)
+        accepted.wrappingAdd(1, ordering: .relaxed)
+        let connection = Connection(fd: fd, loop: loop, acceptor: self, peer: peer, countedAs: prefix)
+        Task(executorPreference: loop) { await connection.run() }
     }
 
     /// Called once by every connection after it closed its descriptor, with the address it was counted under.
