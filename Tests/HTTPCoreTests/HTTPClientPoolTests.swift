@@ -41,7 +41,8 @@ struct HTTPClientPoolTests {
 
     @Test func concurrentRequestsStayWithinTheBoundAndAllSucceed() async throws {
         try await withServer(responder: SlowApple(delay: .milliseconds(50))) { server, port in
-            let client = HTTPClient(configuration: .init(maxConnectionsPerOrigin: 4))
+            // A whole-call bound far above the 0.5 s the 40 requests need: the suite shares two cores.
+            let client = HTTPClient(configuration: .init(timeout: .seconds(60), maxConnectionsPerOrigin: 4))
             let answers = try await withThrowingTaskGroup(of: Int.self) { group in
                 for _ in 0..<40 {
                     group.addTask {
@@ -120,8 +121,10 @@ struct HTTPClientPoolTests {
     @Test func tlsSessionsAreResumedOnReconnect() async throws {
         let certificates = ClientTestCertificates.shared
         let tls = TLSServerConfiguration(certificatePath: certificates.good.chain, privateKeyPath: certificates.good.key)
-        try await withServer(tls: tls, responder: SlowApple()) { server, port in
-            let client = HTTPClient(configuration: .init(connectTimeout: .seconds(5 * Sanitizer.timeScale),
+        // Generous handshake bounds on both sides: the suite shares two cores.
+        let limits = HTTPLimits(headerTimeout: .seconds(30))
+        try await withServer(limits: limits, tls: tls, responder: SlowApple()) { server, port in
+            let client = HTTPClient(configuration: .init(timeout: .seconds(60), connectTimeout: .seconds(30),
                                                          extraCAFile: certificates.caFile))
             for _ in 0..<3 {
                 let response = try await client.send(HTTPClientRequest(url: "https://localhost:\(port)/"))
