@@ -44,11 +44,13 @@ public struct HTTPClient: Sendable {
             HTTPConnectionPool(origin: origin, configuration: configuration, group: group, tls: tls,
                                resolver: .shared)
         }
-        // A caller on one of the group's loops (a request handler) stays there: its connection's socket is watched
-        // by that loop, which resumes it with no thread hop. Others (commands, tests) are resumed on their own
-        // executor, so no single loop thread carries every caller's work.
-        return try await pool.execute(request.body.isEmpty ? head : head + request.body, method: request.method,
-                                      deadline: deadline)
+        let bytes = request.body.isEmpty ? head : head + request.body
+        // The exchange runs on a loop of the client's group (the caller's own when it is one): a socket that
+        // becomes ready resumes it on the thread that saw it, with no hop to Swift's cooperative pool, whose few
+        // threads may be busy with blocking work elsewhere in the process.
+        return try await withTaskExecutorPreference(pools.group.any()) {
+            try await pool.execute(bytes, method: request.method, deadline: deadline)
+        }
     }
 
     /// The pools' connections and waiting requests now, and what they have done so far.

@@ -63,7 +63,13 @@ public final class PostgresPool: Sendable {
 
     /// Runs `statements` in one round trip on one connection (several are pipelined in one implicit transaction)
     /// and returns each one's result.
+    /// The call runs on a loop of the pool's group (the caller's own when it is one), so the waits on the socket
+    /// resume it with no hop to Swift's cooperative pool.
     func execute(_ statements: [SQL]) async throws -> [SQLResult] {
+        try await withTaskExecutorPreference(group.any()) { try await executeOnLoop(statements) }
+    }
+
+    private func executeOnLoop(_ statements: [SQL]) async throws -> [SQLResult] {
         let rewritten = statements.map { SQL(placeholders.rewrite($0.text), $0.arguments) }
         let connection = try await checkOut()
         defer { checkIn(connection) }
