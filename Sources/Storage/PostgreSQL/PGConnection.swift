@@ -16,6 +16,10 @@ final class PGConnection: @unchecked Sendable {
     /// and plans each once per connection instead of at every execution.
     private var prepared: [PreparedKey: String] = [:]
     private var nextStatementNumber = 0
+    /// Starts every statement name of this connection (`siwa_<prefix>_<n>`): names of two client connections never
+    /// collide, so a pooler that hands one's statements to another's server session makes PostgreSQL answer
+    /// "does not exist" (26000), never run a different statement of the same name.
+    private let statementPrefix = String(UInt32.random(in: 0...UInt32.max), radix: 36)
 
     private init(takingOwnershipOf handle: OpaquePointer, loop: EventLoop, preparesStatements: Bool) {
         self.handle = handle
@@ -92,7 +96,7 @@ final class PGConnection: @unchecked Sendable {
                 if let known = prepared[key] ?? preparing.values.first(where: { $0.key == key })?.name {
                     name = known
                 } else {
-                    name = "siwa_\(nextStatementNumber)"
+                    name = "siwa_\(statementPrefix)_\(nextStatementNumber)"
                     nextStatementNumber += 1
                     guard PQsendPrepare(handle, name, key.sql, Int32(key.types.count), key.types) == 1 else {
                         throw brokenConnection()

@@ -1,0 +1,67 @@
+import Foundation
+import HTTPCore
+import Storage
+import TestSupport
+import Testing
+@testable import App
+
+/// Behind Debian's PgBouncer in transaction mode, with fewer server connections than the instance's pool:
+/// `DATABASE_PREPARED_STATEMENTS=off` makes sign-ins, the web flow and `/ready` work; left on, the server answers 503
+/// (never a 500, never another statement's data) and its log names the setting.
+@Suite(.postgres, .serialized, .timeLimit(.minutes(2)))
+struct PgBouncerTests {
+    static let concurrentSignIns = 24
+
+    private func signIns(_ app: TestApp, tag: String) async throws -> [Int] {
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<Self.concurrentSignIns {
+                group.addTask {
+                    let subject = "001.\(tag).\(index)"
+                    return try await app.sendJSON(.POST, "/api/users/siwa", [
+                        "token": try app.identityToken(subject: subject, email: "\(subject)@example.com"),
+                    ]).status.code
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+    }
+
+    @Test func unnamedStatementsWorkThroughTransactionPooling() async throws {
+        let cluster = try await PostgresCluster.sharedCluster()
+        let database = String(try await cluster.newDatabase().split(separator: "/").last ?? "")
+        let bouncer = try await PgBouncer.started(in: cluster, poolSize: 2)
+        defer { bouncer.stop() }
+        try await TestApp.with(configure: { configuration in
+            configuration.databaseURL = try? PostgresURL(bouncer.url(database: database))
+            configuration.databasePoolSize = 6
+            configuration.databasePreparedStatements = false
+        }) { app in
+            #expect(try await signIns(app, tag: "pgb") == [Int](repeating: 200, count: Self.concurrentSignIns))
+            #expect(try await app.count("users") == Self.concurrentSignIns)
+            #expect(try await app.send(.GET, "/ready").status == .ok)
+            let state = try TestApp.newState()
+            let web = try await app.handle([("token", try app.webToken(state: state, subject: "001.pgb.web"))], state: state)
+            #expect(web.status == .seeOther, "the web flow")
+        }
+    }
+
+    @Test func preparedStatementsBehindTransactionPoolingAre503AndNamed() async throws {
+        let cluster = try await PostgresCluster.sharedCluster()
+        let database = String(try await cluster.newDatabase().split(separator: "/").last ?? "")
+        let bouncer = try await PgBouncer.started(in: cluster, poolSize: 3)
+        defer { bouncer.stop() }
+        let log = LogCapture()
+        try await TestApp.with(logger: log.logger(), configure: { configuration in
+            configuration.databaseURL = try? PostgresURL(bouncer.url(database: database))
+            configuration.databasePoolSize = 6
+        }) { app in
+            var statuses: [Int] = []
+            for round in 0..<5 where !statuses.contains(503) {
+                statuses += try await signIns(app, tag: "prep\(round)")
+            }
+            #expect(statuses.allSatisfy { $0 == 200 || $0 == 503 }, "never a 500: \(Set(statuses))")
+            #expect(statuses.contains(503))
+            #expect(log.contains("DATABASE_PREPARED_STATEMENTS=off"), "\(log.all.suffix(3))")
+        }
+    }
+}
