@@ -24,6 +24,8 @@ package enum AppMigrations {
                           postgres: PostgresSchema.usedNonces)
         migrator.register(version: 9, name: "track Apple chores", sqlite: SQLiteSchema.appleChores,
                           postgres: PostgresSchema.appleChores)
+        migrator.register(version: 10, name: "record shared settings", sqlite: SQLiteSchema.sharedSettings,
+                          postgres: PostgresSchema.sharedSettings)
         return migrator
     }
 
@@ -67,6 +69,7 @@ package enum AppMigrations {
         }
         let applied = try await migrator.migrate(pool)
         if !applied.isEmpty { logger.notice("PostgreSQL \(url) migrated", metadata: ["versions": "\(applied)"]) }
+        try await SharedSettings.check(configuration, database: pool)
         return pool
     }
 }

@@ -65,4 +65,7 @@ enum PostgresSchema {
             name text PRIMARY KEY, holder text, expires_at timestamptz NOT NULL, next_run_at timestamptz NOT NULL)
         """,
     ]
+
+    /// Version 10: see `SQLiteSchema.sharedSettings`.
+    static let sharedSettings = ["CREATE TABLE shared_settings (name text PRIMARY KEY, value text NOT NULL)"]
 }

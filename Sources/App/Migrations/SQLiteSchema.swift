@@ -96,4 +96,10 @@ enum SQLiteSchema {
         CREATE TABLE chore_leases (
             name TEXT PRIMARY KEY NOT NULL, holder TEXT, expires_at INTEGER NOT NULL, next_run_at INTEGER NOT NULL);
         """
+
+    /// Version 10: settings every instance of one database must share, stored once by the first instance and
+    /// checked by every later one (`SharedSettings`): today the refresh-token key's fingerprint.
+    static let sharedSettings = """
+        CREATE TABLE shared_settings (name TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);
+        """
 }

@@ -13,7 +13,7 @@ struct AppMigrationsTests {
         }
         #expect(tables == [
             "apple_notifications", "apple_tokens", "chore_leases", "jwks_cache", "pending_revocations", "schema_migrations",
-            "sessions", "tokens", "used_nonces", "users",
+            "sessions", "shared_settings", "tokens", "used_nonces", "users",
         ])
         let versions = try await db.pool.read { try AppMigrations.migrator.appliedMigrations($0).map(\.version) }
         #expect(versions == AppMigrations.migrator.migrations.map(\.version))
@@ -27,7 +27,7 @@ struct AppMigrationsTests {
         let token = BearerToken(userID: user.id, valueHash: SHA256.hash(legacy), createdAt: clock.now,
                                 expiresAt: clock.now + 3600)
         try await UserRepository(pool: db.pool).createUserAndToken(user, token: token)
-        #expect(try await AppMigrations.migrator.migrate(db.pool) == [2, 3, 4, 5, 6, 7, 8, 9])
+        #expect(try await AppMigrations.migrator.migrate(db.pool) == [2, 3, 4, 5, 6, 7, 8, 9, 10])
         #expect(try await TokenRepository(pool: db.pool, now: clock.closure).findUser(BearerTokenValue(legacy)) == user)
         try await AppleTokenRepository(pool: db.pool)
             .add(AppleToken(userID: user.id, clientID: "c", encryptedRefreshToken: [1], createdAt: clock.now))
@@ -42,7 +42,7 @@ struct AppMigrationsTests {
         try await UserRepository(pool: db.pool).createUserAndToken(user, token: BearerToken(
             id: legacyID, userID: user.id, valueHash: SHA256.hash(legacy), createdAt: clock.now,
             expiresAt: clock.now + 3600))
-        #expect(try await AppMigrations.migrator.migrate(db.pool) == [6, 7, 8, 9])
+        #expect(try await AppMigrations.migrator.migrate(db.pool) == [6, 7, 8, 9, 10])
 
         let tokens = TokenRepository(pool: db.pool, now: clock.closure)
         let found = try #require(try await tokens.find(BearerTokenValue(legacy)))
