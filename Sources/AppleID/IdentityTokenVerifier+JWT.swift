@@ -15,13 +15,7 @@ extension IdentityTokenVerifier {
 
     /// ``verifyJWT(_:requireExpiration:)`` plus the claims already picked out, for ``verify(_:nonce:)``.
     func verifiedClaims(_ token: String, requireExpiration: Bool) async throws -> (jwt: VerifiedJWT, claims: AppleIDClaims) {
-        let jws: JWS
-        do {
-            jws = try JWS(compact: token, limits: limits)
-            _ = try jws.header.checkPolicy(allowing: Self.allowedAlgorithms)
-        } catch let error as JWTError {
-            throw AppleIDError(error)
-        }
+        let jws = try parsed(token)
         guard let kid = jws.header.keyID, !kid.isEmpty else { throw AppleIDError(.malformed, detail: "header lacks kid") }
         let key: RSAPublicKey
         do {
@@ -36,13 +30,29 @@ extension IdentityTokenVerifier {
         } catch let error as JWTError {
             throw AppleIDError(error)
         }
-        let members: [JSONMember]
+        return try checkClaims(header: jws.header, members: try Self.claimMembers(of: jws),
+                               requireExpiration: requireExpiration)
+    }
+
+    /// `token` parsed within `limits`, its header allowed by the policy (RS256 only; `jku`, `x5u`, `jwk` never
+    /// followed).
+    func parsed(_ token: String) throws -> JWS {
         do {
-            members = try JSONValue.parseObjectMembers(jws.payload)
+            let jws = try JWS(compact: token, limits: limits)
+            _ = try jws.header.checkPolicy(allowing: Self.allowedAlgorithms)
+            return jws
+        } catch let error as JWTError {
+            throw AppleIDError(error)
+        }
+    }
+
+    /// The members of the token's claims object.
+    static func claimMembers(of jws: JWS) throws -> [JSONMember] {
+        do {
+            return try JSONValue.parseObjectMembers(jws.payload)
         } catch {
             throw AppleIDError(.malformed, detail: "claims are not a JSON object")
         }
-        return try checkClaims(header: jws.header, members: members, requireExpiration: requireExpiration)
     }
 
     /// The claim checks of ``verifyJWT(_:requireExpiration:)`` on already verified members (internal, not private,

@@ -85,20 +85,9 @@ public struct IdentityTokenVerifier: Sendable {
     /// sign-in (`sub`, `at_hash`).
     /// - Throws: ``AppleIDError``.
     public func verifyFromTokenEndpoint(_ token: String) throws -> AppleIdentityToken {
-        let jws: JWS
-        do {
-            jws = try JWS(compact: token, limits: limits)
-            _ = try jws.header.checkPolicy(allowing: Self.allowedAlgorithms)
-        } catch let error as JWTError {
-            throw AppleIDError(error)
-        }
-        let members: [JSONMember]
-        do {
-            members = try JSONValue.parseObjectMembers(jws.payload)
-        } catch {
-            throw AppleIDError(.malformed, detail: "claims are not a JSON object")
-        }
-        let (jwt, claims) = try checkClaims(header: jws.header, members: members, requireExpiration: true)
+        let jws = try parsed(token)
+        let (jwt, claims) = try checkClaims(header: jws.header, members: try Self.claimMembers(of: jws),
+                                            requireExpiration: true)
         return try identityToken(jwt: jwt, claims: claims, nonce: nil)
     }
 
