@@ -93,7 +93,7 @@ final class TestApp: Sendable {
         self.apple = apple
         self.server = server
         client = HTTPClient(configuration: HTTPClient.Configuration(
-            timeout: .seconds(10 * Sanitizer.timeScale), connectTimeout: .seconds(5 * Sanitizer.timeScale),
+            timeout: .seconds(30 * Sanitizer.timeScale), connectTimeout: .seconds(10 * Sanitizer.timeScale),
             extraCAFile: server.configuration.tls?.certificatePath))
     }
 
