@@ -46,7 +46,7 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "siwa", dependencies: [
-            "App", "FakeApple",
+            "App", "FakeApple", "CryptoCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 

@@ -31,7 +31,7 @@ print()
 print("%-10s %-6s | %-40s | %-40s | %6s" % ("", "", "ours (siwa / Web)", "peer (Vapor / Hummingbird)", "ratio"))
 header = "%10s %7s %7s %7s %5s %6s" % ("req/s", "p50ms", "p99ms", "p99.9", "err", "RSS MB")
 print("%-10s %-6s | %s | %s | %6s" % ("workload", "conns", header, header, "ours/peer"))
-pairs = [("ours", "vapor", w) for w in ("new", "returning", "me")] + \
+pairs = [("ours", "vapor", w) for w in ("new", "returning", "me", "web")] + \
         [("web", "hummingbird", w) for w in ("plaintext", "json")]
 for ours, peer, workload in pairs:
     for conns in conns_list:

@@ -1,14 +1,23 @@
 import App
+import CryptoCore
 import FakeApple
 import Foundation
 
 /// `siwa mint --count N`: identity tokens for many distinct users at once, signed on every core, for load tests.
-/// User `i` has `sub` `000000.bench<i, 12 digits>.0000` and email `bench<i>@example.com`.
+/// User `i` has `sub` `000000.bench<i, 12 digits>.0000` and email `bench<i>@example.com`. With `webStates`, each line
+/// is `state token`: a `SIWA_STATE` cookie value and a token whose nonce is that state's hex SHA-256, as Apple
+/// issues them for the web flow's handle step.
 struct BulkMint: Sendable {
     let keys: FakeAppleKeys
     let audience: String
     let lifetime: TimeInterval
     let privateEmail: Bool
+    var webStates = false
+
+    /// The `SIWA_STATE` of bench user `index`: 43 base64url characters, like the server's own 32 random bytes.
+    static func state(_ index: Int) -> String {
+        Base64URL.encode(SHA256.hash("siwa bench state \(index)"))
+    }
 
     /// The `sub` of bench user `index`, shaped like Apple's.
     static func subject(_ index: Int) -> String {
@@ -28,10 +37,12 @@ struct BulkMint: Sendable {
                 guard start < end else { continue }
                 group.addTask {
                     let tokens = try (start..<end).map { index in
-                        try keys.mintIdentityToken(IdentityTokenRequest(
+                        let state = webStates ? Self.state(index) : nil
+                        let token = try keys.mintIdentityToken(IdentityTokenRequest(
                             subject: Self.subject(index), audience: audience, email: "bench\(index)@example.com",
-                            isPrivateEmail: privateEmail, lifetime: lifetime
+                            isPrivateEmail: privateEmail, nonce: state.map(SHA256.hexHash), lifetime: lifetime
                         ), now: now)
+                        return state.map { "\($0) \(token)" } ?? token
                     }
                     return (worker, tokens)
                 }

@@ -39,6 +39,9 @@ struct Mint: AsyncParsableCommand {
     @Option(help: "Bulk mode: the file to write, one token a line (default: standard output).")
     var output: String?
 
+    @Flag(help: "Bulk mode: write `state token` lines for the web flow's handle step, each token's nonce the hex SHA-256 of its state (the SIWA_STATE cookie).")
+    var webStates = false
+
     func validate() throws {
         if let count, count < 1 { throw ValidationError("--count must be at least 1") }
         if first < 0 { throw ValidationError("--first must not be negative") }
@@ -48,7 +51,7 @@ struct Mint: AsyncParsableCommand {
         let keys = try FakeAppleKeys.loadOrCreate(path: keyFile)
         if let count {
             let bulk = BulkMint(keys: keys, audience: aud, lifetime: TimeInterval(lifetime),
-                                privateEmail: privateEmail)
+                                privateEmail: privateEmail, webStates: webStates)
             let lines = try await bulk.mint(users: first..<(first + count))
             try BulkMint.write(lines, to: output)
             return
