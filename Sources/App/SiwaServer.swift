@@ -34,7 +34,13 @@ public final class SiwaServer: Sendable {
         self.configuration = configuration
         let loops = try EventLoopGroup()
         self.loops = loops
-        let database = try await AppMigrations.openAndMigrate(configuration, logger: logger, group: loops)
+        let database: any DatabaseClient
+        do {
+            database = try await AppMigrations.openAndMigrate(configuration, logger: logger, group: loops)
+        } catch {
+            loops.shutdown()  // a start refused here (database down, another key) leaves no loop threads behind
+            throw error
+        }
         let http = HTTPClient(configuration: configuration.appleClientConfiguration, group: loops)
         let appleKeys = AppleKeySet.apple(configuration: configuration, database: database, client: http, logger: logger,
                                           clock: clock)
