@@ -4,13 +4,13 @@ extension HTTPClient {
     /// are checked so no field can smuggle a line break.
     static func serializeHead(_ request: HTTPClientRequest, url: HTTPClientURL, userAgent: String) throws -> [UInt8] {
         let method = request.method.rawValue
-        guard !method.isEmpty, method.utf8.allSatisfy(HTTPClientResponseReader.isTokenCharacter) else {
+        guard !method.isEmpty, method.utf8.allSatisfy(HTTPGrammar.isTokenChar) else {
             throw HTTPClientError(.invalidRequest, "invalid method")
         }
         var head = "\(method) \(url.target) HTTP/1.1\r\nHost: \(url.hostHeader)\r\n"
         let owned = ["Host", "Content-Length", "Connection", "Transfer-Encoding"]
         for field in request.headers where !owned.contains(where: { HTTPHeaders.equalsIgnoringCase($0, field.name) }) {
-            guard !field.name.isEmpty, field.name.utf8.allSatisfy(HTTPClientResponseReader.isTokenCharacter),
+            guard !field.name.isEmpty, field.name.utf8.allSatisfy(HTTPGrammar.isTokenChar),
                   field.value.utf8.allSatisfy({ $0 == 0x09 || ($0 >= 0x20 && $0 != 0x7F) }) else {
                 throw HTTPClientError(.invalidRequest, "invalid header field \(field.name)")
             }

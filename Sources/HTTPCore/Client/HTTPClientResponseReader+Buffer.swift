@@ -63,21 +63,6 @@ extension HTTPClientResponseReader {
 }
 
 extension HTTPClientResponseReader {
-    /// tchar of RFC 9110 §5.6.2.
-    static func isTokenCharacter(_ byte: UInt8) -> Bool {
-        switch byte {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-             UInt8(ascii: "0")...UInt8(ascii: "9"):
-            true
-        default:
-            Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
-        }
-    }
-
-    static func isHexDigit(_ byte: UInt8) -> Bool {
-        (0x30...0x39).contains(byte) || (0x41...0x46).contains(byte) || (0x61...0x66).contains(byte)
-    }
-
     /// Without leading and trailing SP and HTAB (OWS, RFC 9110 §5.6.3).
     static func trimmed<S: StringProtocol>(_ text: S) -> String {
         let bytes = Array(text.utf8)
