@@ -66,9 +66,13 @@ struct HTTPClientPoolTests {
             let client = HTTPClient(configuration: .init(timeout: .milliseconds(300), maxConnectionsPerOrigin: 1))
             let started = ContinuousClock.now
             async let first = HTTPClientError.kind {
-                _ = try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(port)/hang", timeout: .seconds(1)))
+                _ = try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(port)/hang", timeout: .seconds(3)))
             }
-            try await Task.sleep(for: .milliseconds(50))
+            // The second starts once the first holds the only connection (not after a guessed pause: a loaded
+            // machine may start the first late).
+            for _ in 0..<250 where client.statistics.open != 1 || client.statistics.idle != 0 {
+                try await Task.sleep(for: .milliseconds(20))
+            }
             // The second waits for the only connection, and its deadline counts that wait.
             let second = await HTTPClientError.kind { _ = try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(port)/")) }
             #expect(await first == .readTimeout)
