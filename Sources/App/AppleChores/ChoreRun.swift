@@ -80,7 +80,10 @@ struct ChoreRun: Sendable {
 
     /// Settles one token: asks Apple until the answer settles it (or the task is cancelled), then records it.
     /// - Returns: the outcome and how many throttled answers were waited out.
-    private func process(_ item: ChoreItem, throttle: ChoreThrottle) async -> (ChoreOutcome, Int) {
+    /// A token whose lease lapsed meanwhile (`ChoreQueue.hold`) is left to whichever run holds it now: not asked,
+    /// not recorded, and counted as interrupted.
+    private func process(_ claimed: ChoreItem, throttle: ChoreThrottle) async -> (ChoreOutcome, Int) {
+        var item = claimed
         var throttled = 0
         var failures = 0
         var outcome: ChoreOutcome = .interrupted
@@ -88,6 +91,10 @@ struct ChoreRun: Sendable {
             if let deadline = await throttle.deadline() {
                 await ChoreSleep.until(deadline, on: loop)
                 if Task.isCancelled { break }
+            }
+            guard (try? await chore.queue.hold(&item, now: chore.clock())) == true else {
+                logger.warning("\(chore.kind.rawValue): a claimed token's lease lapsed; it is left to the next run")
+                return (.interrupted, throttled)
             }
             do {
                 outcome = try await chore.ask(item)
