@@ -57,6 +57,7 @@ let package = Package(
         .executableTarget(name: "StorageBenchmark", dependencies: ["App", "Storage"], path: "Benchmarks/Storage/Sources"),
         .executableTarget(name: "JOSEBench", dependencies: ["AppleID", "JOSE", "CryptoCore"], path: "Benchmarks/JOSE/Sources"),
         .executableTarget(name: "WebBenchmark", dependencies: ["Web", "HTTPCore"], path: "Benchmarks/Web/Sources"),
+        .executableTarget(name: "ChoresSeed", dependencies: ["App", "FakeApple"], path: "Benchmarks/Chores/Sources"),
 
         .target(name: "TestSupport", dependencies: [
             "CryptoCore", .product(name: "Logging", package: "swift-log"),
