@@ -63,6 +63,12 @@ public struct PostgresError: Error, Equatable, CustomStringConvertible {
     /// Whether the connection that raised this error must be dropped (`connectionEndingStates`).
     public var endsConnection: Bool { Self.connectionEndingStates.contains(sqlState) }
 
+    /// Whether the server reached takes no writes: SQLSTATE 25006, or libpq refusing every host of a URL with
+    /// `target_session_attrs=read-write` ("session is read-only", "server is in hot standby mode").
+    public var isReadOnlyServer: Bool {
+        sqlState == "25006" || sqlState.isEmpty && (message.contains("read-only") || message.contains("hot standby"))
+    }
+
     /// What an operator should do about this error, when the server can tell.
     public var hint: String? {
         switch sqlState {
