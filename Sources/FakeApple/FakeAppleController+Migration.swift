@@ -21,16 +21,7 @@ extension FakeAppleController {
 
     /// `/auth/usermigrationinfo` after the knobs' latency, counted in flight while it is answered (with `/auth/token`).
     @Sendable func userMigrationInfo(_ req: Request) async throws -> Response {
-        let latency = await knobs.begin()
-        do {
-            if latency > 0 { try await Task.sleep(for: .milliseconds(Int(latency * 1000))) }
-            let response = try await answerMigration(req)
-            await knobs.end()
-            return response
-        } catch {
-            await knobs.end()
-            throw error
-        }
+        try await throughKnobs { try await answerMigration(req) }
     }
 
     /// The sending team's form (`sub`, `target`) gets a transfer identifier; the receiving team's (`transfer_sub`)

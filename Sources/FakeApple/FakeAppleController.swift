@@ -91,10 +91,15 @@ struct FakeAppleController: RouteCollection {
 
     /// `/auth/token` after the knobs' latency, counted in flight while it is answered.
     @Sendable func token(_ req: Request) async throws -> Response {
+        try await throughKnobs { try await answerToken(req) }
+    }
+
+    /// `answer` after the knobs' latency, counted in flight while it runs (`/auth/token`, `/auth/usermigrationinfo`).
+    func throughKnobs(_ answer: () async throws -> Response) async throws -> Response {
         let latency = await knobs.begin()
         do {
             if latency > 0 { try await Task.sleep(for: .milliseconds(Int(latency * 1000))) }
-            let response = try await answerToken(req)
+            let response = try await answer()
             await knobs.end()
             return response
         } catch {

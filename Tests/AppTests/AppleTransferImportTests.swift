@@ -66,10 +66,7 @@ struct AppleTransferImportTests {
             let bearer = try #require(try response.json()["value"] as? String)
             #expect(try await app.command(["apple", "transfer", "export", "--to", Self.target]).status == 0)
             #expect(try await app.command(["apple", "transfer", "import"], app.receivingTeam).status == 0)
-            let stored = try #require(try await app.server.services.database.readOne(
-                SQL("SELECT refresh_token FROM apple_tokens")) { try $0[0] as [UInt8] })
-            let token = try #require(app.server.services.lifecycle.sealer).open(stored, clientID: TestApp.iosClientID)
-            try await #require(app.server.services.lifecycle.client).revoke(token: token, clientID: TestApp.iosClientID)
+            try await app.revokeStoredAppleToken()
 
             let report = try await app.runChore(.validateTokens)
             #expect(report.summary.contains("0 valid, 1 revoked"), "\(report)")
