@@ -85,13 +85,8 @@ struct AppleTransferExportTests {
             let count = 300
             try await app.seedUsers(count)
             await app.apple.setTokenLatency(0.05)
-            let run = try SiwaProcess(["apple", "transfer", "export", "--to", Self.target],
-                                      environment: app.operatorEnvironment.merging(["APPLE_MAX_CONNECTIONS": "2"]) { $1 },
-                                      directory: app.directory)
-            let deadline = ContinuousClock.now + .seconds(60)
-            while try await app.usersWithIdentifier() < 20, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(50))
-            }
+            let run = try await app.spawn(["apple", "transfer", "export", "--to", Self.target],
+                                          ["APPLE_MAX_CONNECTIONS": "2"], once: app.usersWithIdentifier, reaches: 20)
             run.signal(SIGKILL)
             #expect(await run.exited(within: .seconds(10)) != nil)
             try await Task.sleep(for: .milliseconds(300))

@@ -1,5 +1,6 @@
 @testable import FakeApple
 import Foundation
+import Glibc
 import Storage
 import TestSupport
 import Testing
@@ -57,6 +58,32 @@ struct AppleTransferImportTests {
             #expect(status.lines == ["users: 2", "exported (hold a transfer identifier): 2", "migrated: 2",
                                      "still to migrate: 0", status.lines.last ?? ""], "\(status.output)")
             #expect(status.lines.last?.hasPrefix("days left in the 60-day window: 59 (first import ") == true)
+        }
+    }
+
+    @Test func anImportKilledWithSIGKILLResumesWithTheUsersLeft() async throws {
+        try await TestApp.withTwoTeams { app in
+            let count = 300
+            try await app.seedUsers(count)
+            #expect(try await app.command(["apple", "transfer", "export", "--to", Self.target]).status == 0)
+            await app.apple.setTokenLatency(0.05)
+            let run = try await app.spawn(["apple", "transfer", "import"],
+                                          app.receivingTeam.merging(["APPLE_MAX_CONNECTIONS": "2"]) { $1 },
+                                          once: app.usersMoved, reaches: 20)
+            run.signal(SIGKILL)
+            #expect(await run.exited(within: .seconds(10)) != nil)
+            try await Task.sleep(for: .milliseconds(300))
+            let moved = try await app.usersMoved()
+            #expect(moved >= 20 && moved < count, "killed midway: \(moved)")
+            let before = await app.apple.migrationCalls()
+
+            await app.apple.setTokenLatency(0)
+            let result = try await app.command(["apple", "transfer", "import"], app.receivingTeam)
+            #expect(result.status == 0, "\(result.output)")
+            #expect(result.output.hasPrefix("transfer import into RECVTEAM01: \(count - moved) due, \(count - moved) migrated"),
+                    "\(result.output)")
+            #expect(await app.apple.migrationCalls() - before == count - moved, "only the users left were asked about")
+            #expect(try await app.usersMoved() == count)
         }
     }
 

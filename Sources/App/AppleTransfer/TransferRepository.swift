@@ -81,7 +81,7 @@ struct TransferRepository: Sendable {
 
     /// Replaces the `sub`, and the e-mail and its flag when Apple gave them, of `userID`, which keeps its id, bearer
     /// tokens and sessions; the first such change also starts the 60-day window's clock.
-    /// - Returns: false when the user had moved already (or is gone).
+    /// - Returns: false when the user had moved already (signed in by `transfer_sub` meanwhile) or is gone.
     /// - Throws: a `DatabaseFailure` of kind `.uniqueConstraint` when another user has that `sub`.
     func recordMove(userID: UUID, sub: String, email: String?, isPrivateEmail: Bool?, at date: Date) async throws
         -> Bool

@@ -96,12 +96,6 @@ struct TransferRun: Sendable {
         if let failure = error as? any DatabaseFailure {
             return failure.failureKind == .uniqueConstraint ? "sub taken by another user" : "database"
         }
-        if let conflict = error as? TransferConflict { return conflict.reason }
         return ChoreRun.reason(error)
     }
-}
-
-/// A user a transfer could not settle for a reason of its own (not Apple's, not the database's).
-struct TransferConflict: Error, Equatable {
-    var reason: String
 }

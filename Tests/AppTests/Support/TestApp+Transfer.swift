@@ -106,6 +106,25 @@ extension TestApp {
         } ?? 0
     }
 
+    /// Users who moved to the receiving team.
+    func usersMoved() async throws -> Int {
+        try await server.services.database.readOne(SQL("SELECT COUNT(*) FROM users WHERE transferred_at IS NOT NULL")) {
+            try $0[0] as Int
+        } ?? 0
+    }
+
+    /// Starts `siwa <arguments>` as a process with `extra` over `operatorEnvironment`, and returns it once `done()`
+    /// reaches `count` (or a minute has passed): a run to kill half-way.
+    func spawn(_ arguments: [String], _ extra: [String: String], once done: () async throws -> Int,
+               reaches count: Int) async throws -> SiwaProcess {
+        let run = try SiwaProcess(arguments, environment: operatorEnvironment.merging(extra) { $1 }, directory: directory)
+        let deadline = ContinuousClock.now + .seconds(60)
+        while try await done() < count, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return run
+    }
+
     /// An identity token as the stand-in issues it once the app moved to the receiving team: the user the sending
     /// team knew as `sub` has another `sub` here and, when asked about, carries `transferSub`.
     func movedToken(sub: String, email: String, transferSub: String?, audience: String = TestApp.iosClientID,
