@@ -89,7 +89,9 @@ enum TransferFile {
                     }
                 }
             }
-            guard fsync(fd) == 0 else { throw OperatorError("--out: cannot flush \(temporary): \(String(cString: strerror(errno)))") }
+            guard fsync(fd) == 0 else {
+                throw OperatorError("--out: cannot flush \(temporary): \(String(cString: strerror(errno)))")
+            }
             close(fd)
             closed = true
             guard rename(temporary, path) == 0 else {

@@ -17,7 +17,8 @@ extension TestApp {
         let known = FakeAppleClientSecretCheck.KnownKey(publicKey: try key.publicKey, teamID: receivingTeamID,
                                                         keyID: receivingKeyID)
         return try await with(otherTeams: [known]) { app in
-            guard FileManager.default.createFile(atPath: app.receivingKeyPath, contents: Data(try key.pemRepresentation().utf8),
+            let pem = Data(try key.pemRepresentation().utf8)
+            guard FileManager.default.createFile(atPath: app.receivingKeyPath, contents: pem,
                                                  attributes: [.posixPermissions: 0o600])
             else { throw CocoaError(.fileWriteUnknown) }
             return try await body(app)
