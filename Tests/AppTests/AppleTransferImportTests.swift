@@ -140,7 +140,7 @@ struct AppleTransferImportTests {
             let result = try await app.command(["apple", "transfer", "import", file], app.receivingTeam)
             #expect(result.status == 1, "\(result.output)")
             #expect(result.output.contains("2 due, 2 migrated"), "\(result.output)")
-            #expect(result.lines.last == "1 line(s) of \(file) name no user of this database: line 2", "\(result.output)")
+            #expect(result.lines.last == "1 line of \(file) names no user of this database: line 2", "\(result.output)")
             #expect(try await app.transferRows().allSatisfy { $0.transferredAt != nil })
         }
     }

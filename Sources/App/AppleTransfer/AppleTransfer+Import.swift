@@ -31,7 +31,8 @@ extension AppleTransfer {
         if let file, !unknown.isEmpty {
             let listed = unknown.prefix(listedLines).map(String.init).joined(separator: ", ")
             let more = unknown.count > listedLines ? " and \(unknown.count - listedLines) more" : ""
-            report.summary += "\n\(unknown.count) line(s) of \(file) name no user of this database: line \(listed)\(more)"
+            let (noun, verb) = unknown.count == 1 ? ("line", "names") : ("lines", "name")
+            report.summary += "\n\(unknown.count) \(noun) of \(file) \(verb) no user of this database: \(noun) \(listed)\(more)"
             report.exitStatus = 1
         }
         return report
