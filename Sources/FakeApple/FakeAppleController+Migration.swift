@@ -70,14 +70,6 @@ extension FakeAppleController {
         await transfers.completeTransfer(to: form.team, now: clock())
         return Response(status: .ok, text: "The app now belongs to team \(form.team).\n")
     }
-
-    /// A 200 JSON answer, not to be cached.
-    static func jsonAnswer(_ members: [String: JSONValue]) -> Response {
-        var response = Response(status: .ok, body: .bytes(JSONValue.object(members).serialized()))
-        response.headers.replaceOrAdd(name: "Content-Type", value: "application/json")
-        response.headers.replaceOrAdd(name: "Cache-Control", value: "no-store")
-        return response
-    }
 }
 
 struct MigrationForm: Codable, Sendable {

@@ -179,7 +179,12 @@ struct FakeAppleController: RouteCollection {
             "expires_in": .number(Double(Self.accessTokenLifetime)), "id_token": .string(idToken),
         ]
         if let refreshToken { body["refresh_token"] = .string(refreshToken) }
-        var response = Response(status: .ok, body: .bytes(JSONValue.object(body).serialized()))
+        return Self.jsonAnswer(body)
+    }
+
+    /// A 200 JSON answer, not to be cached (RFC 6749 §5.1).
+    static func jsonAnswer(_ members: [String: JSONValue]) -> Response {
+        var response = Response(status: .ok, body: .bytes(JSONValue.object(members).serialized()))
         response.headers.replaceOrAdd(name: "Content-Type", value: "application/json")
         response.headers.replaceOrAdd(name: "Cache-Control", value: "no-store")
         return response
