@@ -76,10 +76,13 @@ package struct FakeAppleKeys: Sendable {
 /// Failures of the stand-in's own set-up.
 package enum FakeAppleError: Error, CustomStringConvertible {
     case cannotWriteKeyFile(String)
+    /// A `--team` that is not `TEAM_ID:KEY_ID:PATH` of a readable ES256 key.
+    case malformedTeamKey(String)
 
     package var description: String {
         switch self {
         case .cannotWriteKeyFile(let path): "cannot write the stand-in's key file at \(path)"
+        case .malformedTeamKey(let reason): "--team: \(reason)"
         }
     }
 }

@@ -38,4 +38,13 @@ extension TestApp {
             try $0[0] as Int
         } ?? 0
     }
+
+    /// Revokes the one stored Apple refresh token at the stand-in, as the user's "Stop using Apple ID" would.
+    func revokeStoredAppleToken() async throws {
+        let services = server.services
+        guard let stored = try await services.database.readOne(SQL("SELECT refresh_token FROM apple_tokens"), {
+            try $0[0] as [UInt8]
+        }), let sealer = services.lifecycle.sealer, let client = services.lifecycle.client else { throw CancellationError() }
+        try await client.revoke(token: try sealer.open(stored, clientID: TestApp.iosClientID), clientID: TestApp.iosClientID)
+    }
 }
