@@ -49,7 +49,7 @@ extension UserRepository {
         var statements: [SQL] = []
         if let transferSub { statements.append(Self.matchTransfer(transferSub, sub: sub, at: candidate.updatedAt)) }
         statements.append(Self.upsert(candidate, clientID: clientID))
-        if let clientID {
+        if let clientID, candidate.email.isEmpty {  // with an email the upsert records it
             statements.append(SQL("""
                 UPDATE users SET apple_client_id = ? WHERE siwa_identifier = ? AND COALESCE(apple_client_id, '') <> ?
                 """, [clientID, sub, clientID]))
@@ -95,8 +95,8 @@ extension UserRepository {
             """, [sub, date, date, transferSub, sub])
     }
 
-    /// Creates `candidate`, or updates the user with its `siwa_identifier` where the email or flag differ or the
-    /// stored name is empty; without an email it can only fill the name of an existing user.
+    /// Creates `candidate`, or updates the user with its `siwa_identifier` where the email, flag or client id differ
+    /// or the stored name is empty; without an email it can only fill the name of an existing user.
     private static func upsert(_ candidate: User, clientID: String?) -> SQL {
         guard !candidate.email.isEmpty else {
             return SQL("UPDATE users SET name = ?, updated_at = ? WHERE siwa_identifier = ? AND name = '' AND ? <> ''",
@@ -107,9 +107,12 @@ extension UserRepository {
             ON CONFLICT (siwa_identifier) DO UPDATE SET
                 email = excluded.email, is_private_email = excluded.is_private_email,
                 name = CASE WHEN users.name = '' THEN excluded.name ELSE users.name END,
-                updated_at = excluded.updated_at
+                updated_at = excluded.updated_at,
+                apple_client_id = COALESCE(excluded.apple_client_id, users.apple_client_id)
             WHERE users.email <> excluded.email OR users.is_private_email <> excluded.is_private_email
                 OR (users.name = '' AND excluded.name <> '')
+                OR (excluded.apple_client_id IS NOT NULL
+                    AND users.apple_client_id IS DISTINCT FROM excluded.apple_client_id)
             """, [
                 candidate.id, candidate.name, candidate.username, candidate.email, candidate.isPrivateEmail,
                 candidate.siwaIdentifier, candidate.createdAt, candidate.updatedAt, clientID,
