@@ -42,11 +42,12 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "FakeApple", dependencies: [
-            "App", "Web", "AppleID", "JOSE", "CryptoCore", "HTTPCore",
+            "Web", "AppleID", "JOSE", "CryptoCore", "HTTPCore",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "siwa", dependencies: [
-            "App", "FakeApple", "CryptoCore",
+            "App", "FakeApple", "CryptoCore", "HTTPCore", "Web",
+            .product(name: "Logging", package: "swift-log"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 

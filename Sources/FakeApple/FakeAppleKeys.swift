@@ -1,4 +1,4 @@
-import App
+import AppleID
 import CryptoCore
 import Foundation
 import JOSE
@@ -41,7 +41,7 @@ package struct FakeAppleKeys: Sendable {
     package func mintIdentityToken(_ request: IdentityTokenRequest, now: Date = Date()) throws -> String {
         let issuedAt = now.timeIntervalSince1970.rounded(.down)
         var claims: [String: JSONValue] = [
-            "iss": .string(Configuration.appleIssuer),
+            "iss": .string(IdentityTokenVerifier.appleIssuer),
             "aud": .string(request.audience),
             "exp": .number(issuedAt + request.lifetime.rounded(.down)),
             "iat": .number(issuedAt),

@@ -1,4 +1,4 @@
-import App
+import AppleID
 import CryptoCore
 import Foundation
 import HTTPCore
@@ -23,7 +23,7 @@ package enum FakeAppleNotifier {
         }
         let events = String(decoding: JSONValue.object(eventClaims).serialized(), as: UTF8.self)
         let claims: JSONValue = [
-            "iss": .string(Configuration.appleIssuer), "aud": .string(audience),
+            "iss": .string(IdentityTokenVerifier.appleIssuer), "aud": .string(audience),
             "iat": .number(now.timeIntervalSince1970.rounded(.down)),
             "jti": .string(Base64URL.encode(try SecureRandom.bytes(count: 16))),
             "events": .string(events),

@@ -1,4 +1,3 @@
-import App
 import CryptoCore
 import Foundation
 import HTTPCore
