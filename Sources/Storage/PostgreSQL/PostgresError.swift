@@ -89,14 +89,3 @@ public struct PostgresError: Error, Equatable, CustomStringConvertible {
         return "PostgreSQL error\(code): \(message) in \(sql)\(advice)"
     }
 }
-
-extension PostgresError: DatabaseFailure {
-    public var failureKind: DatabaseFailureKind {
-        switch reason {
-        case .uniqueConstraint: .uniqueConstraint
-        case .foreignKeyConstraint: .foreignKeyConstraint
-        case .unavailable, .conflict: .unavailable
-        case .other: .other
-        }
-    }
-}
