@@ -1,4 +1,4 @@
-import JOSE
+import JSON
 
 /// Moving users with an app to another team (TN3159, Apple's "Transferring your apps and users to another team" and
 /// "Bringing new apps and users into your team"): a team's access token for the `user.migration` scope, then

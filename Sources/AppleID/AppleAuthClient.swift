@@ -1,7 +1,7 @@
 import Foundation
 import HTTPCore
 import IOCore
-import JOSE
+import JSON
 import Logging
 
 /// Apple's token endpoints (Sign in with Apple REST API): `POST /auth/token` to exchange an authorization code

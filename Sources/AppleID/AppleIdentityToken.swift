@@ -1,5 +1,5 @@
 import Foundation
-import JOSE
+import JSON
 
 /// A verified Sign in with Apple identity token (Apple's "Authenticating users with Sign in
 /// with Apple", identity token claims).

@@ -1,6 +1,7 @@
 import CryptoCore
 import Foundation
 import JOSE
+import JSON
 
 /// How the stand-in judges a `client_secret`, as Apple does: an ES256 JWT with `sub` = the client id,
 /// `aud` = `https://appleid.apple.com`, a `kid` header, not expired, and at most 180 days long. With the keys it

@@ -1,5 +1,5 @@
 import Foundation
-import JOSE
+import JSON
 import Web
 
 /// The stand-in's side of an app transfer (TN3159; Apple's "Transferring your apps and users to another team" and

@@ -2,7 +2,7 @@ import AppleID
 import CryptoCore
 import Foundation
 import HTTPCore
-import JOSE
+import JSON
 import Web
 
 /// The stand-in's routes: Apple's `/auth/keys`, `/auth/authorize`, `/auth/token`, `/auth/revoke`,

@@ -2,6 +2,7 @@ import AppleID
 import CryptoCore
 import Foundation
 import JOSE
+import JSON
 
 /// The stand-in's RS256 signing key, kept as a PKCS#8 PEM file (mode 0600) so tokens stay valid across restarts.
 package struct FakeAppleKeys: Sendable {

@@ -3,6 +3,7 @@ import CryptoCore
 import Foundation
 import HTTPCore
 import JOSE
+import JSON
 
 /// Sends server-to-server notifications the way Apple does: `POST {"payload": "<JWT>"}`, the JWT signed with
 /// Apple's key and carrying the event as a JSON string in its `events` claim.
