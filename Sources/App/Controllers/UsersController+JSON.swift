@@ -29,9 +29,9 @@ extension UsersController.MeResponse {
 }
 
 extension UsersController.SignInRequest {
-    /// The sign-in body, read with the strict parser of the JSON module instead of `JSONDecoder` (BENCHMARKS.md has the profile)
-    /// when it is a JSON object whose known members have the expected types. The strict parser
-    /// accepts a subset of what `JSONDecoder` accepts (it refuses duplicate names, invalid UTF-8, lone surrogates,
+    /// The sign-in body, read with the strict parser of the JSON module instead of `JSONDecoder` (BENCHMARKS.md has
+    /// the profile) when it is a JSON object whose known members have the expected types. The strict parser accepts
+    /// a subset of what `JSONDecoder` accepts (it refuses duplicate names, invalid UTF-8, lone surrogates,
     /// nesting deeper than 32), so the result is the one `JSONDecoder` gives; every other body, other media types
     /// and fields of the wrong type included, goes through `req.content.decode`, with its status and reason.
     static func decode(from req: Request) throws -> Self {
