@@ -4,7 +4,7 @@ import JOSE
 /// Base64url is strict (RFC 4648 §3.5, §5): every byte string has exactly one accepted text, so
 /// `decode(encode(x)) == x` for all x, and an accepted text re-encodes to itself.
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+package func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let input = Array(UnsafeBufferPointer(start: data, count: size))
 
     let encoded = Base64URL.encodeToBytes(input)

@@ -64,7 +64,7 @@ func reencode(_ outcome: Outcome, chunkSize: Int) {
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+package func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = UnsafeRawBufferPointer(start: data, count: size)
     let whole = checkSplitsAgree(bytes) { run($0) }
     if whole.done { reencode(whole, chunkSize: 1 + Int(splitPoint(bytes, salt: 3) % 64)) }

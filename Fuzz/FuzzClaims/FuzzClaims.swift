@@ -14,7 +14,7 @@ let header = try! JOSEHeader(json: Array(#"{"alg":"RS256","kid":"k"}"#.utf8))
 let requestNonce = "n-0123"
 
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+package func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     guard size > 0 else { return 0 }
     let options = data[0]
     let payload = Array(UnsafeBufferPointer(start: data + 1, count: size - 1))

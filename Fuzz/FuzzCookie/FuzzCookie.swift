@@ -26,7 +26,7 @@ func model(_ headers: [String]) -> [String: String] {
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+package func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
     let headers = text.utf8.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { String($0) ?? "" }
     let cookies = CookieParser.parse(headers)

@@ -36,7 +36,7 @@ func model(_ text: String) -> [String]? {
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+package func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
     let pairs = try? URLEncodedForm.parse(text[...])
     let flat = pairs?.map { $0.name + "=" + $0.value }

@@ -75,7 +75,7 @@ func checkReserialisation(_ head: HTTPRequestHead) {
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+package func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let bytes = UnsafeRawBufferPointer(start: data, count: size)
     _ = checkSplitsAgree(bytes, run: run)
     return 0

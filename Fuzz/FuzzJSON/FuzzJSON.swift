@@ -8,7 +8,7 @@ import CryptoCore
 /// same bytes; `parseObjectMembers` accepts exactly the objects `parse` accepts, with the same members;
 /// a parsed JWK Set written back out parses to an equal set.
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+package func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let input = Array(UnsafeBufferPointer(start: data, count: size))
     let value = try? JSONValue(parsing: input)
     let members = try? JSONValue.parseObjectMembers(input)

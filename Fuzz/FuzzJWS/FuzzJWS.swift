@@ -6,7 +6,7 @@ import JOSE
 /// Invariant: base64url is strict, so an accepted token is exactly the re-encoding of its decoded parts,
 /// and the signing input is the first two parts as received.
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+package func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let text = String(decoding: UnsafeBufferPointer(start: data, count: size), as: UTF8.self)
     let limits = JWSLimits(maximumTokenBytes: 4096, maximumHeaderBytes: 512, maximumSignatureBytes: 600)
     guard let jws = try? JWS(compact: text, limits: limits) else { return 0 }

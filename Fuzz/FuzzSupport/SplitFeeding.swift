@@ -1,5 +1,5 @@
 /// A split point that depends on the whole input, so the fuzzer can move it by changing any byte.
-public func splitPoint(_ bytes: UnsafeRawBufferPointer, salt: UInt64) -> Int {
+package func splitPoint(_ bytes: UnsafeRawBufferPointer, salt: UInt64) -> Int {
     guard bytes.count > 1 else { return 0 }
     var hash: UInt64 = 0xcbf2_9ce4_8422_2325 ^ salt
     for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
@@ -8,7 +8,7 @@ public func splitPoint(_ bytes: UnsafeRawBufferPointer, salt: UInt64) -> Int {
 
 /// Feeds `bytes` to an incremental parser whole, in three pieces cut at data-derived points, and (up to 256
 /// bytes) one byte at a time; every feeding must give the same outcome. Returns the whole-input outcome.
-public func checkSplitsAgree<Outcome: Equatable>(
+package func checkSplitsAgree<Outcome: Equatable>(
     _ bytes: UnsafeRawBufferPointer, run: ([UnsafeRawBufferPointer]) -> Outcome
 ) -> Outcome {
     let whole = run([bytes])

@@ -3,9 +3,9 @@ import Foundation
 /// `APPLE_CHORES_INTERVAL`: how often `siwa serve` runs Apple's chores itself.
 extension Configuration {
     /// The default interval with the Apple key configured: a day, the rate Apple asks tokens be validated at.
-    public static let defaultAppleChoresInterval: TimeInterval = 24 * 60 * 60
+    package static let defaultAppleChoresInterval: TimeInterval = 24 * 60 * 60
     /// The longest interval accepted.
-    public static let maxAppleChoresInterval: TimeInterval = 7 * 24 * 60 * 60
+    package static let maxAppleChoresInterval: TimeInterval = 7 * 24 * 60 * 60
 
     /// How often the server runs the chores, or nil when it does not: off without the Apple key, or with
     /// `APPLE_CHORES_INTERVAL=0` (for those who run them from cron).

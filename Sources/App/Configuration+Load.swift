@@ -7,7 +7,7 @@ import Web
 extension Configuration {
     /// Reads the process environment, then `dotEnvPath` (the environment wins), and checks every value.
     /// - Throws: `ConfigurationError` naming the first missing or malformed variable.
-    public static func load(dotEnvPath: String = ".env",
+    package static func load(dotEnvPath: String = ".env",
                             environment: [String: String] = ProcessInfo.processInfo.environment) throws -> Configuration {
         var configuration = try Configuration(Environment.load(dotEnvPath: dotEnvPath, processEnvironment: environment))
         configuration.resourcesPath = locateResources(configuration.resourcesPath)
@@ -15,7 +15,7 @@ extension Configuration {
     }
 
     /// Reads the configuration from `env`, checking every value.
-    public init(_ env: Environment) throws {
+    package init(_ env: Environment) throws {
         self.init()
         hostname = env.get("HOSTNAME") ?? hostname
         port = try Self.integer(env, "PORT", in: 0...65535) ?? port
@@ -145,11 +145,11 @@ extension Configuration {
     }
 
     /// The shortest `METRICS_TOKEN` accepted.
-    public static let minimumMetricsTokenLength = 32
+    package static let minimumMetricsTokenLength = 32
     /// The longest `SHUTDOWN_GRACE_PERIOD` accepted, in seconds: an hour.
-    public static let maxShutdownGracePeriod = 3_600
+    package static let maxShutdownGracePeriod = 3_600
     /// The longest `BODY_TIMEOUT` accepted, in seconds: an hour.
-    public static let maxBodyTimeout = 3_600
+    package static let maxBodyTimeout = 3_600
 
     /// `METRICS_TOKEN`: at least `minimumMetricsTokenLength` visible ASCII characters (a bearer token,
     /// RFC 6750 §2.1, sent as is), so that a guessable value cannot open the metrics.

@@ -8,95 +8,95 @@ import Storage
 /// Variables come from the process environment, then `.env` in the working directory (environment wins).
 /// Optional features (the web flow, the API route, code exchange) are off when their variables are missing;
 /// `problems` names what is missing so start-up can say so and the routes can answer "not configured".
-public struct Configuration: Sendable {
-    public var hostname = "127.0.0.1"
-    public var port = 8080
-    public var databasePath = "siwa.sqlite"
+package struct Configuration: Sendable {
+    package var hostname = "127.0.0.1"
+    package var port = 8080
+    package var databasePath = "siwa.sqlite"
     /// `DATABASE_URL`: PostgreSQL instead of SQLite (then `databasePath` is not used); nil for SQLite.
-    public var databaseURL: PostgresURL?
+    package var databaseURL: PostgresURL?
     /// `DATABASE_POOL_SIZE`: the PostgreSQL connections this instance keeps.
-    public var databasePoolSize = PostgresPool.defaultSize
+    package var databasePoolSize = PostgresPool.defaultSize
     /// `DATABASE_PREPARED_STATEMENTS`: PostgreSQL statements prepared once per connection (on), or sent unnamed
     /// (off), which a pooler in transaction mode such as PgBouncer can carry.
-    public var databasePreparedStatements = true
+    package var databasePreparedStatements = true
     /// `DATABASE_SYNCHRONOUS`: `normal` (default) never loses a committed write when the process crashes;
     /// `full` also survives power loss, at the cost of an fsync per commit.
-    public var databaseSynchronous: DatabaseConfiguration.Synchronous = .normal
+    package var databaseSynchronous: DatabaseConfiguration.Synchronous = .normal
     /// Audiences accepted by `POST /api/users/siwa` (bundle ids).
-    public var iosClientIDs: [String] = []
+    package var iosClientIDs: [String] = []
     /// The Services ID: audience of web identity tokens and `clientId` of Apple's button.
-    public var websiteClientID: String?
+    package var websiteClientID: String?
     /// The return URL registered at Apple for the Services ID.
-    public var redirectURL: String?
+    package var redirectURL: String?
     /// `SIWA_WEB_MODE`: whether the login pages run Apple's button as a redirect (default) or a popup.
-    public var webMode: WebMode = .redirect
+    package var webMode: WebMode = .redirect
     /// Where `/auth/keys`, `/auth/token`, `/auth/revoke` and `/auth/authorize` live.
-    public var appleBaseURL = Configuration.appleProductionURL
+    package var appleBaseURL = Configuration.appleProductionURL
     /// The Sign in with Apple key for code exchange and revocation.
-    public var appleKey: AppleKeyConfiguration?
+    package var appleKey: AppleKeyConfiguration?
     /// AES-256-GCM key for Apple refresh tokens at rest.
-    public var encryptionKey: [UInt8]?
+    package var encryptionKey: [UInt8]?
     /// TLS in the server itself (`TLS_CERT_PATH`, `TLS_KEY_PATH`); nil behind a TLS proxy or on loopback.
-    public var tls: TLSServerConfiguration?
-    public var trustProxy = false
-    public var maxBodySize = 1_048_576
+    package var tls: TLSServerConfiguration?
+    package var trustProxy = false
+    package var maxBodySize = 1_048_576
     /// Seconds a request body may take to arrive whole after its head, whatever its rate (`BODY_TIMEOUT`); then 408.
-    public var bodyTimeoutSeconds = Int(HTTPLimits.defaultBodyTimeout.components.seconds)
+    package var bodyTimeoutSeconds = Int(HTTPLimits.defaultBodyTimeout.components.seconds)
     /// Open connections served at once (`MAX_CONNECTIONS`); more wait in the listen backlog. Each one holds a
     /// file descriptor, so the soft `RLIMIT_NOFILE` must allow it.
-    public var maxConnections = 16_384
+    package var maxConnections = 16_384
     /// Connections open at once from one client address, IPv6 by /64 (`MAX_CONNECTIONS_PER_IP`); 0 is no cap.
     /// Loopback peers are exempt.
-    public var maxConnectionsPerIP = HTTPLimits.defaultMaxConnectionsPerAddress
+    package var maxConnectionsPerIP = HTTPLimits.defaultMaxConnectionsPerAddress
     /// Seconds requests in flight have to finish once SIGTERM or SIGINT arrives (`SHUTDOWN_GRACE_PERIOD`); the
     /// process exits 0 then, even if some did not. Keep it below the supervisor's wait before SIGKILL.
-    public var shutdownGracePeriodSeconds = Int(HTTPServerConfiguration.defaultShutdownGracePeriod.components.seconds)
+    package var shutdownGracePeriodSeconds = Int(HTTPServerConfiguration.defaultShutdownGracePeriod.components.seconds)
     /// Sustained sign-ins per minute per client address (`SIGNIN_RATE_LIMIT`); 0 turns the limit off.
-    public var signInRateLimit = 60
+    package var signInRateLimit = 60
     /// Sign-ins one address may make at once after a quiet spell (`SIGNIN_RATE_BURST`).
-    public var signInRateBurst = 20
+    package var signInRateBurst = 20
     /// SQLite page cache per connection in KiB (`DATABASE_CACHE_KIB`). Ids are time-ordered, so the pages a
     /// sign-in touches are mostly the newest ones and a small cache keeps them.
-    public var databaseCacheKiB = 2_048
+    package var databaseCacheKiB = 2_048
     /// How long a write waits for a lock held by another process before the request gets a 503
     /// (`DATABASE_BUSY_TIMEOUT_MS`).
-    public var databaseBusyTimeoutMilliseconds = DatabaseConfiguration.defaultBusyTimeoutMilliseconds
-    public var logLevel: Logger.Level = .info
+    package var databaseBusyTimeoutMilliseconds = DatabaseConfiguration.defaultBusyTimeoutMilliseconds
+    package var logLevel: Logger.Level = .info
     /// `METRICS_TOKEN`: when set, `GET /metrics` answers requests bearing it; when nil, `/metrics` is a 404.
-    public var metricsToken: String?
+    package var metricsToken: String?
     /// Folder with `Views/` and `Public/`.
-    public var resourcesPath = "Resources"
+    package var resourcesPath = "Resources"
     /// A CA file trusted for outgoing HTTPS in addition to the system store (tests).
-    public var extraCAFile: String?
+    package var extraCAFile: String?
     /// `APPLE_MAX_CONNECTIONS`: the most connections to Apple this process holds; requests beyond wait in order.
-    public var appleMaxConnections = HTTPClient.Configuration.defaultMaxConnectionsPerOrigin
+    package var appleMaxConnections = HTTPClient.Configuration.defaultMaxConnectionsPerOrigin
     /// `APPLE_TIMEOUT`: how long one call to Apple may take in all, waiting for a connection included.
-    public var appleTimeout: Duration = Configuration.defaultAppleTimeout
-    public static let defaultAppleTimeout: Duration = .seconds(10)
+    package var appleTimeout: Duration = Configuration.defaultAppleTimeout
+    package static let defaultAppleTimeout: Duration = .seconds(10)
     /// `APPLE_CHORES_INTERVAL`, in seconds: how often `siwa serve` runs Apple's chores; 0 is off, nil the default
     /// (`appleChoresEvery`).
-    public var appleChoresInterval: TimeInterval?
+    package var appleChoresInterval: TimeInterval?
     /// The largest `APPLE_TIMEOUT` accepted, in seconds.
-    public static let maxAppleTimeoutSeconds = 300.0
+    package static let maxAppleTimeoutSeconds = 300.0
 
-    public static let appleProductionURL = "https://appleid.apple.com"
+    package static let appleProductionURL = "https://appleid.apple.com"
 
-    public struct AppleKeyConfiguration: Sendable, Equatable {
-        public var teamID, keyID, privateKeyPath: String
-        public init(teamID: String, keyID: String, privateKeyPath: String) {
+    package struct AppleKeyConfiguration: Sendable, Equatable {
+        package var teamID, keyID, privateKeyPath: String
+        package init(teamID: String, keyID: String, privateKeyPath: String) {
             self.teamID = teamID
             self.keyID = keyID
             self.privateKeyPath = privateKeyPath
         }
     }
 
-    public init() {}
+    package init() {}
 
     /// Whether the web flow's variables are set.
-    public var isWebFlowConfigured: Bool { websiteClientID != nil && redirectURL != nil }
+    package var isWebFlowConfigured: Bool { websiteClientID != nil && redirectURL != nil }
 
     /// What is off and why, for the start-up log.
-    public var problems: [String] {
+    package var problems: [String] {
         var problems: [String] = []
         if iosClientIDs.isEmpty {
             problems.append("IOS_APPLICATION_IDENTIFIER is not set: POST /api/users/siwa answers 503 until it is.")

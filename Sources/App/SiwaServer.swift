@@ -13,8 +13,8 @@ import Web
 /// try server.start()
 /// try await server.run()
 /// ```
-public final class SiwaServer: Sendable {
-    public let configuration: Configuration
+package final class SiwaServer: Sendable {
+    package let configuration: Configuration
     let services: Services
     let application: Application
     let server: HTTPServer
@@ -29,7 +29,7 @@ public final class SiwaServer: Sendable {
     ///   - configuration: What `Configuration.load` read.
     ///   - logger: The server's logger.
     ///   - clock: The clock tokens are judged by (tests move it).
-    public init(configuration: Configuration, logger: Logger = Logger(label: "siwa"),
+    package init(configuration: Configuration, logger: Logger = Logger(label: "siwa"),
                 clock: @escaping @Sendable () -> Date = Date.init) async throws {
         self.configuration = configuration
         let loops = try EventLoopGroup()
@@ -72,17 +72,17 @@ public final class SiwaServer: Sendable {
     }
 
     /// Starts listening; returns once the socket is bound.
-    public func start() throws {
+    package func start() throws {
         try server.start()
         SignInRateLimit.logNotice(configuration, logger: services.logger)
     }
     /// The bound port (useful with port 0).
-    public var localPort: Int { server.localPort }
+    package var localPort: Int { server.localPort }
     /// Serves until `shutdown()`.
-    public func run() async throws { try await server.run() }
+    package func run() async throws { try await server.run() }
     /// Marks the instance draining (`/ready` answers 503), closes the listener, lets requests in flight finish
     /// for up to `SHUTDOWN_GRACE_PERIOD` seconds, and returns.
-    public func shutdown() async {
+    package func shutdown() async {
         services.readiness.beginDraining()
         housekeeping.cancel()
         chores?.cancel()
@@ -101,7 +101,7 @@ public final class SiwaServer: Sendable {
     }
 
     /// `siwa serve`: logs what is off, serves until SIGINT or SIGTERM, then exits cleanly.
-    public static func runUntilSignalled(configuration: Configuration) async throws {
+    package static func runUntilSignalled(configuration: Configuration) async throws {
         var logger = Logger(label: "siwa")
         logger.logLevel = configuration.logLevel
         for problem in configuration.problems { logger.warning("\(problem)") }
@@ -119,7 +119,7 @@ public final class SiwaServer: Sendable {
 
     /// `siwa migrate`: applies pending migrations to the configured database (PostgreSQL when `DATABASE_URL` is
     /// set, else the SQLite file); returns the versions applied.
-    public static func migrate(_ configuration: Configuration) async throws -> [Int] {
+    package static func migrate(_ configuration: Configuration) async throws -> [Int] {
         guard let url = configuration.databaseURL else {
             return try await AppMigrations.migrator.migrate(try DatabasePool(path: configuration.databasePath))
         }
@@ -129,7 +129,7 @@ public final class SiwaServer: Sendable {
     }
 
     /// `siwa routes`: the route table of a fully configured server (built on a throw-away database).
-    public static func routeTable() async throws -> String {
+    package static func routeTable() async throws -> String {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("siwa-routes-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }

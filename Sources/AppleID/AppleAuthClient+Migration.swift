@@ -6,30 +6,30 @@ import JSON
 /// transfer identifier into this team's `sub` and e-mail (the receiving team).
 extension AppleAuthClient {
     /// The scope of the access token the migration endpoint needs.
-    public static let migrationScope = "user.migration"
+    package static let migrationScope = "user.migration"
 
     /// A team's access token for `/auth/usermigrationinfo`.
-    public struct MigrationAccessToken: Sendable, Equatable {
+    package struct MigrationAccessToken: Sendable, Equatable {
         /// The token, sent as `Authorization: Bearer`; never logged.
-        public var value: String
+        package var value: String
         /// Seconds it lives from when Apple issued it (`expires_in`).
-        public var expiresIn: Int
+        package var expiresIn: Int
     }
 
     /// What the receiving team learns of a user from their transfer identifier.
-    public struct MigratedUser: Sendable, Equatable {
+    package struct MigratedUser: Sendable, Equatable {
         /// The user's `sub` in this team.
-        public var sub: String
+        package var sub: String
         /// The user's e-mail for this team (a new private relay address for one who hid theirs), when Apple gave one.
-        public var email: String?
+        package var email: String?
         /// Whether `email` is a private relay address, when Apple said.
-        public var isPrivateEmail: Bool?
+        package var isPrivateEmail: Bool?
     }
 
     /// Asks `/auth/token` for an access token with `grant_type=client_credentials` and scope `user.migration`.
     /// - Parameter clientID: a client id (bundle id or Services ID) of this team's app.
     /// - Throws: `AppleAuthError`; `invalid_client` when Apple refuses the team id, key id or key.
-    public func migrationAccessToken(clientID: String) async throws -> MigrationAccessToken {
+    package func migrationAccessToken(clientID: String) async throws -> MigrationAccessToken {
         let form = [("grant_type", "client_credentials"), ("scope", Self.migrationScope), ("client_id", clientID),
                     ("client_secret", try await clientSecret.secret(for: clientID))]
         let response = try await post(.token, form)
@@ -49,7 +49,7 @@ extension AppleAuthClient {
     ///   - target: the receiving team's id.
     ///   - clientID: the client id the user signed in with.
     ///   - accessToken: from `migrationAccessToken(clientID:)`.
-    public func transferIdentifier(sub: String, target: String, clientID: String, accessToken: String) async throws
+    package func transferIdentifier(sub: String, target: String, clientID: String, accessToken: String) async throws
         -> String
     {
         let form = [("sub", sub), ("target", target), ("client_id", clientID),
@@ -64,7 +64,7 @@ extension AppleAuthClient {
     }
 
     /// The receiving team's call: this team's `sub`, e-mail and private-relay flag for a transfer identifier.
-    public func exchangeTransfer(_ transferSub: String, clientID: String, accessToken: String) async throws
+    package func exchangeTransfer(_ transferSub: String, clientID: String, accessToken: String) async throws
         -> MigratedUser
     {
         let form = [("transfer_sub", transferSub), ("client_id", clientID),

@@ -8,8 +8,8 @@ import Logging
 /// or validate a refresh token, `POST /auth/revoke` to revoke one, and `POST /auth/usermigrationinfo` for an app
 /// transfer (`AppleAuthClient+Migration.swift`). Requests are form-encoded and carry the
 /// client id and its client secret; errors come back as `{"error": "..."}`.
-public struct AppleAuthClient: Sendable {
-    public let baseURL: String
+package struct AppleAuthClient: Sendable {
+    package let baseURL: String
     let clientSecret: ClientSecret
     package let http: HTTPClient
     /// Calls so far, by endpoint and outcome.
@@ -19,20 +19,20 @@ public struct AppleAuthClient: Sendable {
     ///   - baseURL: `APPLE_BASE_URL`, e.g. `https://appleid.apple.com`.
     ///   - clientSecret: mints the `client_secret` per client id.
     ///   - http: the HTTPS client.
-    public init(baseURL: String, clientSecret: ClientSecret, http: HTTPClient = HTTPClient()) {
+    package init(baseURL: String, clientSecret: ClientSecret, http: HTTPClient = HTTPClient()) {
         self.baseURL = baseURL
         self.clientSecret = clientSecret
         self.http = http
     }
 
     /// What `/auth/token` answers.
-    public struct TokenResponse: Sendable, Equatable {
-        public var accessToken: String
-        public var tokenType: String
-        public var expiresIn: Int
+    package struct TokenResponse: Sendable, Equatable {
+        package var accessToken: String
+        package var tokenType: String
+        package var expiresIn: Int
         /// Present for the authorization-code grant only.
-        public var refreshToken: String?
-        public var idToken: String
+        package var refreshToken: String?
+        package var idToken: String
     }
 
     /// Exchanges an authorization code (valid for five minutes, single use).
@@ -40,7 +40,7 @@ public struct AppleAuthClient: Sendable {
     ///   - code: the code from the app or the web callback.
     ///   - clientID: the client the code was issued to: the bundle id (app) or the Services ID (web).
     ///   - redirectURI: the web flow's redirect URI; nil for codes from the app.
-    public func exchange(code: String, clientID: String, redirectURI: String?) async throws -> TokenResponse {
+    package func exchange(code: String, clientID: String, redirectURI: String?) async throws -> TokenResponse {
         var form = [("client_id", clientID), ("client_secret", try await clientSecret.secret(for: clientID)),
                     ("code", code), ("grant_type", "authorization_code")]
         if let redirectURI { form.append(("redirect_uri", redirectURI)) }
@@ -48,14 +48,14 @@ public struct AppleAuthClient: Sendable {
     }
 
     /// Validates a refresh token (`grant_type=refresh_token`); Apple answers `invalid_grant` once it is revoked.
-    public func refresh(refreshToken: String, clientID: String) async throws -> TokenResponse {
+    package func refresh(refreshToken: String, clientID: String) async throws -> TokenResponse {
         let form = [("client_id", clientID), ("client_secret", try await clientSecret.secret(for: clientID)),
                     ("grant_type", "refresh_token"), ("refresh_token", refreshToken)]
         return try decodeTokenResponse(try await post(.token, form))
     }
 
     /// Revokes a refresh (or access) token.
-    public func revoke(token: String, clientID: String, tokenTypeHint: String = "refresh_token") async throws {
+    package func revoke(token: String, clientID: String, tokenTypeHint: String = "refresh_token") async throws {
         let form = [("client_id", clientID), ("client_secret", try await clientSecret.secret(for: clientID)),
                     ("token", token), ("token_type_hint", tokenTypeHint)]
         _ = try await post(.revoke, form)
@@ -122,7 +122,7 @@ public struct AppleAuthClient: Sendable {
 
 extension AppleAuthClient {
     /// The longest wait taken from a `Retry-After`: a longer one is capped, not obeyed blindly.
-    public static let maxRetryAfterSeconds = 3600
+    package static let maxRetryAfterSeconds = 3600
 
     /// `Retry-After` as seconds from now (RFC 9110 §10.2.3): delay-seconds, or an HTTP-date; capped at
     /// `maxRetryAfterSeconds`, nil when it is neither.

@@ -1,8 +1,8 @@
 import HTTPCore
 
 /// Why a call to Apple's `/auth/token` or `/auth/revoke` failed, with the likely cause for the log.
-public struct AppleAuthError: Error, Equatable, Sendable, CustomStringConvertible {
-    public enum Kind: Equatable, Sendable {
+package struct AppleAuthError: Error, Equatable, Sendable, CustomStringConvertible {
+    package enum Kind: Equatable, Sendable {
         /// Apple answered `{"error": code}` (RFC 6749 §5.2).
         case apple(String)
         /// Apple could not be reached, timed out, or answered 5xx.
@@ -15,22 +15,22 @@ public struct AppleAuthError: Error, Equatable, Sendable, CustomStringConvertibl
         case tokenMismatch
     }
 
-    public var kind: Kind
+    package var kind: Kind
     /// Log detail; never a token, code or secret.
-    public var detail: String
+    package var detail: String
     /// Seconds Apple asked the caller to wait (its `Retry-After`, RFC 9110 §10.2.3), when it sent one.
-    public var retryAfterSeconds: Int?
+    package var retryAfterSeconds: Int?
 
-    public init(_ kind: Kind, detail: String = "", retryAfterSeconds: Int? = nil) {
+    package init(_ kind: Kind, detail: String = "", retryAfterSeconds: Int? = nil) {
         self.kind = kind
         self.detail = detail
         self.retryAfterSeconds = retryAfterSeconds
     }
 
-    public static func == (lhs: AppleAuthError, rhs: AppleAuthError) -> Bool { lhs.kind == rhs.kind }
+    package static func == (lhs: AppleAuthError, rhs: AppleAuthError) -> Bool { lhs.kind == rhs.kind }
 
     /// What most likely went wrong, for the operator.
-    public var likelyCause: String {
+    package var likelyCause: String {
         switch kind {
         case .apple("invalid_client"):
             "invalid_client: the client secret is expired or malformed, or APPLE_KEY_ID / APPLE_TEAM_ID do not match the key, or the client id is wrong"
@@ -48,7 +48,7 @@ public struct AppleAuthError: Error, Equatable, Sendable, CustomStringConvertibl
     }
 
     /// Whether the call may succeed later unchanged: Apple was unreachable, slow, throttling or failing.
-    public var isTransient: Bool {
+    package var isTransient: Bool {
         switch kind {
         case .unreachable, .throttled, .malformedResponse: true
         case .apple, .tokenMismatch: false
@@ -57,7 +57,7 @@ public struct AppleAuthError: Error, Equatable, Sendable, CustomStringConvertibl
 
     /// The answer a client gets: 503 when Apple cannot serve the call now, 401 for client or token problems,
     /// 400 otherwise.
-    public var status: HTTPStatus {
+    package var status: HTTPStatus {
         switch kind {
         case .unreachable, .throttled, .malformedResponse: .serviceUnavailable
         case .apple("invalid_client"), .apple("unauthorized_client"), .tokenMismatch: .unauthorized
@@ -66,7 +66,7 @@ public struct AppleAuthError: Error, Equatable, Sendable, CustomStringConvertibl
     }
 
     /// What a client may be told.
-    public var clientMessage: String {
+    package var clientMessage: String {
         switch kind {
         case .unreachable, .throttled, .malformedResponse: "Apple's token service is unavailable; try again later"
         case .apple("invalid_grant"): "The authorization code is invalid, expired or already used"
@@ -76,5 +76,5 @@ public struct AppleAuthError: Error, Equatable, Sendable, CustomStringConvertibl
         }
     }
 
-    public var description: String { "AppleAuthError(\(kind)): \(likelyCause) [\(detail)]" }
+    package var description: String { "AppleAuthError(\(kind)): \(likelyCause) [\(detail)]" }
 }

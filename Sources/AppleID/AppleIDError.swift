@@ -8,8 +8,8 @@ import JSON
 /// `description` (with `reason` and `detail`) is for the log and never contains the token or a
 /// claim value; `clientMessage` is what a client may see, and says no more than it must: an
 /// unknown `kid` and a bad signature both read "invalid identity token signature".
-public struct AppleIDError: ReasonError, CustomStringConvertible {
-    public enum Reason: Equatable, Sendable {
+package struct AppleIDError: ReasonError, CustomStringConvertible {
+    package enum Reason: Equatable, Sendable {
         /// Refused by the JOSE layer (`JWTError`): not a well-formed JWS, an algorithm other than RS256, a `crit`
         /// extension, a key reference (`jku`, `x5u`, `jwk`, `x5c`), no Apple key with the token's `kid` (after the
         /// key cache's one refetch), or a signature that does not verify. A claim of the wrong type is `malformed`.
@@ -34,22 +34,22 @@ public struct AppleIDError: ReasonError, CustomStringConvertible {
         case keysUnavailable
     }
 
-    public var reason: Reason
+    package var reason: Reason
     /// Log detail: which check failed and how; never a token, key or claim value.
-    public var detail: String
+    package var detail: String
 
-    public init(_ reason: Reason, detail: String = "") {
+    package init(_ reason: Reason, detail: String = "") {
         self.reason = reason
         self.detail = detail
     }
 
     /// For key providers: no key with that `kid`.
-    public static let unknownKeyID = AppleIDError(.unknownKeyID)
+    package static let unknownKeyID = AppleIDError(.unknownKeyID)
     /// For key providers: Apple unreachable and nothing cached.
-    public static let keysUnavailable = AppleIDError(.keysUnavailable)
+    package static let keysUnavailable = AppleIDError(.keysUnavailable)
 
     /// What a client may be told.
-    public var clientMessage: String {
+    package var clientMessage: String {
         switch reason {
         case .token(.unknownKeyID), .token(.badSignature): "invalid identity token signature"
         case .expired: "identity token expired"
@@ -60,9 +60,9 @@ public struct AppleIDError: ReasonError, CustomStringConvertible {
     }
 
     /// The HTTP status for a response: 503 when Apple's keys are unreachable, 401 otherwise.
-    public var status: HTTPStatus { reason == .keysUnavailable ? .serviceUnavailable : .unauthorized }
+    package var status: HTTPStatus { reason == .keysUnavailable ? .serviceUnavailable : .unauthorized }
 
-    public var description: String {
+    package var description: String {
         detail.isEmpty ? "Apple JWT refused: \(reason)" : "Apple JWT refused: \(reason): \(detail)"
     }
 
@@ -74,7 +74,7 @@ public struct AppleIDError: ReasonError, CustomStringConvertible {
 
 extension AppleIDError.Reason: CustomStringConvertible {
     /// The reason's name, a JOSE-layer one without its wrapping: `badSignature`, `wrongAudience`.
-    public var description: String {
+    package var description: String {
         switch self {
         case .token(let reason): "\(reason)"
         case .wrongIssuer: "wrongIssuer"
@@ -90,9 +90,9 @@ extension AppleIDError.Reason: CustomStringConvertible {
     }
 
     /// Not a well-formed JWS/JWT, or a claim of the wrong type.
-    public static let malformed = Self.token(.malformed)
+    package static let malformed = Self.token(.malformed)
     /// No Apple key has the token's `kid`.
-    public static let unknownKeyID = Self.token(.unknownKeyID)
+    package static let unknownKeyID = Self.token(.unknownKeyID)
     /// The RS256 signature does not verify.
-    public static let badSignature = Self.token(.badSignature)
+    package static let badSignature = Self.token(.badSignature)
 }

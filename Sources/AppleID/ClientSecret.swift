@@ -8,18 +8,18 @@ import JSON
 ///
 /// Header `{alg: ES256, kid}`; claims `iss` = team id, `iat`, `exp` (at most 180 days later, Apple's limit),
 /// `aud` = `https://appleid.apple.com`, `sub` = the client id (bundle id or Services ID).
-public actor ClientSecret {
+package actor ClientSecret {
     /// Apple refuses secrets that live longer than 180 days.
-    public static let maximumLifetime: TimeInterval = 180 * 24 * 60 * 60
+    package static let maximumLifetime: TimeInterval = 180 * 24 * 60 * 60
     /// How long the secrets we mint live.
-    public static let defaultLifetime: TimeInterval = 30 * 24 * 60 * 60
+    package static let defaultLifetime: TimeInterval = 30 * 24 * 60 * 60
     /// A cached secret is replaced when less than this is left of its life.
-    public static let renewalMargin: TimeInterval = 24 * 60 * 60
+    package static let renewalMargin: TimeInterval = 24 * 60 * 60
     /// The audience Apple expects.
-    public static let audience = "https://appleid.apple.com"
+    package static let audience = "https://appleid.apple.com"
 
-    public let teamID: String
-    public let keyID: String
+    package let teamID: String
+    package let keyID: String
     private let key: ES256PrivateKey
     private let lifetime: TimeInterval
     private let clock: @Sendable () -> Date
@@ -31,7 +31,7 @@ public actor ClientSecret {
     ///   - key: the `.p8` key.
     ///   - lifetime: how long each secret lives; clamped to Apple's 180 days.
     ///   - clock: the current time.
-    public init(teamID: String, keyID: String, key: ES256PrivateKey, lifetime: TimeInterval = defaultLifetime,
+    package init(teamID: String, keyID: String, key: ES256PrivateKey, lifetime: TimeInterval = defaultLifetime,
                 clock: @escaping @Sendable () -> Date = Date.init) {
         self.teamID = teamID
         self.keyID = keyID
@@ -42,7 +42,7 @@ public actor ClientSecret {
 
     /// Loads the `.p8` at `privateKeyPath`.
     /// - Throws: `ClientSecretError` saying whether the file is missing, unreadable or not a P-256 PKCS#8 key.
-    public static func load(teamID: String, keyID: String, privateKeyPath: String,
+    package static func load(teamID: String, keyID: String, privateKeyPath: String,
                             clock: @escaping @Sendable () -> Date = Date.init) throws -> ClientSecret {
         guard FileManager.default.fileExists(atPath: privateKeyPath) else {
             throw ClientSecretError.keyFileMissing(privateKeyPath)
@@ -56,7 +56,7 @@ public actor ClientSecret {
     }
 
     /// The secret for `clientID`, minted when there is none or the cached one is close to expiring.
-    public func secret(for clientID: String) throws -> String {
+    package func secret(for clientID: String) throws -> String {
         let now = clock()
         if let cached = cache[clientID], cached.expiresAt.timeIntervalSince(now) > Self.renewalMargin {
             return cached.secret
@@ -73,13 +73,13 @@ public actor ClientSecret {
 }
 
 /// Why the Sign in with Apple key cannot be used; said once at start-up.
-public enum ClientSecretError: Error, Equatable, CustomStringConvertible {
+package enum ClientSecretError: Error, Equatable, CustomStringConvertible {
     case keyFileMissing(String)
     case keyFileUnreadable(String)
     case keyMalformed(String)
     case missingIdentifiers
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .keyFileMissing(let path): "APPLE_PRIVATE_KEY_PATH: no file at \(path)"
         case .keyFileUnreadable(let path): "APPLE_PRIVATE_KEY_PATH: cannot read \(path) as text"

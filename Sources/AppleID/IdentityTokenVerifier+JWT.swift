@@ -10,7 +10,7 @@ extension IdentityTokenVerifier {
     ///   - token: the compact JWT.
     ///   - requireExpiration: whether `exp` must be present (identity tokens: yes).
     /// - Returns: the raw claims with the matched audience and times.
-    public func verifyJWT(_ token: String, requireExpiration: Bool = true) async throws -> VerifiedJWT {
+    package func verifyJWT(_ token: String, requireExpiration: Bool = true) async throws -> VerifiedJWT {
         try await verifiedClaims(token, requireExpiration: requireExpiration).jwt
     }
 

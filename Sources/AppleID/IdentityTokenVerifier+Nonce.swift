@@ -2,7 +2,7 @@ import CryptoCore
 
 extension IdentityTokenVerifier {
     /// What a request asks of the identity token's `nonce` claim, which Apple copies from the sign-in request.
-    public enum ExpectedNonce: Sendable, Equatable {
+    package enum ExpectedNonce: Sendable, Equatable {
         /// An app's raw nonce: the token carries it as given or as its SHA-256 in hexadecimal (Apple's
         /// recommended flow hashes it on the device before `ASAuthorizationAppleIDRequest.nonce`).
         case rawOrHashed(String)
@@ -15,12 +15,12 @@ extension IdentityTokenVerifier {
         case notSent
 
         /// What a request's nonce asks of the token: `rawOrHashed` when it sent one, `notSent` when it did not.
-        public static func request(_ nonce: String?) -> ExpectedNonce {
+        package static func request(_ nonce: String?) -> ExpectedNonce {
             nonce.map(ExpectedNonce.rawOrHashed) ?? .notSent
         }
 
         /// Whether `tokenNonce` satisfies this expectation; compared in constant time. Never for `notSent`.
-        public func isMatched(by tokenNonce: String) -> Bool {
+        package func isMatched(by tokenNonce: String) -> Bool {
             switch self {
             case .rawOrHashed(let raw): IdentityTokenVerifier.nonce(tokenNonce, matches: raw)
             case .exactly(let expected): constantTimeEquals(tokenNonce, expected)
@@ -29,6 +29,6 @@ extension IdentityTokenVerifier {
         }
 
         /// The web flow's nonce for a state: the lowercase hex SHA-256 of its UTF-8 bytes.
-        public static func hash(ofState state: String) -> String { SHA256.hexHash(state) }
+        package static func hash(ofState state: String) -> String { SHA256.hexHash(state) }
     }
 }

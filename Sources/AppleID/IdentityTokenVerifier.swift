@@ -16,21 +16,21 @@ import JSON
 ///
 /// The same verifier, with other client ids and a ``maximumTokenAge``, checks Apple's
 /// server-to-server notifications through ``verifyJWT(_:requireExpiration:)``.
-public struct IdentityTokenVerifier: Sendable {
+package struct IdentityTokenVerifier: Sendable {
     /// The only issuer Apple uses, whatever `APPLE_BASE_URL` says.
-    public static let appleIssuer = "https://appleid.apple.com"
+    package static let appleIssuer = "https://appleid.apple.com"
     /// The only algorithm Apple signs with; everything else is refused before a key is looked up.
-    public static let allowedAlgorithms: Set<JWSAlgorithm> = [.rs256]
+    package static let allowedAlgorithms: Set<JWSAlgorithm> = [.rs256]
     /// Clock skew tolerated on `exp` and `iat`, in seconds.
-    public static let defaultLeeway: TimeInterval = 60
+    package static let defaultLeeway: TimeInterval = 60
 
-    public let keys: any SigningKeyProvider
-    public let clientIDs: Set<String>
-    public let issuer: String
-    public let leeway: TimeInterval
+    package let keys: any SigningKeyProvider
+    package let clientIDs: Set<String>
+    package let issuer: String
+    package let leeway: TimeInterval
     /// When set, tokens whose `iat` is older than this (plus leeway) are refused as `.tooOld`.
-    public let maximumTokenAge: TimeInterval?
-    public let limits: JWSLimits
+    package let maximumTokenAge: TimeInterval?
+    package let limits: JWSLimits
     let clock: @Sendable () -> Date
 
     /// - Parameters:
@@ -41,7 +41,7 @@ public struct IdentityTokenVerifier: Sendable {
     ///   - maximumTokenAge: freshness window on `iat` (server notifications); nil for none.
     ///   - limits: size limits on the compact token.
     ///   - clock: the current time; injected so tests control it.
-    public init(
+    package init(
         keys: any SigningKeyProvider,
         clientIDs: Set<String>,
         issuer: String = IdentityTokenVerifier.appleIssuer,
@@ -65,7 +65,7 @@ public struct IdentityTokenVerifier: Sendable {
     ///   - nonce: the raw nonce the request carries, nil when it carries none: a token nonce must then match it,
     ///     or be absent.
     /// - Throws: ``AppleIDError``; show its `clientMessage`, log its `description`.
-    public func verify(_ token: String, nonce: String?) async throws -> AppleIdentityToken {
+    package func verify(_ token: String, nonce: String?) async throws -> AppleIdentityToken {
         try await verify(token, expecting: .request(nonce))
     }
 
@@ -73,7 +73,7 @@ public struct IdentityTokenVerifier: Sendable {
     /// came from Apple itself rather than from a client (the `id_token` of a code exchange).
     /// - Throws: ``AppleIDError``; `.nonceMismatch` when the token's nonce is missing or another, `.nonceMissing`
     ///   when it has one and the request sent none.
-    public func verify(_ token: String, expecting nonce: ExpectedNonce?) async throws -> AppleIdentityToken {
+    package func verify(_ token: String, expecting nonce: ExpectedNonce?) async throws -> AppleIdentityToken {
         let (jwt, claims) = try await verifiedClaims(token, requireExpiration: true)
         return try identityToken(jwt: jwt, claims: claims, nonce: nonce)
     }
@@ -85,7 +85,7 @@ public struct IdentityTokenVerifier: Sendable {
     /// Apple only over verified HTTPS (plain `http` only to a loopback stand-in). The caller still binds it to the
     /// sign-in (`sub`, `at_hash`).
     /// - Throws: ``AppleIDError``.
-    public func verifyFromTokenEndpoint(_ token: String) throws -> AppleIdentityToken {
+    package func verifyFromTokenEndpoint(_ token: String) throws -> AppleIdentityToken {
         let jws = try parsed(token)
         let (jwt, claims) = try checkClaims(header: jws.header, members: try Self.claimMembers(of: jws),
                                             requireExpiration: true)

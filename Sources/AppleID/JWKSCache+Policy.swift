@@ -2,25 +2,25 @@ import Foundation
 import HTTPCore
 
 /// How long a fetched JWKS is fresh, and how often it may be refetched.
-public struct JWKSCachePolicy: Sendable {
+package struct JWKSCachePolicy: Sendable {
     /// Shortest lifetime, whatever the response says (5 min).
-    public var minimumLifetime: TimeInterval = 300
+    package var minimumLifetime: TimeInterval = 300
     /// Longest lifetime, whatever the response says (24 h).
-    public var maximumLifetime: TimeInterval = 86_400
+    package var maximumLifetime: TimeInterval = 86_400
     /// Lifetime when the response has neither `Cache-Control: max-age` nor `Expires` (1 h).
-    public var defaultLifetime: TimeInterval = 3_600
+    package var defaultLifetime: TimeInterval = 3_600
     /// Least time between two refetches of an expired set, and between two refetches for an unknown `kid`,
     /// successful or not (10 s). The two are counted apart: a set fetched a moment ago (at start, or because it
     /// expired) does not stop the one refetch an unknown `kid` asks for, so a key Apple has just rotated in works
     /// at once.
-    public var minimumRefetchInterval: TimeInterval = 10
+    package var minimumRefetchInterval: TimeInterval = 10
 
-    public init() {}
+    package init() {}
 
     /// The freshness lifetime of a response (RFC 9111 §4.2.1), clamped to
     /// [`minimumLifetime`, `maximumLifetime`]: `max-age` minus `Age`; `no-store`/`no-cache` count as 0;
     /// else `Expires` minus `Date` (or `now`); else `defaultLifetime`.
-    public func lifetime(for headers: HTTPHeaders, now: Date) -> TimeInterval {
+    package func lifetime(for headers: HTTPHeaders, now: Date) -> TimeInterval {
         let raw = Self.freshness(headers, now: now) ?? defaultLifetime
         return min(max(raw, minimumLifetime), maximumLifetime)
     }

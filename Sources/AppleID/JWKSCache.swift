@@ -17,9 +17,9 @@ import Logging
 ///   survives a restart during an outage.
 ///
 /// Key material and response bodies are never logged.
-public actor JWKSCache<Key: Sendable> {
+package actor JWKSCache<Key: Sendable> {
     /// Turns a JWKS body into keys by `kid`; throws when the body is not a usable key set.
-    public typealias Parse = @Sendable ([UInt8]) throws -> [String: Key]
+    package typealias Parse = @Sendable ([UInt8]) throws -> [String: Key]
 
     let url: String
     let client: HTTPClient
@@ -49,7 +49,7 @@ public actor JWKSCache<Key: Sendable> {
     ///   - store: optional persistence of the last good body.
     ///   - policy: lifetimes and the refetch interval.
     ///   - logger: receives one line per fetch (kids and counts, never keys or bodies).
-    public init(url: String, client: HTTPClient, parse: @escaping Parse,
+    package init(url: String, client: HTTPClient, parse: @escaping Parse,
                 clock: @escaping @Sendable () -> Date = Date.init, store: JWKSCacheStore? = nil,
                 policy: JWKSCachePolicy = JWKSCachePolicy(), logger: Logger) {
         self.url = url
@@ -63,7 +63,7 @@ public actor JWKSCache<Key: Sendable> {
 
     /// The key named `kid`.
     /// - Throws: `JWKSCacheError` with reason `unknownKeyID`, or `keysUnavailable` when no key set is known.
-    public func key(for kid: String) async throws -> Key {
+    package func key(for kid: String) async throws -> Key {
         await seedIfNeeded()
         if let key = keys[kid] {
             if clock() >= expiresAt { startFetchIfAllowed(after: &lastFetchAttempt) }
@@ -84,7 +84,7 @@ public actor JWKSCache<Key: Sendable> {
     }
 
     /// Fetches now unless a fetch is running or ran within the refetch interval; e.g. to warm up at start.
-    public func refresh() async {
+    package func refresh() async {
         await seedIfNeeded()
         startFetchIfAllowed(after: &lastFetchAttempt)
         await inFlight?.value

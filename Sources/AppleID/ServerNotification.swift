@@ -3,9 +3,9 @@ import JSON
 
 /// One of Apple's server-to-server notifications (Sign in with Apple): a JWT whose `events` claim is a JSON
 /// *string* describing what changed for a user.
-public struct ServerNotification: Sendable, Equatable {
+package struct ServerNotification: Sendable, Equatable {
     /// The kinds Apple sends. `account-delete` also arrives spelled `account-deleted`.
-    public enum EventType: Sendable, Equatable {
+    package enum EventType: Sendable, Equatable {
         case emailDisabled, emailEnabled, consentRevoked, accountDelete
         /// A type this server does not know; acknowledged and ignored.
         case unknown(String)
@@ -23,23 +23,23 @@ public struct ServerNotification: Sendable, Equatable {
 
     /// How long after `iat` a notification is still accepted: Apple may retry a delivery, and `jti`
     /// de-duplication covers replays within the window.
-    public static let maximumAge: TimeInterval = 60 * 60
+    package static let maximumAge: TimeInterval = 60 * 60
 
     /// `jti`: the notification's id, for de-duplication.
-    public var id: String
+    package var id: String
     /// The client id the notification is for.
-    public var audience: String
-    public var type: EventType
+    package var audience: String
+    package var type: EventType
     /// The user's Apple identifier.
-    public var subject: String
+    package var subject: String
     /// The (relay) email the event concerns, for email events.
-    public var email: String?
-    public var isPrivateEmail: Bool?
-    public var eventTime: Date?
+    package var email: String?
+    package var isPrivateEmail: Bool?
+    package var eventTime: Date?
 
     /// Decodes the claims of a verified notification JWT.
     /// - Throws: `AppleIDError(.malformed)` when `jti` or `events` is missing or `events` is not the JSON Apple sends.
-    public init(_ jwt: VerifiedJWT) throws {
+    package init(_ jwt: VerifiedJWT) throws {
         guard let id = jwt.claims["jti"]?.stringValue, !id.isEmpty else {
             throw AppleIDError(.malformed, detail: "notification lacks jti")
         }

@@ -2,7 +2,7 @@ import CryptoCore
 
 /// Where the verifier gets Apple's RS256 keys. The JWKS cache conforms; tests use
 /// ``FixedSigningKeys``.
-public protocol SigningKeyProvider: Sendable {
+package protocol SigningKeyProvider: Sendable {
     /// The key named `kid`.
     /// - Throws: ``AppleIDError/unknownKeyID`` when no key has that id, or
     ///   ``AppleIDError/keysUnavailable`` when keys cannot be had at all.

@@ -1,6 +1,6 @@
 /// Why an ``AES256GCM`` operation was refused.
-public struct AEADError: ReasonError, CustomStringConvertible {
-    public enum Reason: Equatable, Sendable {
+package struct AEADError: ReasonError, CustomStringConvertible {
+    package enum Reason: Equatable, Sendable {
         /// The key is not exactly ``AES256GCM/keySize`` bytes.
         case invalidKeySize
         /// The sealed box is shorter than nonce plus tag.
@@ -9,11 +9,11 @@ public struct AEADError: ReasonError, CustomStringConvertible {
         case authenticationFailed
     }
 
-    public var reason: Reason
+    package var reason: Reason
 
-    public init(_ reason: Reason) { self.reason = reason }
+    package init(_ reason: Reason) { self.reason = reason }
 
-    public var description: String {
+    package var description: String {
         switch reason {
         case .invalidKeySize: "AES-256-GCM key must be 32 bytes"
         case .truncated: "sealed box too short"

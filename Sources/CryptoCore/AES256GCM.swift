@@ -4,10 +4,10 @@ import COpenSSL
 ///
 /// A sealed box is `nonce (12 bytes) || ciphertext || tag (16 bytes)`. Every seal draws a fresh
 /// random 96-bit nonce (SP 800-38D §8.2.2); keep well under 2^32 seals per key.
-public enum AES256GCM {
-    public static let keySize = 32
-    public static let nonceSize = 12
-    public static let tagSize = 16
+package enum AES256GCM {
+    package static let keySize = 32
+    package static let nonceSize = 12
+    package static let tagSize = 16
 
     /// Encrypts and authenticates `plaintext`, binding `associatedData` (authenticated, not encrypted).
     /// - Parameters:
@@ -15,7 +15,7 @@ public enum AES256GCM {
     ///   - key: 32 secret bytes, e.g. from ``SecureRandom/bytes(count:)``.
     ///   - associatedData: context the box is bound to, such as the owning user id.
     /// - Returns: `nonce || ciphertext || tag`.
-    public static func seal(_ plaintext: [UInt8], key: [UInt8], associatedData: [UInt8] = []) throws -> [UInt8] {
+    package static func seal(_ plaintext: [UInt8], key: [UInt8], associatedData: [UInt8] = []) throws -> [UInt8] {
         guard key.count == keySize else { throw AEADError(.invalidKeySize) }
         let nonce = try SecureRandom.bytes(count: nonceSize)
         let ctx = try CipherContext()
@@ -41,7 +41,7 @@ public enum AES256GCM {
 
     /// Checks and decrypts a box made by ``seal(_:key:associatedData:)``.
     /// - Throws: ``AEADError`` with `.authenticationFailed` when anything was altered.
-    public static func open(_ box: [UInt8], key: [UInt8], associatedData: [UInt8] = []) throws -> [UInt8] {
+    package static func open(_ box: [UInt8], key: [UInt8], associatedData: [UInt8] = []) throws -> [UInt8] {
         guard key.count == keySize else { throw AEADError(.invalidKeySize) }
         guard box.count >= nonceSize + tagSize else { throw AEADError(.truncated) }
         let nonce = Array(box[0..<nonceSize])

@@ -3,7 +3,7 @@
 /// Decoding is strict, so that each byte string has exactly one accepted text form: no `=`
 /// padding, no `+` or `/`, no whitespace, no length ≡ 1 (mod 4), and unused trailing bits
 /// must be zero (RFC 4648 §3.5, "canonical encoding").
-public enum Base64URL {
+package enum Base64URL {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
 
     private static let decodeTable: [UInt8] = {
@@ -13,12 +13,12 @@ public enum Base64URL {
     }()
 
     /// Encodes `bytes` as unpadded base64url text.
-    public static func encode(_ bytes: some Collection<UInt8>) -> String {
+    package static func encode(_ bytes: some Collection<UInt8>) -> String {
         String(decoding: encodeToBytes(bytes), as: UTF8.self)
     }
 
     /// Encodes `bytes` as unpadded base64url ASCII bytes.
-    public static func encodeToBytes(_ bytes: some Collection<UInt8>) -> [UInt8] {
+    package static func encodeToBytes(_ bytes: some Collection<UInt8>) -> [UInt8] {
         let input = Array(bytes)
         var out = [UInt8]()
         out.reserveCapacity((input.count * 4 + 2) / 3)
@@ -42,13 +42,13 @@ public enum Base64URL {
     }
 
     /// Decodes strict unpadded base64url text, or returns nil.
-    public static func decode(_ text: String) -> [UInt8]? {
+    package static func decode(_ text: String) -> [UInt8]? {
         var text = text
         return text.withUTF8 { decode(buffer: $0) }
     }
 
     /// Decodes strict unpadded base64url ASCII bytes, or returns nil.
-    public static func decode(_ input: some Collection<UInt8>) -> [UInt8]? {
+    package static func decode(_ input: some Collection<UInt8>) -> [UInt8]? {
         if let result = input.withContiguousStorageIfAvailable({ decode(buffer: $0) }) {
             return result
         }
@@ -92,7 +92,7 @@ public enum Base64URL {
     }
 
     /// Whether `text` is exactly what `encode` produces for `byteCount` bytes (session ids, state values).
-    public static func isEncoding(_ text: String, ofByteCount byteCount: Int) -> Bool {
+    package static func isEncoding(_ text: String, ofByteCount byteCount: Int) -> Bool {
         text.utf8.count == (byteCount * 4 + 2) / 3 && text.utf8.allSatisfy { decodeTable[Int($0)] != 0xff }
     }
 }

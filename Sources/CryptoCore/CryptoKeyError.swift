@@ -1,6 +1,6 @@
 /// Why key material was refused.
-public struct CryptoKeyError: ReasonError, CustomStringConvertible {
-    public enum Reason: Equatable, Sendable {
+package struct CryptoKeyError: ReasonError, CustomStringConvertible {
+    package enum Reason: Equatable, Sendable {
         /// RSA modulus below ``RSAPublicKey/minimumModulusBits`` (NIST SP 800-131A).
         case modulusTooSmall
         /// RSA modulus above ``RSAPublicKey/maximumModulusBits`` (a denial-of-service guard).
@@ -17,9 +17,9 @@ public struct CryptoKeyError: ReasonError, CustomStringConvertible {
         case invalidEncoding
     }
 
-    public var reason: Reason
+    package var reason: Reason
 
-    public init(_ reason: Reason) { self.reason = reason }
+    package init(_ reason: Reason) { self.reason = reason }
 
-    public var description: String { "invalid key: \(reason)" }
+    package var description: String { "invalid key: \(reason)" }
 }

@@ -1,9 +1,9 @@
 import COpenSSL
 
 /// A P-256 public key that verifies ECDSA SHA-256 signatures (ES256, RFC 7518 §3.4).
-public struct ES256PublicKey: Sendable {
+package struct ES256PublicKey: Sendable {
     /// Length of each affine coordinate, in bytes.
-    public static let coordinateSize = 32
+    package static let coordinateSize = 32
 
     let key: EVPKey
     private let verifier: VerificationContext
@@ -11,7 +11,7 @@ public struct ES256PublicKey: Sendable {
     /// Builds a key from its affine coordinates, 32 bytes each (RFC 7518 §6.2.1.2).
     /// - Throws: ``CryptoKeyError/Reason/invalidPoint`` when a coordinate has the wrong length or
     ///   the point is not on the curve.
-    public init(x: [UInt8], y: [UInt8]) throws {
+    package init(x: [UInt8], y: [UInt8]) throws {
         guard x.count == Self.coordinateSize, y.count == Self.coordinateSize else {
             throw CryptoKeyError(.invalidPoint)
         }
@@ -27,7 +27,7 @@ public struct ES256PublicKey: Sendable {
     }
 
     /// Reads a SubjectPublicKeyInfo PEM (`-----BEGIN PUBLIC KEY-----`) P-256 key.
-    public init(pem: String) throws {
+    package init(pem: String) throws {
         let key = try EVPKey.publicKey(pem: Array(pem.utf8), algorithm: "EC")
         guard key.isP256 else { throw CryptoKeyError(.wrongKeyType) }
         self.key = key
@@ -35,23 +35,23 @@ public struct ES256PublicKey: Sendable {
     }
 
     /// The affine x coordinate, 32 bytes big-endian.
-    public var x: [UInt8] { key.coordinate("qx") }
+    package var x: [UInt8] { key.coordinate("qx") }
 
     /// The affine y coordinate, 32 bytes big-endian.
-    public var y: [UInt8] { key.coordinate("qy") }
+    package var y: [UInt8] { key.coordinate("qy") }
 
     /// The key as SubjectPublicKeyInfo PEM.
-    public func pemRepresentation() throws -> String { try key.publicKeyPEM() }
+    package func pemRepresentation() throws -> String { try key.publicKeyPEM() }
 
     /// Whether `signature`, in JWS form (64-byte `r || s`), is valid for `message`.
     /// Signatures of another length, or with r or s outside [1, n - 1], are invalid.
-    public func isValidSignature(_ signature: [UInt8], for message: [UInt8]) -> Bool {
+    package func isValidSignature(_ signature: [UInt8], for message: [UInt8]) -> Bool {
         guard let der = ECDSASignature.der(fromRaw: signature) else { return false }
         return verify(der: der, message: message)
     }
 
     /// Whether `signature`, a strict-DER `ECDSA-Sig-Value` (RFC 3279 §2.2.3), is valid for `message`.
-    public func isValidDERSignature(_ signature: [UInt8], for message: [UInt8]) -> Bool {
+    package func isValidDERSignature(_ signature: [UInt8], for message: [UInt8]) -> Bool {
         guard ECDSASignature.raw(fromDER: signature) != nil else { return false }
         return verify(der: signature, message: message)
     }

@@ -8,7 +8,7 @@
 ///     public var detail: String
 /// }
 /// ```
-public protocol ReasonError: Error, Equatable, Sendable {
+package protocol ReasonError: Error, Equatable, Sendable {
     associatedtype Reason: Equatable & Sendable
     /// What failed.
     var reason: Reason { get }
@@ -16,5 +16,5 @@ public protocol ReasonError: Error, Equatable, Sendable {
 
 extension ReasonError {
     /// Errors compare by reason only: the rest is for humans.
-    public static func == (lhs: Self, rhs: Self) -> Bool { lhs.reason == rhs.reason }
+    package static func == (lhs: Self, rhs: Self) -> Bool { lhs.reason == rhs.reason }
 }

@@ -1,9 +1,9 @@
 import COpenSSL
 
 /// SHA-256 (FIPS 180-4) through OpenSSL's EVP interface.
-public enum SHA256 {
+package enum SHA256 {
     /// The 32-byte digest of `bytes`.
-    public static func hash(_ bytes: [UInt8]) -> [UInt8] {
+    package static func hash(_ bytes: [UInt8]) -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: 32)
         var length: UInt32 = 0
         let result = bytes.withUnsafeBufferPointer { input in
@@ -17,21 +17,21 @@ public enum SHA256 {
     }
 
     /// The digest of the UTF-8 bytes of `string`.
-    public static func hash(_ string: String) -> [UInt8] { hash(Array(string.utf8)) }
+    package static func hash(_ string: String) -> [UInt8] { hash(Array(string.utf8)) }
 
     /// The digest of `bytes` as 64 lowercase hexadecimal characters.
-    public static func hexHash(_ bytes: [UInt8]) -> String { hex(hash(bytes)) }
+    package static func hexHash(_ bytes: [UInt8]) -> String { hex(hash(bytes)) }
 
     /// The digest of the UTF-8 bytes of `string` as lowercase hexadecimal.
-    public static func hexHash(_ string: String) -> String { hex(hash(Array(string.utf8))) }
+    package static func hexHash(_ string: String) -> String { hex(hash(Array(string.utf8))) }
 
     /// Lowercase hexadecimal of `bytes`.
-    public static func hex(_ bytes: [UInt8]) -> String {
+    package static func hex(_ bytes: [UInt8]) -> String {
         String(decoding: hexBytes(bytes), as: UTF8.self)
     }
 
     /// Lowercase hexadecimal of `bytes`, as ASCII bytes.
-    public static func hexBytes(_ bytes: [UInt8]) -> [UInt8] {
+    package static func hexBytes(_ bytes: [UInt8]) -> [UInt8] {
         [UInt8](unsafeUninitializedCapacity: bytes.count * 2) { out, initialized in
             for (i, byte) in bytes.enumerated() {
                 out[2 * i] = digit(byte >> 4)

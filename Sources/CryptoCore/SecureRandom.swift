@@ -1,10 +1,10 @@
 import COpenSSL
 
 /// Cryptographically secure random bytes from OpenSSL's DRBG (RAND_bytes(3)).
-public enum SecureRandom {
+package enum SecureRandom {
     /// `count` random bytes.
     /// - Throws: ``OpenSSLError`` if the generator is not seeded or fails; never returns weak bytes.
-    public static func bytes(count: Int) throws -> [UInt8] {
+    package static func bytes(count: Int) throws -> [UInt8] {
         precondition(count >= 0 && count <= Int(Int32.max), "random byte count out of range")
         var bytes = [UInt8](repeating: 0, count: count)
         guard count > 0 else { return bytes }

@@ -7,7 +7,7 @@ import Glibc
 /// once however many times it was added under one key: a subsystem can gather what one iteration's requests
 /// asked for and do it once, with no other thread to wake (a store can commit the iteration's writes together
 /// this way).
-public enum EventLoopIteration {
+package enum EventLoopIteration {
     /// If the calling thread is an event loop's, runs `task` on it once the current iteration's jobs have run,
     /// and returns `true`; a second call with the same `key` in that iteration adds nothing. On any other thread
     /// it does nothing and returns `false`.
@@ -15,7 +15,7 @@ public enum EventLoopIteration {
     /// - Parameters:
     ///   - key: identifies the task within an iteration.
     ///   - task: must be short and must not block for long: every connection of the loop waits meanwhile.
-    public static func runAtEnd(key: ObjectIdentifier, _ task: @escaping @Sendable () -> Void) -> Bool {
+    package static func runAtEnd(key: ObjectIdentifier, _ task: @escaping @Sendable () -> Void) -> Bool {
         guard let tasks = IterationEndTasks.current else { return false }
         tasks.add(key: key, task)
         return true

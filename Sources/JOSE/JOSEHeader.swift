@@ -1,31 +1,31 @@
 import JSON
 /// A decoded JOSE header (RFC 7515 §4).
-public struct JOSEHeader: Sendable, Equatable {
-    public static func == (lhs: JOSEHeader, rhs: JOSEHeader) -> Bool { lhs.members == rhs.members }
+package struct JOSEHeader: Sendable, Equatable {
+    package static func == (lhs: JOSEHeader, rhs: JOSEHeader) -> Bool { lhs.members == rhs.members }
 
     /// Header members that point at keys elsewhere; we never fetch or trust them (RFC 8725 §3.10).
-    public static let keyReferenceMembers: Set<String> = ["jku", "x5u", "jwk", "x5c"]
+    package static let keyReferenceMembers: Set<String> = ["jku", "x5u", "jwk", "x5c"]
 
     /// `alg` exactly as written (RFC 7515 §4.1.1); not yet checked against any allow-list.
-    public var algorithm: String
+    package var algorithm: String
     /// `kid` (RFC 7515 §4.1.4).
-    public var keyID: String?
+    package var keyID: String?
     /// `typ` (RFC 7515 §4.1.9).
-    public var type: String?
+    package var type: String?
     /// `crit` (RFC 7515 §4.1.11): extensions the producer says must be understood.
-    public var critical: [String]?
+    package var critical: [String]?
     /// Which of `jku`, `x5u`, `jwk`, `x5c` are present.
-    public var keyReferences: Set<String>
+    package var keyReferences: Set<String>
     /// Every member, in document order.
     package var memberList: [JSONMember]
 
     /// Every member, for callers that need more.
-    public var members: [String: JSONValue] { memberList.dictionary }
+    package var members: [String: JSONValue] { memberList.dictionary }
 
     /// Decodes a header from its JSON bytes.
     /// - Throws: ``JWTError`` `.malformed` if it is not a JSON object, lacks a string `alg`, or
     ///   has `kid`, `typ` or `crit` of the wrong type.
-    public init(json: [UInt8]) throws {
+    package init(json: [UInt8]) throws {
         let members = try JSONValue.joseObjectMembers(json)
         var algorithm: String?, keyID: String?, type: String?, critical: [String]?
         var references = Set<String>()
@@ -64,7 +64,7 @@ public struct JOSEHeader: Sendable, Equatable {
     /// 2. `crit` must be absent: we implement no extensions (RFC 7515 §4.1.11);
     /// 3. `jku`, `x5u`, `jwk`, `x5c` must be absent (RFC 8725 §3.10); Apple sends only `kid` and `alg`.
     /// - Returns: the allowed algorithm.
-    public func checkPolicy(allowing allowed: Set<JWSAlgorithm>) throws -> JWSAlgorithm {
+    package func checkPolicy(allowing allowed: Set<JWSAlgorithm>) throws -> JWSAlgorithm {
         guard let alg = JWSAlgorithm(rawValue: algorithm), allowed.contains(alg) else {
             throw JWTError(.unsupportedAlgorithm, detail: "alg not allowed")
         }

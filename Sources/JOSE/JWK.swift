@@ -4,27 +4,27 @@ import JSON
 /// A JSON Web Key (RFC 7517 §4) holding a public RSA or EC key, as published in a JWKS.
 ///
 /// Only the public members are read; `d` and the other private members are ignored.
-public struct JWK: Sendable, Equatable {
+package struct JWK: Sendable, Equatable {
     /// `kty` (RFC 7517 §4.1): "RSA" or "EC" here.
-    public var keyType: String
+    package var keyType: String
     /// `kid` (RFC 7517 §4.5).
-    public var keyID: String?
+    package var keyID: String?
     /// `alg` (RFC 7517 §4.4): when present, the only algorithm the key may be used with.
-    public var algorithm: String?
+    package var algorithm: String?
     /// `use` (RFC 7517 §4.2): when present, must be "sig" for verification.
-    public var use: String?
+    package var use: String?
     /// `key_ops` (RFC 7517 §4.3): when present, must contain "verify".
-    public var keyOperations: [String]?
+    package var keyOperations: [String]?
     /// Every member as received.
-    public var members: [String: JSONValue]
+    package var members: [String: JSONValue]
 
     /// Key types this library understands; a JWKS member of any other type is skipped.
-    public static let supportedKeyTypes: Set<String> = ["RSA", "EC"]
+    package static let supportedKeyTypes: Set<String> = ["RSA", "EC"]
 
     /// Reads a JWK from a JSON object.
     /// - Throws: ``JWTError`` `.malformed` if it is not an object, lacks `kty`, or has
     ///   `kid`, `alg`, `use` or `key_ops` of the wrong type.
-    public init(json: JSONValue) throws {
+    package init(json: JSONValue) throws {
         guard case .object(let members) = json, let kty = members["kty"]?.stringValue else {
             throw JWTError(.malformed, detail: "JWK lacks kty")
         }
@@ -41,21 +41,21 @@ public struct JWK: Sendable, Equatable {
     }
 
     /// Reads a JWK from JSON bytes.
-    public init(json: [UInt8]) throws {
+    package init(json: [UInt8]) throws {
         try self.init(json: JSONValue(joseJSON: json))
     }
 
     /// Builds a JWK from members; used when publishing our own keys.
-    public init(members: [String: JSONValue]) throws {
+    package init(members: [String: JSONValue]) throws {
         try self.init(json: .object(members))
     }
 
     /// The JSON object, as it would appear in a JWKS.
-    public var jsonValue: JSONValue { .object(members) }
+    package var jsonValue: JSONValue { .object(members) }
 
     /// Whether this key may verify signatures made with `alg`: matching `kty`, `use` absent or
     /// "sig", `key_ops` absent or containing "verify", `alg` absent or equal (RFC 7517 §4.2–4.4).
-    public func permits(_ alg: JWSAlgorithm) -> Bool {
+    package func permits(_ alg: JWSAlgorithm) -> Bool {
         let expectedType = alg == .rs256 ? "RSA" : "EC"
         guard keyType == expectedType else { return false }
         if let use, use != "sig" { return false }

@@ -6,15 +6,15 @@ import Darwin
 #endif
 
 /// A JWS in compact serialisation (RFC 7515 §7.1), split and decoded but not yet verified.
-public struct JWS: Sendable {
+package struct JWS: Sendable {
     /// The decoded protected header.
-    public let header: JOSEHeader
+    package let header: JOSEHeader
     /// The decoded payload.
-    public let payload: [UInt8]
+    package let payload: [UInt8]
     /// The decoded signature.
-    public let signature: [UInt8]
+    package let signature: [UInt8]
     /// `BASE64URL(header) || '.' || BASE64URL(payload)` exactly as received (RFC 7515 §5.2 step 8).
-    public let signingInput: [UInt8]
+    package let signingInput: [UInt8]
 
     /// Splits and decodes a compact JWS.
     /// - Parameters:
@@ -22,7 +22,7 @@ public struct JWS: Sendable {
     ///   - limits: size limits checked before decoding.
     /// - Throws: ``JWTError`` `.malformed` unless there are exactly three parts, each strict
     ///   base64url, within `limits`, with a JSON-object header.
-    public init(compact: String, limits: JWSLimits = .default) throws {
+    package init(compact: String, limits: JWSLimits = .default) throws {
         var compact = compact
         let parts = try compact.withUTF8 { try Self.split($0, limits: limits) }
         header = parts.header
@@ -65,7 +65,7 @@ public struct JWS: Sendable {
     /// Checks `key` fits the header's algorithm and verifies the signature (RFC 7515 §5.2).
     /// Call ``JOSEHeader/checkPolicy(allowing:)`` first; this refuses a key of another algorithm.
     /// - Throws: ``JWTError`` `.keyMismatch` or `.badSignature`.
-    public func verify(with key: some JWSVerifyingKey) throws {
+    package func verify(with key: some JWSVerifyingKey) throws {
         guard header.algorithm == key.jwsAlgorithm.rawValue else {
             throw JWTError(.keyMismatch, detail: "key is for \(key.jwsAlgorithm.rawValue)")
         }

@@ -1,17 +1,17 @@
 /// Size limits applied before any decoding, so a hostile token costs little to refuse.
-public struct JWSLimits: Sendable, Equatable {
+package struct JWSLimits: Sendable, Equatable {
     /// Longest compact serialisation accepted, in bytes (Apple's identity tokens are about 1 KiB).
-    public static let defaultMaximumTokenBytes = 16 * 1024
+    package static let defaultMaximumTokenBytes = 16 * 1024
     /// Longest decoded JOSE header accepted, in bytes.
-    public static let defaultMaximumHeaderBytes = 2 * 1024
+    package static let defaultMaximumHeaderBytes = 2 * 1024
     /// Longest decoded signature accepted, in bytes (an 8192-bit RSA signature is 1024).
-    public static let defaultMaximumSignatureBytes = 1024
+    package static let defaultMaximumSignatureBytes = 1024
 
-    public var maximumTokenBytes: Int
-    public var maximumHeaderBytes: Int
-    public var maximumSignatureBytes: Int
+    package var maximumTokenBytes: Int
+    package var maximumHeaderBytes: Int
+    package var maximumSignatureBytes: Int
 
-    public init(
+    package init(
         maximumTokenBytes: Int = defaultMaximumTokenBytes,
         maximumHeaderBytes: Int = defaultMaximumHeaderBytes,
         maximumSignatureBytes: Int = defaultMaximumSignatureBytes
@@ -21,5 +21,5 @@ public struct JWSLimits: Sendable, Equatable {
         self.maximumSignatureBytes = maximumSignatureBytes
     }
 
-    public static let `default` = JWSLimits()
+    package static let `default` = JWSLimits()
 }

@@ -1,7 +1,7 @@
 import CryptoCore
 
 /// A public key that checks JWS signatures for one algorithm.
-public protocol JWSVerifyingKey: Sendable {
+package protocol JWSVerifyingKey: Sendable {
     /// The only `alg` this key verifies (RFC 7518 §3.1); one key, one algorithm (RFC 8725 §3.1).
     var jwsAlgorithm: JWSAlgorithm { get }
     /// Whether `signature` is valid for `message` (the JWS signing input).
@@ -9,9 +9,9 @@ public protocol JWSVerifyingKey: Sendable {
 }
 
 extension RSAPublicKey: JWSVerifyingKey {
-    public var jwsAlgorithm: JWSAlgorithm { .rs256 }
+    package var jwsAlgorithm: JWSAlgorithm { .rs256 }
 }
 
 extension ES256PublicKey: JWSVerifyingKey {
-    public var jwsAlgorithm: JWSAlgorithm { .es256 }
+    package var jwsAlgorithm: JWSAlgorithm { .es256 }
 }

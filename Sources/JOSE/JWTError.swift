@@ -1,8 +1,8 @@
 import CryptoCore
 
 /// Why a JWS or JWT was refused at the JOSE layer. `reason` goes to the log; a client sees only 401.
-public struct JWTError: ReasonError, CustomStringConvertible {
-    public enum Reason: Equatable, Sendable {
+package struct JWTError: ReasonError, CustomStringConvertible {
+    package enum Reason: Equatable, Sendable {
         /// Not three base64url parts, bad base64url, bad JSON, a limit exceeded, or a missing member.
         case malformed
         /// `alg` is not in the allow-list for this use (`none`, HMAC, PS*, unknown...).
@@ -19,16 +19,16 @@ public struct JWTError: ReasonError, CustomStringConvertible {
         case badSignature
     }
 
-    public var reason: Reason
+    package var reason: Reason
     /// Detail for the log; never contains token, key or claim values.
-    public var detail: String
+    package var detail: String
 
-    public init(_ reason: Reason, detail: String = "") {
+    package init(_ reason: Reason, detail: String = "") {
         self.reason = reason
         self.detail = detail
     }
 
-    public init(reason: Reason) { self.init(reason) }
+    package init(reason: Reason) { self.init(reason) }
 
-    public var description: String { detail.isEmpty ? "JWT \(reason)" : "JWT \(reason): \(detail)" }
+    package var description: String { detail.isEmpty ? "JWT \(reason)" : "JWT \(reason): \(detail)" }
 }

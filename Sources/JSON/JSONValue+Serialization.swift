@@ -1,6 +1,6 @@
 extension JSONValue {
     /// Parses strict JSON (see ``JSONParser``); throws ``JSONError`` on any defect.
-    public init(parsing bytes: [UInt8]) throws {
+    package init(parsing bytes: [UInt8]) throws {
         do {
             self = try JSONParser.parse(bytes)
         } catch {
@@ -21,7 +21,7 @@ extension JSONValue {
     }
 
     /// Compact UTF-8 JSON with object members sorted by name, so equal values serialise equally.
-    public func serialized() -> [UInt8] {
+    package func serialized() -> [UInt8] {
         var out = [UInt8]()
         out.reserveCapacity(Self.initialCapacity)
         write(into: &out)
@@ -30,7 +30,7 @@ extension JSONValue {
 
     /// Compact UTF-8 JSON of an object with `members` in the order given: `serialized()` of the same object
     /// when they are sorted by name, without building and sorting a dictionary. Names must be unique.
-    public static func serializedObject(_ members: KeyValuePairs<String, JSONValue>) -> [UInt8] {
+    package static func serializedObject(_ members: KeyValuePairs<String, JSONValue>) -> [UInt8] {
         var out = [UInt8]()
         out.reserveCapacity(initialCapacity)
         out.append(UInt8(ascii: "{"))

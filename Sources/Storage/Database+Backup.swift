@@ -3,18 +3,18 @@ import Glibc
 
 extension Database {
     /// What `backup(to:countingRowsOf:)` made.
-    public struct BackupReport: Sendable, Equatable {
+    package struct BackupReport: Sendable, Equatable {
         /// The copy's path.
-        public var path: String
+        package var path: String
         /// The copy's size in bytes.
-        public var bytes: Int
+        package var bytes: Int
         /// The rows of the counted table in the copy.
-        public var rowCount: Int
+        package var rowCount: Int
     }
 
     /// Why a backup was not made; nothing is left behind at the destination.
-    public struct BackupError: Error, Equatable, CustomStringConvertible {
-        public enum Reason: Equatable, Sendable {
+    package struct BackupError: Error, Equatable, CustomStringConvertible {
+        package enum Reason: Equatable, Sendable {
             /// The destination exists; a backup never overwrites a file.
             case destinationExists
             /// The destination cannot be created (`errno`'s text): a missing folder, no permission.
@@ -23,10 +23,10 @@ extension Database {
             case integrityCheckFailed(String)
         }
 
-        public var reason: Reason
-        public var path: String
+        package var reason: Reason
+        package var path: String
 
-        public var description: String {
+        package var description: String {
             switch reason {
             case .destinationExists: "\(path) already exists; a backup never overwrites a file (choose a new name)"
             case .cannotCreate(let cause): "cannot create \(path): \(cause)"
@@ -36,9 +36,9 @@ extension Database {
     }
 
     /// The default number of pages copied per step of a backup (256 KiB with 1 KiB pages).
-    public static let backupPagesPerStep: Int32 = 256
+    package static let backupPagesPerStep: Int32 = 256
     /// The default pause between two steps of a backup.
-    public static let backupPause: Duration = .milliseconds(2)
+    package static let backupPause: Duration = .milliseconds(2)
 
     /// Copies this database, as one consistent snapshot, to a new file at `destinationPath`.
     ///
@@ -52,7 +52,7 @@ extension Database {
     ///   - pagesPerStep: pages copied per step.
     ///   - pause: the sleep between steps.
     /// - Throws: `BackupError`, or `SQLiteError` when SQLite fails.
-    public func backup(to destinationPath: String, countingRowsOf table: String,
+    package func backup(to destinationPath: String, countingRowsOf table: String,
                        pagesPerStep: Int32 = backupPagesPerStep, pause: Duration = backupPause) throws -> BackupReport {
         var status = stat()
         if lstat(destinationPath, &status) == 0 { throw BackupError(reason: .destinationExists, path: destinationPath) }

@@ -1,5 +1,5 @@
 /// How a transaction takes its locks (https://sqlite.org/lang_transaction.html).
-public enum TransactionKind: Sendable {
+package enum TransactionKind: Sendable {
     /// Locks are taken at the first read or write; for read-only snapshots.
     case deferred
     /// The write lock is taken at `BEGIN`, so the transaction never fails with `SQLITE_BUSY` half-way; for writes.
@@ -13,7 +13,7 @@ extension Database {
     /// - Parameters:
     ///   - kind: `.immediate` (the default) for writes, `.deferred` for read snapshots.
     ///   - body: the work; it must not commit or roll back itself.
-    public func transaction<T>(_ kind: TransactionKind = .immediate, _ body: () throws -> T) throws -> T {
+    package func transaction<T>(_ kind: TransactionKind = .immediate, _ body: () throws -> T) throws -> T {
         if isInsideTransaction { return try savepoint(body) }
         switch kind {
         case .deferred: try execute(sql: "BEGIN DEFERRED TRANSACTION")
@@ -33,7 +33,7 @@ extension Database {
     /// Runs `body` inside a savepoint: released when it returns, rolled back to when it throws (then rethrows).
     ///
     /// Changes made by `body` become permanent only when the enclosing transaction commits.
-    public func savepoint<T>(_ body: () throws -> T) throws -> T {
+    package func savepoint<T>(_ body: () throws -> T) throws -> T {
         try execute(sql: "SAVEPOINT siwa")
         let value: T
         do {

@@ -5,10 +5,10 @@ import CSQLite
 /// A `Database` is not thread-safe; use it from one thread at a time. `DatabasePool` gives each connection
 /// its own serial queue and hands it to closures. The connection is opened with extended result codes,
 /// WAL journaling, foreign keys on, a busy timeout, the configured `synchronous` level and cache size.
-public final class Database {
+package final class Database {
     let handle: OpaquePointer  // sqlite3 *
     /// The file this connection is open on.
-    public let path: String
+    package let path: String
     private var statementCache: [String: Statement] = [:]
     let walMonitor = WALMonitor()
     /// The size a restarted WAL is truncated back to (`PRAGMA journal_size_limit`): 64 MiB.
@@ -20,7 +20,7 @@ public final class Database {
     ///   - path: a file path, or `":memory:"` for a private in-memory database (no WAL).
     ///   - configuration: connection settings.
     ///   - readOnly: open with `query_only`, for reader connections.
-    public init(path: String, configuration: DatabaseConfiguration = DatabaseConfiguration(), readOnly: Bool = false) throws {
+    package init(path: String, configuration: DatabaseConfiguration = DatabaseConfiguration(), readOnly: Bool = false) throws {
         var connection: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         let code = sqlite3_open_v2(path, &connection, flags, nil)
@@ -75,7 +75,7 @@ public final class Database {
     /// The statement for `sql`, prepared once per connection and reused (SQLite's own plan cache is per statement).
     ///
     /// The statement is reset before it is handed back; do not use the same SQL while iterating its rows.
-    public func cachedStatement(sql: String) throws -> Statement {
+    package func cachedStatement(sql: String) throws -> Statement {
         if let statement = statementCache[sql] {
             statement.reset()
             return statement
@@ -86,17 +86,17 @@ public final class Database {
     }
 
     /// A new statement for `sql`, not cached; for statements run once.
-    public func makeStatement(sql: String) throws -> Statement {
+    package func makeStatement(sql: String) throws -> Statement {
         try Statement(connection: handle, sql: sql, persistent: false)
     }
 
     /// Runs one statement with `arguments` bound to its `?` parameters.
-    public func execute(sql: String, arguments: [any DatabaseValueConvertible] = []) throws {
+    package func execute(sql: String, arguments: [any DatabaseValueConvertible] = []) throws {
         try cachedStatement(sql: sql).execute(arguments)
     }
 
     /// Runs every statement in `sql`, which takes no arguments (schema changes, pragmas).
-    public func executeScript(_ sql: String) throws {
+    package func executeScript(_ sql: String) throws {
         var message: UnsafeMutablePointer<CChar>?
         let code = sqlite3_exec(handle, sql, nil, nil, &message)
         defer { sqlite3_free(message) }
@@ -108,25 +108,25 @@ public final class Database {
     }
 
     /// Every row of `sql`, mapped with `transform`.
-    public func fetchAll<T>(
+    package func fetchAll<T>(
         sql: String, arguments: [any DatabaseValueConvertible] = [], _ transform: (Row) throws -> T
     ) throws -> [T] {
         try cachedStatement(sql: sql).fetchAll(arguments, transform)
     }
 
     /// The first row of `sql` mapped with `transform`, or nil when there is none.
-    public func fetchOne<T>(
+    package func fetchOne<T>(
         sql: String, arguments: [any DatabaseValueConvertible] = [], _ transform: (Row) throws -> T
     ) throws -> T? {
         try cachedStatement(sql: sql).fetchOne(arguments, transform)
     }
 
     /// The number of rows changed by the last INSERT, UPDATE or DELETE.
-    public var changes: Int { Int(sqlite3_changes64(handle)) }
+    package var changes: Int { Int(sqlite3_changes64(handle)) }
 
     /// The rowid of the last successful INSERT.
-    public var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    package var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
     /// Whether a transaction is open on this connection.
-    public var isInsideTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+    package var isInsideTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 }

@@ -5,7 +5,7 @@
 /// read is one statement. That is what keeps a sign-in to one or two round trips; logic that would need the
 /// database's answer half-way through a transaction is written in SQL instead (`INSERT … ON CONFLICT`,
 /// sub-selects, `RETURNING`), or as two writes.
-public protocol DatabaseClient: Sendable {
+package protocol DatabaseClient: Sendable {
     /// Which engine this is, for the few statements that cannot be written the same way for both (the DDL of
     /// migrations).
     var engine: DatabaseEngine { get }
@@ -26,7 +26,7 @@ public protocol DatabaseClient: Sendable {
 }
 
 /// The engines behind `DatabaseClient`.
-public enum DatabaseEngine: Sendable, Equatable {
+package enum DatabaseEngine: Sendable, Equatable {
     case sqlite
     case postgres
 }
@@ -34,12 +34,12 @@ public enum DatabaseEngine: Sendable, Equatable {
 extension DatabaseClient {
     /// Runs one statement as a write and returns its result.
     @discardableResult
-    public func write(_ statement: SQL) async throws -> SQLResult {
+    package func write(_ statement: SQL) async throws -> SQLResult {
         try await write([statement])[0]
     }
 
     /// The first row of `statement` through `transform`, or nil.
-    public func readOne<T: Sendable>(_ statement: SQL, _ transform: @escaping @Sendable (Row) throws -> T) async throws
+    package func readOne<T: Sendable>(_ statement: SQL, _ transform: @escaping @Sendable (Row) throws -> T) async throws
         -> T?
     {
         try await read(statement, transform).first

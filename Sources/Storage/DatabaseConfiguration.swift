@@ -1,7 +1,7 @@
 /// How connections are set up and how the pool schedules work.
-public struct DatabaseConfiguration: Sendable {
+package struct DatabaseConfiguration: Sendable {
     /// `PRAGMA synchronous` in WAL mode (https://sqlite.org/pragma.html#pragma_synchronous).
-    public enum Synchronous: Sendable {
+    package enum Synchronous: Sendable {
         /// The WAL is synced at checkpoints only. A commit is in the operating system's hands when `COMMIT`
         /// returns, so a crash of the *process* never loses it; a power loss or kernel panic may lose the
         /// last commits (never corrupts). The default: the fastest setting that survives a process crash.
@@ -12,52 +12,52 @@ public struct DatabaseConfiguration: Sendable {
     }
 
     /// The default `busyTimeout`.
-    public static let defaultBusyTimeoutMilliseconds = 5_000
+    package static let defaultBusyTimeoutMilliseconds = 5_000
     /// The default `cacheSizeKiB` (8 MiB per connection).
-    public static let defaultCacheSizeKiB = 8_192
+    package static let defaultCacheSizeKiB = 8_192
     /// The default `readerCount`.
-    public static let defaultReaderCount = 4
+    package static let defaultReaderCount = 4
     /// The default `maxWriteBatch`.
-    public static let defaultMaxWriteBatch = 64
+    package static let defaultMaxWriteBatch = 64
     /// The default `pageSize`: 1 KiB. A sign-in adds a row at a random place in the index of Apple user ids,
     /// dirtying one leaf page that the WAL then holds whole; with 1 KiB pages new-user sign-ins write about half
     /// the WAL of SQLite's 4 KiB default and run faster (BENCHMARKS.md has the figures). Reads of single rows by
     /// key do not notice.
-    public static let defaultPageSize = 1_024
+    package static let defaultPageSize = 1_024
     /// The default `walLimitBytes`: 64 MiB.
-    public static let defaultWALLimitBytes = 64 << 20
+    package static let defaultWALLimitBytes = 64 << 20
     /// The default `checkpointThresholdPages`: 250 pages (250 KiB with the default page size), a quarter of
     /// SQLite's own automatic-checkpoint threshold. A checkpoint beside the writer takes a core for as long as it
     /// copies pages, so under load on one core it delays the requests in flight meanwhile; four times as many
     /// checkpoints of a quarter of the size spread that delay, and shorten the latency tail of sign-ins on one
     /// core at the same rate (BENCHMARKS.md, "checkpoints beside the writer"). The checkpoint at the WAL limit has
     /// less left to copy.
-    public static let defaultCheckpointThresholdPages = 250
+    package static let defaultCheckpointThresholdPages = 250
 
     /// The page size of a database this creates (`PRAGMA page_size`, a power of two from 512 to 65536); an
     /// existing file keeps the size it was created with.
-    public var pageSize: Int
+    package var pageSize: Int
     /// Durability of commits; see `Synchronous`.
-    public var synchronous: Synchronous
+    package var synchronous: Synchronous
     /// How long a connection waits for a lock held by another process before failing with `.busy`.
-    public var busyTimeoutMilliseconds: Int
+    package var busyTimeoutMilliseconds: Int
     /// The page cache of each connection (`PRAGMA cache_size = -N`).
-    public var cacheSizeKiB: Int
+    package var cacheSizeKiB: Int
     /// The number of read-only connections in a `DatabasePool` (at least 1).
-    public var readerCount: Int
+    package var readerCount: Int
     /// The most write closures a `DatabasePool` commits in one transaction (at least 1; 1 turns group commit off).
-    public var maxWriteBatch: Int
+    package var maxWriteBatch: Int
     /// A `DatabasePool` checkpoints the WAL on a connection of its own once the WAL holds this many pages, so the
     /// writer never stalls on a checkpoint's `fsync`; 0 leaves SQLite's automatic checkpoint in the writer.
-    public var checkpointThresholdPages: Int
+    package var checkpointThresholdPages: Int
     /// How large a `DatabasePool`'s WAL may grow under a write load that never pauses before the writer waits for
     /// a checkpoint to finish, so that the WAL can start over from its beginning (with checkpoints beside the writer).
-    public var walLimitBytes: Int
+    package var walLimitBytes: Int
     /// Where writes queued from inside a round of this executor commit: at the end of that round, on its thread
     /// (see `RoundExecutor`); `nil` sends every write to the pool's writer thread.
-    public var roundExecutor: (any RoundExecutor)?
+    package var roundExecutor: (any RoundExecutor)?
 
-    public init(
+    package init(
         synchronous: Synchronous = .normal,
         pageSize: Int = defaultPageSize,
         busyTimeoutMilliseconds: Int = defaultBusyTimeoutMilliseconds,

@@ -1,7 +1,7 @@
 /// What a failed statement means, the same whichever engine raised it: a unique violation is `.uniqueConstraint`
 /// from SQLite and from PostgreSQL alike, and a database that cannot serve now is `.unavailable` from both. The
 /// layers above ask this, never the engines' error types.
-public protocol DatabaseFailure: Error {
+package protocol DatabaseFailure: Error {
     /// The engine-neutral category.
     var failureKind: DatabaseFailureKind { get }
     /// The position in a write's statements of the one that failed, when known.
@@ -14,7 +14,7 @@ public protocol DatabaseFailure: Error {
 }
 
 /// The categories of `DatabaseFailure`.
-public enum DatabaseFailureKind: Sendable, Equatable {
+package enum DatabaseFailureKind: Sendable, Equatable {
     case uniqueConstraint, foreignKeyConstraint
     /// The database cannot serve now and may later (the caller answers 503): SQLite locked past the busy timeout,
     /// the disk full or failing, the file read-only; PostgreSQL unreachable, restarting, read-only (a standby),
@@ -24,7 +24,7 @@ public enum DatabaseFailureKind: Sendable, Equatable {
 }
 
 extension SQLiteError: DatabaseFailure {
-    public var failureKind: DatabaseFailureKind {
+    package var failureKind: DatabaseFailureKind {
         switch reason {
         case .uniqueConstraint: .uniqueConstraint
         case .foreignKeyConstraint: .foreignKeyConstraint
@@ -33,7 +33,7 @@ extension SQLiteError: DatabaseFailure {
         }
     }
 
-    public var logCause: String {
+    package var logCause: String {
         switch reason {
         case .busy: "locked by another connection for longer than the busy timeout (DATABASE_BUSY_TIMEOUT_MS)"
         case .full: "disk full or file size limit reached (SQLITE_FULL)"
@@ -45,11 +45,11 @@ extension SQLiteError: DatabaseFailure {
         }
     }
 
-    public var logMetadata: [String: String] { ["sqlite_code": "\(extendedCode)", "sqlite_message": message] }
+    package var logMetadata: [String: String] { ["sqlite_code": "\(extendedCode)", "sqlite_message": message] }
 }
 
 extension PostgresError: DatabaseFailure {
-    public var failureKind: DatabaseFailureKind {
+    package var failureKind: DatabaseFailureKind {
         switch reason {
         case .uniqueConstraint: .uniqueConstraint
         case .foreignKeyConstraint: .foreignKeyConstraint
@@ -58,7 +58,7 @@ extension PostgresError: DatabaseFailure {
         }
     }
 
-    public var logCause: String { "PostgreSQL: \(message)" + (hint.map { " (\($0))" } ?? "") }
+    package var logCause: String { "PostgreSQL: \(message)" + (hint.map { " (\($0))" } ?? "") }
 
-    public var logMetadata: [String: String] { ["sqlstate": sqlState] }
+    package var logMetadata: [String: String] { ["sqlstate": sqlState] }
 }

@@ -1,19 +1,19 @@
 /// SQLite behind `DatabaseClient`: a write is one group-committed job on the writer (its statements inside the
 /// job's savepoint, so they commit together or not at all), a read one closure on a reader connection.
 extension DatabasePool: DatabaseClient {
-    public var engine: DatabaseEngine { .sqlite }
+    package var engine: DatabaseEngine { .sqlite }
 
-    public func write(_ statements: [SQL]) async throws -> [SQLResult] {
+    package func write(_ statements: [SQL]) async throws -> [SQLResult] {
         try await write { db in try statements.enumerated().map { try Self.run($1, at: $0, on: db) } }
     }
 
-    public func read<T: Sendable>(_ statement: SQL, _ transform: @escaping @Sendable (Row) throws -> T) async throws
+    package func read<T: Sendable>(_ statement: SQL, _ transform: @escaping @Sendable (Row) throws -> T) async throws
         -> [T]
     {
         try await read { db in try db.fetchAll(sql: statement.text, arguments: statement.arguments, transform) }
     }
 
-    public func readInline<T: Sendable>(_ statement: SQL, _ transform: @escaping @Sendable (Row) throws -> T)
+    package func readInline<T: Sendable>(_ statement: SQL, _ transform: @escaping @Sendable (Row) throws -> T)
         async throws -> [T]
     {
         try await readInline { db in try db.fetchAll(sql: statement.text, arguments: statement.arguments, transform) }

@@ -6,9 +6,9 @@
 /// and `RoundExecutor` for commits at the end of an event loop's round). Reads use a small set of read-only
 /// connections, each reading one consistent WAL snapshot per closure. Callers suspend on continuations: no thread
 /// of Swift's cooperative pool ever blocks on SQLite.
-public final class DatabasePool: Sendable {
+package final class DatabasePool: Sendable {
     /// The database file.
-    public let path: String
+    package let path: String
     let writer: DatabaseWriter
     private let readers: ReaderSet
 
@@ -17,7 +17,7 @@ public final class DatabasePool: Sendable {
     /// - Parameters:
     ///   - path: the database file; created when missing. In-memory databases cannot be shared, use `Database`.
     ///   - configuration: connection settings, pool sizes and the round executor whose writes commit on it.
-    public init(path: String, configuration: DatabaseConfiguration = DatabaseConfiguration()) throws {
+    package init(path: String, configuration: DatabaseConfiguration = DatabaseConfiguration()) throws {
         self.path = path
         self.writer = try DatabaseWriter(path: path, configuration: configuration)
         var connections: [SerialConnection] = []
@@ -33,7 +33,7 @@ public final class DatabasePool: Sendable {
     /// `body` may share its transaction with other queued writes (each in its own savepoint). If `body` throws,
     /// its changes are rolled back and the error is rethrown here; the other writes are not affected.
     /// `body` must not begin, commit or roll back transactions itself (`Database.transaction` nests as a savepoint).
-    public func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+    package func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             writer.submit(WriteJob(body: body, continuation: continuation, exclusive: false))
         }
@@ -42,7 +42,7 @@ public final class DatabasePool: Sendable {
     /// Runs `body` alone on the writer connection, outside any transaction; for migrations and maintenance.
     ///
     /// `body` manages its own transactions.
-    public func writeWithoutTransaction<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+    package func writeWithoutTransaction<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             writer.submit(WriteJob(body: body, continuation: continuation, exclusive: true))
         }
@@ -50,7 +50,7 @@ public final class DatabasePool: Sendable {
 
     /// Runs `body` on a reader connection inside a read transaction: it sees one committed snapshot,
     /// including every write whose `write` call has returned.
-    public func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+    package func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             readers.submit { database in
                 continuation.resume(with: Result { try database.transaction(.deferred) { try body(database) } })
@@ -62,7 +62,7 @@ public final class DatabasePool: Sendable {
     /// two thread hops of `read` (to the reader's queue and back); when every reader is busy, waits in line like
     /// `read`. For short indexed lookups on hot paths (the bearer token of `GET /api/users/me`): the calling
     /// thread, an event loop, serves nothing else meanwhile. A WAL reader does not wait for the writer.
-    public func readInline<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+    package func readInline<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         let inline = readers.runInline { database in
             Result { try database.transaction(.deferred) { try body(database) } }
         }
@@ -72,18 +72,18 @@ public final class DatabasePool: Sendable {
 
     /// Counts of committed write transactions and of the write closures they carried; a caller sees its own
     /// commit counted as soon as its `write` returns.
-    public var writeStatistics: WriteStatistics { writer.queue.withLock { $0.statistics } }
+    package var writeStatistics: WriteStatistics { writer.queue.withLock { $0.statistics } }
 
     /// Writes queued and not yet started: the group-commit queue's depth (metrics; tests line writes up with it).
-    public var pendingWriteCount: Int { writer.queue.withLock { $0.pending.count } }
+    package var pendingWriteCount: Int { writer.queue.withLock { $0.pending.count } }
 }
 
 /// What the pool has committed so far.
-public struct WriteStatistics: Sendable, Equatable {
+package struct WriteStatistics: Sendable, Equatable {
     /// Write transactions committed.
-    public var transactions = 0
+    package var transactions = 0
     /// Write closures committed by those transactions; `writes / transactions` is the mean group-commit size.
-    public var writes = 0
+    package var writes = 0
     /// WAL checkpoints run beside the writer (see `DatabaseConfiguration.checkpointThresholdPages`).
-    public var checkpoints = 0
+    package var checkpoints = 0
 }

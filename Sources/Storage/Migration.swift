@@ -1,11 +1,11 @@
 import Foundation
 
 /// One schema change, identified by an increasing version number and a name.
-public struct Migration: Sendable {
+package struct Migration: Sendable {
     /// The position of this migration; versions strictly increase in registration order.
-    public let version: Int
+    package let version: Int
     /// A short description recorded in `schema_migrations`, e.g. "create users".
-    public let name: String
+    package let name: String
     let body: @Sendable (Database) throws -> Void
     /// The same change for PostgreSQL, one statement each, in PostgreSQL's own types; nil when the migration was
     /// written for SQLite only (a migrator with one cannot migrate a PostgreSQL database).
@@ -13,8 +13,8 @@ public struct Migration: Sendable {
 }
 
 /// A migration recorded in a database's `schema_migrations` table.
-public struct AppliedMigration: Sendable, Equatable {
-    public var version: Int
-    public var name: String
-    public var appliedAt: Date
+package struct AppliedMigration: Sendable, Equatable {
+    package var version: Int
+    package var name: String
+    package var appliedAt: Date
 }

@@ -1,15 +1,15 @@
 /// Why migrations cannot run.
-public struct MigrationError: Error, Equatable, CustomStringConvertible {
-    public enum Reason: Equatable, Sendable {
+package struct MigrationError: Error, Equatable, CustomStringConvertible {
+    package enum Reason: Equatable, Sendable {
         /// The database records migrations this build does not know: it was written by a newer version.
         case databaseIsNewer(unknown: [Int])
     }
 
-    public var reason: Reason
+    package var reason: Reason
     /// The database file.
-    public var path: String
+    package var path: String
 
-    public var description: String {
+    package var description: String {
         switch reason {
         case .databaseIsNewer(let unknown):
             let versions = unknown.map(String.init).joined(separator: ", ")

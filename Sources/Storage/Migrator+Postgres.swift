@@ -5,7 +5,7 @@ import Foundation
 /// migration once and all come up.
 extension Migrator {
     /// The `pg_advisory_xact_lock` key every siwa migrator takes ("siwa" in ASCII).
-    public static let postgresLockKey: Int64 = 0x7369_7761
+    package static let postgresLockKey: Int64 = 0x7369_7761
 
     /// Applies every known migration the database lacks, up to `target` when given.
     ///
@@ -15,7 +15,7 @@ extension Migrator {
     /// - Returns: the versions applied by this call.
     /// - Throws: `MigrationError` (`.databaseIsNewer`) for a database a newer build migrated; `PostgresError`.
     @discardableResult
-    public func migrate(_ pool: PostgresPool, upTo target: Int? = nil, now: Date = Date()) async throws -> [Int] {
+    package func migrate(_ pool: PostgresPool, upTo target: Int? = nil, now: Date = Date()) async throws -> [Int] {
         let status = try await status(pool)
         guard status.unknown.isEmpty else {
             throw MigrationError(reason: .databaseIsNewer(unknown: status.unknown), path: pool.url.description)
@@ -46,7 +46,7 @@ extension Migrator {
     }
 
     /// How far the PostgreSQL database's schema is from this migrator's; reads only.
-    public func status(_ pool: PostgresPool) async throws -> Status {
+    package func status(_ pool: PostgresPool) async throws -> Status {
         let hasTable = try await pool.readOne(SQL("SELECT to_regclass('schema_migrations') IS NOT NULL")) {
             try $0[0] as Bool
         } ?? false

@@ -5,30 +5,30 @@ import Foundation
 ///
 /// Refuses a database that records a version it does not know (`MigrationError.Reason.databaseIsNewer`),
 /// so an older build never runs against a schema it does not understand.
-public struct Migrator: Sendable {
+package struct Migrator: Sendable {
     /// The registered migrations, in version order.
-    public private(set) var migrations: [Migration] = []
+    package private(set) var migrations: [Migration] = []
 
-    public init() {}
+    package init() {}
 
     /// Adds a migration; `version` must be greater than every version registered before it.
     /// - Parameters:
     ///   - body: the change on a SQLite connection, inside the migration's transaction.
     ///   - postgres: the same change for PostgreSQL, one statement each (empty when PostgreSQL needs none), or nil
     ///     for a migrator that only ever runs on SQLite.
-    public mutating func register(version: Int, name: String, postgres: [String]? = nil,
+    package mutating func register(version: Int, name: String, postgres: [String]? = nil,
                                   _ body: @escaping @Sendable (Database) throws -> Void) {
         precondition(migrations.last.map { $0.version < version } ?? true, "migration versions must increase")
         migrations.append(Migration(version: version, name: name, body: body, postgres: postgres))
     }
 
     /// Adds a migration whose SQLite change is one script (`Database.executeScript`); see the other `register`.
-    public mutating func register(version: Int, name: String, sqlite script: String, postgres: [String]) {
+    package mutating func register(version: Int, name: String, sqlite script: String, postgres: [String]) {
         register(version: version, name: name, postgres: postgres) { try $0.executeScript(script) }
     }
 
     /// The migrations recorded in `database`, oldest first (none for a new database).
-    public func appliedMigrations(_ database: Database) throws -> [AppliedMigration] {
+    package func appliedMigrations(_ database: Database) throws -> [AppliedMigration] {
         try createTable(database)
         return try database.fetchAll(sql: "SELECT version, name, applied_at FROM schema_migrations ORDER BY version") {
             AppliedMigration(version: try $0[0], name: try $0[1], appliedAt: try $0[2])
@@ -41,7 +41,7 @@ public struct Migrator: Sendable {
     /// it, so two processes migrating at once apply each migration once.
     /// - Returns: the versions applied by this call.
     @discardableResult
-    public func migrate(_ database: Database, upTo target: Int? = nil, now: Date = Date()) throws -> [Int] {
+    package func migrate(_ database: Database, upTo target: Int? = nil, now: Date = Date()) throws -> [Int] {
         try checkKnown(database)
         var applied: [Int] = []
         for migration in migrations where target.map({ migration.version <= $0 }) ?? true {
@@ -63,12 +63,12 @@ public struct Migrator: Sendable {
 
     /// `migrate(_:upTo:now:)` on the pool's writer connection.
     @discardableResult
-    public func migrate(_ pool: DatabasePool, upTo target: Int? = nil, now: Date = Date()) async throws -> [Int] {
+    package func migrate(_ pool: DatabasePool, upTo target: Int? = nil, now: Date = Date()) async throws -> [Int] {
         try await pool.writeWithoutTransaction { database in try self.migrate(database, upTo: target, now: now) }
     }
 
     /// Throws `databaseIsNewer` when `database` records versions this migrator does not know.
-    public func checkKnown(_ database: Database) throws {
+    package func checkKnown(_ database: Database) throws {
         let known = Set(migrations.map(\.version))
         let unknown = try appliedMigrations(database).map(\.version).filter { !known.contains($0) }
         guard unknown.isEmpty else {
@@ -89,21 +89,21 @@ public struct Migrator: Sendable {
 
 extension Migrator {
     /// How far a database's schema is from this migrator's, read without writing anything.
-    public struct Status: Sendable, Equatable {
+    package struct Status: Sendable, Equatable {
         /// Versions recorded in the database, oldest first.
-        public var applied: [Int]
+        package var applied: [Int]
         /// Known versions the database lacks: what `migrate` would apply.
-        public var pending: [Int]
+        package var pending: [Int]
         /// Versions the database records that this migrator does not know (a newer build wrote it).
-        public var unknown: [Int]
+        package var unknown: [Int]
 
         /// Whether the database is exactly at this migrator's version.
-        public var isCurrent: Bool { pending.isEmpty && unknown.isEmpty }
+        package var isCurrent: Bool { pending.isEmpty && unknown.isEmpty }
     }
 
     /// The status of `database`; unlike `appliedMigrations` it never creates `schema_migrations`, so it works on
     /// a read-only connection and changes nothing (a database without the table has every migration pending).
-    public func status(_ database: Database) throws -> Status {
+    package func status(_ database: Database) throws -> Status {
         let hasTable = try database.fetchOne(
             sql: "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'schema_migrations'"
         ) { _ in true } ?? false

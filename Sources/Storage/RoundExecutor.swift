@@ -6,7 +6,7 @@
 /// writer thread to wake and no second thread competing for the core. Writes queued anywhere else go to the
 /// pool's writer thread as usual. Either way the pool decides when a write commits, and every caller is resumed
 /// only after its commit.
-public protocol RoundExecutor: Sendable {
+package protocol RoundExecutor: Sendable {
     /// If the calling thread is running a round of this executor, arranges for `task` to run on it once, when the
     /// round ends, and returns `true`: tasks given the same `key` during one round run once. On any other thread
     /// it does nothing and returns `false`.

@@ -3,11 +3,11 @@
 /// Write it in the SQL both engines speak (`INSERT … ON CONFLICT … DO …`, `RETURNING`, `CASE`, sub-selects);
 /// PostgreSQL receives `$1`, `$2`, … in place of the `?`s, and each engine stores the values its own way
 /// (`DatabaseValue`). Values are always bound, never written into the text.
-public struct SQL: Sendable, Equatable {
-    public var text: String
-    public var arguments: [DatabaseValue]
+package struct SQL: Sendable, Equatable {
+    package var text: String
+    package var arguments: [DatabaseValue]
 
-    public init(_ text: String, _ arguments: [any DatabaseValueConvertible] = []) {
+    package init(_ text: String, _ arguments: [any DatabaseValueConvertible] = []) {
         self.text = text
         self.arguments = arguments.map(\.databaseValue)
     }
@@ -15,7 +15,7 @@ public struct SQL: Sendable, Equatable {
 
 /// What one statement of a write gave back: the rows of a `SELECT` or a `RETURNING` clause, and how many rows an
 /// `INSERT`, `UPDATE` or `DELETE` changed.
-public struct SQLResult: Sendable {
+package struct SQLResult: Sendable {
     enum Rows: Sendable {
         case postgres(PGResult)
         case values(RowValues)
@@ -23,10 +23,10 @@ public struct SQLResult: Sendable {
 
     let rows: Rows
     /// Rows inserted, updated or deleted by the statement.
-    public let changes: Int
+    package let changes: Int
 
     /// How many rows there are.
-    public var count: Int {
+    package var count: Int {
         switch rows {
         case .postgres(let result): result.rowCount
         case .values(let values): values.rows.count
@@ -34,12 +34,12 @@ public struct SQLResult: Sendable {
     }
 
     /// Each row through `transform`.
-    public func map<T>(_ transform: (Row) throws -> T) throws -> [T] {
+    package func map<T>(_ transform: (Row) throws -> T) throws -> [T] {
         try (0..<count).map { try transform(row($0)) }
     }
 
     /// The first row through `transform`, or nil when there is none.
-    public func first<T>(_ transform: (Row) throws -> T) throws -> T? {
+    package func first<T>(_ transform: (Row) throws -> T) throws -> T? {
         count > 0 ? try transform(row(0)) : nil
     }
 

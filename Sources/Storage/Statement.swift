@@ -4,10 +4,10 @@ import CSQLite
 ///
 /// A statement belongs to the `Database` that prepared it and, like it, is used by one thread at a time.
 /// Values are only ever bound through `?` parameters; SQL is never assembled from values.
-public final class Statement {
+package final class Statement {
     let handle: OpaquePointer  // sqlite3_stmt *
     /// The SQL text this statement was prepared from.
-    public let sql: String
+    package let sql: String
     private lazy var columnIndexes: [String: Int32] = {
         var indexes: [String: Int32] = [:]
         for index in 0..<sqlite3_column_count(handle) {
@@ -45,12 +45,12 @@ public final class Statement {
     deinit { sqlite3_finalize(handle) }
 
     /// The number of `?` parameters.
-    public var parameterCount: Int { Int(sqlite3_bind_parameter_count(handle)) }
+    package var parameterCount: Int { Int(sqlite3_bind_parameter_count(handle)) }
 
     /// Resets the statement and binds `arguments` to its parameters, in order.
     ///
     /// - Throws: `SQLiteError` when the number of arguments does not match the number of parameters.
-    public func bind(_ arguments: [any DatabaseValueConvertible]) throws {
+    package func bind(_ arguments: [any DatabaseValueConvertible]) throws {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
         guard arguments.count == parameterCount else {
@@ -99,7 +99,7 @@ public final class Statement {
     /// Advances to the next row.
     ///
     /// - Returns: true when a row is available, false when the statement is done.
-    public func step() throws -> Bool {
+    package func step() throws -> Bool {
         switch sqlite3_step(handle) {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false
@@ -111,19 +111,19 @@ public final class Statement {
     }
 
     /// Resets the statement so it releases its read snapshot and can run again.
-    public func reset() {
+    package func reset() {
         sqlite3_reset(handle)
     }
 
     /// Binds `arguments` and runs the statement to completion, ignoring any rows.
-    public func execute(_ arguments: [any DatabaseValueConvertible] = []) throws {
+    package func execute(_ arguments: [any DatabaseValueConvertible] = []) throws {
         try bind(arguments)
         defer { reset() }
         while try step() {}
     }
 
     /// Binds `arguments` and maps every row with `transform`.
-    public func fetchAll<T>(_ arguments: [any DatabaseValueConvertible] = [], _ transform: (Row) throws -> T) throws -> [T] {
+    package func fetchAll<T>(_ arguments: [any DatabaseValueConvertible] = [], _ transform: (Row) throws -> T) throws -> [T] {
         try bind(arguments)
         defer { reset() }
         var results: [T] = []
@@ -132,14 +132,14 @@ public final class Statement {
     }
 
     /// Binds `arguments` and maps the first row with `transform`, or returns nil when there is none.
-    public func fetchOne<T>(_ arguments: [any DatabaseValueConvertible] = [], _ transform: (Row) throws -> T) throws -> T? {
+    package func fetchOne<T>(_ arguments: [any DatabaseValueConvertible] = [], _ transform: (Row) throws -> T) throws -> T? {
         try bind(arguments)
         defer { reset() }
         return try step() ? transform(Row(statement: self)) : nil
     }
 
     /// The number of result columns.
-    public var columnCount: Int { Int(sqlite3_column_count(handle)) }
+    package var columnCount: Int { Int(sqlite3_column_count(handle)) }
 
     /// Whether the statement changes nothing (`sqlite3_stmt_readonly`): a `SELECT`.
     var isReadOnly: Bool { sqlite3_stmt_readonly(handle) != 0 }

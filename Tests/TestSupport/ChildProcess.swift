@@ -9,24 +9,24 @@ import Synchronization
 /// next to an unmapped page (swift-corelibs-foundation#5472; it crashed a full run here once, in `Process.run()`).
 /// This spawns directly and, as `Process` does, closes every descriptor above stderr in the child
 /// (`posix_spawn_file_actions_addclosefrom_np`), so a child never holds another test's sockets open.
-public final class ChildProcess: Sendable {
+package final class ChildProcess: Sendable {
     /// Where the child's stdin comes from.
-    public enum Input: Sendable { case null, pipe }
+    package enum Input: Sendable { case null, pipe }
     /// Where the child's stdout goes.
-    public enum Output: Sendable { case inherit, null, pipe, file(String) }
+    package enum Output: Sendable { case inherit, null, pipe, file(String) }
     /// Where the child's stderr goes; `.output` shares stdout's destination.
-    public enum ErrorOutput: Sendable { case inherit, null, output }
+    package enum ErrorOutput: Sendable { case inherit, null, output }
 
-    public struct Failure: Error, CustomStringConvertible {
-        public var description: String
-        public init(description: String) { self.description = description }
+    package struct Failure: Error, CustomStringConvertible {
+        package var description: String
+        package init(description: String) { self.description = description }
     }
 
-    public let pid: pid_t
+    package let pid: pid_t
     /// The write end of the child's stdin, for `.pipe` input.
-    public let input: FileHandle?
+    package let input: FileHandle?
     /// The read end of the child's stdout, for `.pipe` output.
-    public let output: FileHandle?
+    package let output: FileHandle?
     /// The raw `waitpid` status once the child has been reaped.
     private let waitStatus = Mutex<Int32?>(nil)
 
@@ -34,7 +34,7 @@ public final class ChildProcess: Sendable {
     /// - Parameters:
     ///   - environment: the child's whole environment; nil passes this process's.
     ///   - directory: the child's working directory; nil keeps this process's.
-    public init(_ executable: String, arguments: [String] = [], environment: [String: String]? = nil,
+    package init(_ executable: String, arguments: [String] = [], environment: [String: String]? = nil,
                 directory: String? = nil, input: Input = .null, output: Output = .inherit,
                 error: ErrorOutput = .inherit) throws {
         var actions = posix_spawn_file_actions_t()
@@ -103,7 +103,7 @@ public final class ChildProcess: Sendable {
     }
 
     /// Whether the child has not ended yet (reaps it when it has).
-    public var isRunning: Bool {
+    package var isRunning: Bool {
         waitStatus.withLock { saved in
             guard saved == nil else { return false }
             var status: Int32 = 0
@@ -114,7 +114,7 @@ public final class ChildProcess: Sendable {
     }
 
     /// Blocks until the child ends.
-    public func waitUntilExit() {
+    package func waitUntilExit() {
         waitStatus.withLock { saved in
             guard saved == nil else { return }
             var status: Int32 = 0
@@ -124,19 +124,19 @@ public final class ChildProcess: Sendable {
     }
 
     /// Whether a signal ended the child; meaningful once it has ended.
-    public var wasSignaled: Bool {
+    package var wasSignaled: Bool {
         guard let status = waitStatus.withLock({ $0 }) else { return false }
         return status & 0x7F != 0 && status & 0x7F != 0x7F
     }
 
     /// The exit code, or the number of the signal that ended the child (`wasSignaled`); -1 while it runs.
-    public var terminationStatus: Int32 {
+    package var terminationStatus: Int32 {
         guard let status = waitStatus.withLock({ $0 }) else { return -1 }
         return status & 0x7F == 0 ? (status >> 8) & 0xFF : status & 0x7F
     }
 
     /// Runs `executable` to its end with no input and its output discarded; its exit code (or signal).
-    public static func run(_ executable: String, arguments: [String] = []) throws -> Int32 {
+    package static func run(_ executable: String, arguments: [String] = []) throws -> Int32 {
         let child = try ChildProcess(executable, arguments: arguments, output: .null, error: .null)
         child.waitUntilExit()
         return child.terminationStatus
@@ -144,7 +144,7 @@ public final class ChildProcess: Sendable {
 
     /// The path of `name`, an executable product that `swift build` / `swift test` put beside the running test
     /// binary or in a folder above it.
-    public static func builtProduct(_ name: String) throws -> String {
+    package static func builtProduct(_ name: String) throws -> String {
         let me = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
         var directory = URL(fileURLWithPath: me).deletingLastPathComponent()
         while directory.pathComponents.count > 1 {

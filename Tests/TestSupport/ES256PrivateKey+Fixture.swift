@@ -2,7 +2,7 @@ import CryptoCore
 
 extension ES256PrivateKey {
     /// A fixed P-256 test key in PKCS#8 PEM, the format of Apple's `.p8` files.
-    public static let fixturePEM = """
+    package static let fixturePEM = """
 -----BEGIN PRIVATE KEY-----
 MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQgUfDl2Kd5VG3mor1I
 Pr48p1Kdg3kTm0qe84rEusCyh3ShRANCAATNmSDk4mALJ29+bCITnQ0KGr9qp7a5
@@ -11,7 +11,7 @@ Pr48p1Kdg3kTm0qe84rEusCyh3ShRANCAATNmSDk4mALJ29+bCITnQ0KGr9qp7a5
 """
 
     /// A P-384 key: the wrong curve for ES256.
-    public static let p384FixturePEM = """
+    package static let p384FixturePEM = """
 -----BEGIN PRIVATE KEY-----
 MIG2AgEAMBAGByqGSM49AgEGBSuBBAAiBIGeMIGbAgEBBDAtuw57vEtlZtJJhPTU
 sB2XrMFhKwQ/Mxmq9Rfe16WOtB8ovhBUas/5D2IIMFp2TDyhZANiAASTQveFtgw8

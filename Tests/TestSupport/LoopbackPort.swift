@@ -4,13 +4,13 @@ import Testing
 
 /// Ports on 127.0.0.1 for servers a test starts (as child processes, or again after a stop) and must know the
 /// port of in advance.
-public enum LoopbackPort {
+package enum LoopbackPort {
     /// The lowest port `free()` hands out.
     static let lowestPort = 20_000
 
     /// A port nothing is bound to now, below the kernel's ephemeral range (`ip_local_port_range`): a port from
     /// inside it could be taken, between a server's stop and its restart, by any outgoing connection on the machine.
-    public static func free() throws -> Int {
+    package static func free() throws -> Int {
         let ephemeralStart = ephemeralRangeStart()
         for _ in 0..<1000 {
             let port = Int.random(in: lowestPort..<max(ephemeralStart, lowestPort + 1000))
@@ -26,14 +26,14 @@ public enum LoopbackPort {
     }
 
     /// Whether something listens on 127.0.0.1:`port` now (a connection to it is accepted).
-    public static func accepts(_ port: Int) -> Bool {
+    package static func accepts(_ port: Int) -> Bool {
         (try? onNewSocket(port) { connect($0, $1, $2) }) == 0
     }
 
     /// Connects to 127.0.0.1:`port` every 10 ms until it refuses (`ECONNREFUSED`: nothing listens any more) and
     /// records an issue when it still accepts after `attempts` tries. A probe that reaches the backlog the instant
     /// the listener stops is reset with it (`ECONNRESET`), and the next one is refused.
-    public static func waitUntilRefused(_ port: Int, attempts: Int = 500) async throws {
+    package static func waitUntilRefused(_ port: Int, attempts: Int = 500) async throws {
         for _ in 0..<attempts {
             if try onNewSocket(port, { connect($0, $1, $2) }) == ECONNREFUSED { return }
             try await Task.sleep(for: .milliseconds(10))

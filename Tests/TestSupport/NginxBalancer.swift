@@ -7,17 +7,17 @@ import Testing
 /// `Scripts/cluster` runs (`deploy/nginx/cluster.conf.template`): pooled keep-alive connections closed by nginx
 /// before the instances' 60 s idle timeout, a refused connection marks an instance down for `failTimeout` seconds,
 /// and a request that could not be sent is passed to the next instance.
-public final class NginxBalancer: @unchecked Sendable {
-    public static let binary = "/usr/sbin/nginx"
-    public static var isAvailable: Bool { access(binary, X_OK) == 0 }
+package final class NginxBalancer: @unchecked Sendable {
+    package static let binary = "/usr/sbin/nginx"
+    package static var isAvailable: Bool { access(binary, X_OK) == 0 }
 
-    public let port: Int
-    public let failTimeout: Int
+    package let port: Int
+    package let failTimeout: Int
     private let directory: String
     private let process: ChildProcess
 
     /// Starts nginx on a free port in front of `upstreams` and returns once it accepts connections.
-    public init(upstreams: [Int], failTimeout: Int = 1) async throws {
+    package init(upstreams: [Int], failTimeout: Int = 1) async throws {
         port = try LoopbackPort.free()
         self.failTimeout = failTimeout
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("siwa-nginx-\(UUID().uuidString)").path
@@ -40,13 +40,13 @@ public final class NginxBalancer: @unchecked Sendable {
 
     deinit { stop() }
 
-    public var baseURL: String { "http://127.0.0.1:\(port)" }
+    package var baseURL: String { "http://127.0.0.1:\(port)" }
 
     /// nginx's error log so far (upstream failures are logged there at `error`).
-    public var errorLog: String { (try? String(contentsOfFile: directory + "/error.log", encoding: .utf8)) ?? "" }
+    package var errorLog: String { (try? String(contentsOfFile: directory + "/error.log", encoding: .utf8)) ?? "" }
 
     /// Stops nginx (SIGQUIT: it finishes what it proxies) and removes its folder.
-    public func stop() {
+    package func stop() {
         if process.isRunning {
             kill(process.pid, SIGQUIT)
             process.waitUntilExit()
@@ -70,7 +70,7 @@ public final class NginxBalancer: @unchecked Sendable {
 
 extension Trait where Self == ConditionTrait {
     /// Runs a test only where Debian's nginx is installed; under CI it always runs, and a missing nginx fails it.
-    public static var nginx: Self {
+    package static var nginx: Self {
         .enabled(if: NginxBalancer.isAvailable || !(ProcessInfo.processInfo.environment["CI"] ?? "").isEmpty,
                  "nginx is not installed (Scripts/setup nginx)")
     }

@@ -4,16 +4,16 @@ import Glibc
 /// Debian's PgBouncer (`Scripts/setup pgbouncer` installs it) in front of a `PostgresCluster`, in transaction pooling
 /// mode with a pool of `poolSize` server connections, on a free loopback port; run as the `postgres` user when the
 /// tests run as root (PgBouncer refuses root), stopped and deleted by `stop()`.
-public final class PgBouncer: Sendable {
-    public let port: Int
+package final class PgBouncer: Sendable {
+    package let port: Int
     private let directory: String
 
     /// Where Debian installs it, or nil when it is not installed.
-    public static let executable: String? = {
+    package static let executable: String? = {
         FileManager.default.isExecutableFile(atPath: "/usr/sbin/pgbouncer") ? "/usr/sbin/pgbouncer" : nil
     }()
 
-    public init(in front: PostgresCluster, poolSize: Int) throws {
+    package init(in front: PostgresCluster, poolSize: Int) throws {
         guard let executable = Self.executable else {
             throw ChildProcess.Failure(description: "PgBouncer is not installed (Scripts/setup pgbouncer)")
         }
@@ -53,12 +53,12 @@ public final class PgBouncer: Sendable {
     deinit { stop() }
 
     /// A `postgres://` URI for `database` through the pooler.
-    public func url(database: String) -> String {
+    package func url(database: String) -> String {
         "postgres://postgres@127.0.0.1:\(port)/\(database)"
     }
 
     /// Stops PgBouncer and deletes its folder.
-    public func stop() {
+    package func stop() {
         if let text = try? String(contentsOfFile: directory + "/pgbouncer.pid", encoding: .utf8),
            let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
             kill(pid, SIGTERM)
@@ -71,7 +71,7 @@ public final class PgBouncer: Sendable {
 extension PgBouncer {
     /// Starts one (`init(in:poolSize:)`, which waits for a child process) on a thread of its own, off the few
     /// threads every other test's tasks run on.
-    public static func started(in front: PostgresCluster, poolSize: Int) async throws -> PgBouncer {
+    package static func started(in front: PostgresCluster, poolSize: Int) async throws -> PgBouncer {
         try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread { continuation.resume(with: Result { try PgBouncer(in: front, poolSize: poolSize) }) }
         }

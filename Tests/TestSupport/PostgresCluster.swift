@@ -7,10 +7,10 @@ import Testing
 /// and a socket in that folder only, run as the `postgres` user when the tests run as root (PostgreSQL refuses
 /// root), stopped and deleted by `stop()`. Debian's `postgresql` package provides the binaries
 /// (`Scripts/setup postgresql` installs it).
-public final class PostgresCluster: Sendable {
+package final class PostgresCluster: Sendable {
     /// The folder holding the data directory, the socket and the server's log.
-    public let directory: String
-    public let port: Int
+    package let directory: String
+    package let port: Int
     private let binaries: String
     private let runAs: [String]
     /// The server's `-c` settings for TLS, empty when it serves plain TCP only.
@@ -18,7 +18,7 @@ public final class PostgresCluster: Sendable {
     private let existing = Mutex<Set<String>>([])
 
     /// Where the server's binaries are, or nil when PostgreSQL is not installed.
-    public static var binaryDirectory: String? {
+    package static var binaryDirectory: String? {
         let versions = (try? FileManager.default.contentsOfDirectory(atPath: "/usr/lib/postgresql")) ?? []
         return versions.sorted { (Int($0) ?? 0) < (Int($1) ?? 0) }.last
             .map { "/usr/lib/postgresql/\($0)/bin" }
@@ -26,12 +26,12 @@ public final class PostgresCluster: Sendable {
     }
 
     /// Whether a cluster can be started here.
-    public static var isAvailable: Bool { binaryDirectory != nil }
+    package static var isAvailable: Bool { binaryDirectory != nil }
 
     /// Creates and starts a cluster; the `postgres` database accepts user `postgres` without a password, from
     /// loopback only. With `tls`, the server also accepts TLS connections with that certificate and key (libpq's
     /// default `sslmode=prefer` then uses TLS).
-    public init(tls: SelfSignedCertificate? = nil) throws {
+    package init(tls: SelfSignedCertificate? = nil) throws {
         guard let binaries = Self.binaryDirectory else {
             throw ChildProcess.Failure(description: "PostgreSQL is not installed (Scripts/setup postgresql)")
         }
@@ -72,7 +72,7 @@ public final class PostgresCluster: Sendable {
 
     /// A streaming standby of `primary` (`pg_basebackup -R`, which writes
     /// `standby.signal` and `primary_conninfo`), in a folder of its own on a free port, started and replaying.
-    public init(standbyOf primary: PostgresCluster) throws {
+    package init(standbyOf primary: PostgresCluster) throws {
         binaries = primary.binaries
         runAs = primary.runAs
         tlsOptions = ""
@@ -86,19 +86,19 @@ public final class PostgresCluster: Sendable {
     }
 
     /// Promotes a standby to primary (`pg_ctl promote`); returns once it takes writes.
-    public func promote() throws {
+    package func promote() throws {
         try run("pg_ctl", ["-D", directory + "/data", "-w", "promote"])
     }
 
     deinit { stop() }
 
     /// A `postgres://` URI for `database` on this cluster, over TCP on 127.0.0.1.
-    public func url(database: String = "postgres") -> String {
+    package func url(database: String = "postgres") -> String {
         "postgres://postgres@127.0.0.1:\(port)/\(database)"
     }
 
     /// Starts the server (again); returns once it accepts connections.
-    public func start() throws {
+    package func start() throws {
         let options = "-c listen_addresses=127.0.0.1 -p \(port) -k \(directory) -c fsync=off -c full_page_writes=off"
             + " -c max_connections=200" + tlsOptions
         try run("pg_ctl", ["-D", directory + "/data", "-l", directory + "/server.log", "-o", options, "-w", "-t", "60",
@@ -106,24 +106,24 @@ public final class PostgresCluster: Sendable {
     }
 
     /// Stops the server at once (`immediate`), as a crash or an outage would; `start()` brings it back.
-    public func kill() throws {
+    package func kill() throws {
         try run("pg_ctl", ["-D", directory + "/data", "-m", "immediate", "-w", "stop"])
     }
 
     /// Stops the server if it runs and deletes the folder.
-    public func stop() {
+    package func stop() {
         _ = try? run("pg_ctl", ["-D", directory + "/data", "-m", "immediate", "-w", "stop"], failIfNonZero: false)
         try? FileManager.default.removeItem(atPath: directory)
     }
 
     /// Creates a database of its own for one test and returns its URI.
-    public func createDatabase() throws -> String {
+    package func createDatabase() throws -> String {
         try database(named: "t_" + UUID().uuidString.prefix(12).lowercased().replacingOccurrences(of: "-", with: ""))
     }
 
     /// The URI of the database for `key` (a test's folder, so that a server restarted on the same folder finds its
     /// data again), created the first time.
-    public func database(for key: String) throws -> String {
+    package func database(for key: String) throws -> String {
         let name = "t_" + String(key.lowercased().filter { $0.isLetter || $0.isNumber }.suffix(48))
         let created = existing.withLock { $0.insert(name).inserted }
         return created ? try database(named: name) : url(database: name)
@@ -135,7 +135,7 @@ public final class PostgresCluster: Sendable {
     }
 
     /// Runs `sql` with psql as `postgres` on the database `postgres`; returns what it printed, unaligned, rows only.
-    public func query(_ sql: String) throws -> String {
+    package func query(_ sql: String) throws -> String {
         let output = directory + "/query-\(UUID().uuidString.prefix(8)).out"
         defer { try? FileManager.default.removeItem(atPath: output) }
         try run("psql", ["-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-d", "postgres", "-Atq",
@@ -158,7 +158,7 @@ public final class PostgresCluster: Sendable {
 extension Trait where Self == ConditionTrait {
     /// Runs a test only where a PostgreSQL server can be started; under CI it always runs, and a missing
     /// installation fails it.
-    public static var postgres: Self {
+    package static var postgres: Self {
         .enabled(if: PostgresCluster.isAvailable || !(ProcessInfo.processInfo.environment["CI"] ?? "").isEmpty,
                  "PostgreSQL is not installed (Scripts/setup postgresql)")
     }
@@ -167,13 +167,13 @@ extension Trait where Self == ConditionTrait {
 extension PostgresCluster {
     /// The engine the application tests run on: PostgreSQL when `SIWA_TEST_DATABASE=postgres` (`Scripts/test` runs
     /// the application suite once on each engine), SQLite otherwise.
-    public static var testsUsePostgres: Bool {
+    package static var testsUsePostgres: Bool {
         ProcessInfo.processInfo.environment["SIWA_TEST_DATABASE"] == "postgres"
     }
 
     /// One cluster for the whole test process, started on first use and stopped as the process exits; each test
     /// takes a database of its own in it (`createDatabase`).
-    public static let shared: PostgresCluster = {
+    package static let shared: PostgresCluster = {
         do {
             let cluster = try PostgresCluster()
             atexit { PostgresCluster.shared.stop() }
@@ -187,7 +187,7 @@ extension PostgresCluster {
 extension Trait where Self == ConditionTrait {
     /// For a test of the SQLite file itself (faults of the file, backups, the writer's durability): skipped when the
     /// application tests run on PostgreSQL.
-    public static var sqliteOnly: Self {
+    package static var sqliteOnly: Self {
         .disabled(if: PostgresCluster.testsUsePostgres, "tests the SQLite file; this run uses PostgreSQL")
     }
 }
@@ -202,43 +202,43 @@ extension PostgresCluster {
     }
 
     /// A cluster of the test's own, for a test that stops or kills the server, or one that serves TLS.
-    public static func started(tls: SelfSignedCertificate? = nil) async throws -> PostgresCluster {
+    package static func started(tls: SelfSignedCertificate? = nil) async throws -> PostgresCluster {
         try await offThePool { try PostgresCluster(tls: tls) }
     }
 
     /// The process-wide `shared` cluster, started off the pool the first time.
-    public static func sharedCluster() async throws -> PostgresCluster {
+    package static func sharedCluster() async throws -> PostgresCluster {
         try await offThePool { PostgresCluster.shared }
     }
 
     /// The database for `key` (`database(for:)`) in the shared cluster, off the pool.
-    public static func sharedDatabase(for key: String) async throws -> String {
+    package static func sharedDatabase(for key: String) async throws -> String {
         try await offThePool { try PostgresCluster.shared.database(for: key) }
     }
 
     /// A database of the test's own (`createDatabase`), off the pool.
-    public func newDatabase() async throws -> String {
+    package func newDatabase() async throws -> String {
         try await Self.offThePool { [self] in try createDatabase() }
     }
 
     /// Kills the server (`kill`), off the pool.
-    public func killServer() async throws {
+    package func killServer() async throws {
         try await Self.offThePool { [self] in try kill() }
     }
 
     /// A streaming standby of this cluster (`init(standbyOf:)`), off the pool.
-    public func startStandby() async throws -> PostgresCluster {
+    package func startStandby() async throws -> PostgresCluster {
         try await Self.offThePool { [self] in try PostgresCluster(standbyOf: self) }
     }
 
     /// Promotes this standby (`promote`), off the pool.
-    public func promoteServer() async throws {
+    package func promoteServer() async throws {
         try await Self.offThePool { [self] in try promote() }
     }
 
     /// A new primary and a streaming standby of it in synchronous replication (`synchronous_standby_names = '*'`,
     /// so a commit returns once the standby has it), off the pool; returns once the standby reports `sync`.
-    public static func synchronousPair() async throws -> (primary: PostgresCluster, standby: PostgresCluster) {
+    package static func synchronousPair() async throws -> (primary: PostgresCluster, standby: PostgresCluster) {
         let primary = try await started()
         var standby: PostgresCluster?
         do {
@@ -263,7 +263,7 @@ extension PostgresCluster {
     }
 
     /// Starts the server again (`start`), off the pool.
-    public func restartServer() async throws {
+    package func restartServer() async throws {
         try await Self.offThePool { [self] in try start() }
     }
 }

@@ -2,7 +2,7 @@ import CryptoCore
 
 extension RSAPrivateKey {
     /// A fixed 2048-bit test key (PKCS#8 PEM), generated for these tests only.
-    public static let fixturePEM = """
+    package static let fixturePEM = """
 -----BEGIN PRIVATE KEY-----
 MIIEvgIBADANBgkqhkiG9w0BAQEFAASCBKgwggSkAgEAAoIBAQC4FGtdk6fLwggf
 OngGFJYj1k7PI8R7DnvirFB9gjDjzdanuixi7c8wEH1P6SFx3s0AaPYfWQjiTTqq
@@ -34,7 +34,7 @@ RIxT2pCt0APeS74nrZ7S7MRK
 """
 
     /// A 1024-bit key: too small to load.
-    public static let smallFixturePEM = """
+    package static let smallFixturePEM = """
 -----BEGIN PRIVATE KEY-----
 MIICeAIBADANBgkqhkiG9w0BAQEFAASCAmIwggJeAgEAAoGBAMx7L+/e9YJvrQCJ
 GYO0u/I7LoIFnWjKohTRygawWTfXle3RRvV0Y339kZxAOhQoxev2oCbt+rtG1XPV
@@ -53,7 +53,7 @@ hGnzPv+VWlilQxUV
 -----END PRIVATE KEY-----
 """
 
-    public static let fixture: RSAPrivateKey = {
+    package static let fixture: RSAPrivateKey = {
         do { return try RSAPrivateKey(pem: fixturePEM) } catch { fatalError("fixture key: \(error)") }
     }()
 }

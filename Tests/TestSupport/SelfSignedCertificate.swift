@@ -2,12 +2,12 @@ import Foundation
 
 /// A fresh self-signed P-256 certificate, by default for `localhost` and `127.0.0.1`, made with the `openssl` command
 /// in a temporary directory; it is its own CA, so clients trust it through an extra CA file.
-public struct SelfSignedCertificate: Sendable {
-    public let certificatePath: String
-    public let privateKeyPath: String
+package struct SelfSignedCertificate: Sendable {
+    package let certificatePath: String
+    package let privateKeyPath: String
 
     /// - Parameter subjectAltNames: the names it is valid for, in `openssl`'s `subjectAltName` syntax.
-    public static func make(subjectAltNames: String = "DNS:localhost,IP:127.0.0.1") throws -> SelfSignedCertificate {
+    package static func make(subjectAltNames: String = "DNS:localhost,IP:127.0.0.1") throws -> SelfSignedCertificate {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let certificate = directory.appendingPathComponent("cert.pem").path

@@ -3,8 +3,8 @@ import Testing
 
 /// Locates the shared test vectors: `$SIWA_VECTORS`, else `<package root>/../shared/vectors`.
 /// They are never copied into the repository.
-public enum TestVectors {
-    public static let directory: URL = {
+package enum TestVectors {
+    package static let directory: URL = {
         if let path = ProcessInfo.processInfo.environment["SIWA_VECTORS"], !path.isEmpty {
             return URL(fileURLWithPath: path)
         }
@@ -13,15 +13,15 @@ public enum TestVectors {
         return packageRoot.deletingLastPathComponent().appendingPathComponent("shared/vectors")
     }()
 
-    public static var isPresent: Bool {
+    package static var isPresent: Bool {
         FileManager.default.fileExists(atPath: directory.appendingPathComponent("wycheproof").path)
     }
 
-    public static var isCI: Bool { !(ProcessInfo.processInfo.environment["CI"] ?? "").isEmpty }
+    package static var isCI: Bool { !(ProcessInfo.processInfo.environment["CI"] ?? "").isEmpty }
 
     /// The file's bytes, or nil (after a note) when vectors are absent outside CI.
     /// Under CI a missing file is a recorded failure.
-    public static func load(_ relativePath: String) -> Data? {
+    package static func load(_ relativePath: String) -> Data? {
         let url = directory.appendingPathComponent(relativePath)
         if let data = try? Data(contentsOf: url) { return data }
         if isCI {
@@ -35,7 +35,7 @@ public enum TestVectors {
 
 extension [UInt8] {
     /// Bytes from hex digits (test vectors); stops at an odd trailing digit.
-    public init(hex: String) {
+    package init(hex: String) {
         var bytes: [UInt8] = []
         var iterator = hex.utf8.makeIterator()
         while let high = iterator.next(), let low = iterator.next() {
@@ -57,7 +57,7 @@ extension [UInt8] {
 extension TestVectors {
     /// The vectors folder `name`, or nil when it is missing: a recorded failure under CI, a printed note otherwise.
     /// - Parameter report: false where no test is running yet (argument lists built at discovery).
-    public static func folder(_ name: String, report: Bool = true) -> URL? {
+    package static func folder(_ name: String, report: Bool = true) -> URL? {
         let folder = directory.appendingPathComponent(name)
         if FileManager.default.fileExists(atPath: folder.path) { return folder }
         guard report else { return nil }
@@ -72,7 +72,7 @@ extension TestVectors {
 
 extension TestVectors {
     /// Whether the vectors folder or file `name` exists.
-    public static func exists(_ name: String) -> Bool {
+    package static func exists(_ name: String) -> Bool {
         FileManager.default.fileExists(atPath: directory.appendingPathComponent(name).path)
     }
 }
@@ -81,7 +81,7 @@ extension Trait where Self == ConditionTrait {
     /// Runs a test or suite that reads the shared vectors `name` only where they are present, so that elsewhere it
     /// is reported as skipped rather than passing on nothing; under CI it always runs, and the missing corpus is a
     /// recorded failure (`TestVectors.load`, `TestVectors.folder`).
-    public static func vectors(_ name: String) -> Self {
+    package static func vectors(_ name: String) -> Self {
         .enabled(if: TestVectors.isCI || TestVectors.exists(name),
                  Comment(rawValue: "test vectors \(name) not found at \(TestVectors.directory.path)"))
     }

@@ -3,7 +3,7 @@ import Glibc
 extension HTTPClient {
     /// Whether `host` is `localhost`, in 127.0.0.0/8, or `::1` (bracketed or not): the only hosts plain `http`
     /// may reach, here and in configuration checks such as `APPLE_BASE_URL`.
-    public static func isLoopback(host: String) -> Bool {
+    package static func isLoopback(host: String) -> Bool {
         var host = host.lowercased()
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         if host == "localhost" { return true }

@@ -10,13 +10,13 @@ import Synchronization
 /// requests wait in order. A request is sent again on a new connection only when it failed on a reused one before
 /// any byte of it was written; one that was sent is never repeated. Redirects are never followed: a 3xx is
 /// returned as is. Plain `http://` is allowed only to loopback hosts. Copies of a client share its pools.
-public struct HTTPClient: Sendable {
-    public let configuration: Configuration
+package struct HTTPClient: Sendable {
+    package let configuration: Configuration
     let tls: HTTPClientTLS
     private let pools: Pools
 
     /// A client whose connections wait on the process's default event loop.
-    public init(configuration: Configuration = Configuration()) {
+    package init(configuration: Configuration = Configuration()) {
         self.init(configuration: configuration, group: .shared)
     }
 
@@ -33,7 +33,7 @@ public struct HTTPClient: Sendable {
     /// - Throws: `HTTPClientError`; `insecureScheme` is thrown before any connection is made.
     ///
     /// Cancelling the calling task does not interrupt the exchange; `configuration.timeout` bounds it.
-    public func send(_ request: HTTPClientRequest) async throws -> HTTPClientResponse {
+    package func send(_ request: HTTPClientRequest) async throws -> HTTPClientResponse {
         let deadline = MonotonicClock.deadline(after: request.timeout ?? configuration.timeout)
         let url = try HTTPClientURL(parsing: request.url)
         if url.scheme == .http, !url.isLoopbackHost {
@@ -54,12 +54,12 @@ public struct HTTPClient: Sendable {
     }
 
     /// The pools' connections and waiting requests now, and what they have done so far.
-    public var statistics: HTTPClientStatistics { pools.statistics }
+    package var statistics: HTTPClientStatistics { pools.statistics }
     /// The loops this client's connections wait on (callers park their own timers there too).
     package var group: EventLoopGroup { pools.group }
 
     /// Closes every idle connection; requests in flight finish on theirs, and later ones open new connections.
-    public func closeIdleConnections() { pools.closeIdle() }
+    package func closeIdleConnections() { pools.closeIdle() }
 
     /// OpenSSL writes to the socket with `write(2)`, which raises SIGPIPE on a closed peer; a server ignores it.
     private static let ignoreBrokenPipe: Void = { _ = signal(SIGPIPE, SIG_IGN) }()

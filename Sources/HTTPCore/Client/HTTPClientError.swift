@@ -1,7 +1,7 @@
 /// Why an outgoing HTTP request failed. `kind` is for code; `detail` is human text for the log
 /// (it never contains request or response bodies).
-public struct HTTPClientError: Error, CustomStringConvertible {
-    public enum Kind: Sendable, Equatable {
+package struct HTTPClientError: Error, CustomStringConvertible {
+    package enum Kind: Sendable, Equatable {
         /// The URL could not be parsed, or uses a scheme other than `http`/`https`.
         case invalidURL
         /// A request method or header field that cannot be sent as is (e.g. a line break in a value).
@@ -28,13 +28,13 @@ public struct HTTPClientError: Error, CustomStringConvertible {
         case connectionClosed
     }
 
-    public var kind: Kind
-    public var detail: String
+    package var kind: Kind
+    package var detail: String
 
-    public init(_ kind: Kind, _ detail: String) {
+    package init(_ kind: Kind, _ detail: String) {
         self.kind = kind
         self.detail = detail
     }
 
-    public var description: String { "HTTPClientError.\(kind): \(detail)" }
+    package var description: String { "HTTPClientError.\(kind): \(detail)" }
 }

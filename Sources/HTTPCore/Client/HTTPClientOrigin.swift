@@ -19,21 +19,21 @@ struct HTTPClientOrigin: Hashable, Sendable, CustomStringConvertible {
 }
 
 /// What an `HTTPClient`'s pools hold and have done, summed over its origins.
-public struct HTTPClientStatistics: Sendable, Equatable {
+package struct HTTPClientStatistics: Sendable, Equatable {
     /// Connections open or being opened now.
-    public var open: Int
+    package var open: Int
     /// Open connections waiting for a request.
-    public var idle: Int
+    package var idle: Int
     /// Requests waiting for a connection.
-    public var waiting: Int
+    package var waiting: Int
     /// Connections opened since the client was made.
-    public var opened: Int
+    package var opened: Int
     /// Of those, TLS connections that resumed an earlier session.
-    public var resumedTLS: Int
+    package var resumedTLS: Int
     /// Requests sent on a connection an earlier request had used.
-    public var reused: Int
+    package var reused: Int
 
-    public init(open: Int = 0, idle: Int = 0, waiting: Int = 0, opened: Int = 0, resumedTLS: Int = 0, reused: Int = 0) {
+    package init(open: Int = 0, idle: Int = 0, waiting: Int = 0, opened: Int = 0, resumedTLS: Int = 0, reused: Int = 0) {
         self.open = open
         self.idle = idle
         self.waiting = waiting

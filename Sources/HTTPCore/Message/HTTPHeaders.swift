@@ -1,53 +1,53 @@
 /// An ordered list of header fields with case-insensitive lookup (RFC 9110 §5.1).
 ///
 /// Field order and duplicates are preserved exactly as received or added, so no header is lost.
-public struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, CustomStringConvertible {
-    public typealias Field = (name: String, value: String)
+package struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, CustomStringConvertible {
+    package typealias Field = (name: String, value: String)
     private var fields: [Field]
 
-    public init() { fields = [] }
+    package init() { fields = [] }
 
-    public init(_ fields: [Field]) { self.fields = fields }
+    package init(_ fields: [Field]) { self.fields = fields }
 
-    public init(dictionaryLiteral elements: (String, String)...) {
+    package init(dictionaryLiteral elements: (String, String)...) {
         fields = elements.map { (name: $0.0, value: $0.1) }
     }
 
     /// The first value of the field named `name`, compared case-insensitively.
-    public subscript(name: String) -> String? {
+    package subscript(name: String) -> String? {
         for field in fields where Self.equalsIgnoringCase(field.name, name) { return field.value }
         return nil
     }
 
     /// Every value of the field named `name`, in order.
-    public func values(for name: String) -> [String] {
+    package func values(for name: String) -> [String] {
         fields.filter { Self.equalsIgnoringCase($0.name, name) }.map(\.value)
     }
 
-    public func contains(_ name: String) -> Bool { self[name] != nil }
+    package func contains(_ name: String) -> Bool { self[name] != nil }
 
     /// Appends a field, keeping any existing ones with the same name (e.g. `Set-Cookie`).
-    public mutating func add(name: String, value: String) { fields.append((name: name, value: value)) }
+    package mutating func add(name: String, value: String) { fields.append((name: name, value: value)) }
 
     /// Removes every field named `name`, then appends one with `value`.
-    public mutating func replaceOrAdd(name: String, value: String) {
+    package mutating func replaceOrAdd(name: String, value: String) {
         remove(name: name)
         fields.append((name: name, value: value))
     }
 
-    public mutating func remove(name: String) {
+    package mutating func remove(name: String) {
         fields.removeAll { Self.equalsIgnoringCase($0.name, name) }
     }
 
-    public var count: Int { fields.count }
-    public var isEmpty: Bool { fields.isEmpty }
+    package var count: Int { fields.count }
+    package var isEmpty: Bool { fields.isEmpty }
 
-    public func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
+    package func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
 
-    public var description: String { fields.map { "\($0.name): \($0.value)" }.joined(separator: "\n") }
+    package var description: String { fields.map { "\($0.name): \($0.value)" }.joined(separator: "\n") }
 
     /// ASCII case-insensitive comparison; header names are ASCII tokens (RFC 9110 §5.1).
-    public static func equalsIgnoringCase(_ a: String, _ b: String) -> Bool {
+    package static func equalsIgnoringCase(_ a: String, _ b: String) -> Bool {
         var a = a, b = b
         return a.withUTF8 { ua in
             b.withUTF8 { ub in

@@ -1,54 +1,54 @@
 /// An HTTP status code with its reason phrase (RFC 9110 §15).
-public struct HTTPStatus: Sendable, Hashable, ExpressibleByIntegerLiteral, CustomStringConvertible {
-    public let code: Int
-    public let reasonPhrase: String
+package struct HTTPStatus: Sendable, Hashable, ExpressibleByIntegerLiteral, CustomStringConvertible {
+    package let code: Int
+    package let reasonPhrase: String
 
-    public init(code: Int, reasonPhrase: String? = nil) {
+    package init(code: Int, reasonPhrase: String? = nil) {
         self.code = code
         self.reasonPhrase = reasonPhrase ?? Self.defaultReasonPhrase(for: code)
     }
 
-    public init(integerLiteral value: Int) { self.init(code: value) }
+    package init(integerLiteral value: Int) { self.init(code: value) }
 
-    public static func == (lhs: HTTPStatus, rhs: HTTPStatus) -> Bool { lhs.code == rhs.code }
-    public func hash(into hasher: inout Hasher) { hasher.combine(code) }
-    public var description: String { "\(code) \(reasonPhrase)" }
+    package static func == (lhs: HTTPStatus, rhs: HTTPStatus) -> Bool { lhs.code == rhs.code }
+    package func hash(into hasher: inout Hasher) { hasher.combine(code) }
+    package var description: String { "\(code) \(reasonPhrase)" }
 
     /// Whether a response with this status may carry content (RFC 9110 §6.4.1).
-    public var mayHaveBody: Bool { !(100..<200).contains(code) && code != 204 && code != 304 }
+    package var mayHaveBody: Bool { !(100..<200).contains(code) && code != 204 && code != 304 }
 
-    public static let `continue` = HTTPStatus(code: 100)
-    public static let ok = HTTPStatus(code: 200)
-    public static let created = HTTPStatus(code: 201)
-    public static let accepted = HTTPStatus(code: 202)
-    public static let noContent = HTTPStatus(code: 204)
-    public static let movedPermanently = HTTPStatus(code: 301)
-    public static let found = HTTPStatus(code: 302)
-    public static let seeOther = HTTPStatus(code: 303)
-    public static let notModified = HTTPStatus(code: 304)
-    public static let temporaryRedirect = HTTPStatus(code: 307)
-    public static let permanentRedirect = HTTPStatus(code: 308)
-    public static let badRequest = HTTPStatus(code: 400)
-    public static let unauthorized = HTTPStatus(code: 401)
-    public static let forbidden = HTTPStatus(code: 403)
-    public static let notFound = HTTPStatus(code: 404)
-    public static let methodNotAllowed = HTTPStatus(code: 405)
-    public static let requestTimeout = HTTPStatus(code: 408)
-    public static let conflict = HTTPStatus(code: 409)
-    public static let lengthRequired = HTTPStatus(code: 411)
-    public static let payloadTooLarge = HTTPStatus(code: 413)
-    public static let uriTooLong = HTTPStatus(code: 414)
-    public static let unsupportedMediaType = HTTPStatus(code: 415)
-    public static let expectationFailed = HTTPStatus(code: 417)
-    public static let unprocessableContent = HTTPStatus(code: 422)
-    public static let tooManyRequests = HTTPStatus(code: 429)
-    public static let requestHeaderFieldsTooLarge = HTTPStatus(code: 431)
-    public static let internalServerError = HTTPStatus(code: 500)
-    public static let notImplemented = HTTPStatus(code: 501)
-    public static let badGateway = HTTPStatus(code: 502)
-    public static let serviceUnavailable = HTTPStatus(code: 503)
-    public static let gatewayTimeout = HTTPStatus(code: 504)
-    public static let httpVersionNotSupported = HTTPStatus(code: 505)
+    package static let `continue` = HTTPStatus(code: 100)
+    package static let ok = HTTPStatus(code: 200)
+    package static let created = HTTPStatus(code: 201)
+    package static let accepted = HTTPStatus(code: 202)
+    package static let noContent = HTTPStatus(code: 204)
+    package static let movedPermanently = HTTPStatus(code: 301)
+    package static let found = HTTPStatus(code: 302)
+    package static let seeOther = HTTPStatus(code: 303)
+    package static let notModified = HTTPStatus(code: 304)
+    package static let temporaryRedirect = HTTPStatus(code: 307)
+    package static let permanentRedirect = HTTPStatus(code: 308)
+    package static let badRequest = HTTPStatus(code: 400)
+    package static let unauthorized = HTTPStatus(code: 401)
+    package static let forbidden = HTTPStatus(code: 403)
+    package static let notFound = HTTPStatus(code: 404)
+    package static let methodNotAllowed = HTTPStatus(code: 405)
+    package static let requestTimeout = HTTPStatus(code: 408)
+    package static let conflict = HTTPStatus(code: 409)
+    package static let lengthRequired = HTTPStatus(code: 411)
+    package static let payloadTooLarge = HTTPStatus(code: 413)
+    package static let uriTooLong = HTTPStatus(code: 414)
+    package static let unsupportedMediaType = HTTPStatus(code: 415)
+    package static let expectationFailed = HTTPStatus(code: 417)
+    package static let unprocessableContent = HTTPStatus(code: 422)
+    package static let tooManyRequests = HTTPStatus(code: 429)
+    package static let requestHeaderFieldsTooLarge = HTTPStatus(code: 431)
+    package static let internalServerError = HTTPStatus(code: 500)
+    package static let notImplemented = HTTPStatus(code: 501)
+    package static let badGateway = HTTPStatus(code: 502)
+    package static let serviceUnavailable = HTTPStatus(code: 503)
+    package static let gatewayTimeout = HTTPStatus(code: 504)
+    package static let httpVersionNotSupported = HTTPStatus(code: 505)
 
     static func defaultReasonPhrase(for code: Int) -> String {
         switch code {

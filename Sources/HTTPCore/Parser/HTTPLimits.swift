@@ -1,62 +1,62 @@
 /// Sizes, counts and timeouts the server enforces on every connection. Each has a named default.
-public struct HTTPLimits: Sendable, Equatable {
+package struct HTTPLimits: Sendable, Equatable {
     /// Longest request line (RFC 9112 §3) in bytes, CRLF excluded; longer is 414.
-    public var maxRequestLineLength: Int
+    package var maxRequestLineLength: Int
     /// Largest header section (request line and fields, CRLFs included); larger is 431.
-    public var maxHeaderSectionSize: Int
+    package var maxHeaderSectionSize: Int
     /// Most header fields in one request; more is 431. The section's size is the limit that matters; this one
     /// only bounds the work of a section of tiny fields (1,000: Node's 2,000 and Apache's 100 either side).
-    public var maxHeaderCount: Int
+    package var maxHeaderCount: Int
     /// Largest request body after de-chunking; larger is 413.
-    public var maxBodySize: Int
+    package var maxBodySize: Int
     /// Total time a client has to send a complete header section once it has started (slowloris guard).
-    public var headerTimeout: Duration
+    package var headerTimeout: Duration
     /// How long a keep-alive connection may sit with no request before it is closed.
-    public var idleTimeout: Duration
+    package var idleTimeout: Duration
     /// Longest pause between two reads of a request body before the request is cut off (408).
-    public var bodyReadTimeout: Duration
+    package var bodyReadTimeout: Duration
     /// Time a body has before `minimumBodyRate` applies, as Apache's mod_reqtimeout `body=20`.
-    public var bodyGracePeriod: Duration
+    package var bodyGracePeriod: Duration
     /// Bytes per second a body must keep up after `bodyGracePeriod`, as mod_reqtimeout's `MinRate=500`: each
     /// byte received extends the body's deadline by `1 / minimumBodyRate` s, so a body that trickles in is cut
     /// off (408) however often a byte arrives. 0 turns the minimum off.
-    public var minimumBodyRate: Int
+    package var minimumBodyRate: Int
     /// Longest time a body may take to arrive whole after its head, whatever its rate (408 then): the credit
     /// `minimumBodyRate` gives each byte never reaches past it, so a fast start cannot buy a slow end.
-    public var bodyTimeout: Duration
+    package var bodyTimeout: Duration
     /// Most bytes of chunk extensions in one request, all chunks together (RFC 9112 §7.1.1: a server ought to
     /// limit their total length); more is 400 and the connection closes.
-    public var maxChunkExtensionBytes: Int
+    package var maxChunkExtensionBytes: Int
     /// Longest pause while the client does not read our response before the connection is closed.
-    public var writeTimeout: Duration
+    package var writeTimeout: Duration
     /// Most simultaneous connections; at the limit the server stops accepting until one closes.
-    public var maxConnections: Int
+    package var maxConnections: Int
     /// Pipelined responses are gathered up to this many bytes before one write; stream writes wait above it.
-    public var writeBufferHighWater: Int
+    package var writeBufferHighWater: Int
     /// Most connections open at once from one client address (IPv6: one /64), across all loops; 0 turns the
     /// cap off. A connection over it is closed at once, unread.
-    public var maxConnectionsPerAddress: Int
+    package var maxConnectionsPerAddress: Int
     /// Loopback peers are not counted against `maxConnectionsPerAddress`: a local proxy (ngrok) or the operator
     /// stands for many clients. Tests turn this off to test the cap on 127.0.0.1.
-    public var exemptLoopback: Bool
+    package var exemptLoopback: Bool
 
-    public static let defaultMaxRequestLineLength = 8 * 1024
-    public static let defaultMaxHeaderSectionSize = 64 * 1024
-    public static let defaultMaxHeaderCount = 1_000
-    public static let defaultMaxBodySize = 1_048_576
-    public static let defaultHeaderTimeout = Duration.seconds(10)
-    public static let defaultIdleTimeout = Duration.seconds(60)
-    public static let defaultBodyReadTimeout = Duration.seconds(30)
-    public static let defaultBodyGracePeriod = Duration.seconds(20)
-    public static let defaultMinimumBodyRate = 500
-    public static let defaultBodyTimeout = Duration.seconds(60)
-    public static let defaultMaxChunkExtensionBytes = 16 * 1024
-    public static let defaultWriteTimeout = Duration.seconds(30)
-    public static let defaultMaxConnections = 10_000
-    public static let defaultWriteBufferHighWater = 64 * 1024
-    public static let defaultMaxConnectionsPerAddress = 256
+    package static let defaultMaxRequestLineLength = 8 * 1024
+    package static let defaultMaxHeaderSectionSize = 64 * 1024
+    package static let defaultMaxHeaderCount = 1_000
+    package static let defaultMaxBodySize = 1_048_576
+    package static let defaultHeaderTimeout = Duration.seconds(10)
+    package static let defaultIdleTimeout = Duration.seconds(60)
+    package static let defaultBodyReadTimeout = Duration.seconds(30)
+    package static let defaultBodyGracePeriod = Duration.seconds(20)
+    package static let defaultMinimumBodyRate = 500
+    package static let defaultBodyTimeout = Duration.seconds(60)
+    package static let defaultMaxChunkExtensionBytes = 16 * 1024
+    package static let defaultWriteTimeout = Duration.seconds(30)
+    package static let defaultMaxConnections = 10_000
+    package static let defaultWriteBufferHighWater = 64 * 1024
+    package static let defaultMaxConnectionsPerAddress = 256
 
-    public init(maxRequestLineLength: Int = defaultMaxRequestLineLength,
+    package init(maxRequestLineLength: Int = defaultMaxRequestLineLength,
                 maxHeaderSectionSize: Int = defaultMaxHeaderSectionSize,
                 maxHeaderCount: Int = defaultMaxHeaderCount,
                 maxBodySize: Int = defaultMaxBodySize,

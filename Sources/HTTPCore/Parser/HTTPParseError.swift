@@ -1,6 +1,6 @@
 /// Why a request was refused before it reached the responder; `status` is what the client gets.
-public struct HTTPParseError: Error, Equatable, CustomStringConvertible {
-    public enum Reason: String, Sendable, Equatable {
+package struct HTTPParseError: Error, Equatable, CustomStringConvertible {
+    package enum Reason: String, Sendable, Equatable {
         case invalidRequestLine = "Invalid request line"
         case invalidMethod = "Invalid method"
         case invalidTarget = "Invalid request target"
@@ -30,12 +30,12 @@ public struct HTTPParseError: Error, Equatable, CustomStringConvertible {
         case timeout = "Request timeout"
     }
 
-    public var reason: Reason
+    package var reason: Reason
 
-    public init(_ reason: Reason) { self.reason = reason }
+    package init(_ reason: Reason) { self.reason = reason }
 
     /// The response status for this error (RFC 9112 §3, §6; RFC 9110 §15.5).
-    public var status: HTTPStatus {
+    package var status: HTTPStatus {
         switch reason {
         case .requestLineTooLong: .uriTooLong
         case .headerSectionTooLarge, .tooManyHeaders: .requestHeaderFieldsTooLarge
@@ -48,5 +48,5 @@ public struct HTTPParseError: Error, Equatable, CustomStringConvertible {
         }
     }
 
-    public var description: String { reason.rawValue }
+    package var description: String { reason.rawValue }
 }

@@ -1,11 +1,11 @@
 /// What the server knows about the connection a request arrived on.
-public struct ConnectionInfo: Sendable {
+package struct ConnectionInfo: Sendable {
     /// The peer address as text, e.g. `127.0.0.1:53122` or `[::1]:53122`.
-    public var remoteAddress: String
+    package var remoteAddress: String
     /// Whether the connection is TLS terminated by this server.
-    public var isSecure: Bool
+    package var isSecure: Bool
 
-    public init(remoteAddress: String, isSecure: Bool) {
+    package init(remoteAddress: String, isSecure: Bool) {
         self.remoteAddress = remoteAddress
         self.isSecure = isSecure
     }
@@ -15,15 +15,15 @@ public struct ConnectionInfo: Sendable {
 /// two waits for that loop's sockets, so it must not block: every connection of the loop waits meanwhile. It may
 /// await (work that blocks belongs on another thread, as the HTTP client's does), and it must not
 /// throw: errors become responses (the application layer's job).
-public protocol HTTPResponder: Sendable {
+package protocol HTTPResponder: Sendable {
     func respond(to request: HTTPRequest, connection: ConnectionInfo) async -> HTTPResponse
 }
 
 /// An `HTTPResponder` made from a closure.
-public struct ClosureResponder: HTTPResponder {
+package struct ClosureResponder: HTTPResponder {
     let body: @Sendable (HTTPRequest, ConnectionInfo) async -> HTTPResponse
-    public init(_ body: @escaping @Sendable (HTTPRequest, ConnectionInfo) async -> HTTPResponse) { self.body = body }
-    public func respond(to request: HTTPRequest, connection: ConnectionInfo) async -> HTTPResponse {
+    package init(_ body: @escaping @Sendable (HTTPRequest, ConnectionInfo) async -> HTTPResponse) { self.body = body }
+    package func respond(to request: HTTPRequest, connection: ConnectionInfo) async -> HTTPResponse {
         await body(request, connection)
     }
 }

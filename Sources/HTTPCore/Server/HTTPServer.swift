@@ -13,8 +13,8 @@ import Synchronization
 /// print(server.localPort)
 /// try await server.run()   // returns after `shutdown()`
 /// ```
-public final class HTTPServer: Sendable {
-    public let configuration: HTTPServerConfiguration
+package final class HTTPServer: Sendable {
+    package let configuration: HTTPServerConfiguration
     private let responder: any HTTPResponder
     let logger: Logger
     /// The loops given at `init`; nil: the server starts its own and stops them at `shutdown()`.
@@ -34,7 +34,7 @@ public final class HTTPServer: Sendable {
     ///   - configuration: address, loops, limits, TLS.
     ///   - responder: called once per request, on the loop thread of the connection (it must not block).
     ///   - logger: gets one access line per request at `info`, and warnings.
-    public init(configuration: HTTPServerConfiguration, responder: any HTTPResponder, logger: Logger) {
+    package init(configuration: HTTPServerConfiguration, responder: any HTTPResponder, logger: Logger) {
         self.configuration = configuration
         self.responder = responder
         self.logger = logger
@@ -51,7 +51,7 @@ public final class HTTPServer: Sendable {
     }
 
     /// Binds, listens and starts the loop threads; returns at once. Calling it again does nothing.
-    public func start() throws {
+    package func start() throws {
         try state.withLock { state in
             guard state.acceptor == nil, !state.finished else { return }
             signal(SIGPIPE, SIG_IGN)  // OpenSSL writes with write(2): a vanished peer must not kill the process
@@ -88,20 +88,20 @@ public final class HTTPServer: Sendable {
     }
 
     /// Connections open now (accepted and not yet closed); 0 before `start()` and after `shutdown()`.
-    public var openConnections: Int { state.withLock { $0.acceptor?.activeConnections ?? 0 } }
+    package var openConnections: Int { state.withLock { $0.acceptor?.activeConnections ?? 0 } }
 
     /// Connections accepted since `start()`; 0 before it and after `shutdown()`.
-    public var acceptedConnections: Int { state.withLock { $0.acceptor?.acceptedConnections ?? 0 } }
+    package var acceptedConnections: Int { state.withLock { $0.acceptor?.acceptedConnections ?? 0 } }
 
     /// Connections closed unread since `start()` because their address held `maxConnectionsPerAddress` already.
-    public var refusedConnections: Int { state.withLock { $0.acceptor?.refusedConnections ?? 0 } }
+    package var refusedConnections: Int { state.withLock { $0.acceptor?.refusedConnections ?? 0 } }
 
     /// Bytes held now by request bodies still being read (`BodyBytesGauge`); 0 before `start()` and after
     /// `shutdown()`.
-    public var bufferedBodyBytes: Int { state.withLock { $0.acceptor?.bodyBytes.value ?? 0 } }
+    package var bufferedBodyBytes: Int { state.withLock { $0.acceptor?.bodyBytes.value ?? 0 } }
 
     /// The bound port (the one chosen by the system when configured with 0); 0 before `start()`.
-    public var localPort: Int { state.withLock { $0.port } }
+    package var localPort: Int { state.withLock { $0.port } }
 
     /// What the running server shares between its connections (counters, limits); nil before `start()`.
     var acceptor: ConnectionAcceptor? { state.withLock { $0.acceptor } }
@@ -110,7 +110,7 @@ public final class HTTPServer: Sendable {
     var isShuttingDown: Bool { state.withLock { $0.acceptor?.isShuttingDown ?? $0.finished } }
 
     /// Starts if needed, then waits until the server has shut down.
-    public func run() async throws {
+    package func run() async throws {
         try start()
         await withCheckedContinuation { continuation in
             let done = state.withLock { state -> Bool in
@@ -126,7 +126,7 @@ public final class HTTPServer: Sendable {
     /// answered with `Connection: close` for up to `configuration.shutdownGracePeriod`, gives idle keep-alive connections
     /// `configuration.drainIdleTimeout` for a request already on its way, closes whatever is still open when the grace
     /// period ends, stops the loop threads, then returns. Safe to call more than once.
-    public func shutdown() async {
+    package func shutdown() async {
         let acceptor = state.withLock { $0.acceptor }
         if let acceptor {
             let left = await acceptor.shutdown(gracePeriod: configuration.shutdownGracePeriod,

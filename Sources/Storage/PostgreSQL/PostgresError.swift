@@ -3,9 +3,9 @@
 /// Carries the SQLSTATE (https://www.postgresql.org/docs/current/errcodes-appendix.html), the server's or libpq's
 /// message and the SQL of the statement that failed. Bound values and the connection's password are never
 /// recorded, so the error is safe to log.
-public struct PostgresError: Error, Equatable, CustomStringConvertible {
+package struct PostgresError: Error, Equatable, CustomStringConvertible {
     /// The failures callers handle differently from the rest.
-    public enum Reason: Equatable, Sendable {
+    package enum Reason: Equatable, Sendable {
         /// A `UNIQUE` or primary-key constraint was violated (SQLSTATE 23505).
         case uniqueConstraint
         /// A foreign-key constraint was violated (23503).
@@ -20,17 +20,17 @@ public struct PostgresError: Error, Equatable, CustomStringConvertible {
     }
 
     /// The five-character SQLSTATE, or an empty string for errors libpq raises before the server answers.
-    public var sqlState: String
+    package var sqlState: String
     /// PostgreSQL's primary message, or libpq's.
-    public var message: String
+    package var message: String
     /// The SQL of the statement that failed, when there was one.
-    public var sql: String?
+    package var sql: String?
     /// In a write of several statements, the position of the one that failed.
-    public var statementIndex: Int?
+    package var statementIndex: Int?
     /// Whether the connection is unusable after this error (the server went away, or the protocol broke).
-    public var connectionLost: Bool
+    package var connectionLost: Bool
 
-    public init(sqlState: String, message: String, sql: String? = nil, connectionLost: Bool = false) {
+    package init(sqlState: String, message: String, sql: String? = nil, connectionLost: Bool = false) {
         self.sqlState = sqlState
         self.message = message
         self.sql = sql
@@ -43,7 +43,7 @@ public struct PostgresError: Error, Equatable, CustomStringConvertible {
     }
 
     /// The category of this error.
-    public var reason: Reason {
+    package var reason: Reason {
         if connectionLost || endsConnection { return .unavailable }
         switch sqlState {
         case "23505": return .uniqueConstraint
@@ -61,16 +61,16 @@ public struct PostgresError: Error, Equatable, CustomStringConvertible {
     static let connectionEndingStates: Set<String> = ["25006", "42P05", "26000", "08P01"]
 
     /// Whether the connection that raised this error must be dropped (`connectionEndingStates`).
-    public var endsConnection: Bool { Self.connectionEndingStates.contains(sqlState) }
+    package var endsConnection: Bool { Self.connectionEndingStates.contains(sqlState) }
 
     /// Whether the server reached takes no writes: SQLSTATE 25006, or libpq refusing every host of a URL with
     /// `target_session_attrs=read-write` ("session is read-only", "server is in hot standby mode").
-    public var isReadOnlyServer: Bool {
+    package var isReadOnlyServer: Bool {
         sqlState == "25006" || sqlState.isEmpty && (message.contains("read-only") || message.contains("hot standby"))
     }
 
     /// What an operator should do about this error, when the server can tell.
-    public var hint: String? {
+    package var hint: String? {
         switch sqlState {
         case "25006":
             "the database is read-only (a standby?): list the primary in DATABASE_URL, or several hosts with "
@@ -82,7 +82,7 @@ public struct PostgresError: Error, Equatable, CustomStringConvertible {
         }
     }
 
-    public var description: String {
+    package var description: String {
         let code = sqlState.isEmpty ? "" : " (SQLSTATE \(sqlState))"
         let advice = hint.map { "; \($0)" } ?? ""
         guard let sql else { return "PostgreSQL error\(code): \(message)\(advice)" }

@@ -7,29 +7,29 @@ import Synchronization
 /// trip (`PGConnection.execute`) and gives the connection back. A connection that broke is dropped, and the next
 /// call opens a new one: after an outage the pool reconnects by itself, and until then calls fail at once with
 /// `PostgresError` `.unavailable`, naming host and port.
-public final class PostgresPool: Sendable {
+package final class PostgresPool: Sendable {
     /// The server; `description` names host, port and database, never the password.
-    public let url: PostgresURL
+    package let url: PostgresURL
     /// The most connections this pool keeps (`DATABASE_POOL_SIZE`).
-    public let size: Int
+    package let size: Int
     /// The loops the connections wait on.
     private let group: EventLoopGroup
     /// Whether statements are prepared once per connection (`DATABASE_PREPARED_STATEMENTS`).
-    public let preparedStatements: Bool
+    package let preparedStatements: Bool
     private let placeholders = PostgresPlaceholders()
     private let state = Mutex(State())
     private let roundTripCount = Atomic<Int>(0)
 
     /// Round trips made so far: one per call of `write`, `read` or `readInline`, however many statements it
     /// carried (what a sign-in costs is measured with this; `pg_stat_statements` counts statements instead).
-    public var roundTrips: Int { roundTripCount.load(ordering: .relaxed) }
+    package var roundTrips: Int { roundTripCount.load(ordering: .relaxed) }
 
     /// The default `size`.
-    public static let defaultSize = 8
+    package static let defaultSize = 8
     /// How long opening a connection may take.
-    public static let connectTimeout: Duration = .seconds(5)
+    package static let connectTimeout: Duration = .seconds(5)
     /// How long one call's statements may take, waiting for a connection not included.
-    public static let statementTimeout: Duration = .seconds(30)
+    package static let statementTimeout: Duration = .seconds(30)
 
     private struct State {
         var idle: [PGConnection] = []
@@ -43,7 +43,7 @@ public final class PostgresPool: Sendable {
 
     /// A pool for `url`; connects nothing yet (`waitUntilAvailable` does, at start). Its connections wait on the
     /// process's default event loop.
-    public convenience init(url: PostgresURL, size: Int = defaultSize, connectTimeout: Duration = connectTimeout,
+    package convenience init(url: PostgresURL, size: Int = defaultSize, connectTimeout: Duration = connectTimeout,
                             preparedStatements: Bool = true) throws {
         self.init(url: url, size: size, connectTimeout: connectTimeout, preparedStatements: preparedStatements,
                   group: .shared)
@@ -81,7 +81,7 @@ public final class PostgresPool: Sendable {
     /// Waits until the server answers `SELECT 1`, retrying for up to `timeout`: what start-up does before it
     /// gives up.
     /// - Throws: the last `PostgresError`, whose message names host and port.
-    public func waitUntilAvailable(timeout: Duration = .seconds(30), retryEvery interval: Duration = .milliseconds(250))
+    package func waitUntilAvailable(timeout: Duration = .seconds(30), retryEvery interval: Duration = .milliseconds(250))
         async throws
     {
         let deadline = ContinuousClock.now + timeout
@@ -156,19 +156,19 @@ public final class PostgresPool: Sendable {
 /// PostgreSQL behind `DatabaseClient`: a write is one pipeline in one implicit transaction, a read one statement;
 /// each is one round trip.
 extension PostgresPool: DatabaseClient {
-    public var engine: DatabaseEngine { .postgres }
+    package var engine: DatabaseEngine { .postgres }
 
-    public func write(_ statements: [SQL]) async throws -> [SQLResult] {
+    package func write(_ statements: [SQL]) async throws -> [SQLResult] {
         try await execute(statements)
     }
 
-    public func read<T: Sendable>(_ statement: SQL, _ transform: @escaping @Sendable (Row) throws -> T) async throws
+    package func read<T: Sendable>(_ statement: SQL, _ transform: @escaping @Sendable (Row) throws -> T) async throws
         -> [T]
     {
         try await execute([statement])[0].map(transform)
     }
 
-    public func readInline<T: Sendable>(_ statement: SQL, _ transform: @escaping @Sendable (Row) throws -> T)
+    package func readInline<T: Sendable>(_ statement: SQL, _ transform: @escaping @Sendable (Row) throws -> T)
         async throws -> [T]
     {
         try await read(statement, transform)

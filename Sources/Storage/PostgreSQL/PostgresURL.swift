@@ -2,25 +2,25 @@ import CLibPQ
 
 /// A libpq connection URI (`postgres://` or `postgresql://`, https://www.postgresql.org/docs/current/libpq-connect.html#LIBPQ-CONNSTRING-URIS),
 /// checked by libpq's own parser, with what may be logged about it: host, port and database, never the password.
-public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
+package struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
     /// The URI exactly as given; it may carry a password, so it is never printed (`description` leaves it out).
-    public let uri: String
+    package let uri: String
     /// The host (a name, an address, or a socket folder such as `/run/postgresql`), libpq's default when unset.
-    public let host: String
+    package let host: String
     /// The port, `5432` when unset.
-    public let port: String
+    package let port: String
     /// The database name, the user's name when unset.
-    public let database: String
+    package let database: String
 
     /// Why a `DATABASE_URL` was refused.
-    public struct Invalid: Error, Equatable, CustomStringConvertible {
-        public var description: String
+    package struct Invalid: Error, Equatable, CustomStringConvertible {
+        package var description: String
     }
 
     /// Checks `uri`: the scheme must be `postgres` or `postgresql`, and libpq must accept the rest (its query
     /// parameters included: `sslmode`, `sslrootcert`, `host`, `connect_timeout`, ...).
     /// - Throws: `Invalid`, whose text names the problem and never the password.
-    public init(_ uri: String) throws {
+    package init(_ uri: String) throws {
         let scheme = uri.prefix { $0 != ":" }.lowercased()
         guard scheme == "postgres" || scheme == "postgresql", uri.dropFirst(scheme.count).hasPrefix("://") else {
             throw Invalid(description: "must be a postgres:// or postgresql:// URI")
@@ -45,5 +45,5 @@ public struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// `host:port/database`: what a log line or an error may say about the server.
-    public var description: String { "\(host):\(port)/\(database)" }
+    package var description: String { "\(host):\(port)/\(database)" }
 }

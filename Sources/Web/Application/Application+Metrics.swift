@@ -1,17 +1,17 @@
 extension Application {
     /// Whether every request is counted in `requestMetrics` (off by default; configure before serving).
-    public var collectsMetrics: Bool {
+    package var collectsMetrics: Bool {
         get { state.withLock { $0.collectsMetrics } }
         set { configure { $0.collectsMetrics = newValue } }
     }
 
     /// The request counters built by `boot()` from the route table; nil before boot or when not collecting.
-    public var requestMetrics: RequestMetrics? {
+    package var requestMetrics: RequestMetrics? {
         state.withLock { $0.frozen?.context.metrics }
     }
 }
 
 extension Request {
     /// The application's request counters, when it collects them; what a metrics route renders.
-    public var requestMetrics: RequestMetrics? { context.metrics }
+    package var requestMetrics: RequestMetrics? { context.metrics }
 }

@@ -1,21 +1,21 @@
 extension Application {
     /// The middleware every request goes through, before routing: `app.middleware.use(CORSMiddleware(...))`.
-    public var middleware: MiddlewareConfiguration { MiddlewareConfiguration(application: self) }
+    package var middleware: MiddlewareConfiguration { MiddlewareConfiguration(application: self) }
 }
 
 /// Adds global middleware to an application. It starts with `ErrorMiddleware`, outermost.
-public struct MiddlewareConfiguration: Sendable {
+package struct MiddlewareConfiguration: Sendable {
     let application: Application
 
     /// Where to insert a middleware: `.beginning` runs before the others (and outside `ErrorMiddleware`, so
     /// it also sees error responses, as CORS and security headers should); `.end` runs just before routing.
-    public enum Position: Sendable {
+    package enum Position: Sendable {
         case beginning
         case end
     }
 
     /// Adds `middleware` to every request, at `position`.
-    public func use(_ middleware: any Middleware, at position: Position = .end) {
+    package func use(_ middleware: any Middleware, at position: Position = .end) {
         application.configure { state in
             switch position {
             case .beginning: state.middleware.insert(middleware, at: 0)
@@ -25,7 +25,7 @@ public struct MiddlewareConfiguration: Sendable {
     }
 
     /// The global middleware in order, outermost first.
-    public var all: [any Middleware] { application.configuredMiddleware }
+    package var all: [any Middleware] { application.configuredMiddleware }
 }
 
 extension Application {

@@ -4,7 +4,7 @@ extension Application {
     /// Handles one request: builds the `Request`, runs the global middleware, the router and the route,
     /// and logs one access line at `info`.
     /// Never throws: errors become responses, the same way in tests and behind the server.
-    public func respond(to request: HTTPRequest, connection: ConnectionInfo) async -> HTTPResponse {
+    package func respond(to request: HTTPRequest, connection: ConnectionInfo) async -> HTTPResponse {
         let start = ContinuousClock.now
         let id = requestIDs.next()
         let frozen: Frozen

@@ -3,18 +3,18 @@ import HTTPCore
 
 extension Application {
     /// Sends requests through the same `respond(to:connection:)` the server calls, without a socket.
-    public var testing: ApplicationTester { ApplicationTester(application: self) }
+    package var testing: ApplicationTester { ApplicationTester(application: self) }
 }
 
 /// In-process requests for tests: `try await app.testing.send(.GET, "/health")`.
-public struct ApplicationTester: Sendable {
+package struct ApplicationTester: Sendable {
     let application: Application
 
     /// A plain-HTTP loopback peer.
-    public static let loopback = ConnectionInfo(remoteAddress: "127.0.0.1:50000", isSecure: false)
+    package static let loopback = ConnectionInfo(remoteAddress: "127.0.0.1:50000", isSecure: false)
 
     /// Sends a request; a streamed body is collected.
-    public func send(_ method: HTTPMethod, _ target: String, headers: HTTPHeaders = [:], body: [UInt8] = [],
+    package func send(_ method: HTTPMethod, _ target: String, headers: HTTPHeaders = [:], body: [UInt8] = [],
                      connection: ConnectionInfo = loopback) async throws -> TestResponse {
         var headers = headers
         if !headers.contains("Host") { headers.add(name: "Host", value: "localhost") }
@@ -32,7 +32,7 @@ public struct ApplicationTester: Sendable {
     }
 
     /// Sends `value` as a JSON body.
-    public func send(_ method: HTTPMethod, _ target: String, headers: HTTPHeaders = [:], json value: some Encodable,
+    package func send(_ method: HTTPMethod, _ target: String, headers: HTTPHeaders = [:], json value: some Encodable,
                      connection: ConnectionInfo = loopback) async throws -> TestResponse {
         var headers = headers
         headers.replaceOrAdd(name: "Content-Type", value: "application/json")
@@ -41,7 +41,7 @@ public struct ApplicationTester: Sendable {
     }
 
     /// Sends `fields` as an `application/x-www-form-urlencoded` body.
-    public func send(_ method: HTTPMethod, _ target: String, headers: HTTPHeaders = [:],
+    package func send(_ method: HTTPMethod, _ target: String, headers: HTTPHeaders = [:],
                      form fields: [(String, String)], connection: ConnectionInfo = loopback) async throws -> TestResponse {
         var headers = headers
         headers.replaceOrAdd(name: "Content-Type", value: "application/x-www-form-urlencoded")
@@ -51,24 +51,24 @@ public struct ApplicationTester: Sendable {
 }
 
 /// A response collected in a test.
-public struct TestResponse: Sendable {
-    public let status: HTTPStatus
-    public let headers: HTTPHeaders
-    public let body: [UInt8]
+package struct TestResponse: Sendable {
+    package let status: HTTPStatus
+    package let headers: HTTPHeaders
+    package let body: [UInt8]
 
     /// The body as UTF-8 text.
-    public var text: String { String(decoding: body, as: UTF8.self) }
+    package var text: String { String(decoding: body, as: UTF8.self) }
 
     /// Decodes the body as JSON.
-    public func decode<T: Decodable>(_ type: T.Type = T.self) throws -> T {
+    package func decode<T: Decodable>(_ type: T.Type = T.self) throws -> T {
         try JSONCoding.decoder().decode(T.self, from: Data(body))
     }
 
     /// The `Set-Cookie` field values, in order.
-    public var setCookies: [String] { headers.values(for: "Set-Cookie") }
+    package var setCookies: [String] { headers.values(for: "Set-Cookie") }
 
     /// Name to value of each cookie set, as a client would send them back.
-    public var cookies: [String: String] {
+    package var cookies: [String: String] {
         var result: [String: String] = [:]
         for line in setCookies {
             let pair = line.split(separator: ";", maxSplits: 1).first ?? ""

@@ -12,9 +12,9 @@ import Synchronization
 /// try app.boot()
 /// ```
 /// It is the server's `HTTPResponder`: every request goes through `respond(to:connection:)`, in tests too.
-public final class Application: HTTPResponder, RoutesBuilder, Sendable {
+package final class Application: HTTPResponder, RoutesBuilder, Sendable {
     /// The application's logger; each request gets a copy with its `request-id`.
-    public let logger: Logger
+    package let logger: Logger
     let state: Mutex<State>
     let requestIDs = RequestIDGenerator()
 
@@ -40,19 +40,19 @@ public final class Application: HTTPResponder, RoutesBuilder, Sendable {
     /// - Parameters:
     ///   - trustProxy: Honour `X-Forwarded-Proto`, `-Host` and `-For` (only behind a proxy you run).
     ///   - logger: The application's logger.
-    public init(trustProxy: Bool = false, logger: Logger = Logger(label: "siwa")) {
+    package init(trustProxy: Bool = false, logger: Logger = Logger(label: "siwa")) {
         self.logger = logger
         state = Mutex(State(trustProxy: trustProxy))
     }
 
     /// Whether `X-Forwarded-*` headers are believed (`TRUST_PROXY`).
-    public var trustProxy: Bool {
+    package var trustProxy: Bool {
         get { state.withLock { $0.trustProxy } }
         set { configure { $0.trustProxy = newValue } }
     }
 
     /// The templates `req.view` renders, and the `error` page when present.
-    public var views: ViewRenderer? {
+    package var views: ViewRenderer? {
         get { state.withLock { $0.views } }
         set { configure { $0.views = newValue } }
     }
@@ -66,13 +66,13 @@ public final class Application: HTTPResponder, RoutesBuilder, Sendable {
     }
 
     /// Registers `route` as is; `get`/`post`/... call this.
-    public func add(_ route: Route) {
+    package func add(_ route: Route) {
         configure { $0.routes.append(route) }
     }
 
     /// Validates the routes (no duplicates, `**` last) and freezes the configuration. Idempotent.
     /// - Throws: `RouterError` naming the offending route.
-    public func boot() throws {
+    package func boot() throws {
         _ = try frozen()
     }
 
@@ -91,8 +91,8 @@ public final class Application: HTTPResponder, RoutesBuilder, Sendable {
     }
 
     /// Every registered route.
-    public var routes: [Route] { state.withLock { $0.routes } }
+    package var routes: [Route] { state.withLock { $0.routes } }
 
     /// One line per route, `METHOD /path`, sorted: what `siwa routes` prints.
-    public func routesDescription() throws -> String { try frozen().router.description }
+    package func routesDescription() throws -> String { try frozen().router.description }
 }

@@ -1,25 +1,25 @@
 extension Request {
     /// The authenticated identities of this request: `req.auth.login(user)`, `try req.auth.require(User.self)`.
-    public var auth: Authentication { Authentication(request: self) }
+    package var auth: Authentication { Authentication(request: self) }
 
     /// A view onto the request's storage for authenticated values, one per type.
-    public struct Authentication {
+    package struct Authentication {
         let request: Request
 
         /// Marks `value` as authenticated for the rest of this request.
-        public func login<T>(_ value: T) { request.storage[type: T.self] = value }
+        package func login<T>(_ value: T) { request.storage[type: T.self] = value }
 
         /// Forgets the authenticated value of type `T`.
-        public func logout<T>(_ type: T.Type) { request.storage.remove(type: T.self) }
+        package func logout<T>(_ type: T.Type) { request.storage.remove(type: T.self) }
 
         /// The authenticated value of type `T`, or nil.
-        public func get<T>(_ type: T.Type = T.self) -> T? { request.storage[type: T.self] }
+        package func get<T>(_ type: T.Type = T.self) -> T? { request.storage[type: T.self] }
 
         /// Whether a value of type `T` is authenticated.
-        public func has<T>(_ type: T.Type) -> Bool { get(type) != nil }
+        package func has<T>(_ type: T.Type) -> Bool { get(type) != nil }
 
         /// The authenticated value of type `T`; throws 401 when there is none.
-        public func require<T>(_ type: T.Type = T.self) throws -> T {
+        package func require<T>(_ type: T.Type = T.self) throws -> T {
             guard let value = get(type) else { throw Abort(.unauthorized) }
             return value
         }

@@ -3,7 +3,7 @@ extension Request {
     /// RFC 9110 §11.1), or nil when absent, of another scheme, or empty.
     /// Read byte by byte: leading spaces, the scheme up to the next space, then the rest after that one space,
     /// trimmed of spaces and tabs.
-    public var bearerToken: String? {
+    package var bearerToken: String? {
         guard let value = headers["Authorization"] else { return nil }
         let bytes = value.utf8
         var index = bytes.startIndex
@@ -23,15 +23,15 @@ extension Request {
 }
 
 /// Refuses requests with 401 unless an earlier middleware logged in a value of type `T` (`req.auth.login`).
-public struct GuardMiddleware<T>: Middleware {
+package struct GuardMiddleware<T>: Middleware {
     let reason: String?
 
     /// - Parameter reason: The 401's reason; "Unauthorized" when nil.
-    public init(_ type: T.Type = T.self, reason: String? = nil) {
+    package init(_ type: T.Type = T.self, reason: String? = nil) {
         self.reason = reason
     }
 
-    public func respond(to request: Request, chainingTo next: any Responder) async throws -> Response {
+    package func respond(to request: Request, chainingTo next: any Responder) async throws -> Response {
         guard request.auth.has(T.self) else { throw Abort(.unauthorized, reason: reason) }
         return try await next.respond(to: request)
     }

@@ -6,10 +6,10 @@ import Foundation
 extension Request {
     /// Whether the client reached us over HTTPS: the connection's TLS, or `X-Forwarded-Proto: https` when
     /// the application trusts its proxy (`TRUST_PROXY`).
-    public var isSecure: Bool { scheme == "https" }
+    package var isSecure: Bool { scheme == "https" }
 
     /// `https` or `http`, as the client sees it.
-    public var scheme: String {
+    package var scheme: String {
         if context.trustProxy, let proto = lastForwarded("X-Forwarded-Proto") {
             return proto.lowercased() == "https" ? "https" : "http"
         }
@@ -17,13 +17,13 @@ extension Request {
     }
 
     /// The host the client asked for: `X-Forwarded-Host` when trusted, else `Host` (RFC 9110 §7.2).
-    public var host: String? {
+    package var host: String? {
         if context.trustProxy, let host = lastForwarded("X-Forwarded-Host") { return host }
         return headers["Host"]
     }
 
     /// The client's address: the last `X-Forwarded-For` entry when trusted, else the peer's address.
-    public var remoteAddress: String {
+    package var remoteAddress: String {
         if context.trustProxy, let forwarded = lastForwarded("X-Forwarded-For") { return forwarded }
         return connection.remoteAddress
     }

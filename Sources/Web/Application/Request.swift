@@ -3,28 +3,28 @@ import Logging
 
 /// A request being handled. Confined to the task that handles it: not `Sendable`, no locks; middleware and the
 /// handler see the same object, so what one stores (`auth`, `storage`, `session`) the next can read.
-public final class Request {
+package final class Request {
     /// The request as the server received it.
-    public let head: HTTPRequest
-    public let method: HTTPMethod
+    package let head: HTTPRequest
+    package let method: HTTPMethod
     /// The path part of the target, still percent-encoded: `/api/users/42`.
-    public let path: String
+    package let path: String
     /// The percent-decoded path segments used for routing; nil when the path is malformed.
-    public let pathSegments: [String]?
-    public var headers: HTTPHeaders
+    package let pathSegments: [String]?
+    package var headers: HTTPHeaders
     /// The body bytes, already limited in size by the server.
-    public var body: [UInt8]
-    public let connection: ConnectionInfo
+    package var body: [UInt8]
+    package let connection: ConnectionInfo
     /// The decoded query string.
-    public let query: QueryContainer
+    package let query: QueryContainer
     /// Values of the matched route's `:name` components.
-    public internal(set) var parameters = Parameters()
+    package internal(set) var parameters = Parameters()
     /// The route that matched, once routing has happened.
-    public internal(set) var route: Route?
+    package internal(set) var route: Route?
     /// A random id, also in the logger's metadata (`request-id`) and the `X-Request-Id` response header.
-    public let id: String
+    package let id: String
     /// The application's logger with this request's id; built on first use (most requests never log).
-    public var logger: Logger {
+    package var logger: Logger {
         get {
             if let storedLogger { return storedLogger }
             var logger = context.logger
@@ -35,7 +35,7 @@ public final class Request {
         set { storedLogger = newValue }
     }
     /// Arbitrary per-request values keyed by type.
-    public var storage = RequestStorage()
+    package var storage = RequestStorage()
     /// Whether `FileMiddleware` answered, for the `static` route label of the request metrics.
     var servedFile = false
 
@@ -61,7 +61,7 @@ public final class Request {
     }
 
     /// Cookies sent by the client (RFC 6265 §5.4), name to value; a name sent more than once is absent.
-    public var cookies: [String: String] {
+    package var cookies: [String: String] {
         if let parsedCookies { return parsedCookies }
         let parsed = CookieParser.parse(headers.values(for: "Cookie"))
         parsedCookies = parsed
@@ -69,7 +69,7 @@ public final class Request {
     }
 
     /// The body as UTF-8 text (invalid sequences replaced).
-    public var bodyString: String { String(decoding: body, as: UTF8.self) }
+    package var bodyString: String { String(decoding: body, as: UTF8.self) }
 }
 
 /// What every request of an application shares: frozen configuration and services.

@@ -1,16 +1,16 @@
 /// A key for `RequestStorage`: the type is the key, `Value` the stored type.
-public protocol RequestStorageKey {
+package protocol RequestStorageKey {
     associatedtype Value
 }
 
 /// Per-request values keyed by type, for middleware to hand data to handlers.
-public struct RequestStorage {
+package struct RequestStorage {
     private var values: [ObjectIdentifier: Any] = [:]
 
-    public init() {}
+    package init() {}
 
     /// The value stored under `key`, nil when none.
-    public subscript<Key: RequestStorageKey>(key: Key.Type) -> Key.Value? {
+    package subscript<Key: RequestStorageKey>(key: Key.Type) -> Key.Value? {
         get { values[ObjectIdentifier(key)] as? Key.Value }
         set { values[ObjectIdentifier(key)] = newValue }
     }

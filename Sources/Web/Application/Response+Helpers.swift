@@ -2,20 +2,20 @@ import HTTPCore
 
 extension Response {
     /// `encodable` as JSON, `Content-Type: application/json; charset=utf-8`.
-    public static func json(_ encodable: some Encodable, status: HTTPStatus = .ok) throws -> Response {
+    package static func json(_ encodable: some Encodable, status: HTTPStatus = .ok) throws -> Response {
         let data = try JSONCoding.encoder().encode(encodable)
         return Response(status: status, headers: ["Content-Type": MediaType.json], body: .bytes(Array(data)))
     }
 
     /// An HTML page, `Content-Type: text/html; charset=utf-8`. The text is sent as is: escape what you interpolate.
-    public static func html(_ html: String, status: HTTPStatus = .ok) -> Response {
+    package static func html(_ html: String, status: HTTPStatus = .ok) -> Response {
         Response(status: status, headers: ["Content-Type": MediaType.html], body: .bytes(Array(html.utf8)))
     }
 
     /// A redirect to `location` (RFC 9110 §15.4) with an empty body.
     ///
     /// Control characters and spaces in `location` are percent-encoded, so it cannot split the header.
-    public static func redirect(to location: String, type: RedirectType = .seeOther) -> Response {
+    package static func redirect(to location: String, type: RedirectType = .seeOther) -> Response {
         var safe: [UInt8] = []
         for byte in location.utf8 {
             if byte <= 0x20 || byte == 0x7F {
@@ -28,7 +28,7 @@ extension Response {
     }
 
     /// How a redirect asks the client to repeat its request.
-    public enum RedirectType: Sendable {
+    package enum RedirectType: Sendable {
         /// 303: fetch the new location with GET; what follows a form POST.
         case seeOther
         /// 307: repeat the same method at the new location.
@@ -36,7 +36,7 @@ extension Response {
         /// 308: repeat the same method, and remember the new location.
         case permanent
 
-        public var status: HTTPStatus {
+        package var status: HTTPStatus {
             switch self {
             case .seeOther: .seeOther
             case .temporary: .temporaryRedirect

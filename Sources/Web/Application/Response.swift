@@ -1,28 +1,28 @@
 import HTTPCore
 
 /// A response as a value: status, headers, body and the cookies to set.
-public struct Response: Sendable {
-    public var status: HTTPStatus
-    public var headers: HTTPHeaders
-    public var body: HTTPResponse.Body
+package struct Response: Sendable {
+    package var status: HTTPStatus
+    package var headers: HTTPHeaders
+    package var body: HTTPResponse.Body
     /// Cookies sent as `Set-Cookie` fields after `headers`.
-    public var cookies = ResponseCookies()
+    package var cookies = ResponseCookies()
 
-    public init(status: HTTPStatus = .ok, headers: HTTPHeaders = [:], body: HTTPResponse.Body = .empty) {
+    package init(status: HTTPStatus = .ok, headers: HTTPHeaders = [:], body: HTTPResponse.Body = .empty) {
         self.status = status
         self.headers = headers
         self.body = body
     }
 
     /// A UTF-8 text body; `Content-Type: text/plain; charset=utf-8` unless `headers` sets one.
-    public init(status: HTTPStatus = .ok, headers: HTTPHeaders = [:], text: String) {
+    package init(status: HTTPStatus = .ok, headers: HTTPHeaders = [:], text: String) {
         var headers = headers
         if !headers.contains("Content-Type") { headers.add(name: "Content-Type", value: MediaType.plainText) }
         self.init(status: status, headers: headers, body: .bytes(Array(text.utf8)))
     }
 
     /// The body bytes when it is not streamed.
-    public var bodyBytes: [UInt8]? {
+    package var bodyBytes: [UInt8]? {
         if case .bytes(let bytes) = body { return bytes }
         return nil
     }

@@ -8,28 +8,28 @@ import Foundation
 /// let audience = try env.require("IOS_APPLICATION_IDENTIFIER", as: [String].self)
 /// ```
 /// Empty values count as unset. Errors name the variable, never its value (it may be a secret).
-public struct Environment: Sendable {
-    public let values: [String: String]
+package struct Environment: Sendable {
+    package let values: [String: String]
 
-    public init(_ values: [String: String]) {
+    package init(_ values: [String: String]) {
         self.values = values
     }
 
     /// The process environment over the variables of the `.env` file at `dotEnvPath` (skipped when nil or missing).
-    public static func load(dotEnvPath: String? = ".env",
+    package static func load(dotEnvPath: String? = ".env",
                             processEnvironment: [String: String] = ProcessInfo.processInfo.environment) throws -> Environment {
         let fromFile = try dotEnvPath.map { try DotEnv.load(path: $0) } ?? [:]
         return Environment(fromFile.merging(processEnvironment) { _, process in process })
     }
 
     /// The text of `key`, nil when unset or empty.
-    public func get(_ key: String) -> String? {
+    package func get(_ key: String) -> String? {
         guard let value = values[key], !value.isEmpty else { return nil }
         return value
     }
 
     /// The value of `key` as `T`, nil when unset. - Throws: `ConfigurationError.malformed` when it does not convert.
-    public func get<T: EnvironmentValue>(_ key: String, as type: T.Type) throws -> T? {
+    package func get<T: EnvironmentValue>(_ key: String, as type: T.Type) throws -> T? {
         guard let text = get(key) else { return nil }
         guard let value = T(environmentValue: text) else {
             throw ConfigurationError.malformed(name: key, expected: T.environmentDescription)
@@ -38,34 +38,34 @@ public struct Environment: Sendable {
     }
 
     /// The value of `key` as `T`. - Throws: `ConfigurationError` when unset or malformed.
-    public func require<T: EnvironmentValue>(_ key: String, as type: T.Type = String.self) throws -> T {
+    package func require<T: EnvironmentValue>(_ key: String, as type: T.Type = String.self) throws -> T {
         guard let value = try get(key, as: type) else { throw ConfigurationError.missing(key) }
         return value
     }
 
     /// `key` from the process environment.
-    public static func get(_ key: String) -> String? {
+    package static func get(_ key: String) -> String? {
         Environment(ProcessInfo.processInfo.environment).get(key)
     }
 
     /// `key` from the process environment as `T`.
-    public static func get<T: EnvironmentValue>(_ key: String, as type: T.Type) throws -> T? {
+    package static func get<T: EnvironmentValue>(_ key: String, as type: T.Type) throws -> T? {
         try Environment(ProcessInfo.processInfo.environment).get(key, as: type)
     }
 
     /// `key` from the process environment as `T`; throws when unset or malformed.
-    public static func require<T: EnvironmentValue>(_ key: String, as type: T.Type = String.self) throws -> T {
+    package static func require<T: EnvironmentValue>(_ key: String, as type: T.Type = String.self) throws -> T {
         try Environment(ProcessInfo.processInfo.environment).require(key, as: type)
     }
 }
 
 /// Why the configuration cannot be used.
-public enum ConfigurationError: Error, Equatable, CustomStringConvertible {
+package enum ConfigurationError: Error, Equatable, CustomStringConvertible {
     case missing(String)
     case malformed(name: String, expected: String)
     case malformedDotEnv(line: Int, message: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .missing(let name): "Missing required environment variable \(name)"
         case .malformed(let name, let expected): "Environment variable \(name) must be \(expected)"

@@ -3,15 +3,15 @@ import JSON
 
 extension Request {
     /// The request body as typed content: `try req.content.decode(SignIn.self)`.
-    public var content: ContentContainer { ContentContainer(request: self) }
+    package var content: ContentContainer { ContentContainer(request: self) }
 }
 
 /// Decodes a request body by its `Content-Type`: JSON or URL-encoded form.
-public struct ContentContainer {
+package struct ContentContainer {
     let request: Request
 
     /// The media type of the body, lowercased, without parameters: `application/json`.
-    public var mediaType: String? { MediaType.essence(of: request.headers["Content-Type"]) }
+    package var mediaType: String? { MediaType.essence(of: request.headers["Content-Type"]) }
 
     /// Decodes the body as `T`.
     ///
@@ -22,7 +22,7 @@ public struct ContentContainer {
     ///
     /// Throws 415 for any other or a missing content type, and 400 with a reason naming the field when the body
     /// does not decode (`Missing field 'token'`, `Field 'name' must be a string`).
-    public func decode<T: Decodable>(_ type: T.Type = T.self) throws -> T {
+    package func decode<T: Decodable>(_ type: T.Type = T.self) throws -> T {
         guard let mediaType else {
             throw Abort(.unsupportedMediaType, reason: "Missing Content-Type; expected JSON or a form")
         }

@@ -3,11 +3,11 @@
 /// Nested structs use bracket keys: `user[name]=Jane` fills `user.name`. Supports strings, integers,
 /// floating-point numbers, booleans (`true/false`, `on/off`, `1/0`, `yes/no`), optionals (an empty field is nil)
 /// and `RawRepresentable` enums; arrays are not supported. The first value of a repeated name wins.
-public struct FormDecoder: Sendable {
-    public init() {}
+package struct FormDecoder: Sendable {
+    package init() {}
 
     /// Decodes `T` from `fields`, name to first value.
-    public func decode<T: Decodable>(_ type: T.Type, from fields: [String: String]) throws -> T {
+    package func decode<T: Decodable>(_ type: T.Type, from fields: [String: String]) throws -> T {
         try T(from: FormFieldDecoder(fields: fields, prefix: nil, codingPath: []))
     }
 }

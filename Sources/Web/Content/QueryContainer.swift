@@ -1,5 +1,5 @@
 /// The decoded query string of a request: `req.query["next"]`, `try req.query.decode(Search.self)`.
-public struct QueryContainer: Sendable {
+package struct QueryContainer: Sendable {
     private let pairs: [(name: String, value: String)]
     private let isMalformed: Bool
 
@@ -14,17 +14,17 @@ public struct QueryContainer: Sendable {
     }
 
     /// The first value of `name`, or nil (also when the query string is malformed).
-    public subscript(name: String) -> String? {
+    package subscript(name: String) -> String? {
         pairs.first { $0.name == name }?.value
     }
 
     /// Every value of `name`, in order.
-    public func values(for name: String) -> [String] {
+    package func values(for name: String) -> [String] {
         pairs.filter { $0.name == name }.map(\.value)
     }
 
     /// Decodes the query as a form; throws 400 naming the field when it does not fit `T`, or when malformed.
-    public func decode<T: Decodable>(_ type: T.Type = T.self) throws -> T {
+    package func decode<T: Decodable>(_ type: T.Type = T.self) throws -> T {
         guard !isMalformed else { throw Abort(.badRequest, reason: "Malformed query string") }
         do {
             return try FormDecoder().decode(T.self, from: URLEncodedForm.dictionary(pairs))

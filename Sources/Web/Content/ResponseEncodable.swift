@@ -2,15 +2,15 @@ import Foundation
 import HTTPCore
 
 /// What a route handler may return.
-public protocol ResponseEncodable: Sendable {
+package protocol ResponseEncodable: Sendable {
     func encodeResponse(for request: Request) throws -> Response
 }
 
 /// A `Codable` value sent and received as JSON: return it from a handler, or `req.content.decode` it.
-public protocol Content: Codable, Sendable, ResponseEncodable {}
+package protocol Content: Codable, Sendable, ResponseEncodable {}
 
 extension Content {
-    public func encodeResponse(for request: Request) throws -> Response {
+    package func encodeResponse(for request: Request) throws -> Response {
         try Response.json(self)
     }
 }
@@ -27,15 +27,15 @@ extension Dictionary: ResponseEncodable where Key == String, Value: Content {}
 extension Dictionary: Content where Key == String, Value: Content {}
 
 extension Response: ResponseEncodable {
-    public func encodeResponse(for request: Request) throws -> Response { self }
+    package func encodeResponse(for request: Request) throws -> Response { self }
 }
 
 extension String: ResponseEncodable {
     /// Plain UTF-8 text.
-    public func encodeResponse(for request: Request) throws -> Response { Response(text: self) }
+    package func encodeResponse(for request: Request) throws -> Response { Response(text: self) }
 }
 
 extension HTTPStatus: ResponseEncodable {
     /// The status with an empty body.
-    public func encodeResponse(for request: Request) throws -> Response { Response(status: self) }
+    package func encodeResponse(for request: Request) throws -> Response { Response(status: self) }
 }

@@ -8,9 +8,9 @@ import HTTPCore
 /// when no route answered (404, 405, automatic OPTIONS). Methods outside the standard ones count as `other`,
 /// and so do status codes outside `statusCodes`, so a client cannot grow the label set. Recording a request is
 /// a few array lookups and three relaxed atomic adds: no lock, no allocation.
-public final class RequestMetrics: Sendable {
+package final class RequestMetrics: Sendable {
     /// Upper bounds of the latency buckets, in seconds: 0.5 ms to 5 s.
-    public static let durationBounds: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
+    package static let durationBounds: [Double] = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5,
                                                   1, 2.5, 5]
     /// Methods counted by name; any other is `other`.
     static let methods: [HTTPMethod] = [.GET, .HEAD, .POST, .PUT, .PATCH, .DELETE, .OPTIONS]

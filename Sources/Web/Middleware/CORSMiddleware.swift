@@ -3,11 +3,11 @@ import HTTPCore
 /// Cross-origin resource sharing (Fetch standard §3.2): answers preflights with 204 and adds the
 /// `Access-Control-*` headers to responses for allowed origins, error responses included.
 /// Install it with `app.middleware.use(cors, at: .beginning)` so it also sees 404s and preflights to any path.
-public struct CORSMiddleware: Middleware {
+package struct CORSMiddleware: Middleware {
     /// What the middleware allows.
-    public struct Configuration: Sendable {
+    package struct Configuration: Sendable {
         /// Which origins may read responses.
-        public enum AllowOrigin: Sendable, Equatable {
+        package enum AllowOrigin: Sendable, Equatable {
             /// No origin: no CORS headers are added.
             case none
             /// Any origin: `*`, or the request's origin echoed when credentials are allowed.
@@ -16,16 +16,16 @@ public struct CORSMiddleware: Middleware {
             case origins([String])
         }
 
-        public var allowedOrigin: AllowOrigin
-        public var allowedMethods: [HTTPMethod]
-        public var allowedHeaders: [String]
+        package var allowedOrigin: AllowOrigin
+        package var allowedMethods: [HTTPMethod]
+        package var allowedHeaders: [String]
         /// Sends `Access-Control-Allow-Credentials: true`; never combined with `*`.
-        public var allowCredentials: Bool
-        public var exposedHeaders: [String]
+        package var allowCredentials: Bool
+        package var exposedHeaders: [String]
         /// How long a browser may cache a preflight, in seconds.
-        public var maxAge: Int?
+        package var maxAge: Int?
 
-        public init(allowedOrigin: AllowOrigin,
+        package init(allowedOrigin: AllowOrigin,
                     allowedMethods: [HTTPMethod] = [.GET, .POST, .PUT, .PATCH, .DELETE, .OPTIONS],
                     allowedHeaders: [String] = ["Accept", "Authorization", "Content-Type", "Origin", "X-Requested-With"],
                     allowCredentials: Bool = false, exposedHeaders: [String] = [], maxAge: Int? = 600) {
@@ -38,13 +38,13 @@ public struct CORSMiddleware: Middleware {
         }
     }
 
-    public let configuration: Configuration
+    package let configuration: Configuration
 
-    public init(configuration: Configuration) {
+    package init(configuration: Configuration) {
         self.configuration = configuration
     }
 
-    public func respond(to request: Request, chainingTo next: any Responder) async throws -> Response {
+    package func respond(to request: Request, chainingTo next: any Responder) async throws -> Response {
         let origin = request.headers["Origin"]
         let isPreflight = request.method == .OPTIONS && origin != nil
             && request.headers.contains("Access-Control-Request-Method")

@@ -3,10 +3,10 @@ import Logging
 
 /// Turns any error thrown further in into a response: `{"error": true, "reason": "..."}` with the error's status,
 /// or an HTML page when the client prefers HTML (see `ErrorRenderer`). Installed first by `Application`.
-public struct ErrorMiddleware: Middleware {
-    public init() {}
+package struct ErrorMiddleware: Middleware {
+    package init() {}
 
-    public func respond(to request: Request, chainingTo next: any Responder) async throws -> Response {
+    package func respond(to request: Request, chainingTo next: any Responder) async throws -> Response {
         do {
             return try await next.respond(to: request)
         } catch {

@@ -12,11 +12,11 @@ import Glibc
 /// the final path is resolved with `realpath(3)` and must still be inside the directory (symlinks out are refused).
 /// Responses carry `ETag` and `Last-Modified`; `If-None-Match` / `If-Modified-Since` give 304 (RFC 9110 §13.1).
 /// Files larger than `streamThreshold` are streamed in chunks rather than read into memory.
-public struct FileMiddleware: Middleware {
+package struct FileMiddleware: Middleware {
     /// Files up to this size are sent from memory; larger ones are streamed.
-    public static let defaultStreamThreshold = 1 << 20
+    package static let defaultStreamThreshold = 1 << 20
     /// Chunk size when streaming.
-    public static let streamChunkSize = 64 * 1024
+    package static let streamChunkSize = 64 * 1024
 
     let root: String
     let streamThreshold: Int
@@ -24,7 +24,7 @@ public struct FileMiddleware: Middleware {
     /// - Parameters:
     ///   - publicDirectory: The folder to serve, e.g. `Resources/Public`; must exist.
     ///   - streamThreshold: Files larger than this many bytes are streamed.
-    public init(publicDirectory: String, streamThreshold: Int = defaultStreamThreshold) throws {
+    package init(publicDirectory: String, streamThreshold: Int = defaultStreamThreshold) throws {
         guard let root = Self.realPath(publicDirectory), Self.fileType(root) == S_IFDIR else {
             throw FileMiddlewareError.directoryNotFound(publicDirectory)
         }
@@ -32,7 +32,7 @@ public struct FileMiddleware: Middleware {
         self.streamThreshold = streamThreshold
     }
 
-    public func respond(to request: Request, chainingTo next: any Responder) async throws -> Response {
+    package func respond(to request: Request, chainingTo next: any Responder) async throws -> Response {
         guard request.method == .GET || request.method == .HEAD, let file = resolve(request.pathSegments) else {
             return try await next.respond(to: request)
         }
@@ -113,10 +113,10 @@ public struct FileMiddleware: Middleware {
 }
 
 /// Why a `FileMiddleware` cannot be created.
-public enum FileMiddlewareError: Error, Equatable, CustomStringConvertible {
+package enum FileMiddlewareError: Error, Equatable, CustomStringConvertible {
     case directoryNotFound(String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .directoryNotFound(let path): "Public directory '\(path)' not found"
         }

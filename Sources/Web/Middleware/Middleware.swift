@@ -8,7 +8,7 @@
 ///     }
 /// }
 /// ```
-public protocol Middleware: Sendable {
+package protocol Middleware: Sendable {
     func respond(to request: Request, chainingTo next: any Responder) async throws -> Response
 }
 

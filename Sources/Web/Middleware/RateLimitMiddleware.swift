@@ -7,19 +7,19 @@ import HTTPCore
 ///
 /// Loopback clients are not limited: without a trusted proxy, a loopback peer is the operator or a proxy
 /// whose users cannot be told apart, and limiting it would throttle them all as one.
-public struct RateLimitMiddleware: Middleware {
-    public let limiter: RateLimiter
+package struct RateLimitMiddleware: Middleware {
+    package let limiter: RateLimiter
     let reason: String
 
     /// - Parameters:
     ///   - limiter: The buckets, shared by every route this middleware guards.
     ///   - reason: What the client reads; `{seconds}` is replaced by the wait.
-    public init(limiter: RateLimiter, reason: String = "Too many requests from your address. Try again in {seconds} s.") {
+    package init(limiter: RateLimiter, reason: String = "Too many requests from your address. Try again in {seconds} s.") {
         self.limiter = limiter
         self.reason = reason
     }
 
-    public func respond(to request: Request, chainingTo next: any Responder) async throws -> Response {
+    package func respond(to request: Request, chainingTo next: any Responder) async throws -> Response {
         let address = AddressPrefix(parsing: request.remoteAddress)
         if !address.isLoopback, let wait = limiter.acquire(address) {
             throw Abort(.tooManyRequests, reason: reason.replacingOccurrences(of: "{seconds}", with: String(wait)),

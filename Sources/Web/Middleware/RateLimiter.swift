@@ -9,20 +9,20 @@ import Synchronization
 /// that have refilled completely are dropped first (forgetting them changes nothing), then the least recently
 /// used ones, until `evictionBatch` slots are free.
 /// One lock around a dictionary: no task or actor hop on the hot path.
-public final class RateLimiter: Sendable {
+package final class RateLimiter: Sendable {
     /// Sustained requests per minute per address.
-    public let perMinute: Int
+    package let perMinute: Int
     /// Requests an address may make at once after being quiet.
-    public let burst: Int
+    package let burst: Int
     /// Most addresses tracked at once.
-    public let maxTrackedAddresses: Int
+    package let maxTrackedAddresses: Int
     /// Nanoseconds to earn one token; a bucket's content is counted in these nanoseconds, so all is integer.
     private let nanosecondsPerToken: UInt64
     private let capacity: UInt64
     private let now: @Sendable () -> UInt64
     private let buckets: Mutex<[AddressPrefix: Bucket]>
 
-    public static let defaultMaxTrackedAddresses = 100_000
+    package static let defaultMaxTrackedAddresses = 100_000
 
     struct Bucket {
         /// Tokens times `nanosecondsPerToken`.
@@ -36,7 +36,7 @@ public final class RateLimiter: Sendable {
     ///   - burst: The bucket's capacity; at least 1.
     ///   - maxTrackedAddresses: Most buckets kept; at least 1.
     ///   - now: Monotonic nanoseconds (tests inject a clock they move); `CLOCK_MONOTONIC` when nil.
-    public init(perMinute: Int, burst: Int, maxTrackedAddresses: Int = defaultMaxTrackedAddresses,
+    package init(perMinute: Int, burst: Int, maxTrackedAddresses: Int = defaultMaxTrackedAddresses,
                 now: (@Sendable () -> UInt64)? = nil) {
         self.perMinute = max(1, perMinute)
         self.burst = max(1, burst)
@@ -74,7 +74,7 @@ public final class RateLimiter: Sendable {
     }
 
     /// Addresses tracked now.
-    public var trackedAddresses: Int { buckets.withLock { $0.count } }
+    package var trackedAddresses: Int { buckets.withLock { $0.count } }
 
     /// Whether `address` has a bucket (one that is not full, or not yet swept).
     package func isTracking(_ address: AddressPrefix) -> Bool { buckets.withLock { $0[address] != nil } }

@@ -9,17 +9,17 @@ import HTTPCore
 /// - `Content-Security-Policy: frame-ancestors 'none'` and `X-Frame-Options: DENY`: no framing (clickjacking on
 ///   the login pages); the CSP has no `script-src`, so Apple's JS button keeps working.
 /// - `Strict-Transport-Security` only when the request is secure (RFC 6797 §7.2: never over plain HTTP).
-public struct SecurityHeadersMiddleware: Middleware {
+package struct SecurityHeadersMiddleware: Middleware {
     /// The header values; nil leaves a header out.
-    public struct Configuration: Sendable {
-        public var referrerPolicy: String?
-        public var contentSecurityPolicy: String?
-        public var frameOptions: String?
-        public var contentTypeOptions: String?
+    package struct Configuration: Sendable {
+        package var referrerPolicy: String?
+        package var contentSecurityPolicy: String?
+        package var frameOptions: String?
+        package var contentTypeOptions: String?
         /// The HSTS value, e.g. `max-age=31536000`; nil to never send it.
-        public var strictTransportSecurity: String?
+        package var strictTransportSecurity: String?
 
-        public init(referrerPolicy: String? = "strict-origin-when-cross-origin",
+        package init(referrerPolicy: String? = "strict-origin-when-cross-origin",
                     contentSecurityPolicy: String? = "frame-ancestors 'none'",
                     frameOptions: String? = "DENY", contentTypeOptions: String? = "nosniff",
                     strictTransportSecurity: String? = "max-age=31536000") {
@@ -32,7 +32,7 @@ public struct SecurityHeadersMiddleware: Middleware {
 
         /// The headers these values make for a response to a request that was `secure` (HSTS only then). The
         /// server's own error answers carry them too (`HTTPServerConfiguration.errorHeaders`).
-        public func headers(secure: Bool) -> HTTPHeaders {
+        package func headers(secure: Bool) -> HTTPHeaders {
             var headers: HTTPHeaders = [:]
             let values = [
                 ("X-Content-Type-Options", contentTypeOptions), ("Referrer-Policy", referrerPolicy),
@@ -44,13 +44,13 @@ public struct SecurityHeadersMiddleware: Middleware {
         }
     }
 
-    public let configuration: Configuration
+    package let configuration: Configuration
 
-    public init(configuration: Configuration = Configuration()) {
+    package init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
     }
 
-    public func respond(to request: Request, chainingTo next: any Responder) async throws -> Response {
+    package func respond(to request: Request, chainingTo next: any Responder) async throws -> Response {
         var response: Response
         do {
             response = try await next.respond(to: request)

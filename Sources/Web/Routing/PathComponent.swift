@@ -1,5 +1,5 @@
 /// One component of a route's path: `"users"`, `":id"`, `"*"` (any one segment) or `"**"` (the rest).
-public enum PathComponent: Sendable, Hashable, ExpressibleByStringInterpolation, CustomStringConvertible {
+package enum PathComponent: Sendable, Hashable, ExpressibleByStringInterpolation, CustomStringConvertible {
     /// A segment that must equal this text exactly (after percent-decoding of the request path).
     case constant(String)
     /// Any one segment, captured under this name: `req.parameters.get("id")`.
@@ -9,7 +9,7 @@ public enum PathComponent: Sendable, Hashable, ExpressibleByStringInterpolation,
     /// One or more remaining segments: `req.parameters.getCatchall()`. Only valid as the last component.
     case catchall
 
-    public init(stringLiteral value: String) {
+    package init(stringLiteral value: String) {
         if value == "*" {
             self = .anything
         } else if value == "**" {
@@ -21,7 +21,7 @@ public enum PathComponent: Sendable, Hashable, ExpressibleByStringInterpolation,
         }
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .constant(let value): value
         case .parameter(let name): ":" + name
@@ -41,5 +41,5 @@ public enum PathComponent: Sendable, Hashable, ExpressibleByStringInterpolation,
 
 extension Array where Element == PathComponent {
     /// The path as written in a route table: `/api/users/:id`.
-    public var string: String { "/" + map(\.description).joined(separator: "/") }
+    package var string: String { "/" + map(\.description).joined(separator: "/") }
 }

@@ -1,5 +1,5 @@
 /// Produces the response for a request; errors are turned into responses by `ErrorMiddleware`.
-public protocol Responder: Sendable {
+package protocol Responder: Sendable {
     func respond(to request: Request) async throws -> Response
 }
 

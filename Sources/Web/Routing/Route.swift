@@ -1,9 +1,9 @@
 import HTTPCore
 
 /// A registered route: a method, a path pattern and the responder (handler plus its group's middleware).
-public struct Route: Sendable, CustomStringConvertible {
-    public let method: HTTPMethod
-    public let path: [PathComponent]
+package struct Route: Sendable, CustomStringConvertible {
+    package let method: HTTPMethod
+    package let path: [PathComponent]
     let responder: any Responder
     /// The route's position in the frozen route table (set by `Router`), for per-route metrics; -1 before.
     var index = -1
@@ -15,5 +15,5 @@ public struct Route: Sendable, CustomStringConvertible {
     }
 
     /// `GET /api/users/:id`
-    public var description: String { "\(method) \(path.string)" }
+    package var description: String { "\(method) \(path.string)" }
 }

@@ -1,5 +1,5 @@
 /// A group of routes registered together, usually a controller.
-public protocol RouteCollection {
+package protocol RouteCollection {
     /// Registers the collection's routes on `routes`.
     func boot(routes: any RoutesBuilder) throws
 }

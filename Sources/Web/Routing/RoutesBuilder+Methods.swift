@@ -7,7 +7,7 @@ extension RoutesBuilder {
     ///   - path: Constants, `:parameter`, `*` (one segment) or `**` (the rest, last only).
     ///   - handler: Returns anything `ResponseEncodable`: `String`, `HTTPStatus`, `Response`, `View`, any `Content`.
     @discardableResult
-    public func on<R: ResponseEncodable>(_ method: HTTPMethod, _ path: [PathComponent],
+    package func on<R: ResponseEncodable>(_ method: HTTPMethod, _ path: [PathComponent],
                                          use handler: @escaping @Sendable (Request) async throws -> R) -> Route {
         let responder = ClosureRequestResponder { request in
             try await handler(request).encodeResponse(for: request)
@@ -18,37 +18,37 @@ extension RoutesBuilder {
     }
 
     @discardableResult
-    public func get<R: ResponseEncodable>(_ path: PathComponent...,
+    package func get<R: ResponseEncodable>(_ path: PathComponent...,
                                           use handler: @escaping @Sendable (Request) async throws -> R) -> Route {
         on(.GET, path, use: handler)
     }
 
     @discardableResult
-    public func post<R: ResponseEncodable>(_ path: PathComponent...,
+    package func post<R: ResponseEncodable>(_ path: PathComponent...,
                                            use handler: @escaping @Sendable (Request) async throws -> R) -> Route {
         on(.POST, path, use: handler)
     }
 
     @discardableResult
-    public func put<R: ResponseEncodable>(_ path: PathComponent...,
+    package func put<R: ResponseEncodable>(_ path: PathComponent...,
                                           use handler: @escaping @Sendable (Request) async throws -> R) -> Route {
         on(.PUT, path, use: handler)
     }
 
     @discardableResult
-    public func patch<R: ResponseEncodable>(_ path: PathComponent...,
+    package func patch<R: ResponseEncodable>(_ path: PathComponent...,
                                             use handler: @escaping @Sendable (Request) async throws -> R) -> Route {
         on(.PATCH, path, use: handler)
     }
 
     @discardableResult
-    public func delete<R: ResponseEncodable>(_ path: PathComponent...,
+    package func delete<R: ResponseEncodable>(_ path: PathComponent...,
                                              use handler: @escaping @Sendable (Request) async throws -> R) -> Route {
         on(.DELETE, path, use: handler)
     }
 
     @discardableResult
-    public func options<R: ResponseEncodable>(_ path: PathComponent...,
+    package func options<R: ResponseEncodable>(_ path: PathComponent...,
                                               use handler: @escaping @Sendable (Request) async throws -> R) -> Route {
         on(.OPTIONS, path, use: handler)
     }

@@ -1,7 +1,7 @@
 import HTTPCore
 
 /// Something routes can be added to: the application, or a group with a path prefix and middleware.
-public protocol RoutesBuilder {
+package protocol RoutesBuilder {
     /// Adds a route whose responder already includes this builder's middleware.
     func add(_ route: Route)
 }
@@ -20,32 +20,32 @@ struct GroupedRoutesBuilder: RoutesBuilder {
 
 extension RoutesBuilder {
     /// A builder whose routes start with `path`.
-    public func grouped(_ path: PathComponent...) -> any RoutesBuilder {
+    package func grouped(_ path: PathComponent...) -> any RoutesBuilder {
         GroupedRoutesBuilder(parent: self, prefix: PathComponent.expand(path), middleware: [])
     }
 
     /// A builder whose routes run behind `middleware`, the first one outermost.
-    public func grouped(_ middleware: any Middleware...) -> any RoutesBuilder {
+    package func grouped(_ middleware: any Middleware...) -> any RoutesBuilder {
         GroupedRoutesBuilder(parent: self, prefix: [], middleware: middleware)
     }
 
     /// A builder whose routes run behind `middleware`, the first one outermost.
-    public func grouped(_ middleware: [any Middleware]) -> any RoutesBuilder {
+    package func grouped(_ middleware: [any Middleware]) -> any RoutesBuilder {
         GroupedRoutesBuilder(parent: self, prefix: [], middleware: middleware)
     }
 
     /// Registers routes under `path` in `configure`.
-    public func group(_ path: PathComponent..., configure: (any RoutesBuilder) throws -> Void) rethrows {
+    package func group(_ path: PathComponent..., configure: (any RoutesBuilder) throws -> Void) rethrows {
         try configure(GroupedRoutesBuilder(parent: self, prefix: PathComponent.expand(path), middleware: []))
     }
 
     /// Registers routes behind `middleware` in `configure`.
-    public func group(_ middleware: any Middleware..., configure: (any RoutesBuilder) throws -> Void) rethrows {
+    package func group(_ middleware: any Middleware..., configure: (any RoutesBuilder) throws -> Void) rethrows {
         try configure(GroupedRoutesBuilder(parent: self, prefix: [], middleware: middleware))
     }
 
     /// Registers every route of `collection`.
-    public func register(collection: some RouteCollection) throws {
+    package func register(collection: some RouteCollection) throws {
         try collection.boot(routes: self)
     }
 }

@@ -4,7 +4,7 @@ extension HTTPCookie {
     /// The `Set-Cookie` field value (RFC 6265 §4.1.1): `name=value; Max-Age=...; Expires=...; Path=...; Domain=...;
     /// HttpOnly; Secure; SameSite=...`, the order README "The web flow" writes them in. Throws `CookieError` instead of sending
     /// something a client would misread.
-    public func serialized() throws(CookieError) -> String {
+    package func serialized() throws(CookieError) -> String {
         guard !name.isEmpty, name.utf8.allSatisfy(Self.isTokenByte) else { throw .invalidName(name) }
         guard value.utf8.allSatisfy(Self.isCookieOctet) else { throw .invalidValue(cookie: name) }
         var line = name + "=" + value

@@ -1,25 +1,25 @@
 import Foundation
 
 /// A cookie to send with `Set-Cookie` (RFC 6265 §4.1).
-public struct HTTPCookie: Sendable, Equatable {
-    public var name: String
-    public var value: String
+package struct HTTPCookie: Sendable, Equatable {
+    package var name: String
+    package var value: String
     /// Seconds until the cookie expires (§5.2.2); zero or less deletes it.
-    public var maxAge: Int?
+    package var maxAge: Int?
     /// When the cookie expires (§5.2.1), for clients that ignore `Max-Age`.
-    public var expires: Date?
-    public var path: String?
-    public var domain: String?
+    package var expires: Date?
+    package var path: String?
+    package var domain: String?
     /// Only sent over HTTPS (§5.2.5).
-    public var secure: Bool
+    package var secure: Bool
     /// Hidden from scripts (§5.2.6).
-    public var httpOnly: Bool
+    package var httpOnly: Bool
     /// `.unset` sends no attribute (browsers then treat the cookie as `Lax`).
-    public var sameSite: SameSite
+    package var sameSite: SameSite
 
     /// When the cookie is sent with cross-site requests (RFC 6265bis §5.4.7).
     /// Not optional on purpose: `sameSite: .none` on an optional would silently mean nil.
-    public enum SameSite: String, Sendable {
+    package enum SameSite: String, Sendable {
         /// No `SameSite` attribute.
         case unset = ""
         case strict = "Strict"
@@ -28,7 +28,7 @@ public struct HTTPCookie: Sendable, Equatable {
         case none = "None"
     }
 
-    public init(name: String, value: String, maxAge: Int? = nil, expires: Date? = nil, path: String? = "/",
+    package init(name: String, value: String, maxAge: Int? = nil, expires: Date? = nil, path: String? = "/",
                 domain: String? = nil, secure: Bool = false, httpOnly: Bool = false, sameSite: SameSite = .unset) {
         self.name = name
         self.value = value
@@ -43,7 +43,7 @@ public struct HTTPCookie: Sendable, Equatable {
 }
 
 /// Why a cookie cannot be sent.
-public enum CookieError: Error, Equatable, CustomStringConvertible {
+package enum CookieError: Error, Equatable, CustomStringConvertible {
     /// The name is empty or not an RFC 9110 token.
     case invalidName(String)
     /// The value has a character outside cookie-octet (§4.1.1): space, `"`, `,`, `;`, `\`, controls, non-ASCII.
@@ -53,7 +53,7 @@ public enum CookieError: Error, Equatable, CustomStringConvertible {
     /// `SameSite=None` without `Secure` is rejected by browsers.
     case sameSiteNoneRequiresSecure(cookie: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .invalidName(let name): "Invalid cookie name '\(name)'"
         case .invalidValue(let cookie): "Invalid characters in the value of cookie '\(cookie)'"

@@ -3,11 +3,11 @@ import Foundation
 /// The session of one request, installed by `SessionsMiddleware`: `req.session.data["userID"] = id`.
 ///
 /// Confined to the request's task like `Request`. Changes are saved when the response leaves the middleware.
-public final class Session {
+package final class Session {
     /// The id the client holds, nil for a session not stored yet. Never log it: it is a bearer credential.
-    public internal(set) var id: String?
+    package internal(set) var id: String?
     /// The session's values.
-    public var data: [String: String]
+    package var data: [String: String]
     let loadedData: [String: String]
     /// The id the request's cookie carried when the middleware did not read its record (`loadsSessions` off).
     let unreadID: String?
@@ -31,22 +31,22 @@ public final class Session {
 
     /// Gives the session a new id when it is saved and deletes the record under the old one, so an id
     /// planted before login is worthless after it (session fixation, OWASP ASVS V3.2.1).
-    public func rotate() {
+    package func rotate() {
         rotationRequested = true
         isDestroyed = false
     }
 
     /// Stores `userID` under `key` and rotates the id: call on login.
-    public func authenticate(_ userID: String, key: String = "userID") {
+    package func authenticate(_ userID: String, key: String = "userID") {
         data[key] = userID
         rotate()
     }
 
     /// The value stored under `key` by `authenticate`, if any.
-    public func authenticatedID(key: String = "userID") -> String? { data[key] }
+    package func authenticatedID(key: String = "userID") -> String? { data[key] }
 
     /// Ends the session: the record is deleted and the cookie expired.
-    public func destroy() {
+    package func destroy() {
         data = [:]
         isDestroyed = true
         rotationRequested = false
@@ -57,7 +57,7 @@ public final class Session {
 
 extension Request {
     /// The session; `SessionsMiddleware` must run before this route (a programming error otherwise).
-    public var session: Session {
+    package var session: Session {
         guard let installedSession else {
             preconditionFailure("req.session used on a route without SessionsMiddleware")
         }
@@ -65,5 +65,5 @@ extension Request {
     }
 
     /// Whether `SessionsMiddleware` installed a session for this request.
-    public var hasSession: Bool { installedSession != nil }
+    package var hasSession: Bool { installedSession != nil }
 }

@@ -7,26 +7,26 @@ import Foundation
 /// named is the caller's to delete in that same write. Made by `Session.newLogin()`; the route hands it back with
 /// `Session.adopt(_:userID:key:)` once its write has committed, and the middleware then only sets the cookie
 /// (`session=<id>; Path=/; HttpOnly; SameSite=Lax`, RFC 6265 §4.1).
-public struct SessionLogin: Sendable {
+package struct SessionLogin: Sendable {
     /// The new session's id, the cookie's value. Never log it: it is a bearer credential.
-    public let id: String
+    package let id: String
     /// When the new record expires: the middleware's `expiry` from now.
-    public let expiresAt: Date
+    package let expiresAt: Date
     /// The id the request's cookie carried, if any: the caller deletes the record under it in the same write.
-    public let replacedID: String?
+    package let replacedID: String?
 }
 
 extension Session {
     /// A new login for the caller to store; changes nothing until `adopt` is called, so a route that fails after
     /// this leaves the session (and the cookie) as they were.
-    public func newLogin() throws -> SessionLogin {
+    package func newLogin() throws -> SessionLogin {
         SessionLogin(id: try SystemRandom.base64URL(SessionsMiddleware.idByteCount), expiresAt: newRecordExpiry,
                      replacedID: replacedID)
     }
 
     /// Takes `login` as this request's session, stored by the caller with `userID` under `key`: the middleware
     /// sets its cookie and writes nothing.
-    public func adopt(_ login: SessionLogin, userID: String, key: String = "userID") {
+    package func adopt(_ login: SessionLogin, userID: String, key: String = "userID") {
         id = login.id
         data = [key: userID]
         isStoredByCaller = true

@@ -1,11 +1,11 @@
 import Foundation
 
 /// The data kept for one session: string keys and values, plus when it stops being valid.
-public struct SessionRecord: Sendable, Equatable {
-    public var data: [String: String]
-    public var expiresAt: Date
+package struct SessionRecord: Sendable, Equatable {
+    package var data: [String: String]
+    package var expiresAt: Date
 
-    public init(data: [String: String], expiresAt: Date) {
+    package init(data: [String: String], expiresAt: Date) {
         self.data = data
         self.expiresAt = expiresAt
     }
@@ -13,7 +13,7 @@ public struct SessionRecord: Sendable, Equatable {
 
 /// Where sessions live between requests. Ids are opaque random strings chosen by the session middleware.
 /// Implementations: an in-memory store (tests, development) in `Web`, and the SQLite store in `App`.
-public protocol SessionStore: Sendable {
+package protocol SessionStore: Sendable {
     /// The session with `id`, or nil when unknown or expired.
     func load(id: String) async throws -> SessionRecord?
     /// Creates or replaces the session with `id`.

@@ -11,9 +11,9 @@ import Foundation
 /// With `loadsSessions` off (routes that only start sessions: the steps of a sign-in) the cookie's record is not
 /// read, so the route costs no read for it: the route sees a signed-out session, the cookie is left as it is
 /// unless the route logs in or out, and a login replaces the record the cookie named.
-public struct SessionsMiddleware: Middleware {
+package struct SessionsMiddleware: Middleware {
     /// The default session lifetime, 7 days.
-    public static let defaultExpiry: TimeInterval = 7 * 24 * 60 * 60
+    package static let defaultExpiry: TimeInterval = 7 * 24 * 60 * 60
     /// Bytes of randomness in a session id.
     static let idByteCount = 32
 
@@ -29,7 +29,7 @@ public struct SessionsMiddleware: Middleware {
     ///   - expiry: How long a session lives after its last change.
     ///   - loadsSessions: Whether the record the cookie names is read before the route (off for sign-in steps).
     ///   - now: The clock, injected for tests.
-    public init(store: any SessionStore, cookieName: String = "session", expiry: TimeInterval = defaultExpiry,
+    package init(store: any SessionStore, cookieName: String = "session", expiry: TimeInterval = defaultExpiry,
                 loadsSessions: Bool = true, now: @escaping @Sendable () -> Date = { Date() }) {
         self.store = store
         self.cookieName = cookieName
@@ -38,7 +38,7 @@ public struct SessionsMiddleware: Middleware {
         self.now = now
     }
 
-    public func respond(to request: Request, chainingTo next: any Responder) async throws -> Response {
+    package func respond(to request: Request, chainingTo next: any Responder) async throws -> Response {
         let sentID = request.cookies[cookieName].flatMap {
             Base64URL.isEncoding($0, ofByteCount: Self.idByteCount) ? $0 : nil
         }

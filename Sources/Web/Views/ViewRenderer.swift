@@ -6,13 +6,13 @@ import Mustache
 /// Every `*.mustache` file under the directory is a template named by its path without the extension
 /// (`login`, `partials/head`); templates use each other as partials (`{{> head}}`) or parents
 /// (`{{< layout}}{{$ body}}...{{/ body}}{{/ layout}}`). Values are HTML-escaped unless written `{{{triple}}}`.
-public struct ViewRenderer: Sendable {
+package struct ViewRenderer: Sendable {
     private let library: MustacheLibrary
     /// The names of the loaded templates, sorted.
-    public let templateNames: [String]
+    package let templateNames: [String]
 
     /// Loads every `.mustache` file under `directory`; throws when it is missing or a template does not parse.
-    public init(directory: String) throws {
+    package init(directory: String) throws {
         let root = URL(fileURLWithPath: directory, isDirectory: true).standardizedFileURL.path
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: root, isDirectory: &isDirectory), isDirectory.boolValue,
@@ -29,7 +29,7 @@ public struct ViewRenderer: Sendable {
     }
 
     /// Parses templates given as text, name to source.
-    public init(templates: [String: String]) throws {
+    package init(templates: [String: String]) throws {
         var library = MustacheLibrary()
         for (name, source) in templates {
             do {
@@ -43,29 +43,29 @@ public struct ViewRenderer: Sendable {
     }
 
     /// Whether a template is registered under `name`.
-    public func hasTemplate(named name: String) -> Bool { library.getTemplate(named: name) != nil }
+    package func hasTemplate(named name: String) -> Bool { library.getTemplate(named: name) != nil }
 
     /// Renders template `name` with `context`, whose stored properties (or dictionary keys) the template reads.
     /// - Throws: `ViewError.templateNotFound` naming the template when there is none by that name.
-    public func render(_ name: String, _ context: some Sendable) throws -> View {
+    package func render(_ name: String, _ context: some Sendable) throws -> View {
         guard let html = library.render(context, withTemplate: name) else { throw ViewError.templateNotFound(name) }
         return View(html: html)
     }
 
     /// Renders template `name` with an empty context.
-    public func render(_ name: String) throws -> View {
+    package func render(_ name: String) throws -> View {
         try render(name, [String: String]())
     }
 }
 
 /// Why a page could not be rendered.
-public enum ViewError: Error, Equatable, CustomStringConvertible {
+package enum ViewError: Error, Equatable, CustomStringConvertible {
     case templateNotFound(String)
     case directoryNotFound(String)
     case invalidTemplate(name: String, message: String)
     case noRenderer
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .templateNotFound(let name): "No template named '\(name)'"
         case .directoryNotFound(let path): "Template directory '\(path)' not found"
