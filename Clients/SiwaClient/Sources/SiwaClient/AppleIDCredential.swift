@@ -43,29 +43,3 @@ public struct AppleIDCredential: Sendable, Equatable {
         return text.isEmpty ? nil : text
     }
 }
-
-#if canImport(AuthenticationServices)
-import AuthenticationServices
-
-extension AppleIDCredential {
-    /// The values of the credential Sign in with Apple gave the app.
-    /// - Parameter credential: What `authorizationController(controller:didCompleteWithAuthorization:)` received.
-    public init(_ credential: ASAuthorizationAppleIDCredential) {
-        self.init(identityToken: credential.identityToken, authorizationCode: credential.authorizationCode,
-                  user: credential.user, fullName: credential.fullName, email: credential.email)
-    }
-}
-
-extension SiwaClient {
-    /// Signs in with the credential Sign in with Apple gave the app, and keeps the bearer token.
-    /// - Parameters:
-    ///   - credential: The `ASAuthorizationAppleIDCredential` of the authorization.
-    ///   - nonce: The raw nonce whose SHA-256 the request to Apple carried, when it carried one.
-    /// - Returns: The ids of the token and the user.
-    /// - Throws: `SiwaError`.
-    @discardableResult
-    public func signIn(credential: ASAuthorizationAppleIDCredential, nonce: String? = nil) async throws -> SignedIn {
-        try await signIn(credential: AppleIDCredential(credential), nonce: nonce)
-    }
-}
-#endif
