@@ -23,14 +23,15 @@ let package = Package(
             "IOCore", "CryptoCore", "CLinux",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        .target(name: "JSON"),
         .target(name: "Web", dependencies: [
-            "HTTPCore", "IOCore", "CryptoCore", "JOSE",
+            "HTTPCore", "IOCore", "CryptoCore", "JSON",
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Mustache", package: "swift-mustache"),
         ]),
-        .target(name: "JOSE", dependencies: ["CryptoCore"]),
+        .target(name: "JOSE", dependencies: ["JSON", "CryptoCore"]),
         .target(name: "AppleID", dependencies: [
-            "JOSE", "HTTPCore", "IOCore", "CryptoCore",
+            "JOSE", "JSON", "HTTPCore", "IOCore", "CryptoCore",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "Storage", dependencies: [
@@ -38,15 +39,16 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "App", dependencies: [
-            "IOCore", "Web", "AppleID", "Storage", "JOSE", "CryptoCore", "HTTPCore",
+            "IOCore", "Web", "AppleID", "Storage", "JOSE", "JSON", "CryptoCore", "HTTPCore",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .target(name: "FakeApple", dependencies: [
-            "App", "Web", "AppleID", "JOSE", "CryptoCore", "HTTPCore",
+            "Web", "AppleID", "JOSE", "JSON", "CryptoCore", "HTTPCore",
             .product(name: "Logging", package: "swift-log"),
         ]),
         .executableTarget(name: "siwa", dependencies: [
-            "App", "FakeApple", "CryptoCore",
+            "App", "FakeApple", "CryptoCore", "HTTPCore", "Web",
+            .product(name: "Logging", package: "swift-log"),
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
@@ -55,8 +57,9 @@ let package = Package(
             "HTTPCore", .product(name: "Logging", package: "swift-log"),
         ], path: "Tests/ClientThreadsChild"),
         .executableTarget(name: "StorageBenchmark", dependencies: ["App", "Storage"], path: "Benchmarks/Storage/Sources"),
-        .executableTarget(name: "JOSEBench", dependencies: ["AppleID", "JOSE", "CryptoCore"], path: "Benchmarks/JOSE/Sources"),
+        .executableTarget(name: "JOSEBench", dependencies: ["AppleID", "JOSE", "JSON", "CryptoCore"], path: "Benchmarks/JOSE/Sources"),
         .executableTarget(name: "WebBenchmark", dependencies: ["Web", "HTTPCore"], path: "Benchmarks/Web/Sources"),
+        .executableTarget(name: "ChoresSeed", dependencies: ["App", "FakeApple"], path: "Benchmarks/Chores/Sources"),
 
         .target(name: "TestSupport", dependencies: [
             "CryptoCore", .product(name: "Logging", package: "swift-log"),
@@ -64,12 +67,13 @@ let package = Package(
         .testTarget(name: "IOCoreTests", dependencies: ["IOCore"]),
         .testTarget(name: "CryptoCoreTests", dependencies: ["CryptoCore", "TestSupport"]),
         .testTarget(name: "HTTPCoreTests", dependencies: ["HTTPCore", "IOCore", "CryptoCore", "TestSupport"]),
-        .testTarget(name: "WebTests", dependencies: ["Web", "HTTPCore", "JOSE"]),
-        .testTarget(name: "JOSETests", dependencies: ["JOSE", "CryptoCore", "TestSupport"]),
-        .testTarget(name: "AppleIDTests", dependencies: ["AppleID", "JOSE", "HTTPCore", "CryptoCore", "TestSupport"]),
+        .testTarget(name: "WebTests", dependencies: ["Web", "HTTPCore", "JSON"]),
+        .testTarget(name: "JSONTests", dependencies: ["JSON", "TestSupport"]),
+        .testTarget(name: "JOSETests", dependencies: ["JOSE", "JSON", "CryptoCore", "TestSupport"]),
+        .testTarget(name: "AppleIDTests", dependencies: ["AppleID", "JOSE", "JSON", "HTTPCore", "CryptoCore", "TestSupport"]),
         .testTarget(name: "StorageTests", dependencies: ["Storage", "IOCore", "TestSupport"]),
         .testTarget(name: "AppTests", dependencies: [
-            "App", "FakeApple", "Web", "AppleID", "Storage", "JOSE", "HTTPCore", "CryptoCore", "TestSupport",
+            "App", "FakeApple", "Web", "AppleID", "Storage", "JOSE", "JSON", "HTTPCore", "CryptoCore", "TestSupport",
         ]),
     ]
 )
@@ -81,9 +85,9 @@ if Context.environment["SIWA_FUZZ"] == "1" {
     let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
         ("FuzzHTTPRequest", ["HTTPCore", "FuzzSupport"]),
         ("FuzzChunked", ["HTTPCore", "FuzzSupport"]),
-        ("FuzzJSON", ["JOSE", "CryptoCore"]),
+        ("FuzzJSON", ["JOSE", "JSON", "CryptoCore"]),
         ("FuzzJWS", ["JOSE", "CryptoCore"]),
-        ("FuzzClaims", ["AppleID", "JOSE"]),
+        ("FuzzClaims", ["AppleID", "JOSE", "JSON"]),
         ("FuzzBase64URL", ["CryptoCore"]),
         ("FuzzForm", ["Web"]),
         ("FuzzCookie", ["Web"]),

@@ -32,12 +32,6 @@ HELPER_PID=
 
 exchange_setup() {
     [ -z "$BASELINE_SIWA" ] || [ -x "$BASELINE_SIWA" ] || { echo "BASELINE_SIWA=$BASELINE_SIWA is not executable" >&2; exit 64; }
-    for port in "$PORT" "$APPLE_PORT" "$PROXY_PORT"; do
-        if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-            echo "port $port is already in use: stop what listens there or set BENCH_PORT / BENCH_APPLE_PORT / BENCH_PROXY_PORT" >&2
-            exit 1
-        fi
-    done
     EXCHANGE_CODES=${EXCHANGE_CODES:-$((DURATION * 1300))}
     EXCHANGE_TOKENS=${EXCHANGE_TOKENS:-60000}
     local tokens="$CACHE/exchange-tokens.txt"
@@ -45,6 +39,16 @@ exchange_setup() {
         "$SIWA" mint --aud dev.siwa.ios --key-file "$CACHE/fake-apple-key.pem" --count "$EXCHANGE_TOKENS" \
             --first 30000000 --lifetime 86400 --output "$tokens"
     fi
+    apple_behind_proxy_start
+}
+
+apple_behind_proxy_start() { # the stand-in (core 1) with the operator's key, behind the latency proxy (core 1)
+    for port in "$PORT" "$APPLE_PORT" "$PROXY_PORT"; do
+        if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+            echo "port $port is already in use: stop what listens there or set BENCH_PORT / BENCH_APPLE_PORT / BENCH_PROXY_PORT" >&2
+            exit 1
+        fi
+    done
     # The operator's Sign in with Apple key (.p8, ES256), which the stand-in knows as Apple knows yours.
     openssl genpkey -algorithm EC -pkeyopt ec_paramgen_curve:P-256 -out "$WORK/apple.p8" 2>/dev/null
     ENCRYPTION_KEY=$(openssl rand -hex 32)

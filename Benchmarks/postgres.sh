@@ -43,7 +43,7 @@ pg_sql() { # pg_sql DATABASE SQL -> unaligned rows
 pg_database() { # pg_database NAME: a fresh database; sets DATABASE_URL
     pg_sql postgres "DROP DATABASE IF EXISTS $1" >/dev/null
     pg_sql postgres "CREATE DATABASE $1" >/dev/null
-    DATABASE_URL="postgres://postgres@127.0.0.1:$PG_PORT/$1"
+    DATABASE_URL="postgres://postgres@127.0.0.1:${PG_URL_PORT:-$PG_PORT}/$1"
 }
 
 pg_statements() { # pg_statements DATABASE: statements run there since the last reset (pg_stat_statements)
@@ -56,9 +56,9 @@ round_trips() { # siwa's own count of round trips (siwa_postgres_round_trips_tot
         awk '$1 == "siwa_postgres_round_trips_total" { print $2 }'
 }
 
-postgres_workload() { # postgres_workload SERVER WORKLOAD CONNS
+postgres_workload() { # postgres_workload SERVER WORKLOAD CONNS [PATH]: PATH names the run (postgres-paths.sh)
     local server=$1 workload=$2 conns=$3 name result requests statements trips_before trips_after
-    name="${server}_${workload}_${conns}"
+    name="${server}_${workload}_${conns}${4:+_${4//-/_}}"
     pg_database "$name"
     start_server "$server" "$WORK/unused.sqlite"
     curl -s -o /dev/null -H 'Content-Type: application/json' \
@@ -74,7 +74,7 @@ postgres_workload() { # postgres_workload SERVER WORKLOAD CONNS
     trips_after=$(round_trips)
     statements=$(pg_statements "$name")
     read -r _ requests _ <<<"$result"
-    record "$server" "pg-$workload" "$conns" "$result" "$(peak_rss)"
+    record "$server" "pg-$workload${4:+-$4}" "$conns" "$result" "$(peak_rss)"
     awk -v s="$server" -v w="$workload" -v c="$conns" -v r="$requests" -v st="$statements" \
         -v a="${trips_before:-}" -v b="${trips_after:-}" 'BEGIN {
             if (r == 0) r = 1

@@ -1,6 +1,7 @@
 import Foundation
 @testable import AppleID
 import JOSE
+import JSON
 
 /// The claim checks of `IdentityTokenVerifier` (everything after the signature) and the server-notification
 /// payload, fed a claims object directly. The first byte picks options; the rest is the claims JSON.

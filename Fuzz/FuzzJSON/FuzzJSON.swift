@@ -1,5 +1,6 @@
 import CryptoCore
 @testable import JOSE
+@testable import JSON
 
 /// Strict JSON (RFC 8259) and the JOSE documents read from it (RFC 7515 §4, RFC 7517 §4–5).
 ///

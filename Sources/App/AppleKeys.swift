@@ -3,6 +3,7 @@ import CryptoCore
 import Foundation
 import HTTPCore
 import JOSE
+import JSON
 import Logging
 import Storage
 

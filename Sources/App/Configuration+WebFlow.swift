@@ -1,3 +1,4 @@
+import AppleID
 import Foundation
 import Web
 
@@ -15,7 +16,7 @@ extension Configuration {
     /// Where Apple's button script is loaded from: Apple's CDN in production, the stand-in's copy otherwise.
     var appleScriptURL: String {
         appleBaseURL == Configuration.appleProductionURL
-            ? "https://appleid.cdn-apple.com" + Configuration.appleScriptPath : appleBaseURL + Configuration.appleScriptPath
+            ? AppleWebScript.cdnOrigin + AppleWebScript.path : appleBaseURL + AppleWebScript.path
     }
 
     /// Apple's authorize URL for a browser without JavaScript: the request the button makes in redirect mode

@@ -80,11 +80,6 @@ public struct Configuration: Sendable {
     public static let maxAppleTimeoutSeconds = 300.0
 
     public static let appleProductionURL = "https://appleid.apple.com"
-    /// The `iss` of every Apple identity token, whatever `APPLE_BASE_URL` says.
-    public static let appleIssuer = "https://appleid.apple.com"
-    /// Where Apple serves its button script (`appleid.auth.js`); an `APPLE_BASE_URL` other than Apple's (the local
-    /// stand-in) serves its copy at the same path.
-    public static let appleScriptPath = "/appleauth/static/jsapi/appleid/1/en_US/appleid.auth.js"
 
     public struct AppleKeyConfiguration: Sendable, Equatable {
         public var teamID, keyID, privateKeyPath: String

@@ -51,6 +51,14 @@ public final class SiwaServer: Sendable {
         application.views = try ViewRenderer(directory: configuration.resourcesPath + "/Views")
         try routes(application, services: services)
         try application.boot()
+        server = HTTPServer(configuration: Self.httpConfiguration(configuration), responder: application, logger: logger, group: loops)
+        services.metrics.attach(server)
+        housekeeping = Task { [services] in await Housekeeping(services: services).run() }
+        chores = Self.scheduleChores(services, loop: loops.next())
+    }
+
+    /// The HTTP server's settings from the configuration: address, TLS, limits and the headers of refusals.
+    static func httpConfiguration(_ configuration: Configuration) -> HTTPServerConfiguration {
         var serverConfiguration = HTTPServerConfiguration(hostname: configuration.hostname, port: configuration.port,
                                                           accessLog: false)
         serverConfiguration.limits.maxBodySize = configuration.maxBodySize
@@ -60,10 +68,7 @@ public final class SiwaServer: Sendable {
         serverConfiguration.shutdownGracePeriod = .seconds(configuration.shutdownGracePeriodSeconds)
         serverConfiguration.errorHeaders = SecurityHeadersMiddleware.Configuration().headers(secure: configuration.tls != nil)
         serverConfiguration.tls = configuration.tls
-        server = HTTPServer(configuration: serverConfiguration, responder: application, logger: logger, group: loops)
-        services.metrics.attach(server)
-        housekeeping = Task { [services] in await Housekeeping(services: services).run() }
-        chores = Self.scheduleChores(services, loop: loops.next())
+        return serverConfiguration
     }
 
     /// Starts listening; returns once the socket is bound.
@@ -102,6 +107,7 @@ public final class SiwaServer: Sendable {
         for problem in configuration.problems { logger.warning("\(problem)") }
         // Past `ulimit -f` a write must fail with EFBIG (SQLite: SQLITE_FULL, a 503), not kill the server.
         signal(SIGXFSZ, SIG_IGN)
+        guard try await ReadOnlyStartHold(configuration: configuration, logger: logger).waitForWritable() else { return }
         let server = try await SiwaServer(configuration: configuration, logger: logger)
         try server.start()
         let signals = ShutdownSignals.install { await server.shutdown() }

@@ -5,7 +5,7 @@ import Web
 /// API routes answer JSON errors; web routes run with sessions and HTML error pages.
 func routes(_ app: Application, services: Services) throws {
     app.middleware.use(SecurityHeadersMiddleware())
-    app.middleware.use(DatabaseUnavailableMiddleware(busyTimeoutMilliseconds: services.configuration.databaseBusyTimeoutMilliseconds))
+    app.middleware.use(DatabaseUnavailableMiddleware())
     app.middleware.use(try FileMiddleware(publicDirectory: services.configuration.resourcesPath + "/Public"))
 
     try app.register(collection: HealthController())

@@ -8,6 +8,8 @@ package final class AppleAuthCallCounters: Sendable {
         case token
         /// `POST /auth/revoke`.
         case revoke
+        /// `POST /auth/usermigrationinfo` (an app transfer to another team, TN3159).
+        case usermigrationinfo
     }
 
     /// How a call ended.

@@ -1,11 +1,12 @@
 import Foundation
 import HTTPCore
 import IOCore
-import JOSE
+import JSON
 import Logging
 
 /// Apple's token endpoints (Sign in with Apple REST API): `POST /auth/token` to exchange an authorization code
-/// or validate a refresh token, `POST /auth/revoke` to revoke one. Requests are form-encoded and carry the
+/// or validate a refresh token, `POST /auth/revoke` to revoke one, and `POST /auth/usermigrationinfo` for an app
+/// transfer (`AppleAuthClient+Migration.swift`). Requests are form-encoded and carry the
 /// client id and its client secret; errors come back as `{"error": "..."}`.
 public struct AppleAuthClient: Sendable {
     public let baseURL: String
@@ -61,19 +62,20 @@ public struct AppleAuthClient: Sendable {
         calls.record(.revoke, .ok)
     }
 
-    /// Posts `form` to `endpoint`; returns a 200 answer, or counts the failure in `calls` and throws it.
-    private func post(_ endpoint: AppleAuthCallCounters.Endpoint, _ form: [(String, String)]) async throws
-        -> HTTPClientResponse
+    /// Posts `form` to `endpoint` with `bearer` (an access token) in `Authorization` when given; returns a 200
+    /// answer, or counts the failure in `calls` and throws it.
+    func post(_ endpoint: AppleAuthCallCounters.Endpoint, _ form: [(String, String)], bearer: String? = nil)
+        async throws -> HTTPClientResponse
     {
         let path = "/auth/\(endpoint.rawValue)"
         let started = MonotonicClock.now()
         defer { calls.recordDuration(endpoint, nanoseconds: Int(clamping: MonotonicClock.now() - started)) }
+        var headers: HTTPHeaders = ["Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"]
+        if let bearer { headers.add(name: "Authorization", value: "Bearer \(bearer)") }
         let response: HTTPClientResponse
         do {
             response = try await http.send(HTTPClientRequest(
-                method: .POST, url: baseURL + path,
-                headers: ["Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"],
-                body: FormEncoding.encode(form)
+                method: .POST, url: baseURL + path, headers: headers, body: FormEncoding.encode(form)
             ))
         } catch {
             let kind = (error as? HTTPClientError)?.kind

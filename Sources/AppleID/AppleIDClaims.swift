@@ -1,5 +1,5 @@
 import Foundation
-import JOSE
+import JSON
 
 /// The registered and Apple claims of a JWT (RFC 7519 §4.1), picked out in one pass over the
 /// members; the typed reads throw `.malformed` for a claim of the wrong type.

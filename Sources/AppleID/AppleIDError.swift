@@ -1,6 +1,7 @@
 import CryptoCore
 import HTTPCore
 import JOSE
+import JSON
 
 /// Why an Apple JWT (identity token or server notification) was refused.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import JOSE
+import JSON
 
 /// A verified Sign in with Apple identity token (Apple's "Authenticating users with Sign in
 /// with Apple", identity token claims).
@@ -34,6 +34,15 @@ public struct AppleIdentityToken: Sendable, Equatable {
     package var claimMembers: [JSONMember]
     /// Every claim, as received.
     public var claims: [String: JSONValue] { claimMembers.dictionary }
+
+    /// `transfer_sub`: the transfer identifier of a user whose app moved to this team from another, present for 60 days
+    /// after the transfer (Apple's "Bringing new apps and users into your team"); nil when absent or not a string.
+    public var transferSub: String? {
+        guard case .string(let value)? = claimMembers.first(where: { $0.name == "transfer_sub" })?.value,
+              !value.isEmpty
+        else { return nil }
+        return value
+    }
 
     /// Whether Apple judged the user likely real (`real_user_status` 2).
     public var isLikelyReal: Bool { realUserStatus == 2 }

@@ -1,6 +1,7 @@
 import CryptoCore
 import Foundation
 import JOSE
+import JSON
 
 /// The `client_secret` Apple's `/auth/token` and `/auth/revoke` require: an ES256 JWT signed with the team's
 /// Sign in with Apple key (`.p8`), minted per client id, cached, and re-minted before it expires.

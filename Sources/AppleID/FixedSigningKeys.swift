@@ -1,5 +1,6 @@
 import CryptoCore
 import JOSE
+import JSON
 
 /// A fixed set of RS256 keys by `kid`: for tests, and for the local Apple stand-in.
 package struct FixedSigningKeys: SigningKeyProvider {

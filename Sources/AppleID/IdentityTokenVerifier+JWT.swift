@@ -1,6 +1,7 @@
 import CryptoCore
 import Foundation
 import JOSE
+import JSON
 
 extension IdentityTokenVerifier {
     /// Verifies any Apple-signed JWT: header policy (RS256 only), key, signature, `iss`, `aud`,

@@ -1,6 +1,7 @@
 import CryptoCore
 import Foundation
 import JOSE
+import JSON
 
 /// Verifies Sign in with Apple identity tokens, and the core of any Apple-signed JWT.
 ///

@@ -1,5 +1,5 @@
 import Foundation
-import JOSE
+import JSON
 
 /// One of Apple's server-to-server notifications (Sign in with Apple): a JWT whose `events` claim is a JSON
 /// *string* describing what changed for a user.

@@ -1,5 +1,6 @@
 import Foundation
 import JOSE
+import JSON
 
 /// An Apple-signed JWT whose signature, issuer, audience and times have been checked; what
 /// ``IdentityTokenVerifier/verifyJWT(_:requireExpiration:)`` returns for any Apple JWT

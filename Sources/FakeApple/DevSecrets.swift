@@ -1,4 +1,3 @@
-import App
 import CryptoCore
 import Foundation
 
@@ -10,12 +9,12 @@ package struct DevSecrets {
     /// The key id of the development key (`APPLE_KEY_ID` for the stand-in).
     package static let keyID = "DEVKEY0001"
 
-    let clientKeyPath: String
-    let clientKey: ES256PrivateKey
-    let encryptionKey: [UInt8]
+    package let clientKeyPath: String
+    package let clientKey: ES256PrivateKey
+    package let encryptionKey: [UInt8]
 
     /// Loads the files next to `keyFile`, creating them (mode 0600) when missing.
-    static func loadOrCreate(besides keyFile: String) throws -> DevSecrets {
+    package static func loadOrCreate(besides keyFile: String) throws -> DevSecrets {
         let clientKeyPath = keyFile + ".client.p8"
         let encryptionKeyPath = keyFile + ".encryption-key"
         let fileManager = FileManager.default

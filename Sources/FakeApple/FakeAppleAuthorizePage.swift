@@ -1,5 +1,5 @@
 import Foundation
-import JOSE
+import JSON
 import Web
 
 /// The stand-in's HTML: its consent screen, and the auto-submitting `form_post` back to the relying party.

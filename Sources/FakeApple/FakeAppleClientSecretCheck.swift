@@ -1,42 +1,75 @@
 import CryptoCore
 import Foundation
 import JOSE
+import JSON
 
 /// How the stand-in judges a `client_secret`, as Apple does: an ES256 JWT with `sub` = the client id,
-/// `aud` = `https://appleid.apple.com`, a `kid` header, not expired, and at most 180 days long. With the key it
-/// knows (`knownKey`: the public half of a `.p8`, its team id and key id) it is Apple: the signature must verify
-/// with that key, `iss` must be its team id and the header's `kid` its key id, or the answer is `invalid_client`.
-/// Without one (in-process tests only) the shape and claims are checked.
-struct FakeAppleClientSecretCheck: Sendable {
+/// `aud` = `https://appleid.apple.com`, a `kid` header, not expired, and at most 180 days long. With the keys it
+/// knows (`knownKeys`: the public half of a `.p8`, its team id and key id, one per team) it is Apple: the signature
+/// must verify with the key the header's `kid` names, and `iss` must be that key's team id, or the answer is
+/// `invalid_client`. Without any (in-process tests only) the shape and claims are checked.
+package struct FakeAppleClientSecretCheck: Sendable {
     /// A Sign in with Apple key as Apple knows it.
-    struct KnownKey: Sendable {
-        var publicKey: ES256PublicKey
-        var teamID: String
-        var keyID: String
+    package struct KnownKey: Sendable {
+        package var publicKey: ES256PublicKey
+        package var teamID: String
+        package var keyID: String
+
+        package init(publicKey: ES256PublicKey, teamID: String, keyID: String) {
+            self.publicKey = publicKey
+            self.teamID = teamID
+            self.keyID = keyID
+        }
     }
 
-    let knownKey: KnownKey?
+    let knownKeys: [KnownKey]
 
     /// Apple refuses client secrets that live longer than six months.
     static let maximumLifetime: TimeInterval = 180 * 24 * 60 * 60
 
     func isValid(_ secret: String, clientID: String, now: Date) -> Bool {
+        team(of: secret, clientID: clientID, now: now) != nil
+    }
+
+    /// The team whose key signed `secret` (its `iss`), or nil when Apple would answer `invalid_client`.
+    func team(of secret: String, clientID: String, now: Date) -> String? {
         guard let jws = try? JWS(compact: secret),
               (try? jws.header.checkPolicy(allowing: [.es256])) != nil,
               let keyID = jws.header.keyID, !keyID.isEmpty,
-              let claims = try? JSONValue(parsing: jws.payload)
-        else { return false }
-        if let knownKey {
-            guard keyID == knownKey.keyID, claims["iss"]?.stringValue == knownKey.teamID,
-                  (try? jws.verify(with: knownKey.publicKey)) != nil
-            else { return false }
+              let claims = try? JSONValue(parsing: jws.payload),
+              let team = claims["iss"]?.stringValue, !team.isEmpty
+        else { return nil }
+        if !knownKeys.isEmpty {
+            guard let known = knownKeys.first(where: { $0.keyID == keyID }), team == known.teamID,
+                  (try? jws.verify(with: known.publicKey)) != nil
+            else { return nil }
         }
         guard claims["sub"]?.stringValue == clientID,
               claims["aud"]?.stringValue == "https://appleid.apple.com",
-              claims["iss"]?.stringValue?.isEmpty == false,
               let issuedAt = claims["iat"]?.numberValue, let expiresAt = claims["exp"]?.numberValue
-        else { return false }
+        else { return nil }
         let current = now.timeIntervalSince1970
-        return issuedAt <= current + 60 && expiresAt > current && expiresAt - issuedAt <= Self.maximumLifetime
+        guard issuedAt <= current + 60, expiresAt > current, expiresAt - issuedAt <= Self.maximumLifetime else {
+            return nil
+        }
+        return team
+    }
+}
+
+extension FakeAppleClientSecretCheck.KnownKey {
+    /// A team's key given as `TEAM_ID:KEY_ID:PATH`, `PATH` a `.p8` or its PEM public half.
+    /// - Throws: `FakeAppleError.malformedTeamKey` naming what is wrong.
+    init(teamKey: String) throws {
+        let parts = teamKey.split(separator: ":", maxSplits: 2).map(String.init)
+        guard parts.count == 3, !parts[0].isEmpty, !parts[1].isEmpty else {
+            throw FakeAppleError.malformedTeamKey("\(teamKey) is not TEAM_ID:KEY_ID:PATH")
+        }
+        guard let pem = try? String(contentsOfFile: parts[2], encoding: .utf8) else {
+            throw FakeAppleError.malformedTeamKey("cannot read \(parts[2])")
+        }
+        guard let key = (try? ES256PrivateKey(pem: pem).publicKey) ?? (try? ES256PublicKey(pem: pem)) else {
+            throw FakeAppleError.malformedTeamKey("\(parts[2]) is not an ES256 key")
+        }
+        self.init(publicKey: key, teamID: parts[0], keyID: parts[1])
     }
 }

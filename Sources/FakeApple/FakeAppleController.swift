@@ -2,14 +2,16 @@ import AppleID
 import CryptoCore
 import Foundation
 import HTTPCore
-import JOSE
+import JSON
 import Web
 
-/// The stand-in's routes: Apple's `/auth/keys`, `/auth/authorize`, `/auth/token`, `/auth/revoke`, and the button
-/// script, behaving as Apple documents them (form-encoded requests, `{"error": ...}` answers).
+/// The stand-in's routes: Apple's `/auth/keys`, `/auth/authorize`, `/auth/token`, `/auth/revoke`,
+/// `/auth/usermigrationinfo` (`FakeAppleController+Migration.swift`), and the button script, behaving as Apple
+/// documents them (form-encoded requests, `{"error": ...}` answers).
 struct FakeAppleController: RouteCollection {
     let keys: FakeAppleKeys
     let state: FakeAppleState
+    let transfers: FakeAppleTransfers
     let clientSecrets: FakeAppleClientSecretCheck
     let knobs: FakeAppleTokenKnobs
     let clock: @Sendable () -> Date
@@ -25,7 +27,9 @@ struct FakeAppleController: RouteCollection {
         routes.post("auth", "authorize", use: authorize)
         routes.post("auth", "token", use: token)
         routes.post("auth", "revoke", use: revoke)
+        routes.post("auth", "usermigrationinfo", use: userMigrationInfo)
         routes.post("dev", "app-credential", use: appCredential)
+        routes.post("dev", "transfer-app", use: transferApp)
         routes.get("appleauth", "static", "jsapi", "appleid", "1", "en_US", "appleid.auth.js", use: script)
     }
 
@@ -87,10 +91,15 @@ struct FakeAppleController: RouteCollection {
 
     /// `/auth/token` after the knobs' latency, counted in flight while it is answered.
     @Sendable func token(_ req: Request) async throws -> Response {
+        try await throughKnobs { try await answerToken(req) }
+    }
+
+    /// `answer` after the knobs' latency, counted in flight while it runs (`/auth/token`, `/auth/usermigrationinfo`).
+    func throughKnobs(_ answer: () async throws -> Response) async throws -> Response {
         let latency = await knobs.begin()
         do {
             if latency > 0 { try await Task.sleep(for: .milliseconds(Int(latency * 1000))) }
-            let response = try await answerToken(req)
+            let response = try await answer()
             await knobs.end()
             return response
         } catch {
@@ -115,6 +124,8 @@ struct FakeAppleController: RouteCollection {
                 let refreshToken = "r" + Base64URL.encode(try SecureRandom.bytes(count: 32))
                 await state.store(refreshToken: refreshToken, .init(grant: issued.grant))
                 return try tokenResponse(issued.grant, refreshToken: refreshToken)
+            case "client_credentials":
+                return try await clientCredentials(form)
             case "refresh_token":
                 await knobs.countRefresh()
                 guard let token = form.refresh_token else { return Self.oauthError("invalid_request") }
@@ -140,8 +151,10 @@ struct FakeAppleController: RouteCollection {
 
     /// A new authorization code and the identity token that comes with it (`c_hash` binds them), as Apple
     /// gives an app or posts to a web redirect URI.
+    /// After a transfer the grant is the receiving team's (`FakeAppleTransfers.scoped`).
     func issueCode(_ grant: FakeAppleState.Grant, redirectURI: String,
                    nonce: String?) async throws -> (code: String, idToken: String) {
+        let grant = await transfers.scoped(grant, now: clock())
         let code = "c" + Base64URL.encode(try SecureRandom.bytes(count: 24))
         await state.issue(code: code, .init(grant: grant, redirectURI: redirectURI, nonce: nonce, issuedAt: clock()))
         let idToken = try mintIdentityToken(grant, nonce: nonce, extraClaims: ["c_hash": .string(TokenHash.of(code))])
@@ -150,7 +163,9 @@ struct FakeAppleController: RouteCollection {
 
     private func mintIdentityToken(_ grant: FakeAppleState.Grant, nonce: String? = nil,
                                    extraClaims: [String: JSONValue]) throws -> String {
-        try keys.mintIdentityToken(IdentityTokenRequest(
+        var extraClaims = extraClaims
+        if let transferSub = grant.transferSub { extraClaims["transfer_sub"] = .string(transferSub) }
+        return try keys.mintIdentityToken(IdentityTokenRequest(
             subject: grant.subject, audience: grant.clientID, email: grant.email, isPrivateEmail: grant.isPrivateEmail,
             nonce: nonce, lifetime: Self.identityTokenLifetime, extraClaims: extraClaims
         ), now: clock())
@@ -164,7 +179,12 @@ struct FakeAppleController: RouteCollection {
             "expires_in": .number(Double(Self.accessTokenLifetime)), "id_token": .string(idToken),
         ]
         if let refreshToken { body["refresh_token"] = .string(refreshToken) }
-        var response = Response(status: .ok, body: .bytes(JSONValue.object(body).serialized()))
+        return Self.jsonAnswer(body)
+    }
+
+    /// A 200 JSON answer, not to be cached (RFC 6749 §5.1).
+    static func jsonAnswer(_ members: [String: JSONValue]) -> Response {
+        var response = Response(status: .ok, body: .bytes(JSONValue.object(members).serialized()))
         response.headers.replaceOrAdd(name: "Content-Type", value: "application/json")
         response.headers.replaceOrAdd(name: "Cache-Control", value: "no-store")
         return response
@@ -232,6 +252,7 @@ struct TokenForm: Codable, Sendable {
     var code: String?
     var refresh_token: String?
     var redirect_uri: String?
+    var scope: String?
 }
 
 struct RevokeForm: Codable, Sendable {

@@ -1,7 +1,8 @@
-import App
+import AppleID
 import CryptoCore
 import Foundation
 import JOSE
+import JSON
 
 /// The stand-in's RS256 signing key, kept as a PKCS#8 PEM file (mode 0600) so tokens stay valid across restarts.
 package struct FakeAppleKeys: Sendable {
@@ -41,7 +42,7 @@ package struct FakeAppleKeys: Sendable {
     package func mintIdentityToken(_ request: IdentityTokenRequest, now: Date = Date()) throws -> String {
         let issuedAt = now.timeIntervalSince1970.rounded(.down)
         var claims: [String: JSONValue] = [
-            "iss": .string(Configuration.appleIssuer),
+            "iss": .string(IdentityTokenVerifier.appleIssuer),
             "aud": .string(request.audience),
             "exp": .number(issuedAt + request.lifetime.rounded(.down)),
             "iat": .number(issuedAt),
@@ -76,10 +77,13 @@ package struct FakeAppleKeys: Sendable {
 /// Failures of the stand-in's own set-up.
 package enum FakeAppleError: Error, CustomStringConvertible {
     case cannotWriteKeyFile(String)
+    /// A `--team` that is not `TEAM_ID:KEY_ID:PATH` of a readable ES256 key.
+    case malformedTeamKey(String)
 
     package var description: String {
         switch self {
         case .cannotWriteKeyFile(let path): "cannot write the stand-in's key file at \(path)"
+        case .malformedTeamKey(let reason): "--team: \(reason)"
         }
     }
 }

@@ -1,8 +1,9 @@
-import App
+import AppleID
 import CryptoCore
 import Foundation
 import HTTPCore
 import JOSE
+import JSON
 
 /// Sends server-to-server notifications the way Apple does: `POST {"payload": "<JWT>"}`, the JWT signed with
 /// Apple's key and carrying the event as a JSON string in its `events` claim.
@@ -23,7 +24,7 @@ package enum FakeAppleNotifier {
         }
         let events = String(decoding: JSONValue.object(eventClaims).serialized(), as: UTF8.self)
         let claims: JSONValue = [
-            "iss": .string(Configuration.appleIssuer), "aud": .string(audience),
+            "iss": .string(IdentityTokenVerifier.appleIssuer), "aud": .string(audience),
             "iat": .number(now.timeIntervalSince1970.rounded(.down)),
             "jti": .string(Base64URL.encode(try SecureRandom.bytes(count: 16))),
             "events": .string(events),

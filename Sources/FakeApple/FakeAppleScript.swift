@@ -1,4 +1,4 @@
-import App
+import AppleID
 import Foundation
 
 /// The stand-in's copy of Apple's `appleid.auth.js`: the same `AppleID.auth.init` / `signIn` surface, drawing a
@@ -8,7 +8,7 @@ import Foundation
 /// (`detail.error`) on `document`, as Apple's script does.
 enum FakeAppleScript {
     /// Where Apple serves its script; the stand-in serves its copy at the same path.
-    static let path = Configuration.appleScriptPath
+    static let path = AppleWebScript.path
 
     static func source(authorizeURL: String) -> String {
         """

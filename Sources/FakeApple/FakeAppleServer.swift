@@ -1,4 +1,3 @@
-import App
 import CryptoCore
 import Foundation
 import HTTPCore
@@ -9,6 +8,7 @@ import Web
 package final class FakeAppleServer: Sendable {
     package let keys: FakeAppleKeys
     let state: FakeAppleState
+    let transfers = FakeAppleTransfers()
     let controller: FakeAppleController
     let knobs = FakeAppleTokenKnobs()
     let application: Application
@@ -21,18 +21,22 @@ package final class FakeAppleServer: Sendable {
     ///   - keys: The identity-token signing key.
     ///   - clientSecretKey: The public half of the `.p8` the stand-in knows; when given, client secrets must be
     ///     signed with it and name `clientSecretTeamID` (`iss`) and `clientSecretKeyID` (`kid`), as Apple checks.
+    ///   - otherTeams: the keys of other teams the stand-in knows as well, for a transfer between two teams.
     ///   - clock: The stand-in's clock (tests move it).
     package init(hostname: String = "127.0.0.1", port: Int = 9090, keys: FakeAppleKeys,
                 clientSecretKey: ES256PublicKey? = nil, clientSecretTeamID: String = DevSecrets.teamID,
-                clientSecretKeyID: String = DevSecrets.keyID, clock: @escaping @Sendable () -> Date = Date.init,
+                clientSecretKeyID: String = DevSecrets.keyID,
+                otherTeams: [FakeAppleClientSecretCheck.KnownKey] = [],
+                clock: @escaping @Sendable () -> Date = Date.init,
                 logger: Logger = Logger(label: "fake-apple")) throws {
         self.keys = keys
         state = FakeAppleState(clock: clock)
         application = Application(logger: logger)
         controller = FakeAppleController(
-            keys: keys, state: state, clientSecrets: FakeAppleClientSecretCheck(knownKey: clientSecretKey.map {
-                .init(publicKey: $0, teamID: clientSecretTeamID, keyID: clientSecretKeyID)
-            }),
+            keys: keys, state: state, transfers: transfers,
+            clientSecrets: FakeAppleClientSecretCheck(knownKeys: (clientSecretKey.map {
+                [.init(publicKey: $0, teamID: clientSecretTeamID, keyID: clientSecretKeyID)]
+            } ?? []) + otherTeams),
             knobs: knobs, clock: clock
         )
         try application.register(collection: controller)
@@ -78,14 +82,29 @@ package final class FakeAppleServer: Sendable {
     /// stored tokens for tests and benchmarks of Apple's chores without a sign-in each.
     package static func seededRefreshToken(subject: String) -> String { FakeAppleState.seededPrefix + subject }
 
+    /// `client_credentials` access tokens issued so far (both teams).
+    package func migrationAccessTokensIssued() async -> Int { await transfers.clientCredentialsCalls }
+    /// `/auth/usermigrationinfo` calls answered past the credential checks so far.
+    package func migrationCalls() async -> Int { await transfers.migrationCalls }
+    /// `/auth/usermigrationinfo` calls answered 429 so far.
+    package func throttledMigrationCalls() async -> Int { await transfers.throttledCalls }
+    /// The next `count` calls to `/auth/usermigrationinfo` answer 429 with `Retry-After: retryAfter` seconds.
+    package func throttleMigrationCalls(next count: Int, retryAfter: Int) async {
+        await transfers.throttle(next: count, retryAfter: retryAfter)
+    }
+    /// Completes the app's transfer to `team`, as App Store Connect would.
+    package func completeTransfer(to team: String) async { await transfers.completeTransfer(to: team, now: Date()) }
+
     /// Makes every code issued so far older by `interval`.
     package func ageAuthorizationCodes(by interval: TimeInterval) async { await state.ageCodes(by: interval) }
 
     /// `siwa fake-apple`: serves until SIGINT or SIGTERM. Client secrets must be signed with the key at
     /// `clientSecretKeyPath` (a `.p8`, or its public half in PEM) and name `teamID` and `keyID`; without a path, with
     /// the development key kept beside `keyFile` (made when missing), which `siwa dev` uses too.
+    /// `otherTeams` are other teams' keys it knows as well (`TEAM_ID:KEY_ID:PATH`), to rehearse a transfer.
     package static func runUntilSignalled(hostname: String, port: Int, keyFile: String, clientSecretKeyPath: String?,
-                                         teamID: String? = nil, keyID: String? = nil) async throws {
+                                         teamID: String? = nil, keyID: String? = nil,
+                                         otherTeams: [String] = []) async throws {
         let logger = Logger(label: "fake-apple")
         let keys = try FakeAppleKeys.loadOrCreate(path: keyFile)
         // Like Apple, the stand-in knows the operator's key: the one the server signs with (APPLE_PRIVATE_KEY_PATH,
@@ -106,12 +125,15 @@ package final class FakeAppleServer: Sendable {
             clientSecretKey = try secrets.clientKey.publicKey
             keyPath = secrets.clientKeyPath
         }
+        let teams = try otherTeams.map(FakeAppleClientSecretCheck.KnownKey.init(teamKey:))
         let stand = try FakeAppleServer(hostname: hostname, port: port, keys: keys, clientSecretKey: clientSecretKey,
-                                        clientSecretTeamID: teamID, clientSecretKeyID: keyID, logger: logger)
+                                        clientSecretTeamID: teamID, clientSecretKeyID: keyID, otherTeams: teams,
+                                        logger: logger)
         try stand.start()
         let signals = ShutdownSignals.install { await stand.shutdown() }
         logger.notice("Apple stand-in on \(stand.baseURL) (key file \(keyFile), kid \(keys.keyID))")
         logger.notice("client secrets must be signed with \(keyPath), APPLE_TEAM_ID=\(teamID), APPLE_KEY_ID=\(keyID)")
+        for team in teams { logger.notice("also team \(team.teamID), key \(team.keyID), for a transfer") }
         try await stand.run()
         withExtendedLifetime(signals) {}
     }

@@ -12,6 +12,8 @@ actor FakeAppleState {
         var subject: String
         var email: String
         var isPrivateEmail: Bool
+        /// `transfer_sub`, for a user who moved here with the app from another team (`FakeAppleTransfers`).
+        var transferSub: String?
 
         /// The user and the client as one key: Apple shares the user's name once per pair.
         var userAndClient: String { "\(clientID)\n\(subject)" }

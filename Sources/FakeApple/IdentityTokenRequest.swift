@@ -1,5 +1,5 @@
 import Foundation
-import JOSE
+import JSON
 
 /// What the stand-in puts in an identity token it mints.
 package struct IdentityTokenRequest: Sendable {

@@ -1,4 +1,5 @@
 import CryptoCore
+import JSON
 
 extension ES256PublicKey {
     /// Builds a key from an EC JWK on P-256: `crv` "P-256", `x` and `y` of 32 bytes each

@@ -1,3 +1,4 @@
+import JSON
 /// A decoded JOSE header (RFC 7515 §4).
 public struct JOSEHeader: Sendable, Equatable {
     public static func == (lhs: JOSEHeader, rhs: JOSEHeader) -> Bool { lhs.members == rhs.members }
@@ -25,7 +26,7 @@ public struct JOSEHeader: Sendable, Equatable {
     /// - Throws: ``JWTError`` `.malformed` if it is not a JSON object, lacks a string `alg`, or
     ///   has `kid`, `typ` or `crit` of the wrong type.
     public init(json: [UInt8]) throws {
-        let members = try JSONValue.parseObjectMembers(json)
+        let members = try JSONValue.joseObjectMembers(json)
         var algorithm: String?, keyID: String?, type: String?, critical: [String]?
         var references = Set<String>()
         for member in members {

@@ -1,4 +1,5 @@
 import CryptoCore
+import JSON
 
 /// A JSON Web Key (RFC 7517 §4) holding a public RSA or EC key, as published in a JWKS.
 ///
@@ -41,7 +42,7 @@ public struct JWK: Sendable, Equatable {
 
     /// Reads a JWK from JSON bytes.
     public init(json: [UInt8]) throws {
-        try self.init(json: JSONValue(parsing: json))
+        try self.init(json: JSONValue(joseJSON: json))
     }
 
     /// Builds a JWK from members; used when publishing our own keys.

@@ -1,4 +1,5 @@
 import CryptoCore
+import JSON
 
 /// A JWK Set (RFC 7517 §5), such as Apple's `https://appleid.apple.com/auth/keys`.
 public struct JWKSet: Sendable, Equatable {
@@ -13,7 +14,7 @@ public struct JWKSet: Sendable, Equatable {
     /// - Throws: ``JWTError`` `.malformed` if there is no `keys` array, a supported key is
     ///   malformed, or there are more than ``maximumKeys`` keys.
     public init(json: [UInt8]) throws {
-        guard let list = try JSONValue(parsing: json)["keys"]?.arrayValue else {
+        guard let list = try JSONValue(joseJSON: json)["keys"]?.arrayValue else {
             throw JWTError(.malformed, detail: "JWKS lacks a keys array")
         }
         guard list.count <= Self.maximumKeys else { throw JWTError(.malformed, detail: "too many keys") }

@@ -1,4 +1,5 @@
 import CryptoCore
+import JSON
 
 /// Produces compact JWS (RFC 7515 §7.1) for JWTs: the stand-in's identity tokens, the client secret.
 public enum JWTSigner {

@@ -1,4 +1,5 @@
 import CryptoCore
+import JSON
 
 extension RSAPublicKey {
     /// Builds a key from an RSA JWK's `n` and `e` (RFC 7518 §6.3.1).

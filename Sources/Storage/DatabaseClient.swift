@@ -45,21 +45,3 @@ extension DatabaseClient {
         try await read(statement, transform).first
     }
 }
-
-/// What a failed statement means, the same whichever engine raised it: a unique violation is `.uniqueConstraint`
-/// from SQLite and from PostgreSQL alike.
-public protocol DatabaseFailure: Error {
-    /// The engine-neutral category.
-    var failureKind: DatabaseFailureKind { get }
-    /// The position in a write's statements of the one that failed, when known.
-    var statementIndex: Int? { get }
-}
-
-/// The categories of `DatabaseFailure`.
-public enum DatabaseFailureKind: Sendable, Equatable {
-    case uniqueConstraint, foreignKeyConstraint
-    /// The database cannot serve now and may later: PostgreSQL unreachable or restarting, SQLite locked past the
-    /// busy timeout, the disk full or failing.
-    case unavailable
-    case other
-}

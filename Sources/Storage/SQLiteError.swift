@@ -84,14 +84,3 @@ extension SQLiteError {
         SQLiteError(extendedCode: code, message: message, sql: sql)
     }
 }
-
-extension SQLiteError: DatabaseFailure {
-    public var failureKind: DatabaseFailureKind {
-        switch reason {
-        case .uniqueConstraint: .uniqueConstraint
-        case .foreignKeyConstraint: .foreignKeyConstraint
-        case .busy, .full, .ioError: .unavailable
-        case .readOnly, .other: .other
-        }
-    }
-}

@@ -7,7 +7,7 @@ struct AppleCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "apple",
         abstract: "Apple token lifecycle chores (need APPLE_TEAM_ID, APPLE_KEY_ID, APPLE_PRIVATE_KEY_PATH; SIWA_ENCRYPTION_KEY or the key file the server made).",
-        subcommands: [ValidateTokens.self, RetryRevocations.self]
+        subcommands: [ValidateTokens.self, RetryRevocations.self, AppleTransferCommand.self]
     )
 
     struct ValidateTokens: AsyncParsableCommand {

@@ -6,7 +6,7 @@ import FakeApple
 struct FakeAppleCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "fake-apple",
-        abstract: "Run a local stand-in for appleid.apple.com: keys, token, revoke and an authorize page.",
+        abstract: "Run a local stand-in for appleid.apple.com: keys, token, revoke, usermigrationinfo and an authorize page.",
         subcommands: [FakeAppleServe.self, FakeAppleNotify.self],
         defaultSubcommand: FakeAppleServe.self
     )
@@ -35,10 +35,15 @@ struct FakeAppleServe: AsyncParsableCommand {
     @Option(help: "The key id client secrets must name (kid); default: APPLE_KEY_ID with that key, else the development one.")
     var keyID: String?
 
+    @Option(name: .customLong("team"),
+            help: ArgumentHelp("Another team's key the stand-in knows too, as TEAM_ID:KEY_ID:PATH (a .p8), to "
+                + "rehearse moving the app to that team; repeatable.", valueName: "team-key"))
+    var teams: [String] = []
+
     func run() async throws {
         try await FakeAppleServer.runUntilSignalled(
             hostname: hostname, port: port, keyFile: keyFile, clientSecretKeyPath: clientSecretKey, teamID: teamID,
-            keyID: keyID
+            keyID: keyID, otherTeams: teams
         )
     }
 }

@@ -110,10 +110,7 @@ struct AppleChoresTests {
             try await app.server.services.database.write(SQL(
                 "INSERT INTO sessions (id, data, user_id, expires_at) VALUES (?, ?, ?, ?)",
                 ["s1", "{}", userID, Date().addingTimeInterval(3600)]))
-            let stored = try #require(try await app.server.services.database.readOne(
-                SQL("SELECT refresh_token FROM apple_tokens")) { try $0[0] as [UInt8] })
-            let token = try #require(app.server.services.lifecycle.sealer).open(stored, clientID: TestApp.iosClientID)
-            try await #require(app.server.services.lifecycle.client).revoke(token: token, clientID: TestApp.iosClientID)
+            try await app.revokeStoredAppleToken()
 
             let report = try await app.runChore(.validateTokens)
             #expect(report.summary.contains("0 valid, 1 revoked"), "\(report)")

@@ -5,6 +5,7 @@ import HTTPCore
 import TestSupport
 import Testing
 @testable import App
+@testable import CryptoCore
 
 /// `siwa backup DEST` beside a running `siwa serve`, and the README's restore: start the server on the copy.
 @Suite(.timeLimit(.minutes(3)), .sqliteOnly)

@@ -1,6 +1,6 @@
 import CryptoCore
 import Foundation
-import JOSE
+import JSON
 import Testing
 @testable import App
 

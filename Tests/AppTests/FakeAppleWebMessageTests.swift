@@ -1,3 +1,4 @@
+import AppleID
 import Foundation
 import HTTPCore
 import Testing
@@ -45,7 +46,7 @@ struct FakeAppleWebMessageTests {
 
     @Test func theScriptKnowsPopupMode() async throws {
         try await TestApp.with { app in
-            let script = try await app.client.send(HTTPClientRequest(url: app.apple.baseURL + Configuration.appleScriptPath))
+            let script = try await app.client.send(HTTPClientRequest(url: app.apple.baseURL + AppleWebScript.path))
             #expect(script.status == .ok)
             for piece in ["config.usePopup", "window.open(url(\"web_message\")", "popup_closed_by_user",
                           "AppleIDSignInOnSuccess", "AppleIDSignInOnFailure", "event.origin !== origin",

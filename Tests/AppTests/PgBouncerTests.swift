@@ -6,8 +6,8 @@ import Testing
 @testable import App
 
 /// Behind Debian's PgBouncer in transaction mode, with fewer server connections than the instance's pool:
-/// `DATABASE_PREPARED_STATEMENTS=off` makes sign-ins, the web flow and `/ready` work; left on, the server answers 503
-/// (never a 500, never another statement's data) and its log names the setting.
+/// `DATABASE_PREPARED_STATEMENTS=off` makes sign-ins, the web flow, `/ready` and the operators' commands work; left
+/// on, the server answers 503 (never a 500, never another statement's data) and its log names the setting.
 @Suite(.postgres, .serialized, .timeLimit(.minutes(2)))
 struct PgBouncerTests {
     static let concurrentSignIns = 24
@@ -42,6 +42,40 @@ struct PgBouncerTests {
             let state = try TestApp.newState()
             let web = try await app.handle([("token", try app.webToken(state: state, subject: "001.pgb.web"))], state: state)
             #expect(web.status == .seeOther, "the web flow")
+        }
+    }
+
+    @Test func operatorsCommandsWorkThroughTransactionPooling() async throws {
+        let cluster = try await PostgresCluster.sharedCluster()
+        let database = String(try await cluster.newDatabase().split(separator: "/").last ?? "")
+        let bouncer = try await PgBouncer.started(in: cluster, poolSize: 2)
+        defer { bouncer.stop() }
+        try await TestApp.with(configure: { configuration in
+            configuration.databaseURL = try? PostgresURL(bouncer.url(database: database))
+            configuration.databasePoolSize = 6
+            configuration.databasePreparedStatements = false
+        }) { app in
+            let signedIn = try await app.signInWithAuthorizationCode(subject: "001.pgb.op", email: "op@example.com")
+            #expect(signedIn.status == .ok, "\(signedIn.text)")
+            let id = try #require((try signedIn.json()["user"] as? [String: Any])?["id"] as? String)
+            try await app.seedAppleTokens(20, tag: "pgbop")
+
+            let migrate = try await app.command(["migrate"])
+            #expect(migrate.status == 0, "\(migrate.output)")
+            let show = try await app.command(["users", "show", "001.pgb.op"])
+            #expect(show.status == 0, "\(show.output)")
+            #expect(try show.json()["id"] as? String == id)
+            let export = try await app.command(["users", "export", id])
+            #expect(export.status == 0, "\(export.output)")
+            let validate = try await app.command(["apple", "validate-tokens"])
+            #expect(validate.status == 0, "\(validate.output)")
+            #expect(validate.output.hasPrefix("validate-tokens: 21 due, 21 valid"), "\(validate.output)")
+            let delete = try await app.command(["users", "delete", id, "--yes"])
+            #expect(delete.status == 0, "\(delete.output)")
+            let retry = try await app.command(["apple", "retry-revocations"])
+            #expect(retry.status == 0, "\(retry.output)")
+            #expect(try await app.count("users") == 20)
+            #expect(await app.apple.revocations().count == 1, "the deleted user's token was revoked at Apple")
         }
     }
 

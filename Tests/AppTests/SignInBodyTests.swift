@@ -1,9 +1,9 @@
 import Foundation
-import JOSE
+import JSON
 import Testing
 @testable import App
 
-/// The sign-in body read by the JOSE parser gives what `JSONDecoder` gives, and refuses (to hand the body to
+/// The sign-in body read by the JSON module's strict parser gives what `JSONDecoder` gives, and refuses (to hand the body to
 /// `JSONDecoder`, which then answers) whatever it cannot read alike.
 struct SignInBodyTests {
     typealias Body = UsersController.SignInRequest

@@ -26,8 +26,8 @@ struct WebModeTests {
 
     @Test func devReadsTheModeFromTheEnvironment() throws {
         let configuration = { (environment: [String: String]) in
-            try DevEnvironment.configuration(hostname: "127.0.0.1", port: 8080, applePort: 9090,
-                                             databasePath: "x.sqlite", environment: environment)
+            try Configuration.development(hostname: "127.0.0.1", port: 8080, applePort: 9090,
+                                          databasePath: "x.sqlite", environment: environment)
         }
         #expect(try configuration([:]).webMode == .redirect)
         #expect(try configuration(["SIWA_WEB_MODE": "popup"]).webMode == .popup)

@@ -1,4 +1,5 @@
 import JOSE
+import JSON
 import Testing
 @testable import AppleID
 

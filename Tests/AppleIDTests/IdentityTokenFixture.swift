@@ -2,6 +2,7 @@ import AppleID
 import CryptoCore
 import Foundation
 import JOSE
+import JSON
 import TestSupport
 
 /// A test RSA key standing in for Apple's, and a minter of identity tokens that differ from a

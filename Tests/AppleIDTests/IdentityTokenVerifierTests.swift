@@ -1,6 +1,7 @@
 import CryptoCore
 import Foundation
 import JOSE
+import JSON
 import Testing
 @testable import AppleID
 

@@ -1,5 +1,5 @@
 import Foundation
-import JOSE
+import JSON
 import Testing
 @testable import AppleID
 

@@ -2,6 +2,7 @@ import TestSupport
 import CryptoCore
 import Testing
 @testable import JOSE
+import JSON
 
 struct JWKSetTests {
     static let rsaJWK: JSONValue = try! RSAPrivateKey.fixture.publicKey.jwk(keyID: "k1").jsonValue

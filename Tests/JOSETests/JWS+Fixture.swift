@@ -1,6 +1,7 @@
 import TestSupport
 import CryptoCore
 @testable import JOSE
+import JSON
 
 extension JWS {
     /// A compact token with `header` JSON text and `payload` bytes, signed with the RSA fixture.

@@ -2,6 +2,7 @@ import TestSupport
 import CryptoCore
 import Testing
 @testable import JOSE
+import JSON
 
 struct JWSTests {
     @Test func parsesAndVerifiesAValidToken() throws {

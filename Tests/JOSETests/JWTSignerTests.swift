@@ -2,6 +2,7 @@ import TestSupport
 import CryptoCore
 import Testing
 @testable import JOSE
+import JSON
 
 struct JWTSignerTests {
     let claims: JSONValue = ["sub": "001", "iss": "https://appleid.apple.com", "exp": 2_000_000_000]

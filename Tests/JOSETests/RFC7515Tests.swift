@@ -3,6 +3,7 @@ import CryptoCore
 import Foundation
 import Testing
 @testable import JOSE
+import JSON
 
 /// RFC 7515 Appendix A: A.2 (RS256) and A.3 (ES256) verify from the shared vectors; A.1 (HS256)
 /// and A.5 (unsecured) are the RFC's literal examples and must fail our allow-list.

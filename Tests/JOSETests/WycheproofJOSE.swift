@@ -2,6 +2,7 @@ import TestSupport
 import CryptoCore
 import Foundation
 import JOSE
+import JSON
 
 /// Wycheproof's JOSE files (`json_web_signature_test.json`, `json_web_key_test.json`), read as
 /// raw JSON because each group's key (`private`) is a JWK or a JWK Set.

@@ -1,6 +1,7 @@
 import TestSupport
 import Testing
 @testable import JOSE
+import JSON
 
 /// Wycheproof's JWS and JWK vectors, applied to what we implement.
 ///

@@ -82,8 +82,17 @@ public final class ChildProcess: Sendable {
         let variables = environment ?? ProcessInfo.processInfo.environment
         let envp = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for pointer in argv + envp { free(pointer) } }
+        // The spawning thread may be one of Dispatch's, which block nearly every signal; a child inherits that mask,
+        // and a daemon such as PgBouncer would then never see the SIGTERM that stops it. Children start unblocked.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var unblocked = sigset_t()
+        sigemptyset(&unblocked)
+        posix_spawnattr_setsigmask(&attributes, &unblocked)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
         var child: pid_t = 0
-        let status = posix_spawn(&child, executable, &actions, nil, argv, envp)
+        let status = posix_spawn(&child, executable, &actions, &attributes, argv, envp)
         guard status == 0 else {
             throw Failure(description: "posix_spawn \(executable): \(String(cString: strerror(status)))")
         }

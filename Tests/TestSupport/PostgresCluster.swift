@@ -134,6 +134,15 @@ public final class PostgresCluster: Sendable {
         return url(database: name)
     }
 
+    /// Runs `sql` with psql as `postgres` on the database `postgres`; returns what it printed, unaligned, rows only.
+    public func query(_ sql: String) throws -> String {
+        let output = directory + "/query-\(UUID().uuidString.prefix(8)).out"
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        try run("psql", ["-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-d", "postgres", "-Atq",
+                         "-o", output, "-c", sql])
+        return ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
     private func run(_ tool: String, _ arguments: [String], failIfNonZero: Bool = true) throws {
         let command = runAs + [binaries + "/" + tool] + arguments
         let log = directory + "/commands.log"
@@ -225,6 +234,32 @@ extension PostgresCluster {
     /// Promotes this standby (`promote`), off the pool.
     public func promoteServer() async throws {
         try await Self.offThePool { [self] in try promote() }
+    }
+
+    /// A new primary and a streaming standby of it in synchronous replication (`synchronous_standby_names = '*'`,
+    /// so a commit returns once the standby has it), off the pool; returns once the standby reports `sync`.
+    public static func synchronousPair() async throws -> (primary: PostgresCluster, standby: PostgresCluster) {
+        let primary = try await started()
+        var standby: PostgresCluster?
+        do {
+            let started = try await primary.startStandby()
+            standby = started
+            try await offThePool {
+                _ = try primary.query("ALTER SYSTEM SET synchronous_standby_names = '*'")
+                _ = try primary.query("SELECT pg_reload_conf()")
+                var tries = 0
+                while try primary.query("SELECT sync_state FROM pg_stat_replication") != "sync" {
+                    tries += 1
+                    guard tries < 100 else { throw ChildProcess.Failure(description: "the standby never became sync") }
+                    usleep(100_000)
+                }
+            }
+            return (primary, started)
+        } catch {
+            standby?.stop()
+            primary.stop()
+            throw error
+        }
     }
 
     /// Starts the server again (`start`), off the pool.

@@ -2,7 +2,7 @@ import HTTPCore
 import Testing
 @testable import Web
 
-/// The controller shape of STYLE.md: a `RouteCollection` whose routes are its methods.
+/// The controller shape the README's "Layout" describes: a `RouteCollection` whose routes are its methods.
 struct ControllerTests {
     struct User: Sendable { let id: String }
     struct UserResponse: Content, Equatable { let id: String }

@@ -2,6 +2,7 @@ import AppleID
 import CryptoCore
 import Foundation
 import JOSE
+import JSON
 
 /// Identity-token verifications per second on the calling thread: parse + RS256 verify + claims,
 /// through the public `IdentityTokenVerifier` with an in-memory key provider. Run it pinned to

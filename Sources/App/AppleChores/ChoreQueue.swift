@@ -38,7 +38,22 @@ struct ChoreQueue: Sendable {
                 SELECT id FROM \(table) WHERE \(condition) AND due_at < ? ORDER BY due_at LIMIT ?\(lock))
             RETURNING \(columns)
             """, [leaseEnd, dueBefore, limit]))
-        return try result.map { try ChoreItem(row: $0, hasUser: hasUser) }
+        return try result.map { try ChoreItem(row: $0, hasUser: hasUser, leaseEnd: leaseEnd) }
+    }
+
+    /// Keeps a claimed row with its run: once less than half the lease is left, extends it by `lease` from `now`, so
+    /// that a run held back by a long throttle does not lose the rows it claimed to another run.
+    /// - Returns: false once the lease has lapsed; another run may hold the row, so this one must leave it alone.
+    func hold(_ item: inout ChoreItem, now: Date) async throws -> Bool {
+        guard now >= item.leaseEnd.addingTimeInterval(-Self.lease / 2) else { return true }
+        guard now < item.leaseEnd else { return false }
+        // A row whose `due_at` is still ahead is under this run's lease: a claim takes only rows already due.
+        let leaseEnd = now.addingTimeInterval(Self.lease)
+        let renewed = try await pool.write(SQL("UPDATE \(table) SET due_at = ? WHERE id = ? AND due_at > ? RETURNING id",
+                                               [leaseEnd, item.id, now]))
+        guard renewed.count > 0 else { return false }
+        item.leaseEnd = leaseEnd
+        return true
     }
 
     /// How many rows are due before `dueBefore`, leased or not (the total a progress line shows).

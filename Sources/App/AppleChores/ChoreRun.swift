@@ -6,10 +6,8 @@ import Logging
 /// One run of a chore: claims due tokens in batches (`ChoreQueue`) and keeps up to `bound` calls to Apple in
 /// flight (the pooled client's `APPLE_MAX_CONNECTIONS`), so memory holds a batch or two whatever the count.
 ///
-/// Apple's throttling (429, or a 5xx with `Retry-After`) pauses the whole run for as long as Apple asks (RFC 9110
-/// §10.2.3), or by capped backoff with jitter without `Retry-After`, and the call is made again: throttling never
-/// fails a run. A network failure, a timeout or a bare 5xx is tried `ChoreBackoff.maxAttempts` times, then the token
-/// is left due. Cancelling the task (SIGTERM) stops claiming and calling; claimed tokens not done are handed back.
+/// Each call is made as `ChoreAttempts` says: throttling is waited out and never fails a run; a network failure, a
+/// timeout or a bare 5xx is tried `ChoreBackoff.maxAttempts` times, then the token is left due. Cancelling the task (SIGTERM) stops claiming and calling; claimed tokens not done are handed back.
 struct ChoreRun: Sendable {
     let chore: AppleChore
     /// Calls in flight at most.
@@ -80,37 +78,22 @@ struct ChoreRun: Sendable {
 
     /// Settles one token: asks Apple until the answer settles it (or the task is cancelled), then records it.
     /// - Returns: the outcome and how many throttled answers were waited out.
-    private func process(_ item: ChoreItem, throttle: ChoreThrottle) async -> (ChoreOutcome, Int) {
-        var throttled = 0
-        var failures = 0
-        var outcome: ChoreOutcome = .interrupted
-        while !Task.isCancelled {
-            if let deadline = await throttle.deadline() {
-                await ChoreSleep.until(deadline, on: loop)
-                if Task.isCancelled { break }
-            }
-            do {
-                outcome = try await chore.ask(item)
-                await throttle.succeeded()
-                break
-            } catch let error as AppleAuthError where error.kind == .throttled || error.retryAfterSeconds != nil {
-                throttled += 1
-                if let seconds = error.retryAfterSeconds {
-                    await throttle.pause(seconds: ChoreBackoff.retryAfter(seconds))
-                } else {
-                    await throttle.backOff()
-                }
-            } catch let error as AppleAuthError where error.isTransient {
-                failures += 1
-                guard failures < ChoreBackoff.maxAttempts else {
-                    outcome = .failed(reason: Self.reason(error))
-                    break
-                }
-                await ChoreSleep.seconds(ChoreBackoff.delay(afterAttempt: failures, random: .random(in: 0..<1)), on: loop)
-            } catch {
-                outcome = .failed(reason: Self.reason(error))
-                break
-            }
+    /// A token whose lease lapsed meanwhile (`ChoreQueue.hold`) is left to whichever run holds it now: not asked,
+    /// not recorded, and counted as interrupted.
+    private func process(_ claimed: ChoreItem, throttle: ChoreThrottle) async -> (ChoreOutcome, Int) {
+        var item = claimed
+        let (result, throttled) = await ChoreAttempts.settle(throttle: throttle, loop: loop) { () -> ChoreOutcome? in
+            guard try await chore.queue.hold(&item, now: chore.clock()) else { return nil }
+            return try await chore.ask(item)
+        }
+        let outcome: ChoreOutcome
+        switch result {
+        case .success(let settled?)?: outcome = settled
+        case .success(nil)?:
+            logger.warning("\(chore.kind.rawValue): a claimed token's lease lapsed; it is left to the run that holds it")
+            return (.interrupted, throttled)
+        case .failure(let error)?: outcome = .failed(reason: Self.reason(error))
+        case nil: outcome = .interrupted
         }
         do {
             try await chore.record(outcome, for: item)

@@ -2,7 +2,7 @@ import AppleID
 import CryptoCore
 import Foundation
 import HTTPCore
-import JOSE
+import JSON
 import Logging
 
 /// Apple's token lifecycle for the app: exchanging authorization codes for refresh tokens (kept encrypted),

@@ -1,7 +1,7 @@
 import CryptoCore
 import Foundation
 import HTTPCore
-import JOSE
+import JSON
 import Web
 
 /// Deleting an account from the web (App Store rule 5.1.1(v)): behind the session and a CSRF token kept in it.

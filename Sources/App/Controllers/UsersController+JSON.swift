@@ -1,10 +1,10 @@
 import Foundation
-import JOSE
+import JSON
 import Storage
 import Web
 
 /// The iOS API's two busiest answers, serialised straight to bytes, members sorted by name, without `JSONEncoder`
-/// (9% of a `GET /api/users/me` in the profile) or `uuidString`'s `snprintf` per byte. UUIDs are written in lower
+/// or `uuidString`'s `snprintf` per byte (BENCHMARKS.md has the profile). UUIDs are written in lower
 /// case, as RFC 9562 §4 asks of output and as the database keeps them, so an id from an answer names its row.
 extension UsersController.SignInResponse {
     func encodeResponse(for request: Request) throws -> Response {
@@ -29,9 +29,9 @@ extension UsersController.MeResponse {
 }
 
 extension UsersController.SignInRequest {
-    /// The sign-in body, read with the strict JOSE parser instead of `JSONDecoder` (6% of a new-user sign-in in
-    /// the profile) when it is a JSON object whose known members have the expected types. The JOSE parser
-    /// accepts a subset of what `JSONDecoder` accepts (it refuses duplicate names, invalid UTF-8, lone surrogates,
+    /// The sign-in body, read with the strict parser of the JSON module instead of `JSONDecoder` (BENCHMARKS.md has
+    /// the profile) when it is a JSON object whose known members have the expected types. The strict parser accepts
+    /// a subset of what `JSONDecoder` accepts (it refuses duplicate names, invalid UTF-8, lone surrogates,
     /// nesting deeper than 32), so the result is the one `JSONDecoder` gives; every other body, other media types
     /// and fields of the wrong type included, goes through `req.content.decode`, with its status and reason.
     static func decode(from req: Request) throws -> Self {

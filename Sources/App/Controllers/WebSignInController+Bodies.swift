@@ -1,5 +1,5 @@
 import Foundation
-import JOSE
+import JSON
 import Web
 
 /// What the browser brings back from Apple, in each of the web flow's shapes.

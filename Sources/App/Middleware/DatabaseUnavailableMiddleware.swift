@@ -7,47 +7,24 @@ import Web
 /// PostgreSQL unreachable, restarting or shutting down (the pool reconnects by itself once it answers again),
 /// read-only (a standby), or behind a pooler that drops prepared statements: the log names the setting to change.
 ///
-/// The log line names the cause and the engine's code; neither error type carries bound values or the
-/// connection's password, so no token, hash or password reaches the log. Other database errors go on to
-/// `ErrorMiddleware` as a 500.
+/// Storage says which failures those are (`DatabaseFailureKind.unavailable`); this layer only turns them into the
+/// answer. The log line names the cause and the engine's code; no failure carries bound values or the connection's
+/// password, so no token, hash or password reaches the log. Other database errors go on to `ErrorMiddleware` as a
+/// 500.
 struct DatabaseUnavailableMiddleware: Middleware {
     /// What `Retry-After` tells the client: long enough for a lock holder or an operator to act.
     static let retryAfterSeconds = 5
     /// What the client sees; the cause stays in the log.
     static let clientReason = "The database is temporarily unavailable; try again later."
 
-    let busyTimeoutMilliseconds: Int
-
     func respond(to request: Request, chainingTo next: any Responder) async throws -> Response {
         do {
             return try await next.respond(to: request)
-        } catch let error as SQLiteError {
-            guard let cause = Self.cause(of: error, busyTimeoutMilliseconds: busyTimeoutMilliseconds) else { throw error }
-            request.logger.error("database unavailable: \(cause)", metadata: [
-                "sqlite_code": "\(error.extendedCode)", "sqlite_message": "\(error.message)",
-            ])
+        } catch let failure as any DatabaseFailure where failure.failureKind == .unavailable {
+            request.logger.error("database unavailable: \(failure.logCause)",
+                                 metadata: failure.logMetadata.mapValues { .string($0) })
             throw Abort(.serviceUnavailable, reason: Self.clientReason,
                         headers: ["Retry-After": "\(Self.retryAfterSeconds)"])
-        } catch let error as PostgresError where error.reason == .unavailable {
-            let hint = error.hint.map { " (\($0))" } ?? ""
-            request.logger.error("database unavailable: PostgreSQL: \(error.message)\(hint)", metadata: [
-                "sqlstate": "\(error.sqlState)",
-            ])
-            throw Abort(.serviceUnavailable, reason: Self.clientReason,
-                        headers: ["Retry-After": "\(Self.retryAfterSeconds)"])
-        }
-    }
-
-    /// The cause for the log line, or nil when `error` is not about the database's availability.
-    static func cause(of error: SQLiteError, busyTimeoutMilliseconds: Int) -> String? {
-        switch error.reason {
-        case .busy: "locked by another connection for longer than the busy timeout (\(busyTimeoutMilliseconds) ms)"
-        case .full: "disk full or file size limit reached (SQLITE_FULL)"
-        case .readOnly: "the database file cannot be written (SQLITE_READONLY)"
-        case .ioError where error.isWriteFailure:
-            "a write failed: disk full, file size limit (ulimit -f) or device error (SQLITE_IOERR_WRITE)"
-        case .ioError: "the operating system failed a file operation (SQLITE_IOERR or SQLITE_CANTOPEN)"
-        case .uniqueConstraint, .foreignKeyConstraint, .other: nil
         }
     }
 }

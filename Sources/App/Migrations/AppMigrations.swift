@@ -26,6 +26,8 @@ package enum AppMigrations {
                           postgres: PostgresSchema.appleChores)
         migrator.register(version: 10, name: "record shared settings", sqlite: SQLiteSchema.sharedSettings,
                           postgres: PostgresSchema.sharedSettings)
+        migrator.register(version: 11, name: "record Apple team transfers", sqlite: SQLiteSchema.appleTransfers,
+                          postgres: PostgresSchema.appleTransfers)
         return migrator
     }
 

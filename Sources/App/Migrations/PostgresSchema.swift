@@ -68,4 +68,17 @@ enum PostgresSchema {
 
     /// Version 10: see `SQLiteSchema.sharedSettings`.
     static let sharedSettings = ["CREATE TABLE shared_settings (name text PRIMARY KEY, value text NOT NULL)"]
+
+    /// Version 11: see `SQLiteSchema.appleTransfers`.
+    static let appleTransfers = [
+        "ALTER TABLE users ADD COLUMN apple_client_id text",
+        "ALTER TABLE users ADD COLUMN transfer_sub text",
+        "ALTER TABLE users ADD COLUMN transfer_target text",
+        "ALTER TABLE users ADD COLUMN transferred_at timestamptz",
+        "CREATE INDEX users_transfer_sub ON users (transfer_sub) WHERE transfer_sub IS NOT NULL",
+        """
+        UPDATE users SET apple_client_id = (
+            SELECT client_id FROM apple_tokens WHERE apple_tokens.user_id = users.id ORDER BY created_at DESC LIMIT 1)
+        """,
+    ]
 }

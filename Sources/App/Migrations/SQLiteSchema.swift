@@ -102,4 +102,19 @@ enum SQLiteSchema {
     static let sharedSettings = """
         CREATE TABLE shared_settings (name TEXT PRIMARY KEY NOT NULL, value TEXT NOT NULL);
         """
+
+    /// Version 11: moving the app to another Apple team (TN3159; README "Moving the app to another team").
+    /// `apple_client_id` is the client id (bundle id or Services ID) the user last signed in with, filled from the
+    /// newest stored Apple token for the users before; `transfer_sub` is the transfer identifier Apple gave for
+    /// `transfer_target` (a team id), `transferred_at` when the user's `sub` and e-mail were replaced by the receiving
+    /// team's.
+    static let appleTransfers = """
+        ALTER TABLE users ADD COLUMN apple_client_id TEXT;
+        ALTER TABLE users ADD COLUMN transfer_sub TEXT;
+        ALTER TABLE users ADD COLUMN transfer_target TEXT;
+        ALTER TABLE users ADD COLUMN transferred_at INTEGER;
+        CREATE INDEX users_transfer_sub ON users (transfer_sub) WHERE transfer_sub IS NOT NULL;
+        UPDATE users SET apple_client_id = (
+            SELECT client_id FROM apple_tokens WHERE apple_tokens.user_id = users.id ORDER BY created_at DESC LIMIT 1);
+        """
 }

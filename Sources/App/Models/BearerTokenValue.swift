@@ -1,6 +1,6 @@
 import CryptoCore
 import Foundation
-import JOSE
+import JSON
 
 /// The text of an API bearer token, as a client presents it.
 ///

@@ -2,6 +2,7 @@ import AppleID
 import Foundation
 import HTTPCore
 import JOSE
+import JSON
 
 extension Doctor {
     /// The `.p8` and the ids beside it; the client secret to probe Apple with when the key loads.

@@ -15,11 +15,21 @@ extension AppleTokenRepository {
 
     /// Apple no longer honours the token (`invalid_grant`): it is marked revoked, and its user's bearer tokens and
     /// sessions end in the same transaction, as a `consent-revoked` notification ends them; the account stays.
+    ///
+    /// A token issued to the previous team before its user moved to this one (README "Moving the app to another
+    /// team": TN3159 says nothing of such tokens, so they are kept until Apple answers) is only dropped: the move,
+    /// not the user, ended it, so their bearer tokens and sessions go on.
     func recordRevokedByApple(id: UUID, userID: UUID, at date: Date) async throws {
+        let issuedBeforeMove = """
+            EXISTS (SELECT 1 FROM users JOIN apple_tokens ON apple_tokens.user_id = users.id
+                WHERE apple_tokens.id = ? AND users.transferred_at IS NOT NULL
+                    AND apple_tokens.created_at < users.transferred_at)
+            """
         try await pool.write([
+            SQL("DELETE FROM tokens WHERE user_id = ? AND NOT \(issuedBeforeMove)", [userID, id]),
+            SQL("DELETE FROM sessions WHERE user_id = ? AND NOT \(issuedBeforeMove)", [userID, id]),
+            SQL("DELETE FROM apple_tokens WHERE id = ? AND \(issuedBeforeMove)", [id, id]),
             SQL("UPDATE apple_tokens SET revoked_at = ?, checked_at = ? WHERE id = ?", [date, date, id]),
-            SQL("DELETE FROM tokens WHERE user_id = ?", [userID]),
-            SQL("DELETE FROM sessions WHERE user_id = ?", [userID]),
         ])
     }
 }

@@ -11,6 +11,8 @@ extension UserRepository {
         package var token: BearerToken?
         /// Whether `user` was created by this call.
         package var created: Bool
+        /// Whether `user` was found by the token's `transfer_sub` and took its new `sub` in this call.
+        package var transferred = false
     }
 
     /// Why a sign-in wrote nothing.
@@ -33,12 +35,27 @@ extension UserRepository {
     /// made (a sign-in refused for want of an email spends no nonce): a nonce used before fails that insert on the
     /// table's primary key and the whole write rolls back, on any instance. `session`, a web sign-in's new browser
     /// session, is stored in the same write too, replacing the one the browser's cookie named.
+    ///
+    /// `clientID`, the client id the token was issued to, is recorded on the user (a transfer to another team needs
+    /// it). `transferSub`, the token's `transfer_sub` claim after the app moved to this team (Apple's "Bringing new
+    /// apps and users into your team"), matches a user holding that transfer identifier when no user has the token's
+    /// `sub` yet: that user takes the new `sub` first, in the same write, so the upsert finds them.
     /// - Throws: `SignInError.missingEmail` (nothing written) for a new user without an email;
     ///   `UsedNonceRepository.AlreadyUsed` (nothing written) when `nonce` signed in before.
     package func signIn(_ candidate: User, token: BearerToken?, appleToken: AppleToken? = nil,
-                        nonce: UsedNonceRepository.Use? = nil, session: SessionLogin? = nil) async throws -> SignIn {
+                        nonce: UsedNonceRepository.Use? = nil, session: SessionLogin? = nil, clientID: String? = nil,
+                        transferSub: String? = nil) async throws -> SignIn {
         let sub = candidate.siwaIdentifier
-        var statements = [Self.upsert(candidate), SQL("SELECT \(Self.columns) FROM users WHERE siwa_identifier = ?", [sub])]
+        var statements: [SQL] = []
+        if let transferSub { statements.append(Self.matchTransfer(transferSub, sub: sub, at: candidate.updatedAt)) }
+        statements.append(Self.upsert(candidate, clientID: clientID))
+        if let clientID, candidate.email.isEmpty {  // with an email the upsert records it
+            statements.append(SQL("""
+                UPDATE users SET apple_client_id = ? WHERE siwa_identifier = ? AND COALESCE(apple_client_id, '') <> ?
+                """, [clientID, sub, clientID]))
+        }
+        let selected = statements.count
+        statements.append(SQL("SELECT \(Self.columns) FROM users WHERE siwa_identifier = ?", [sub]))
         if let token {
             statements.append(SQL("""
                 INSERT INTO tokens (id, user_id, value_hash, created_at, expires_at)
@@ -61,30 +78,44 @@ extension UserRepository {
         {
             throw UsedNonceRepository.AlreadyUsed()
         }
-        guard let user = try results[1].first(User.init(row:)) else { throw SignInError.missingEmail }
+        guard let user = try results[selected].first(User.init(row:)) else { throw SignInError.missingEmail }
         var stored = token
         stored?.userID = user.id
-        return SignIn(user: user, token: stored, created: user.id == candidate.id)
+        return SignIn(user: user, token: stored, created: user.id == candidate.id,
+                      transferred: transferSub != nil && results[0].changes == 1)
     }
 
-    /// Creates `candidate`, or updates the user with its `siwa_identifier` where the email or flag differ or the
-    /// stored name is empty; without an email it can only fill the name of an existing user.
-    private static func upsert(_ candidate: User) -> SQL {
+    /// Gives the user holding transfer identifier `transferSub` the `sub` of this team, unless a user has that `sub`
+    /// already (then the sign-in is theirs) or none holds the identifier (then it is a new user).
+    private static func matchTransfer(_ transferSub: String, sub: String, at date: Date) -> SQL {
+        SQL("""
+            UPDATE users SET siwa_identifier = ?, transferred_at = ?, updated_at = ?
+            WHERE id = (SELECT id FROM users WHERE transfer_sub = ? ORDER BY id LIMIT 1)
+                AND NOT EXISTS (SELECT 1 FROM users WHERE siwa_identifier = ?)
+            """, [sub, date, date, transferSub, sub])
+    }
+
+    /// Creates `candidate`, or updates the user with its `siwa_identifier` where the email, flag or client id differ
+    /// or the stored name is empty; without an email it can only fill the name of an existing user.
+    private static func upsert(_ candidate: User, clientID: String?) -> SQL {
         guard !candidate.email.isEmpty else {
             return SQL("UPDATE users SET name = ?, updated_at = ? WHERE siwa_identifier = ? AND name = '' AND ? <> ''",
                        [candidate.name, candidate.updatedAt, candidate.siwaIdentifier, candidate.name])
         }
         return SQL("""
-            INSERT INTO users (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO users (\(columns), apple_client_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (siwa_identifier) DO UPDATE SET
                 email = excluded.email, is_private_email = excluded.is_private_email,
                 name = CASE WHEN users.name = '' THEN excluded.name ELSE users.name END,
-                updated_at = excluded.updated_at
+                updated_at = excluded.updated_at,
+                apple_client_id = COALESCE(excluded.apple_client_id, users.apple_client_id)
             WHERE users.email <> excluded.email OR users.is_private_email <> excluded.is_private_email
                 OR (users.name = '' AND excluded.name <> '')
+                OR (excluded.apple_client_id IS NOT NULL
+                    AND users.apple_client_id IS DISTINCT FROM excluded.apple_client_id)
             """, [
                 candidate.id, candidate.name, candidate.username, candidate.email, candidate.isPrivateEmail,
-                candidate.siwaIdentifier, candidate.createdAt, candidate.updatedAt,
+                candidate.siwaIdentifier, candidate.createdAt, candidate.updatedAt, clientID,
             ])
     }
 }

@@ -31,7 +31,7 @@ extension Services {
         }
 
         page.family("siwa_apple_token_requests_total", .counter,
-                    help: "Calls to Apple's /auth/token and /auth/revoke, by endpoint and outcome.")
+                    help: "Calls to Apple's /auth/token, /auth/revoke and /auth/usermigrationinfo, by endpoint and outcome.")
         if let calls = lifecycle.client?.calls {
             for endpoint in AppleAuthCallCounters.Endpoint.allCases {
                 for outcome in AppleAuthCallCounters.Outcome.allCases {
@@ -55,7 +55,7 @@ extension Services {
     /// How long calls to Apple's token endpoints take, and the pooled connections to Apple.
     private func appleClient(_ client: AppleAuthClient, into page: inout MetricsText) {
         page.family("siwa_apple_request_duration_seconds", .histogram,
-                    help: "Duration of calls to Apple's /auth/token and /auth/revoke, waiting for a connection included.")
+                    help: "Duration of calls to Apple's /auth/token, /auth/revoke and /auth/usermigrationinfo, waiting for a connection included.")
         for endpoint in AppleAuthCallCounters.Endpoint.allCases {
             let (buckets, sum) = client.calls.durations(of: endpoint)
             page.histogram("siwa_apple_request_duration_seconds", [("endpoint", endpoint.rawValue)],

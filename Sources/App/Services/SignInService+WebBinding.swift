@@ -4,7 +4,7 @@ import Foundation
 import Logging
 import Web
 
-/// The web flow's binding of an identity token to the browser that asked Apple for it (README "Web flow"):
+/// The web flow's binding of an identity token to the browser that asked Apple for it (README "The web flow"):
 /// the login page gives `AppleID.auth.init` the nonce `hex(SHA-256(SIWA_STATE))`, Apple copies it into the
 /// token, and the handle step accepts the token only with that browser's cookie, once.
 extension SignInService {

@@ -84,7 +84,8 @@ final class SignInService: Sendable {
     /// only ever the verified token's, which Apple signed: a new user whose token has none is refused (400), on the
     /// API and the web flow alike, whatever a form says. `nonce`, the web flow's binding, is recorded as used in
     /// the same transaction (401 when it was used before), and so is `session`, the web flow's new browser session.
-    /// One write transaction: on any failure nothing is written.
+    /// The token's audience is recorded as the user's client id; an unknown `sub` whose token carries a `transfer_sub`
+    /// held by a user signs in as that user (README "Moving the app to another team"). One write transaction: on any failure nothing is written.
     func signIn(identity: AppleIdentityToken, name: PersonName?, issueToken: Bool, appleToken: AppleToken? = nil,
                 nonce: UsedNonceRepository.Use? = nil, session: SessionLogin? = nil, logger: Logger) async throws
         -> (user: User, token: IssuedBearerToken?)
@@ -110,11 +111,15 @@ final class SignInService: Sendable {
         let result: UserRepository.SignIn
         do {
             result = try await users.signIn(candidate, token: token, appleToken: appleToken, nonce: nonce,
-                                            session: session)
+                                            session: session, clientID: identity.audience,
+                                            transferSub: identity.transferSub)
         } catch UserRepository.SignInError.missingEmail {
             throw Abort(.badRequest, reason: "The identity token carries no email, which a new account needs.")
         } catch is UsedNonceRepository.AlreadyUsed {
             throw Self.nonceAlreadyUsed(logger: logger)
+        }
+        if result.transferred {
+            logger.notice("user moved from the previous Apple team by transfer_sub", metadata: ["user_id": "\(result.user.id)"])
         }
         logger.info(result.created ? "user created" : "user signed in", metadata: ["user_id": "\(result.user.id)"])
         guard let value, let stored = result.token else { return (result.user, nil) }

@@ -63,6 +63,12 @@ public struct PostgresError: Error, Equatable, CustomStringConvertible {
     /// Whether the connection that raised this error must be dropped (`connectionEndingStates`).
     public var endsConnection: Bool { Self.connectionEndingStates.contains(sqlState) }
 
+    /// Whether the server reached takes no writes: SQLSTATE 25006, or libpq refusing every host of a URL with
+    /// `target_session_attrs=read-write` ("session is read-only", "server is in hot standby mode").
+    public var isReadOnlyServer: Bool {
+        sqlState == "25006" || sqlState.isEmpty && (message.contains("read-only") || message.contains("hot standby"))
+    }
+
     /// What an operator should do about this error, when the server can tell.
     public var hint: String? {
         switch sqlState {
@@ -81,16 +87,5 @@ public struct PostgresError: Error, Equatable, CustomStringConvertible {
         let advice = hint.map { "; \($0)" } ?? ""
         guard let sql else { return "PostgreSQL error\(code): \(message)\(advice)" }
         return "PostgreSQL error\(code): \(message) in \(sql)\(advice)"
-    }
-}
-
-extension PostgresError: DatabaseFailure {
-    public var failureKind: DatabaseFailureKind {
-        switch reason {
-        case .uniqueConstraint: .uniqueConstraint
-        case .foreignKeyConstraint: .foreignKeyConstraint
-        case .unavailable, .conflict: .unavailable
-        case .other: .other
-        }
     }
 }

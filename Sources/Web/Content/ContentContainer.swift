@@ -1,5 +1,5 @@
 import Foundation
-import JOSE
+import JSON
 
 extension Request {
     /// The request body as typed content: `try req.content.decode(SignIn.self)`.

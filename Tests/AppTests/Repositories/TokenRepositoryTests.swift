@@ -1,6 +1,6 @@
 import CryptoCore
 import Foundation
-import JOSE
+import JSON
 import Storage
 import Testing
 @testable import App

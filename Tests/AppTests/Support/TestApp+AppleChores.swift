@@ -6,24 +6,9 @@ import TestSupport
 
 /// Stored Apple tokens in bulk, and Apple's chores run as the commands run them, for `AppleChoresTests`.
 extension TestApp {
-    /// Stores `count` users, each with an Apple refresh token the stand-in honours (`seededRefreshToken`), in
-    /// writes of 100.
+    /// Stores `count` users, each with an Apple refresh token the stand-in honours (`seededRefreshToken`).
     func seedAppleTokens(_ count: Int, tag: String = "seed") async throws {
-        guard let sealer = server.services.lifecycle.sealer else { throw CancellationError() }
-        let now = Date()
-        for start in stride(from: 0, to: count, by: 100) {
-            var statements: [SQL] = []
-            for index in start..<min(count, start + 100) {
-                let subject = "001.\(tag).\(index)"
-                let user = User(name: "", username: subject, email: "\(subject)@example.com", isPrivateEmail: false,
-                                siwaIdentifier: subject,
-                                createdAt: now, updatedAt: now)
-                let token = AppleToken(userID: user.id, clientID: TestApp.iosClientID, encryptedRefreshToken: try sealer.seal(
-                    FakeAppleServer.seededRefreshToken(subject: subject), clientID: TestApp.iosClientID), createdAt: now)
-                statements += [UserRepository.insert(user), AppleTokenRepository.insert(token)]
-            }
-            try await server.services.database.write(statements)
-        }
+        try await server.seedAppleTokens(count, tag: tag, token: FakeAppleServer.seededRefreshToken(subject:))
     }
 
     /// Runs `kind` in process, as `siwa apple <kind>` would, on this app's database and Apple.
@@ -52,5 +37,14 @@ extension TestApp {
         try await server.services.database.readOne(SQL("SELECT COUNT(*) FROM apple_tokens WHERE checked_at IS NOT NULL")) {
             try $0[0] as Int
         } ?? 0
+    }
+
+    /// Revokes the one stored Apple refresh token at the stand-in, as the user's "Stop using Apple ID" would.
+    func revokeStoredAppleToken() async throws {
+        let services = server.services
+        guard let stored = try await services.database.readOne(SQL("SELECT refresh_token FROM apple_tokens"), {
+            try $0[0] as [UInt8]
+        }), let sealer = services.lifecycle.sealer, let client = services.lifecycle.client else { throw CancellationError() }
+        try await client.revoke(token: try sealer.open(stored, clientID: TestApp.iosClientID), clientID: TestApp.iosClientID)
     }
 }

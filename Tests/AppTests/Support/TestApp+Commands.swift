@@ -11,6 +11,7 @@ extension TestApp {
             "IOS_APPLICATION_IDENTIFIER": configuration.iosClientIDs.joined(separator: ","), "LOG_LEVEL": "warning",
         ]
         environment["DATABASE_URL"] = configuration.databaseURL?.uri
+        if !configuration.databasePreparedStatements { environment["DATABASE_PREPARED_STATEMENTS"] = "off" }
         environment["WEBSITE_APPLICATION_IDENTIFIER"] = configuration.websiteClientID
         environment["SIWA_REDIRECT_URL"] = configuration.redirectURL
         if let key = configuration.appleKey {

@@ -27,10 +27,12 @@ final class TestApp: Sendable {
     ///   - lifecycle: configure the Apple key (`.p8`) and encryption key, and make the stand-in check client
     ///     secrets against that key.
     ///   - standInClientKey: the key the stand-in checks client secrets with, when not the server's own.
+    ///   - otherTeams: other teams' keys the stand-in knows too (a transfer's receiving team).
     ///   - logger: the server's logger (default: quiet).
     ///   - clock: the server's clock (tokens, key-cache expiry and refetch interval).
     static func start(directory: URL? = nil, lifecycle: Bool = true, standInClientKey: ES256PublicKey? = nil,
-                      logger: Logger? = nil, clock: TestClock? = nil,
+                      otherTeams: [FakeAppleClientSecretCheck.KnownKey] = [], logger: Logger? = nil,
+                      clock: TestClock? = nil,
                       configure: (inout Configuration) -> Void = { _ in }) async throws -> TestApp {
         let directory = directory ?? temporaryDirectory()
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -38,7 +40,7 @@ final class TestApp: Sendable {
         let stand = try FakeAppleServer(
             hostname: "127.0.0.1", port: 0,
             keys: try FakeAppleKeys.loadOrCreate(path: directory.appendingPathComponent("apple.pem").path),
-            clientSecretKey: try standInClientKey ?? secrets.clientKey.publicKey,
+            clientSecretKey: try standInClientKey ?? secrets.clientKey.publicKey, otherTeams: otherTeams,
             logger: quietLogger("fake-apple")
         )
         try stand.start()
@@ -73,11 +75,11 @@ final class TestApp: Sendable {
     /// gave the `directory` (then it is the caller's: to read the files once the server is stopped, or to restart
     /// on them).
     static func with<T>(directory: URL? = nil, lifecycle: Bool = true, standInClientKey: ES256PublicKey? = nil,
-                        logger: Logger? = nil, clock: TestClock? = nil,
-                        configure: (inout Configuration) -> Void = { _ in },
+                        otherTeams: [FakeAppleClientSecretCheck.KnownKey] = [], logger: Logger? = nil,
+                        clock: TestClock? = nil, configure: (inout Configuration) -> Void = { _ in },
                         _ body: (TestApp) async throws -> T) async throws -> T {
         let app = try await start(directory: directory, lifecycle: lifecycle, standInClientKey: standInClientKey,
-                                  logger: logger, clock: clock, configure: configure)
+                                  otherTeams: otherTeams, logger: logger, clock: clock, configure: configure)
         do {
             let result = try await body(app)
             await app.stop(keepFiles: directory != nil)

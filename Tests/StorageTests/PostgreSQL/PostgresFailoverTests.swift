@@ -19,20 +19,12 @@ struct PostgresFailoverTests {
     }
 
     @Test func aPromotedStandbyTakesOverAndNoAcknowledgedWriteIsLost() async throws {
-        let primary = try await PostgresCluster.started()
-        defer { primary.stop() }
-        let url = try await primary.newDatabase()
-        let database = String(url.split(separator: "/").last ?? "")
-        let standby = try await primary.startStandby()
-        defer { standby.stop() }
-        let admin = try PostgresPool(url: try PostgresURL(primary.url()), size: 1)
-        try await admin.write(SQL("ALTER SYSTEM SET synchronous_standby_names = '*'"))
-        _ = try await admin.read(SQL("SELECT pg_reload_conf()")) { _ in true }
-        for _ in 0..<100 {
-            let synchronous = try await admin.read(SQL("SELECT sync_state FROM pg_stat_replication")) { try $0[0] as String }
-            if synchronous == ["sync"] { break }
-            try await Task.sleep(for: .milliseconds(100))
+        let (primary, standby) = try await PostgresCluster.synchronousPair()
+        defer {
+            standby.stop()
+            primary.stop()
         }
+        let database = String(try await primary.newDatabase().split(separator: "/").last ?? "")
 
         let failoverURL = "postgres://postgres@127.0.0.1:\(primary.port),127.0.0.1:\(standby.port)/\(database)"
             + "?target_session_attrs=read-write&connect_timeout=2"

@@ -19,12 +19,12 @@ extension [JSONMember] {
 
 extension JSONValue {
     /// Parses strict JSON whose top level must be an object, returning its members in order.
-    /// - Throws: ``JWTError`` `.malformed` for invalid JSON, a non-object, or a duplicate name.
+    /// - Throws: ``JSONError`` for invalid JSON, a non-object, or a duplicate name.
     package static func parseObjectMembers(_ bytes: [UInt8]) throws -> [JSONMember] {
         do {
             return try JSONParser.parseObjectMembers(bytes)
         } catch {
-            throw JWTError(.malformed, detail: "not a JSON object")
+            throw JSONError(detail: "not a JSON object")
         }
     }
 }

@@ -1,4 +1,3 @@
-import CryptoCore
 import Glibc
 
 /// A key kept in a file of its own (mode 0600), made of random bytes the first time it is asked for.

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-@testable import App
+@testable import CryptoCore
 
 struct SecretFileTests {
     let directory: URL

@@ -1,6 +1,5 @@
 import Dispatch
 import Glibc
-import HTTPCore
 
 /// Runs a graceful shutdown on SIGINT or SIGTERM, for processes that serve more than one server (`siwa dev`).
 package enum ShutdownSignals {

@@ -1,22 +1,22 @@
 extension JSONValue {
-    /// Parses strict JSON (see ``JSONParser``); throws ``JWTError`` `.malformed` on any defect.
+    /// Parses strict JSON (see ``JSONParser``); throws ``JSONError`` on any defect.
     public init(parsing bytes: [UInt8]) throws {
         do {
             self = try JSONParser.parse(bytes)
         } catch {
-            throw JWTError(.malformed, detail: "invalid JSON")
+            throw JSONError(detail: "invalid JSON")
         }
     }
 
     /// Parses a JSON text as RFC 8259 defines it, for request bodies: strict as ``init(parsing:)`` (no trailing
     /// commas, comments, leading zeros, invalid UTF-8, lone surrogates, nesting past 32), except that an object
     /// may repeat a member name (RFC 8259 §4: names SHOULD be unique), the last one winning.
-    /// - Throws: ``JWTError`` `.malformed` on any defect.
+    /// - Throws: ``JSONError`` on any defect.
     package init(parsingText bytes: [UInt8]) throws {
         do {
             self = try JSONParser.parse(bytes, allowsDuplicateNames: true)
         } catch {
-            throw JWTError(.malformed, detail: "invalid JSON")
+            throw JSONError(detail: "invalid JSON")
         }
     }
 

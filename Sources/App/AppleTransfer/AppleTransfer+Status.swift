@@ -1,0 +1,28 @@
+import Foundation
+
+/// `siwa apple transfer status`: how far a transfer has come, on either side.
+extension AppleTransfer {
+    /// Users, those holding a transfer identifier (exported), those migrated, those still to migrate, and the days
+    /// left of the 60-day window, counted from this database's first import. Needs no Apple key, changes nothing.
+    package static func status(environment: OperatorEnvironment, now: Date = Date()) async throws -> String {
+        let repository = TransferRepository(pool: try await environment.openClient().client)
+        let counts = try await repository.counts()
+        var lines = [
+            "users: \(counts.users)",
+            "exported (hold a transfer identifier): \(counts.exported)",
+            "migrated: \(counts.migrated)",
+            "still to migrate: \(counts.toMigrate)",
+        ]
+        if let first = try await repository.firstImport() {
+            let left = first.addingTimeInterval(window).timeIntervalSince(now)
+            let days = max(0, Int((left / 86_400).rounded(.down)))
+            let since = ISO8601DateFormatter().string(from: first)
+            lines.append(left > 0
+                ? "days left in the 60-day window: \(days) (first import \(since))"
+                : "days left in the 60-day window: 0: it closed (first import \(since)); see TN3159 for users left")
+        } else {
+            lines.append("days left in the 60-day window: not started (no import yet)")
+        }
+        return lines.joined(separator: "\n")
+    }
+}

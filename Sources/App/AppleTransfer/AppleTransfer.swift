@@ -1,0 +1,103 @@
+import AppleID
+import Foundation
+import HTTPCore
+import Storage
+
+/// Moving the app, and its users, to another Apple team (TN3159; Apple's "Transferring your apps and users to another
+/// team" and "Bringing new apps and users into your team"; README "Moving the app to another team"): what
+/// `siwa apple transfer export|import|status` do, on the configured database and with this team's key.
+package struct AppleTransfer: Sendable {
+    let repository: TransferRepository
+    let client: AppleAuthClient
+    let tokens: MigrationTokens
+    /// This team (`APPLE_TEAM_ID`).
+    let teamID: String
+    /// The configured client ids, the bundle ids first.
+    let clientIDs: [String]
+    let bound: Int
+    let clock: @Sendable () -> Date
+
+    /// How long after the transfer Apple's migration endpoint serves both teams and identity tokens carry
+    /// `transfer_sub` (TN3159: sixty days).
+    package static let window: TimeInterval = 60 * 24 * 60 * 60
+
+    /// Whether `text` is shaped like an Apple team id: 10 capital letters or digits.
+    package static func isTeamID(_ text: String) -> Bool {
+        text.utf8.count == 10 && text.utf8.allSatisfy { ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x30 && $0 <= 0x39) }
+    }
+
+    /// The transfer on `environment`'s database with its Sign in with Apple key.
+    /// - Throws: `OperatorError` naming what is not configured, or the database that cannot be opened.
+    static func open(_ environment: OperatorEnvironment, clock: @escaping @Sendable () -> Date) async throws
+        -> AppleTransfer
+    {
+        let configuration = environment.configuration
+        guard let key = configuration.appleKey else {
+            throw OperatorError("a transfer needs this team's Sign in with Apple key: "
+                + AppleTokenLifecycle.missingKeyReason)
+        }
+        let clientIDs = configuration.iosClientIDs + (configuration.websiteClientID.map { [$0] } ?? [])
+        guard !clientIDs.isEmpty else {
+            throw OperatorError("a transfer needs the app's client ids: IOS_APPLICATION_IDENTIFIER or "
+                + "WEBSITE_APPLICATION_IDENTIFIER is not set")
+        }
+        let secret: ClientSecret
+        do {
+            secret = try ClientSecret.load(teamID: key.teamID, keyID: key.keyID, privateKeyPath: key.privateKeyPath,
+                                           clock: clock)
+        } catch let error as ClientSecretError {
+            throw OperatorError("\(error)")
+        }
+        let database = try await environment.openClient().client
+        let http = HTTPClient(configuration: configuration.appleClientConfiguration)
+        let client = AppleAuthClient(baseURL: configuration.appleBaseURL, clientSecret: secret, http: http)
+        return AppleTransfer(repository: TransferRepository(pool: database), client: client,
+                             tokens: MigrationTokens(client: client, clock: clock), teamID: key.teamID,
+                             clientIDs: clientIDs, bound: http.configuration.maxConnectionsPerOrigin, clock: clock)
+    }
+
+    /// The client id to ask Apple with for a user who signed in with `recorded`: that one when this server still
+    /// serves it, else the first configured. Apple's identifiers are the team's, shared by all its apps ("Protect
+    /// user privacy"), so any of the team's client ids is answered alike.
+    func clientID(for recorded: String?) -> String {
+        if let recorded, clientIDs.contains(recorded) { return recorded }
+        return clientIDs[0]
+    }
+
+    /// Asks Apple for the team's access token before anything changes, waiting out throttling: a key Apple refuses
+    /// stops the command here.
+    /// - Throws: `OperatorError` naming `invalid_client`, or why Apple could not be asked.
+    func checkCredentials() async throws {
+        let (result, _) = await ChoreAttempts.settle(throttle: ChoreThrottle(), loop: client.http.group.next()) {
+            try await tokens.token(for: clientIDs[0])
+        }
+        switch result {
+        case .success?: return
+        case nil: throw OperatorError("stopped before Apple answered; nothing was changed")
+        case .failure(let error)?:
+            if let error = error as? AppleAuthError, error.kind == .apple("invalid_client") {
+                throw OperatorError("Apple refused team \(teamID)'s credentials (\(error.likelyCause)); nothing was changed")
+            }
+            throw OperatorError("Apple gave no access token (\(TransferRun.reason(error))); nothing was changed")
+        }
+    }
+
+    /// Runs `run` until it ends or SIGTERM / SIGINT stops it (what was stored stays).
+    func runStoppable(_ run: TransferRun, _ tally: TransferTally) async -> TransferTally {
+        let task = Task {
+            var tally = tally
+            await run.run(&tally)
+            return tally
+        }
+        let signals = ShutdownSignals.install { task.cancel() }
+        let result = await task.value
+        withExtendedLifetime(signals) {}
+        return result
+    }
+
+    /// A new run with this transfer's bound and loop.
+    func makeRun(page: @escaping @Sendable (UUID, Int) async throws -> [TransferRepository.Item],
+                 settle: @escaping @Sendable (TransferRepository.Item) async throws -> Void) -> TransferRun {
+        TransferRun(bound: bound, loop: client.http.group.next(), page: page, settle: settle)
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import Glibc
+
+/// The file the sending team hands over: JSON Lines (one JSON object per line), each
+/// `{"user_id": "<id as the API returns it>", "transfer_sub": "<transfer identifier>"}`. It never holds a `sub` or an
+/// e-mail address: Apple asks the sending team to exclude both from what it gives the recipient ("Transferring your
+/// apps and users to another team", "Protect user privacy").
+enum TransferFile {
+    /// One line of the file.
+    struct Line: Sendable, Equatable {
+        /// The line's number, from 1.
+        var number: Int
+        /// `user_id` as written; it names a user only when it is one of this database's ids.
+        var userID: String
+        var transferSub: String
+    }
+
+    /// Why a file was refused before anything changed.
+    struct Malformed: Error, Equatable, CustomStringConvertible {
+        var path: String
+        var line: Int
+        var reason: String
+        var description: String { "\(path) line \(line): \(reason); nothing was changed" }
+    }
+
+    /// The longest line read, in bytes: far above any id and identifier, far below what would hurt memory.
+    static let maximumLineLength = 4096
+
+    /// Reads every line of `path`; blank lines are skipped.
+    /// - Throws: `Malformed` naming the first line that is not a JSON object with string `user_id` and
+    ///   `transfer_sub`; `OperatorError` when the file cannot be read.
+    static func read(_ path: String) throws -> [Line] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw OperatorError("\(path): cannot read the transfer file")
+        }
+        var lines: [Line] = []
+        var number = 0
+        for raw in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
+            number += 1
+            let text = String(decoding: raw, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+            if text.isEmpty { continue }
+            guard raw.count <= maximumLineLength else {
+                throw Malformed(path: path, line: number, reason: "longer than \(maximumLineLength) bytes")
+            }
+            guard let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] else {
+                throw Malformed(path: path, line: number, reason: "not a JSON object")
+            }
+            guard let userID = object["user_id"] as? String, !userID.isEmpty else {
+                throw Malformed(path: path, line: number, reason: "no user_id string")
+            }
+            guard let transferSub = object["transfer_sub"] as? String, !transferSub.isEmpty else {
+                throw Malformed(path: path, line: number, reason: "no transfer_sub string")
+            }
+            lines.append(Line(number: number, userID: userID, transferSub: transferSub))
+        }
+        return lines
+    }
+
+    /// One line for `userID` and `transferSub`, with its newline.
+    static func line(userID: UUID, transferSub: String) throws -> Data {
+        let object = ["user_id": userID.uuidString.lowercased(), "transfer_sub": transferSub]
+        var data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
+        data.append(UInt8(ascii: "\n"))
+        return data
+    }
+
+    /// Writes what `fill` produces to `path` atomically: into a new file beside it (mode 0600), flushed to disk, then
+    /// renamed over `path`, so a reader sees the old file or the whole new one, never a part.
+    /// - Parameter fill: called with a function that appends bytes.
+    static func writeAtomically(_ path: String, _ fill: ((Data) throws -> Void) async throws -> Void) async throws {
+        let temporary = path + ".partial-\(getpid())"
+        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard fd >= 0 else {
+            throw OperatorError("--out: cannot create \(temporary): \(String(cString: strerror(errno)))")
+        }
+        var closed = false
+        do {
+            try await fill { data in
+                try data.withUnsafeBytes { buffer in
+                    guard let base = buffer.baseAddress else { return }
+                    var offset = 0
+                    while offset < buffer.count {
+                        let written = write(fd, base + offset, buffer.count - offset)
+                        if written < 0, errno == EINTR { continue }
+                        guard written > 0 else {
+                            throw OperatorError("--out: cannot write \(temporary): \(String(cString: strerror(errno)))")
+                        }
+                        offset += written
+                    }
+                }
+            }
+            guard fsync(fd) == 0 else {
+                throw OperatorError("--out: cannot flush \(temporary): \(String(cString: strerror(errno)))")
+            }
+            close(fd)
+            closed = true
+            guard rename(temporary, path) == 0 else {
+                throw OperatorError("--out: cannot rename \(temporary) to \(path): \(String(cString: strerror(errno)))")
+            }
+        } catch {
+            if !closed { close(fd) }
+            unlink(temporary)
+            throw error
+        }
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import Storage
+
+/// What a transfer reads and writes of users, on either engine: the transfer identifier each holds, for which team,
+/// and when they moved. Every user is read in pages by id (flat memory, whatever the count), and each answer of
+/// Apple is stored as it comes, so a run stopped half-way leaves only the users it had not finished.
+struct TransferRepository: Sendable {
+    let pool: any DatabaseClient
+
+    /// One user a transfer asks Apple about.
+    struct Item: Sendable, Equatable {
+        var userID: UUID
+        /// Export: the user's `sub`; import: their transfer identifier.
+        var identifier: String
+        /// The client id the user last signed in with, when known.
+        var clientID: String?
+    }
+
+    /// `shared_settings` row holding when this database's first import changed a user (seconds since 1970).
+    static let firstImportSetting = "apple_transfer_first_import"
+
+    /// The smallest id, where paging starts.
+    static let start = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+
+    /// Users still to export to `target`: not moved here from another team, and holding no identifier for `target`.
+    private static func exportCondition() -> String {
+        "transferred_at IS NULL AND (transfer_sub IS NULL OR transfer_target IS NULL OR transfer_target <> ?)"
+    }
+
+    /// Users still to import into `team`: holding an identifier for it, and not moved yet.
+    private static func importCondition() -> String {
+        "transferred_at IS NULL AND transfer_sub IS NOT NULL AND transfer_target = ?"
+    }
+
+    /// The next `limit` users to export to `target` after `after`, by id.
+    func exportPage(target: String, after: UUID, limit: Int) async throws -> [Item] {
+        try await pool.read(SQL("""
+            SELECT id, siwa_identifier, apple_client_id FROM users
+            WHERE id > ? AND \(Self.exportCondition()) ORDER BY id LIMIT ?
+            """, [after, target, limit])) { Item(userID: try $0[0], identifier: try $0[1], clientID: try $0[2]) }
+    }
+
+    /// How many users are still to export to `target`.
+    func countToExport(target: String) async throws -> Int {
+        try await count("SELECT COUNT(*) FROM users WHERE \(Self.exportCondition())", [target])
+    }
+
+    /// The next `limit` users to import into `team` after `after`, by id.
+    func importPage(team: String, after: UUID, limit: Int) async throws -> [Item] {
+        try await pool.read(SQL("""
+            SELECT id, transfer_sub, apple_client_id FROM users
+            WHERE id > ? AND \(Self.importCondition()) ORDER BY id LIMIT ?
+            """, [after, team, limit])) { Item(userID: try $0[0], identifier: try $0[1], clientID: try $0[2]) }
+    }
+
+    /// How many users are still to import into `team`.
+    func countToImport(team: String) async throws -> Int {
+        try await count("SELECT COUNT(*) FROM users WHERE \(Self.importCondition())", [team])
+    }
+
+    /// Stores the transfer identifier Apple gave for `userID` and `target`.
+    func recordIdentifier(_ transferSub: String, target: String, userID: UUID) async throws {
+        try await pool.write(SQL("UPDATE users SET transfer_sub = ?, transfer_target = ? WHERE id = ?",
+                                 [transferSub, target, userID]))
+    }
+
+    /// Stores the identifiers of a transfer file on the users they name (for `team`), leaving users who moved
+    /// already as they are, in one transaction.
+    /// - Returns: for each pair, whether it names a user of this database.
+    func storeIdentifiers(_ pairs: [(userID: UUID, transferSub: String)], team: String) async throws -> [Bool] {
+        guard !pairs.isEmpty else { return [] }
+        let results = try await pool.write(pairs.map { pair in
+            SQL("""
+                UPDATE users SET transfer_sub = CASE WHEN transferred_at IS NULL THEN ? ELSE transfer_sub END,
+                    transfer_target = CASE WHEN transferred_at IS NULL THEN ? ELSE transfer_target END
+                WHERE id = ?
+                """, [pair.transferSub, team, pair.userID])
+        })
+        return results.map { $0.changes == 1 }
+    }
+
+    /// Replaces the `sub`, and the e-mail and its flag when Apple gave them, of `userID`, which keeps its id, bearer
+    /// tokens and sessions; the first such change also starts the 60-day window's clock.
+    /// - Returns: false when the user had moved already (signed in by `transfer_sub` meanwhile) or is gone.
+    /// - Throws: a `DatabaseFailure` of kind `.uniqueConstraint` when another user has that `sub`.
+    func recordMove(userID: UUID, sub: String, email: String?, isPrivateEmail: Bool?, at date: Date) async throws
+        -> Bool
+    {
+        let results = try await pool.write([
+            SQL("""
+                UPDATE users SET siwa_identifier = ?, email = COALESCE(?, email),
+                    is_private_email = COALESCE(?, is_private_email), transferred_at = ?, updated_at = ?
+                WHERE id = ? AND transferred_at IS NULL
+                """, [sub, email, isPrivateEmail, date, date, userID]),
+            SQL("INSERT INTO shared_settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
+                [Self.firstImportSetting, String(Int(date.timeIntervalSince1970))]),
+        ])
+        return results[0].changes == 1
+    }
+
+    /// The users holding an identifier for `target`, after `after` by id: the lines of a transfer file.
+    func identifiers(target: String, after: UUID, limit: Int) async throws -> [(userID: UUID, transferSub: String)] {
+        try await pool.read(SQL("""
+            SELECT id, transfer_sub FROM users WHERE id > ? AND transfer_sub IS NOT NULL AND transfer_target = ?
+            ORDER BY id LIMIT ?
+            """, [after, target, limit])) { (userID: try $0[0] as UUID, transferSub: try $0[1] as String) }
+    }
+
+    /// When this database's first import moved a user, if one has.
+    func firstImport() async throws -> Date? {
+        let value = try await pool.readOne(SQL("SELECT value FROM shared_settings WHERE name = ?",
+                                               [Self.firstImportSetting])) { try $0[0] as String }
+        return value.flatMap(TimeInterval.init).map(Date.init(timeIntervalSince1970:))
+    }
+
+    /// Counts for `siwa apple transfer status`.
+    func counts() async throws -> (users: Int, exported: Int, migrated: Int, toMigrate: Int) {
+        try await pool.readOne(SQL("""
+            SELECT COUNT(*),
+                COALESCE(SUM(CASE WHEN transfer_sub IS NOT NULL THEN 1 ELSE 0 END), 0),
+                COALESCE(SUM(CASE WHEN transferred_at IS NOT NULL THEN 1 ELSE 0 END), 0),
+                COALESCE(SUM(CASE WHEN transfer_sub IS NOT NULL AND transferred_at IS NULL THEN 1 ELSE 0 END), 0)
+            FROM users
+            """)) { (try $0[0] as Int, try $0[1] as Int, try $0[2] as Int, try $0[3] as Int) } ?? (0, 0, 0, 0)
+    }
+
+    private func count(_ text: String, _ arguments: [any DatabaseValueConvertible]) async throws -> Int {
+        try await pool.readOne(SQL(text, arguments)) { try $0[0] as Int } ?? 0
+    }
+}

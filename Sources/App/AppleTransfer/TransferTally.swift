@@ -1,0 +1,34 @@
+import Foundation
+
+/// What one run of `siwa apple transfer export` or `import` did: users due, done, throttled calls waited out,
+/// failures by reason, users not tried because the run stopped, and how long it took. `summary` is the line the
+/// command prints.
+struct TransferTally: Sendable, Equatable {
+    /// `export to TEAMID` or `import into TEAMID`, for the summary.
+    var label: String
+    /// What a user done is called: `exported` or `migrated`.
+    var doneWord: String
+    var due = 0
+    var done = 0
+    var throttledRetries = 0
+    var failed: [String: Int] = [:]
+    var interrupted = 0
+    /// Why the run stopped before its end, when Apple's answer ended it (`invalid_client`).
+    var stoppedBy: String?
+    var seconds: Double = 0
+
+    var failedCount: Int { failed.values.reduce(0, +) }
+
+    /// Whether every user due was done.
+    var isComplete: Bool { failedCount == 0 && interrupted == 0 && stoppedBy == nil }
+
+    /// `transfer export to ABCDE12345: 120 due, 118 exported, 3 throttled and retried, 2 failed (apple:
+    /// invalid_request: 2), 0 interrupted, in 2.4 s`.
+    var summary: String {
+        let reasons = failed.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
+        var parts = ["\(due) due", "\(done) \(doneWord)", "\(throttledRetries) throttled and retried",
+                     "\(failedCount) failed" + (reasons.isEmpty ? "" : " (\(reasons))"), "\(interrupted) interrupted"]
+        if let stoppedBy { parts.append("stopped: \(stoppedBy)") }
+        return "transfer \(label): " + parts.joined(separator: ", ") + ", in " + String(format: "%.1f s", seconds)
+    }
+}

@@ -1,0 +1,45 @@
+import App
+import FakeApple
+import Foundation
+import HTTPCore
+import Logging
+import Web
+
+/// `siwa dev`: the Apple stand-in and the server in one process (`Configuration.development`), so a fresh checkout
+/// signs in on `http://127.0.0.1:8080/login` with no Apple account and no network. The CLI is where the two meet:
+/// neither module imports the other.
+enum DevEnvironment {
+    /// Starts both, prints how to use them, and serves until SIGINT or SIGTERM.
+    static func run(hostname: String, port: Int, applePort: Int, databasePath: String, keyFile: String)
+        async throws
+    {
+        var configuration = try Configuration.development(hostname: hostname, port: port, applePort: applePort,
+                                                          databasePath: databasePath)
+        let secrets = try DevSecrets.loadOrCreate(besides: keyFile)
+        configuration.appleKey = Configuration.AppleKeyConfiguration(
+            teamID: DevSecrets.teamID, keyID: DevSecrets.keyID, privateKeyPath: secrets.clientKeyPath
+        )
+        configuration.encryptionKey = secrets.encryptionKey
+        var logger = Logger(label: "siwa")
+        logger.logLevel = configuration.logLevel
+        let stand = try FakeAppleServer(hostname: hostname, port: applePort,
+                                        keys: try FakeAppleKeys.loadOrCreate(path: keyFile),
+                                        clientSecretKey: try secrets.clientKey.publicKey,
+                                        logger: Logger(label: "fake-apple"))
+        try stand.start()
+        signal(SIGXFSZ, SIG_IGN)  // as `siwa serve`: past `ulimit -f` a write fails with EFBIG (a 503) instead
+        let server = try await SiwaServer(configuration: configuration, logger: logger)
+        try server.start()
+        let signals = ShutdownSignals.install {
+            await server.shutdown()
+            await stand.shutdown()
+        }
+        logger.notice("Apple stand-in on \(stand.baseURL)")
+        logger.notice("siwa on http://\(hostname):\(server.localPort) — open /login to sign in")
+        logger.notice("iOS API: siwa mint --aud \(Configuration.developmentIOSClientID) --key-file \(keyFile) gives a token for POST /api/users/siwa")
+        async let serving: Void = server.run()
+        async let standing: Void = stand.run()
+        _ = try await (serving, standing)
+        withExtendedLifetime(signals) {}
+    }
+}

@@ -1,0 +1,106 @@
+@testable import FakeApple
+import Foundation
+import Glibc
+import Storage
+import TestSupport
+import Testing
+@testable import App
+
+/// `siwa apple transfer export` against the stand-in, as the sending team runs it: one identifier per user, stored
+/// and written out, access tokens reused, the bound on calls in flight, Apple's 429s, and a run killed and resumed.
+/// Each runs on SQLite and, in the suite's PostgreSQL pass, on PostgreSQL.
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct AppleTransferExportTests {
+    static let target = TestApp.receivingTeamID
+
+    @Test func everyUserGetsAnIdentifierWithOneAccessTokenPerClientIDAndTheFileHoldsNoSubOrEmail() async throws {
+        try await TestApp.withTwoTeams { app in
+            let response = try await app.signInWithAuthorizationCode(subject: "001.app", email: "app@example.com")
+            #expect(response.status == .ok, "\(response.text)")
+            #expect(try await app.webSignIn(subject: "001.web", email: "web@example.com").status == .seeOther)
+            try await app.seedUsers(20)
+            #expect(try await app.transferRow(sub: "001.web")?.clientID == TestApp.webClientID, "web users record theirs")
+            #expect(try await app.transferRow(sub: "001.app")?.clientID == TestApp.iosClientID)
+
+            let out = app.directory.appendingPathComponent("export.jsonl").path
+            let result = try await app.command(["apple", "transfer", "export", "--to", Self.target, "--out", out])
+            #expect(result.status == 0, "\(result.output)")
+            #expect(result.lines.first?.hasPrefix("transfer export to RECVTEAM01: 22 due, 22 exported, "
+                + "0 throttled and retried, 0 failed, 0 interrupted, in ") == true, "\(result.output)")
+            #expect(await app.apple.migrationAccessTokensIssued() == 2, "one per client id, not one per user")
+            #expect(await app.apple.migrationCalls() == 22)
+
+            let rows = try await app.transferRows()
+            for row in rows {
+                #expect(row.transferSub == FakeAppleTransfers.transferIdentifier(sub: row.sub, target: Self.target))
+                #expect(row.transferTarget == Self.target)
+                #expect(row.transferredAt == nil)
+            }
+            let text = try String(contentsOfFile: out, encoding: .utf8)
+            let lines = text.split(separator: "\n").map { line in
+                (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: String] ?? [:]
+            }
+            #expect(lines.count == 22)
+            #expect(lines.allSatisfy { Set($0.keys) == ["user_id", "transfer_sub"] })
+            #expect(Set(lines.compactMap { $0["user_id"] }) == Set(rows.map { $0.id.uuidString.lowercased() }))
+            #expect(Set(lines.compactMap { $0["transfer_sub"] }) == Set(rows.compactMap(\.transferSub)))
+            #expect(!text.contains("@") && !rows.contains { text.contains($0.sub) }, "no e-mail, no sub")
+            #expect(!FileManager.default.fileExists(atPath: out + ".partial-\(getpid())"))
+
+            let again = try await app.command(["apple", "transfer", "export", "--to", Self.target])
+            #expect(again.status == 0, "\(again.output)")
+            #expect(again.output.hasPrefix("transfer export to RECVTEAM01: 0 due, 0 exported"), "\(again.output)")
+            #expect(await app.apple.migrationCalls() == 22, "no user is asked for twice")
+        }
+    }
+
+    @Test func callsInFlightReachTheBoundAndNeverPassIt() async throws {
+        try await TestApp.withTwoTeams { app in
+            try await app.seedUsers(60)
+            await app.apple.setTokenLatency(0.05)
+            await app.apple.resetTokenPeak()
+            let result = try await app.command(["apple", "transfer", "export", "--to", Self.target],
+                                               ["APPLE_MAX_CONNECTIONS": "4"])
+            #expect(result.status == 0, "\(result.output)")
+            #expect(result.output.contains("60 exported"), "\(result.output)")
+            #expect(await app.apple.tokenPeakInFlight() == 4)
+            #expect(try await app.usersWithIdentifier() == 60)
+        }
+    }
+
+    @Test func applesRetryAfterIsWaitedOutAndNeverFailsTheRun() async throws {
+        try await TestApp.withTwoTeams { app in
+            try await app.seedUsers(10)
+            await app.apple.throttleMigrationCalls(next: 3, retryAfter: 1)
+            let result = try await app.command(["apple", "transfer", "export", "--to", Self.target])
+            #expect(result.status == 0, "\(result.output)")
+            #expect(result.output.contains("10 exported, 3 throttled and retried, 0 failed"), "\(result.output)")
+            #expect(await app.apple.throttledMigrationCalls() == 3)
+            #expect(try await app.usersWithIdentifier() == 10)
+        }
+    }
+
+    @Test func aRunKilledWithSIGKILLResumesWithTheUsersLeft() async throws {
+        try await TestApp.withTwoTeams { app in
+            let count = 300
+            try await app.seedUsers(count)
+            await app.apple.setTokenLatency(0.05)
+            let run = try await app.spawn(["apple", "transfer", "export", "--to", Self.target],
+                                          ["APPLE_MAX_CONNECTIONS": "2"], once: app.usersWithIdentifier, reaches: 20)
+            run.signal(SIGKILL)
+            #expect(await run.exited(within: .seconds(10)) != nil)
+            try await Task.sleep(for: .milliseconds(300))
+            let stored = try await app.usersWithIdentifier()
+            #expect(stored >= 20 && stored < count, "killed midway: \(stored)")
+            let before = await app.apple.migrationCalls()
+
+            await app.apple.setTokenLatency(0)
+            let result = try await app.command(["apple", "transfer", "export", "--to", Self.target])
+            #expect(result.status == 0, "\(result.output)")
+            #expect(result.output.hasPrefix("transfer export to RECVTEAM01: \(count - stored) due, \(count - stored) exported"),
+                    "\(result.output)")
+            #expect(await app.apple.migrationCalls() - before == count - stored, "only the users left were asked for")
+            #expect(try await app.usersWithIdentifier() == count)
+        }
+    }
+}

@@ -1,0 +1,147 @@
+@testable import FakeApple
+import Foundation
+import Glibc
+import Storage
+import TestSupport
+import Testing
+@testable import App
+
+/// `siwa apple transfer import` and `status` against the stand-in, as the receiving team runs them: on the database
+/// carried over, and from the sender's file into a restored copy. Users keep their ids, bearer tokens and sessions.
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct AppleTransferImportTests {
+    static let target = TestApp.receivingTeamID
+
+    @Test func importInPlaceGivesEveryUserTheNewSubAndEmailAndKeepsTheirTokensAndSessions() async throws {
+        try await TestApp.withTwoTeams { app in
+            let response = try await app.signInWithAuthorizationCode(subject: "001.moved", email: "moved@example.com")
+            let bearer = try #require(try response.json()["value"] as? String)
+            let hidden = try await app.apple.issueAuthorizationCode(clientID: TestApp.iosClientID, subject: "001.hidden",
+                                                                    email: "hidden@example.com", isPrivateEmail: true)
+            #expect(try await app.sendJSON(.POST, "/api/users/siwa", ["token": hidden.idToken]).status == .ok)
+            let before = try #require(try await app.transferRow(sub: "001.moved"))
+            try await app.server.services.database.write(SQL(
+                "INSERT INTO sessions (id, data, user_id, expires_at) VALUES (?, ?, ?, ?)",
+                ["s1", "{}", before.id, Date().addingTimeInterval(3600)]))
+            #expect(try await app.command(["apple", "transfer", "export", "--to", Self.target]).status == 0)
+
+            let result = try await app.command(["apple", "transfer", "import"], app.receivingTeam)
+            #expect(result.status == 0, "\(result.output)")
+            #expect(result.output.hasPrefix("transfer import into RECVTEAM01: 2 due, 2 migrated, 0 throttled and retried, "
+                + "0 failed, 0 interrupted"), "\(result.output)")
+            let moved = try #require(try await app.transferRows().first { $0.id == before.id })
+            #expect(moved.sub == FakeAppleTransfers.teamSubject("001.moved", team: Self.target))
+            #expect(moved.email == "moved@example.com" && !moved.isPrivateEmail)
+            #expect(moved.transferredAt != nil)
+            let relay = try #require(try await app.transferRow(
+                sub: FakeAppleTransfers.teamSubject("001.hidden", team: Self.target)))
+            #expect(relay.email == FakeAppleTransfers.relayAddress("hidden@example.com", team: Self.target))
+            #expect(relay.isPrivateEmail)
+
+            let me = try await app.sendJSON(.GET, "/api/users/me", [:], bearer: bearer)
+            #expect(me.status == .ok, "the bearer token still works")
+            #expect(try me.json()["id"] as? String == before.id.uuidString.lowercased())
+            #expect(try await app.count("sessions") == 1)
+            #expect(try await app.count("apple_tokens") == 1, "kept until Apple answers for it")
+
+            let again = try await app.command(["apple", "transfer", "import"], app.receivingTeam)
+            #expect(again.output.hasPrefix("transfer import into RECVTEAM01: 0 due, 0 migrated"), "\(again.output)")
+            #expect(await app.apple.migrationCalls() == 4, "a migrated user is not asked for again")
+
+            let signIn = try await app.sendJSON(.POST, "/api/users/siwa", ["token": try app.movedToken(
+                sub: "001.moved", email: "moved@example.com", transferSub: nil)])
+            #expect((try signIn.json()["user"] as? [String: Any])?["id"] as? String == before.id.uuidString.lowercased(),
+                    "later sign-ins find the user by the new sub")
+
+            let status = try await app.command(["apple", "transfer", "status"])
+            #expect(status.status == 0, "\(status.output)")
+            #expect(status.lines == ["users: 2", "exported (hold a transfer identifier): 2", "migrated: 2",
+                                     "still to migrate: 0", status.lines.last ?? ""], "\(status.output)")
+            #expect(status.lines.last?.hasPrefix("days left in the 60-day window: 59 (first import ") == true)
+        }
+    }
+
+    @Test func anImportKilledWithSIGKILLResumesWithTheUsersLeft() async throws {
+        try await TestApp.withTwoTeams { app in
+            let count = 300
+            try await app.seedUsers(count)
+            #expect(try await app.command(["apple", "transfer", "export", "--to", Self.target]).status == 0)
+            await app.apple.setTokenLatency(0.05)
+            let run = try await app.spawn(["apple", "transfer", "import"],
+                                          app.receivingTeam.merging(["APPLE_MAX_CONNECTIONS": "2"]) { $1 },
+                                          once: app.usersMoved, reaches: 20)
+            run.signal(SIGKILL)
+            #expect(await run.exited(within: .seconds(10)) != nil)
+            try await Task.sleep(for: .milliseconds(300))
+            let moved = try await app.usersMoved()
+            #expect(moved >= 20 && moved < count, "killed midway: \(moved)")
+            let before = await app.apple.migrationCalls()
+
+            await app.apple.setTokenLatency(0)
+            let result = try await app.command(["apple", "transfer", "import"], app.receivingTeam)
+            #expect(result.status == 0, "\(result.output)")
+            #expect(result.output.hasPrefix("transfer import into RECVTEAM01: \(count - moved) due, \(count - moved) migrated"),
+                    "\(result.output)")
+            #expect(await app.apple.migrationCalls() - before == count - moved, "only the users left were asked about")
+            #expect(try await app.usersMoved() == count)
+        }
+    }
+
+    @Test func aRefreshTokenFromBeforeTheMoveThatAppleRefusesIsDroppedAndTheSessionsStay() async throws {
+        try await TestApp.withTwoTeams { app in
+            let response = try await app.signInWithAuthorizationCode(subject: "001.old", email: "old@example.com")
+            let bearer = try #require(try response.json()["value"] as? String)
+            #expect(try await app.command(["apple", "transfer", "export", "--to", Self.target]).status == 0)
+            #expect(try await app.command(["apple", "transfer", "import"], app.receivingTeam).status == 0)
+            try await app.revokeStoredAppleToken()
+
+            let report = try await app.runChore(.validateTokens)
+            #expect(report.summary.contains("0 valid, 1 revoked"), "\(report)")
+            #expect(try await app.count("apple_tokens") == 0, "the old team's token is dropped")
+            #expect(try await app.sendJSON(.GET, "/api/users/me", [:], bearer: bearer).status == .ok,
+                    "the move, not the user, ended it: the bearer token still works")
+        }
+    }
+
+    @Test func importFromTheSendersFileIntoARestoredCopyMatchesUsersByID() async throws {
+        try await TestApp.withTwoTeams { app in
+            try await app.seedUsers(5)
+            let copy = try await app.databaseCopy()
+            let out = app.directory.appendingPathComponent("export.jsonl").path
+            #expect(try await app.command(["apple", "transfer", "export", "--to", Self.target, "--out", out]).status == 0)
+
+            let environment = app.receivingTeam.merging(copy.environment) { $1 }
+            let result = try await app.command(["apple", "transfer", "import", out], environment)
+            #expect(result.status == 0, "\(result.output)")
+            #expect(result.output.contains("5 due, 5 migrated"), "\(result.output)")
+            let rows = try await app.transferRows(in: copy.database)
+            #expect(rows.count == 5)
+            for index in 0..<5 {
+                let sub = FakeAppleTransfers.teamSubject("001.seed.\(index)", team: Self.target)
+                #expect(rows.contains { $0.sub == sub && $0.transferredAt != nil })
+            }
+            #expect(try await app.transferRows().allSatisfy { $0.transferredAt == nil }, "the sender's own is untouched")
+        }
+    }
+
+    @Test func fileLinesNamingNoUserAreReportedByNumberAndTheRestApplied() async throws {
+        try await TestApp.withTwoTeams { app in
+            try await app.seedUsers(2)
+            #expect(try await app.command(["apple", "transfer", "export", "--to", Self.target]).status == 0)
+            let rows = try await app.transferRows()
+            let file = app.directory.appendingPathComponent("pairs.jsonl").path
+            let lines = [
+                "{\"user_id\":\"\(rows[0].id.uuidString.lowercased())\",\"transfer_sub\":\"\(rows[0].transferSub ?? "")\"}",
+                "{\"user_id\":\"\(UUID().uuidString.lowercased())\",\"transfer_sub\":\"000000.unknown.t000\"}",
+                "{\"user_id\":\"\(rows[1].id.uuidString.lowercased())\",\"transfer_sub\":\"\(rows[1].transferSub ?? "")\"}",
+            ]
+            try (lines.joined(separator: "\n") + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+
+            let result = try await app.command(["apple", "transfer", "import", file], app.receivingTeam)
+            #expect(result.status == 1, "\(result.output)")
+            #expect(result.output.contains("2 due, 2 migrated"), "\(result.output)")
+            #expect(result.lines.last == "1 line of \(file) names no user of this database: line 2", "\(result.output)")
+            #expect(try await app.transferRows().allSatisfy { $0.transferredAt != nil })
+        }
+    }
+}

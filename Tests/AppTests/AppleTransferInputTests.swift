@@ -1,0 +1,91 @@
+@testable import FakeApple
+import Foundation
+import Storage
+import TestSupport
+import Testing
+@testable import App
+
+/// Every bad input to `siwa apple transfer export|import` stops the command with one clear line, and leaves the
+/// database exactly as it was (and, for what can be checked before, asks Apple nothing).
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct AppleTransferInputTests {
+    static let target = TestApp.receivingTeamID
+
+    /// Runs `arguments`, expects `status` and `words` in the output, and the database and Apple's count of access
+    /// tokens unchanged.
+    private func refused(_ app: TestApp, _ arguments: [String], _ extra: [String: String] = [:], status: Int32,
+                         saying words: String, asksApple: Bool = false) async throws {
+        let before = try await app.snapshot()
+        let tokens = await app.apple.migrationAccessTokensIssued()
+        let result = try await app.command(arguments, extra)
+        #expect(result.status == status, "\(arguments): \(result.output)")
+        #expect(result.output.contains(words), "\(arguments): \(result.output)")
+        #expect(try await app.snapshot() == before, "\(arguments) changed the database")
+        if !asksApple { #expect(await app.apple.migrationAccessTokensIssued() == tokens, "\(arguments) asked Apple") }
+    }
+
+    @Test func aMissingOrMalformedToStopsTheExportBeforeAnyCallToApple() async throws {
+        try await TestApp.withTwoTeams { app in
+            try await app.seedUsers(3)
+            try await refused(app, ["apple", "transfer", "export"], status: 2, saying: "--to")
+            for bad in ["recvteam01", "RECVTEAM0", "RECVTEAM012", "RECV-TEAM1", ""] {
+                try await refused(app, ["apple", "transfer", "export", "--to", bad], status: 2, saying: "--to")
+            }
+            try await refused(app, ["apple", "transfer", "export", "--to", DevSecrets.teamID], status: 1, saying: "--to")
+            #expect(await app.apple.migrationCalls() == 0)
+        }
+    }
+
+    @Test func aMalformedFileStopsTheImportNamingTheLine() async throws {
+        try await TestApp.withTwoTeams { app in
+            try await app.seedUsers(3)
+            #expect(try await app.command(["apple", "transfer", "export", "--to", Self.target]).status == 0)
+            let id = try #require(try await app.transferRows().first?.id.uuidString.lowercased())
+            let good = "{\"user_id\":\"\(id)\",\"transfer_sub\":\"000000.any.t000\"}"
+            let files: [(lines: [String], line: Int)] = [
+                ([good, "not json"], 2),
+                ([good, good, "{\"user_id\":\"\(id)\"}"], 3),
+                (["{\"transfer_sub\":\"000000.any.t000\"}"], 1),
+                ([good, "", "[\"user_id\", \"transfer_sub\"]"], 3),
+                (["{\"user_id\": 7, \"transfer_sub\": \"x\"}"], 1),
+            ]
+            for (index, file) in files.enumerated() {
+                let path = app.directory.appendingPathComponent("bad\(index).jsonl").path
+                try file.lines.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+                try await refused(app, ["apple", "transfer", "import", path], app.receivingTeam, status: 1,
+                                  saying: "\(path) line \(file.line): ")
+            }
+            try await refused(app, ["apple", "transfer", "import", app.directory.appendingPathComponent("none").path],
+                              app.receivingTeam, status: 1, saying: "cannot read")
+        }
+    }
+
+    @Test func applesInvalidClientStopsExportAndImportWithNothingChanged() async throws {
+        try await TestApp.withTwoTeams { app in
+            try await app.seedUsers(3)
+            let unknownKey = ["APPLE_KEY_ID": "NOTAKEY001"]
+            try await refused(app, ["apple", "transfer", "export", "--to", Self.target], unknownKey, status: 1,
+                              saying: "invalid_client", asksApple: true)
+            #expect(try await app.command(["apple", "transfer", "export", "--to", Self.target]).status == 0)
+            let out = app.directory.appendingPathComponent("export.jsonl").path
+            #expect(try await app.command(["apple", "transfer", "export", "--to", Self.target, "--out", out]).status == 0)
+            let receivingUnknown = app.receivingTeam.merging(unknownKey) { $1 }
+            try await refused(app, ["apple", "transfer", "import"], receivingUnknown, status: 1,
+                              saying: "invalid_client", asksApple: true)
+            try await refused(app, ["apple", "transfer", "import", out], receivingUnknown, status: 1,
+                              saying: "invalid_client", asksApple: true)
+            #expect(await app.apple.migrationCalls() == 3, "only the export's calls reached the migration endpoint")
+        }
+    }
+
+    @Test func withoutTheAppleKeyATransferIsOneLine() async throws {
+        try await TestApp.withTwoTeams { app in
+            try await app.seedUsers(1)
+            let noKey = ["APPLE_TEAM_ID": "", "APPLE_KEY_ID": "", "APPLE_PRIVATE_KEY_PATH": ""]
+            try await refused(app, ["apple", "transfer", "export", "--to", Self.target], noKey, status: 1,
+                              saying: "APPLE_TEAM_ID, APPLE_KEY_ID and APPLE_PRIVATE_KEY_PATH are not set")
+            try await refused(app, ["apple", "transfer", "import"], noKey, status: 1,
+                              saying: "APPLE_TEAM_ID, APPLE_KEY_ID and APPLE_PRIVATE_KEY_PATH are not set")
+        }
+    }
+}

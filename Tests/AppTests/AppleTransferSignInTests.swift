@@ -1,0 +1,87 @@
+@testable import FakeApple
+import Foundation
+import Storage
+import TestSupport
+import Testing
+@testable import App
+
+/// Matching users as they sign in after the app moved: a token whose `sub` is unknown but whose `transfer_sub` is a
+/// stored identifier is that user, on the API and in the web flow; unknown both ways, it is a new user.
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct AppleTransferSignInTests {
+    static let target = TestApp.receivingTeamID
+
+    @Test func aKnownTransferSubSignsInAsThatUserOnTheAPIAndLaterSignInsUseTheNewSub() async throws {
+        try await TestApp.withTwoTeams { app in
+            let first = try await app.signInWithAuthorizationCode(subject: "001.api", email: "api@example.com")
+            let id = try #require((try first.json()["user"] as? [String: Any])?["id"] as? String)
+            #expect(try await app.command(["apple", "transfer", "export", "--to", Self.target]).status == 0)
+            let transferSub = FakeAppleTransfers.transferIdentifier(sub: "001.api", target: Self.target)
+
+            let moved = try await app.sendJSON(.POST, "/api/users/siwa", ["token": try app.movedToken(
+                sub: "001.api", email: "api.new@example.com", transferSub: transferSub)])
+            #expect(moved.status == .ok, "\(moved.text)")
+            #expect((try moved.json()["user"] as? [String: Any])?["id"] as? String == id)
+            let row = try #require(try await app.transferRows().first { $0.id.uuidString.lowercased() == id })
+            #expect(row.sub == FakeAppleTransfers.teamSubject("001.api", team: Self.target))
+            #expect(row.email == "api.new@example.com")
+            #expect(row.transferredAt != nil)
+
+            let later = try await app.sendJSON(.POST, "/api/users/siwa", ["token": try app.movedToken(
+                sub: "001.api", email: "api.new@example.com", transferSub: nil)])
+            #expect((try later.json()["user"] as? [String: Any])?["id"] as? String == id)
+            #expect(try await app.count("users") == 1)
+            let status = try await app.command(["apple", "transfer", "status"])
+            #expect(status.output.contains("migrated: 1\nstill to migrate: 0"), "\(status.output)")
+        }
+    }
+
+    @Test func aKnownTransferSubSignsInAsThatUserInTheWebFlow() async throws {
+        try await TestApp.withTwoTeams { app in
+            #expect(try await app.webSignIn(subject: "001.browser", email: "browser@example.com").status == .seeOther)
+            let before = try #require(try await app.transferRow(sub: "001.browser"))
+            #expect(try await app.command(["apple", "transfer", "export", "--to", Self.target]).status == 0)
+
+            let state = try TestApp.newState()
+            let token = try app.movedToken(
+                sub: "001.browser", email: "browser@example.com",
+                transferSub: FakeAppleTransfers.transferIdentifier(sub: "001.browser", target: Self.target),
+                audience: TestApp.webClientID, nonce: TestApp.nonce(forState: state))
+            let response = try await app.handle([("token", token)], state: state)
+            #expect(response.status == .seeOther, "\(response.text)")
+            #expect(try await app.count("users") == 1)
+            let after = try #require(try await app.transferRows().first)
+            #expect(after.id == before.id && after.sub == FakeAppleTransfers.teamSubject("001.browser", team: Self.target))
+            let sessionUser = try await app.server.services.database.readOne(
+                SQL("SELECT user_id FROM sessions WHERE user_id IS NOT NULL")) { try $0[0] as UUID }
+            #expect(sessionUser == before.id, "the browser is signed in as the user who moved")
+        }
+    }
+
+    @Test func theStandInsOwnTokensCarryTransferSubOnceTheAppMoved() async throws {
+        try await TestApp.withTwoTeams { app in
+            let first = try await app.signInWithAuthorizationCode(subject: "001.stand", email: "stand@example.com")
+            let id = try #require((try first.json()["user"] as? [String: Any])?["id"] as? String)
+            #expect(try await app.command(["apple", "transfer", "export", "--to", Self.target]).status == 0)
+            await app.apple.completeTransfer(to: Self.target)
+
+            let again = try await app.signInWithAuthorizationCode(subject: "001.stand", email: "stand@example.com")
+            #expect(again.status == .ok, "\(again.text)")
+            #expect((try again.json()["user"] as? [String: Any])?["id"] as? String == id)
+            #expect(try await app.transferRow(sub: FakeAppleTransfers.teamSubject("001.stand", team: Self.target))?.id
+                .uuidString.lowercased() == id)
+        }
+    }
+
+    @Test func anUnknownTransferSubWithAnUnknownSubIsANewUser() async throws {
+        try await TestApp.withTwoTeams { app in
+            try await app.seedUsers(1)
+            #expect(try await app.command(["apple", "transfer", "export", "--to", Self.target]).status == 0)
+            let response = try await app.sendJSON(.POST, "/api/users/siwa", ["token": try app.movedToken(
+                sub: "001.stranger", email: "stranger@example.com", transferSub: "000000.nobody.t000")])
+            #expect(response.status == .ok, "\(response.text)")
+            #expect(try await app.count("users") == 2)
+            #expect(try await app.transferRow(sub: "001.seed.0")?.transferredAt == nil)
+        }
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import Glibc
+import HTTPCore
+import Storage
+import TestSupport
+import Testing
+@testable import App
+
+/// `siwa serve` started while its `DATABASE_URL` reaches only a server that takes no writes (a standby, or with
+/// `target_session_attrs=read-write` only standbys): it does not exit. It serves `/health`, answers `/ready` and
+/// every other route 503 with `Retry-After`, logs that the database is read-only, and starts for real once the
+/// database takes writes. A standby is played by `default_transaction_read_only`, as `PostgresReadOnlyTests` does.
+@Suite(.postgres, .serialized, .timeLimit(.minutes(2)))
+struct PostgresReadOnlyStartTests {
+    static let holding = "siwa holding on http://127.0.0.1:"
+
+    /// A fresh database that takes no writes, its URL, and an admin pool to turn writes back on.
+    private func readOnlyDatabase() async throws -> (url: String, name: String, admin: PostgresPool) {
+        let cluster = try await PostgresCluster.sharedCluster()
+        let url = try await cluster.newDatabase()
+        let name = String(url.split(separator: "/").last ?? "")
+        let admin = try PostgresPool(url: try PostgresURL(cluster.url()), size: 1)
+        try await admin.write(SQL("ALTER DATABASE \(name) SET default_transaction_read_only = on"))
+        return (url, name, admin)
+    }
+
+    @Test(arguments: [false, true])
+    func anInstanceStartedOnAReadOnlyDatabaseServesHealthThenStartsOnceItTakesWrites(readWriteOnly: Bool) async throws {
+        let database = try await readOnlyDatabase()
+        let url = database.url + (readWriteOnly ? "?target_session_attrs=read-write" : "")
+        try await SpawnedApp.with { app in
+            let server = try app.spawn(["DATABASE_URL": url])
+            let base = "http://127.0.0.1:\(try await server.waitForPort(after: Self.holding))"
+            #expect(server.output.contains("is read-only"), "\(server.output.suffix(800))")
+            #expect(try await app.client.send(HTTPClientRequest(url: base + "/health")).status == .ok)
+            let ready = try await app.client.send(HTTPClientRequest(url: base + "/ready"))
+            #expect(ready.status == .serviceUnavailable)
+            #expect(ready.headers["Retry-After"] == "\(DatabaseUnavailableMiddleware.retryAfterSeconds)")
+            let signIn = try await app.client.send(HTTPClientRequest(
+                method: .POST, url: base + "/api/users/siwa", headers: ["Content-Type": "application/json"],
+                body: Array(#"{"token":"x"}"#.utf8)))
+            #expect(signIn.status == .serviceUnavailable)
+            #expect(signIn.headers["Retry-After"] != nil)
+            let error = try JSONSerialization.jsonObject(with: Data(signIn.body)) as? [String: Any]
+            #expect(error?["error"] as? Bool == true && error?["reason"] is String)
+
+            try await database.admin.write(SQL("ALTER DATABASE \(database.name) SET default_transaction_read_only = off"))
+            let port = try await server.waitForPort(timeout: 30)
+            let started = try await app.client.send(HTTPClientRequest(
+                method: .POST, url: "http://127.0.0.1:\(port)/api/users/siwa", headers: ["Content-Type": "application/json"],
+                body: Array(try JSONSerialization.data(withJSONObject: ["token": try app.identityToken(subject: "001.ro.start")]))))
+            #expect(started.status == .ok, "\(server.output.suffix(800))")
+            #expect(try await app.client.send(HTTPClientRequest(url: "http://127.0.0.1:\(port)/ready")).status == .ok)
+            server.signal(SIGTERM)
+            #expect(await server.terminate() == 0)
+        }
+    }
+
+    @Test func sigtermDuringTheHoldExitsCleanly() async throws {
+        let database = try await readOnlyDatabase()
+        try await SpawnedApp.with { app in
+            let server = try app.spawn(["DATABASE_URL": database.url])
+            _ = try await server.waitForPort(after: Self.holding)
+            server.signal(SIGTERM)
+            #expect(await server.exited(within: .seconds(10)) == 0, "\(server.output.suffix(800))")
+            #expect(!server.output.contains("siwa listening on"))
+        }
+    }
+}
