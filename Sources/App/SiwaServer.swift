@@ -128,7 +128,8 @@ package final class SiwaServer: Sendable {
         return try await AppMigrations.migrator.migrate(pool)
     }
 
-    /// `siwa routes`: the route table of a fully configured server (built on a throw-away database).
+    /// `siwa routes`: the route table of a fully configured server (built on a throw-away database), `/metrics`
+    /// included.
     package static func routeTable() async throws -> String {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("siwa-routes-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -139,6 +140,7 @@ package final class SiwaServer: Sendable {
         configuration.websiteClientID = "routes"
         configuration.redirectURL = "https://example.com/login/siwa/callback"
         configuration.appleBaseURL = "http://127.0.0.1:9"
+        configuration.metricsToken = String(repeating: "0", count: 32)
         configuration.resourcesPath = Configuration.locateResources(configuration.resourcesPath)
         let server = try await SiwaServer(configuration: configuration)
         return try server.application.routesDescription()

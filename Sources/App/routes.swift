@@ -9,6 +9,7 @@ func routes(_ app: Application, services: Services) throws {
     app.middleware.use(try FileMiddleware(publicDirectory: services.configuration.resourcesPath + "/Public"))
 
     try app.register(collection: HealthController())
+    try app.register(collection: OpenAPIController(resourcesPath: services.configuration.resourcesPath))
     try app.register(collection: ReadinessController(database: services.database, readiness: services.readiness))
     try app.register(collection: UsersController(signIns: services.signIn, accounts: services.accounts,
                                                  tokens: services.tokens, signInLimit: services.signInLimit))

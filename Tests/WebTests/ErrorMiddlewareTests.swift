@@ -84,6 +84,20 @@ struct ErrorMiddlewareTests {
         #expect(notFound.text.contains("<h1>404 Not Found</h1>"))
     }
 
+    /// Found by schemathesis with a browser's Accept: the API's errors were HTML pages, not the documented JSON.
+    @Test func routesBehindJSONErrorsMiddlewareAnswerJSONToABrowser() async throws {
+        let app = Application.fixture()
+        app.grouped(JSONErrorsMiddleware()).get("api") { _ -> String in throw Abort(.unauthorized, reason: "no") }
+        app.get("page") { _ -> String in throw Abort(.unauthorized, reason: "no") }
+        let accept: HTTPHeaders = ["Accept": "text/html,application/xhtml+xml,*/*;q=0.8"]
+        let api = try await app.testing.send(.GET, "/api", headers: accept)
+        #expect(api.status == .unauthorized)
+        #expect(api.headers["Content-Type"] == "application/json; charset=utf-8")
+        #expect(try api.decode(ErrorBody.self) == ErrorBody(error: true, reason: "no"))
+        let page = try await app.testing.send(.GET, "/page", headers: accept)
+        #expect(page.headers["Content-Type"] == "text/html; charset=utf-8")
+    }
+
     @Test func htmlErrorPagesUseTheErrorTemplate() async throws {
         let app = Application.fixture()
         app.views = try ViewRenderer(templates: ["error": "<p>{{status}} {{title}}: {{reason}}</p>"])

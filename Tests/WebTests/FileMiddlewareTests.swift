@@ -46,7 +46,7 @@ struct FileMiddlewareTests {
         #expect(try await app.testing.send(.HEAD, "/logo.svg").status == .ok)
         #expect(try await app.testing.send(.GET, "/alias.css").text == "body{}")
         #expect(try await app.testing.send(.GET, "/hello").text == "route")
-        #expect(try await app.testing.send(.POST, "/logo.svg").status == .notFound)
+        #expect(try await app.testing.send(.POST, "/logo.svg").status == .methodNotAllowed)
     }
 
     @Test func conditionalRequestsGet304() async throws {
@@ -92,6 +92,25 @@ struct FileMiddlewareTests {
         let collected = try await app.testing.send(.GET, "/seven.txt")
         #expect(collected.text == "1234567")
         #expect(collected.headers["Content-Type"] == "text/plain; charset=utf-8")
+    }
+
+    /// Found by schemathesis (`unsupported_method`): TRACE /styles.css was 404, though the file is there.
+    @Test func otherMethodsOnAFileAre405WithAllow() async throws {
+        let fixture = try Fixture()
+        let app = try fixture.app()
+        app.post("hello") { _ in "posted" }
+        for method in [HTTPMethod.POST, .DELETE, .TRACE] {
+            let response = try await app.testing.send(method, "/css/styles.css")
+            #expect(response.status == .methodNotAllowed, "\(method)")
+            #expect(response.headers["Allow"] == "GET, HEAD, OPTIONS", "\(method)")
+        }
+        let options = try await app.testing.send(.OPTIONS, "/logo.svg")
+        #expect(options.status == .noContent)
+        #expect(options.headers["Allow"] == "GET, HEAD, OPTIONS")
+        #expect(try await app.testing.send(.POST, "/missing.css").status == .notFound)
+        #expect(try await app.testing.send(.POST, "/.env").status == .notFound)
+        #expect(try await app.testing.send(.POST, "/escape.txt").status == .notFound)
+        #expect(try await app.testing.send(.POST, "/hello").text == "posted")
     }
 
     @Test func missingDirectoryIsAnError() {

@@ -12,7 +12,7 @@ struct AppleNotificationsController: RouteCollection {
     let services: Services
 
     func boot(routes: any RoutesBuilder) throws {
-        routes.post("api", "apple", "notifications", use: receive)
+        routes.grouped(JSONErrorsMiddleware()).post("api", "apple", "notifications", use: receive)
     }
 
     struct Body: Decodable, Sendable {

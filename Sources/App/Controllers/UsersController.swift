@@ -13,7 +13,7 @@ struct UsersController: RouteCollection {
     let signInLimit: [any Middleware]
 
     func boot(routes: any RoutesBuilder) throws {
-        let users = routes.grouped("api", "users")
+        let users = routes.grouped("api", "users").grouped(JSONErrorsMiddleware())
         users.grouped(signInLimit).post("siwa", use: signIn)
         let authenticated = users.grouped(BearerAuthenticator(tokens: tokens))
         authenticated.get("me", use: me)

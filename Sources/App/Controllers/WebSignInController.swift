@@ -18,7 +18,7 @@ struct WebSignInController: RouteCollection {
         let signIn = routes.grouped(signInLimit)
         signIn.post("login", "siwa", "callback", use: callback)
         signIn.post("login", "siwa", "handle", use: handle)
-        signIn.post("login", "siwa", "popup", use: popup)
+        routes.grouped(JSONErrorsMiddleware()).grouped(signInLimit).post("login", "siwa", "popup", use: popup)
     }
 
     /// Apple's `form_post` (`response_mode=form_post`): checks the state and renders the auto-submitting hand-off,

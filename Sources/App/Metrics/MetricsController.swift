@@ -17,7 +17,7 @@ struct MetricsController: RouteCollection {
     }
 
     func boot(routes: any RoutesBuilder) throws {
-        routes.get("metrics", use: scrape)
+        routes.grouped(JSONErrorsMiddleware()).get("metrics", use: scrape)
     }
 
     @Sendable func scrape(_ req: Request) async throws -> Response {

@@ -38,6 +38,8 @@ package final class Request {
     package var storage = RequestStorage()
     /// Whether `FileMiddleware` answered, for the `static` route label of the request metrics.
     var servedFile = false
+    /// Whether errors are answered as JSON whatever `Accept` prefers (`JSONErrorsMiddleware`).
+    var errorsAsJSON = false
 
     let context: RequestContext
     var installedSession: Session?

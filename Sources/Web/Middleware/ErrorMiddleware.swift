@@ -2,7 +2,8 @@ import HTTPCore
 import Logging
 
 /// Turns any error thrown further in into a response: `{"error": true, "reason": "..."}` with the error's status,
-/// or an HTML page when the client prefers HTML (see `ErrorRenderer`). Installed first by `Application`.
+/// or an HTML page when the client prefers HTML and the route allows it (see `ErrorRenderer`,
+/// `JSONErrorsMiddleware`). Installed first by `Application`.
 package struct ErrorMiddleware: Middleware {
     package init() {}
 
@@ -48,8 +49,9 @@ enum ErrorRenderer {
         "\(LogEscaping.escape(request.method.rawValue)) \(LogEscaping.escape(request.path))"
     }
 
+    /// HTML for a client that asks for it first, unless the route's errors are JSON only (`JSONErrorsMiddleware`).
     static func wantsHTML(_ request: Request) -> Bool {
-        MediaType.prefersHTML(accept: request.headers["Accept"])
+        !request.errorsAsJSON && MediaType.prefersHTML(accept: request.headers["Accept"])
     }
 
     static func json(status: HTTPStatus, reason: String) -> Response {

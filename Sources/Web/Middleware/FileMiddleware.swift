@@ -33,9 +33,8 @@ package struct FileMiddleware: Middleware {
     }
 
     package func respond(to request: Request, chainingTo next: any Responder) async throws -> Response {
-        guard request.method == .GET || request.method == .HEAD, let file = resolve(request.pathSegments) else {
-            return try await next.respond(to: request)
-        }
+        guard request.method == .GET || request.method == .HEAD else { return try await otherMethod(request, next) }
+        guard let file = resolve(request.pathSegments) else { return try await next.respond(to: request) }
         var info = stat()
         guard stat(file, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return try await next.respond(to: request) }
         request.servedFile = true
@@ -66,6 +65,22 @@ package struct FileMiddleware: Middleware {
         }
         return Response(status: .ok, headers: headers, body: .bytes(Array(data)))
     }
+
+    /// Files answer GET and HEAD only. A request with another method goes on to the routes; when none has the path but
+    /// a file does, it is 405 with `Allow` (RFC 9110 §15.5.6), or 204 with `Allow` for OPTIONS (§9.3.7), as a route's
+    /// path answers, not 404.
+    func otherMethod(_ request: Request, _ next: any Responder) async throws -> Response {
+        do {
+            return try await next.respond(to: request)
+        } catch let error as any AbortError where error.status == .notFound {
+            guard resolve(request.pathSegments) != nil else { throw error }
+            if request.method == .OPTIONS { return Response(status: .noContent, headers: ["Allow": Self.fileMethods]) }
+            throw Abort(.methodNotAllowed, headers: ["Allow": Self.fileMethods])
+        }
+    }
+
+    /// The methods a file answers, as `Allow` lists them.
+    static let fileMethods = "GET, HEAD, OPTIONS"
 
     /// The real path of the file for `segments`, or nil when it is not safely inside the directory.
     func resolve(_ segments: [String]?) -> String? {

@@ -1,0 +1,139 @@
+import Foundation
+import OpenAPIRuntime
+import OpenAPIURLSession
+
+/// The siwa-server API for an app: sign in with what Sign in with Apple gave, then read the user, log out, or
+/// delete the account, each one call. Keeps the bearer token between calls.
+///
+/// ```swift
+/// let siwa = SiwaClient(serverURL: serverURL)  // e.g. https://siwa.example.com
+/// try await siwa.signIn(credential: credential, nonce: rawNonce)
+/// let me = try await siwa.me()
+/// ```
+///
+/// Every call throws `SiwaError`, with the server's `reason` and, on 429 and 503, `retryAfter`.
+public final class SiwaClient: Sendable {
+    private let client: Client
+    private let token: BearerToken
+
+    /// - Parameters:
+    ///   - serverURL: Where the server is, e.g. `https://siwa.example.com`.
+    ///   - bearerToken: A token kept from an earlier sign-in (e.g. in the Keychain), or nil.
+    ///   - transport: How requests are sent; URLSession by default.
+    public init(serverURL: URL, bearerToken: String? = nil,
+                transport: any ClientTransport = URLSessionTransport()) {
+        token = BearerToken(bearerToken)
+        client = Client(serverURL: serverURL, transport: transport, middlewares: [BearerMiddleware(token: token)])
+    }
+
+    /// The bearer token of the current sign-in, to keep in the Keychain; nil when signed out.
+    public var bearerToken: String? { token.value }
+
+    /// Signs in with Apple's identity token (`POST /api/users/siwa`) and keeps the bearer token it answers.
+    /// - Parameters:
+    ///   - identityToken: The identity token, the JWT as a string.
+    ///   - authorizationCode: The authorization code, to have the server keep Apple's refresh token.
+    ///   - name: The user's name (Apple gives it on the first sign-in only).
+    ///   - nonce: The raw nonce whose SHA-256 the request to Apple carried, when it carried one.
+    /// - Returns: The ids of the token and the user.
+    /// - Throws: `SiwaError`: 400, 401 (token refused), 413, 415, 429 and 503 with `retryAfter`.
+    @discardableResult
+    public func signIn(identityToken: String, authorizationCode: String? = nil, name: String? = nil,
+                       nonce: String? = nil) async throws -> SignedIn {
+        let body = Components.Schemas.SignInRequest(token: identityToken, name: name, nonce: nonce,
+                                                    authorizationCode: authorizationCode)
+        switch try await call({ try await client.signIn(body: .json(body)) }) {
+        case .ok(let ok):
+            let answer = try decoded { try ok.body.json }
+            token.value = answer.value
+            return SignedIn(tokenID: answer.id, userID: answer.user.id)
+        case .badRequest(let r): throw SiwaError.server(.badRequest, 400, try? r.body.json)
+        case .unauthorized(let r): throw SiwaError.server(.unauthorized, 401, try? r.body.json)
+        case .contentTooLarge(let r): throw SiwaError.server(.contentTooLarge, 413, try? r.body.json)
+        case .unsupportedMediaType(let r): throw SiwaError.server(.unsupportedMediaType, 415, try? r.body.json)
+        case .tooManyRequests(let r):
+            throw SiwaError.server(.tooManyRequests, 429, try? r.body.json, retryAfter: r.headers.retryAfter)
+        case .serviceUnavailable(let r):
+            throw SiwaError.server(.serviceUnavailable, 503, try? r.body.json, retryAfter: r.headers.retryAfter)
+        case .undocumented(let status, _): throw SiwaError.unexpected(status)
+        }
+    }
+
+    /// Signs in with the values of Sign in with Apple's credential, and keeps the bearer token.
+    /// - Parameters:
+    ///   - credential: The credential's identity token, authorization code and name.
+    ///   - nonce: The raw nonce whose SHA-256 the request to Apple carried, when it carried one.
+    /// - Returns: The ids of the token and the user.
+    /// - Throws: `SiwaError`; `.badRequest` without sending anything when the credential has no identity token.
+    @discardableResult
+    public func signIn(credential: AppleIDCredential, nonce: String? = nil) async throws -> SignedIn {
+        guard let identityToken = credential.identityToken, !identityToken.isEmpty else {
+            throw SiwaError(kind: .badRequest, status: nil, reason: "The credential carries no identity token.")
+        }
+        return try await signIn(identityToken: String(decoding: identityToken, as: UTF8.self),
+                                authorizationCode: credential.authorizationCode.map { String(decoding: $0, as: UTF8.self) },
+                                name: credential.formattedName, nonce: nonce)
+    }
+
+    /// The signed-in user (`GET /api/users/me`).
+    /// - Throws: `SiwaError`: `.notSignedIn` before a sign-in, 401 when the token no longer works, 503.
+    public func me() async throws -> SiwaUser {
+        guard token.value != nil else { throw SiwaError.notSignedIn }
+        switch try await call({ try await client.getMe() }) {
+        case .ok(let ok):
+            let me = try decoded { try ok.body.json }
+            return SiwaUser(id: me.id, name: me.name, username: me.username, email: me.email,
+                            isPrivateEmail: me.isPrivateEmail)
+        case .unauthorized(let r): throw SiwaError.server(.unauthorized, 401, try? r.body.json)
+        case .serviceUnavailable(let r):
+            throw SiwaError.server(.serviceUnavailable, 503, try? r.body.json, retryAfter: r.headers.retryAfter)
+        case .undocumented(let status, _): throw SiwaError.unexpected(status)
+        }
+    }
+
+    /// Ends the bearer token on the server (`POST /api/users/logout`) and forgets it.
+    /// - Throws: `SiwaError`: `.notSignedIn` before a sign-in, 401 when the token no longer works, 503.
+    public func logOut() async throws {
+        guard token.value != nil else { throw SiwaError.notSignedIn }
+        switch try await call({ try await client.logOut() }) {
+        case .noContent: token.value = nil
+        case .unauthorized(let r): throw SiwaError.server(.unauthorized, 401, try? r.body.json)
+        case .serviceUnavailable(let r):
+            throw SiwaError.server(.serviceUnavailable, 503, try? r.body.json, retryAfter: r.headers.retryAfter)
+        case .undocumented(let status, _): throw SiwaError.unexpected(status)
+        }
+    }
+
+    /// Deletes the account (`DELETE /api/users/me`): the server revokes Apple's tokens and deletes the user, their
+    /// tokens and sessions. Forgets the bearer token.
+    /// - Throws: `SiwaError`: `.notSignedIn` before a sign-in, 401 when the token no longer works, 503.
+    public func deleteAccount() async throws {
+        guard token.value != nil else { throw SiwaError.notSignedIn }
+        switch try await call({ try await client.deleteAccount() }) {
+        case .noContent: token.value = nil
+        case .unauthorized(let r): throw SiwaError.server(.unauthorized, 401, try? r.body.json)
+        case .serviceUnavailable(let r):
+            throw SiwaError.server(.serviceUnavailable, 503, try? r.body.json, retryAfter: r.headers.retryAfter)
+        case .undocumented(let status, _): throw SiwaError.unexpected(status)
+        }
+    }
+
+    /// Runs one generated call; what fails before an answer (network, transport) becomes `SiwaError.transport`.
+    private func call<Output>(_ body: () async throws -> Output) async throws -> Output {
+        do {
+            return try await body()
+        } catch let error as ClientError {
+            throw SiwaError(kind: .transport, status: nil,
+                            reason: "The call failed before a documented answer: \(String(describing: error.underlyingError))")
+        }
+    }
+
+    /// Reads a documented success body; one of another shape is `SiwaError.unexpectedStatus`.
+    private func decoded<Body>(_ body: () throws -> Body) throws -> Body {
+        do {
+            return try body()
+        } catch {
+            throw SiwaError(kind: .unexpectedStatus, status: 200, reason: "The server's answer is not the documented JSON.")
+        }
+    }
+}

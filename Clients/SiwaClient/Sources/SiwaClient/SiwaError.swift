@@ -1,0 +1,76 @@
+import Foundation
+
+/// Why a call to the server failed: the status, the server's `reason` and, on 429 and 503, when to try again.
+///
+/// The server answers every error as `{"error": true, "reason": "<human text>"}` (README "The iOS flow"); `reason`
+/// is that text, meant for a person, never a token.
+public struct SiwaError: Error, Equatable, Sendable {
+    /// What kind of failure this is.
+    public enum Kind: Equatable, Sendable {
+        /// 400: the request was malformed, or Apple refused the authorization code.
+        case badRequest
+        /// 401: the identity token was refused, or the bearer token is missing, unknown or ended.
+        case unauthorized
+        /// 413: the body is larger than the server takes.
+        case contentTooLarge
+        /// 415: the body was not JSON.
+        case unsupportedMediaType
+        /// 429: too many sign-ins from this address; see `retryAfter`.
+        case tooManyRequests
+        /// 503: Apple or the database cannot be reached now; see `retryAfter`.
+        case serviceUnavailable
+        /// A call that needs a bearer token was made before signing in (no request was sent).
+        case notSignedIn
+        /// A status the document does not list for the operation.
+        case unexpectedStatus
+        /// The request did not reach the server or no answer came back.
+        case transport
+    }
+
+    /// What kind of failure this is.
+    public var kind: Kind
+    /// The HTTP status, when the server answered.
+    public var status: Int?
+    /// The server's `reason`, or a description of the failure when the server gave none.
+    public var reason: String
+    /// How long to wait before trying again (`Retry-After`, RFC 9110 §10.2.3, in seconds), on 429 and 503.
+    public var retryAfter: Duration?
+
+    /// - Parameters:
+    ///   - kind: What kind of failure this is.
+    ///   - status: The HTTP status, when the server answered.
+    ///   - reason: The server's `reason`.
+    ///   - retryAfter: `Retry-After`, when the server sent one.
+    public init(kind: Kind, status: Int?, reason: String, retryAfter: Duration? = nil) {
+        self.kind = kind
+        self.status = status
+        self.reason = reason
+        self.retryAfter = retryAfter
+    }
+}
+
+extension SiwaError {
+    /// `Retry-After` as delay-seconds; an HTTP-date or anything else is ignored (the server sends seconds).
+    static func retryAfter(_ header: String?) -> Duration? {
+        guard let header, let seconds = Int(header.trimmingCharacters(in: .whitespaces)), seconds >= 0 else {
+            return nil
+        }
+        return .seconds(seconds)
+    }
+
+    /// An error answer of a documented status.
+    static func server(_ kind: Kind, _ status: Int, _ body: Components.Schemas._Error?, retryAfter: String? = nil)
+        -> SiwaError
+    {
+        SiwaError(kind: kind, status: status, reason: body?.reason ?? "HTTP \(status)",
+                  retryAfter: Self.retryAfter(retryAfter))
+    }
+
+    /// A status the document does not list for the operation.
+    static func unexpected(_ status: Int) -> SiwaError {
+        SiwaError(kind: .unexpectedStatus, status: status, reason: "The server answered an unexpected status \(status).")
+    }
+
+    static let notSignedIn = SiwaError(kind: .notSignedIn, status: nil,
+                                       reason: "Sign in first: this call needs a bearer token.")
+}

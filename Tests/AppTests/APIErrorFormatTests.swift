@@ -1,0 +1,40 @@
+import Foundation
+import HTTPCore
+import Testing
+@testable import App
+
+/// The JSON routes answer errors as JSON whatever `Accept` prefers (README "The iOS flow": errors are
+/// `{"error": true, "reason": "…"}`); only the web flow's pages and form posts turn them into HTML for a browser.
+/// Found by schemathesis with a browser's Accept (Scripts/check-openapi): these were HTML pages.
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct APIErrorFormatTests {
+    static let browser = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+
+    @Test(arguments: [
+        (HTTPMethod.GET, "/api/users/me"), (.DELETE, "/api/users/me"), (.POST, "/api/users/logout"),
+        (.POST, "/api/users/siwa"), (.POST, "/api/apple/notifications"), (.GET, "/metrics"),
+        (.POST, "/login/siwa/popup"),
+    ])
+    func jsonRoutesAnswerJSONErrorsToABrowser(_ method: HTTPMethod, _ path: String) async throws {
+        try await TestApp.with(lifecycle: false, configure: { $0.metricsToken = String(repeating: "m", count: 32) }) { app in
+            let response = try await app.send(method, path, headers: [
+                "Accept": Self.browser, "Content-Type": "application/json", "Authorization": "Bearer nope",
+            ], body: Array("{}".utf8))
+            #expect([400, 401].contains(response.status.code), "\(method) \(path): \(response.status)")
+            #expect(response.headers["Content-Type"] == "application/json; charset=utf-8", "\(method) \(path)")
+            let body = try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any]
+            #expect(body?["error"] as? Bool == true, "\(method) \(path)")
+            #expect((body?["reason"] as? String)?.isEmpty == false, "\(method) \(path)")
+        }
+    }
+
+    @Test func webFormPostsStillAnswerABrowserWithAPage() async throws {
+        try await TestApp.with(lifecycle: false) { app in
+            let response = try await app.send(.POST, "/login/siwa/handle", headers: [
+                "Accept": Self.browser, "Content-Type": "application/x-www-form-urlencoded",
+            ], body: Array("token=x".utf8))
+            #expect(response.status == .unauthorized)
+            #expect(response.headers["Content-Type"] == "text/html; charset=utf-8")
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import HTTPCore
+import Testing
+@testable import App
+
+/// `Resources/openapi.yaml` against the server: every route documented and every documented route served, both
+/// ways, so a route added without its documentation fails the build; and the document served at `/openapi.yaml`.
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct OpenAPIDocumentTests {
+    func document() throws -> OpenAPIOperations {
+        OpenAPIOperations(yaml: try String(contentsOfFile: OpenAPIOperations.documentPath, encoding: .utf8))
+    }
+
+    @Test func everyRouteIsDocumented() async throws {
+        let table = Set(try await SiwaServer.routeTable().split(separator: "\n").map(String.init))
+        let undocumented = table.subtracting(try document().routed).sorted()
+        #expect(undocumented.isEmpty, "routes missing from Resources/openapi.yaml: \(undocumented)")
+    }
+
+    @Test func everyDocumentedRouteIsServed() async throws {
+        let table = Set(try await SiwaServer.routeTable().split(separator: "\n").map(String.init))
+        let unserved = try document().routed.subtracting(table).sorted()
+        #expect(unserved.isEmpty, "Resources/openapi.yaml documents routes `siwa routes` does not list: \(unserved)")
+    }
+
+    @Test func theRouteTableIsReadFromTheDocument() throws {
+        let operations = try document()
+        #expect(operations.routed.contains("POST /api/users/siwa"))
+        #expect(operations.routed.contains("GET /openapi.yaml"))
+        #expect(operations.routed.contains("DELETE /api/users/me"))
+        #expect(operations.routed.count >= 17)
+    }
+
+    @Test func documentedStaticFilesExist() throws {
+        let publicFolder = Configuration.locateResources("Resources") + "/Public"
+        let staticPaths = try document().staticPaths
+        #expect(!staticPaths.isEmpty)
+        for path in staticPaths {
+            #expect(FileManager.default.fileExists(atPath: publicFolder + path), "\(path) is not in Resources/Public")
+        }
+    }
+
+    @Test func documentIsServedAsYAML() async throws {
+        try await TestApp.with(lifecycle: false) { app in
+            let response = try await app.send(.GET, "/openapi.yaml")
+            #expect(response.status == .ok)
+            #expect(response.headers["Content-Type"] == "application/yaml")
+            let file = try String(contentsOfFile: OpenAPIOperations.documentPath, encoding: .utf8)
+            #expect(response.text == file)
+        }
+    }
+}
