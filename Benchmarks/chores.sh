@@ -5,16 +5,17 @@
 # For each engine (CHORES_ENGINES, "sqlite postgres") and each APPLE_MAX_CONNECTIONS in CHORES_BOUNDS ("16"), a
 # fresh database is seeded with N/10 and then N tokens (Benchmarks/Chores: users and sealed refresh tokens the
 # stand-in honours, written straight into the database) and validate-tokens runs over them: tokens/s, the wall
-# time, peak RSS (GNU time's maximum resident set), and connections the proxy accepted. CHORES_TWO_RUNS=1 adds two
-# commands at once over N tokens (two instances or an overlapping cron split the work), each with its own bound.
+# time, peak RSS (GNU time's maximum resident set), and connections the proxy accepted; then two commands at once
+# over N tokens (two instances or an overlapping cron split the work), each with its own bound.
 #
 # Then the server under sign-in load while its own schedule runs validate-tokens (APPLE_CHORES_INTERVAL=24h: due at
 # start) over CHORES_SERVING tokens, against the same server with the schedule off: sign-ins/s and p99 from wrk
 # (core 1, 64 connections, sign-ins without a code), and how many tokens the chore settled meanwhile (/metrics).
 CHORES_ENGINES=${CHORES_ENGINES:-"sqlite postgres"}
 CHORES_BOUNDS=${CHORES_BOUNDS:-16}
-CHORES_TWO_RUNS=${CHORES_TWO_RUNS:-1}
 CHORES_SERVING=${CHORES_SERVING:-20000}
+# Which parts run: validate (N/10, N and a same-day rerun), two (two commands at once), serving.
+CHORES_STEPS=${CHORES_STEPS:-"validate two serving"}
 CHORES_METRICS=bench-metrics-token-0123456789abcdef0123456789
 CHORES_INDEX=0
 
@@ -120,18 +121,22 @@ chores_workloads() {
     exchange_setup
     for engine in $CHORES_ENGINES; do
         [ "$engine" = postgres ] && [ -z "$PG_DIR" ] && postgres_start
-        for bound in $CHORES_BOUNDS; do
-            for count in $((CHORES / 10)) "$CHORES"; do
-                chores_fresh_database "$engine" "$count" "$bound"
-                chores_validate "$engine bound=$bound tokens=$count"
+        if [[ " $CHORES_STEPS " == *" validate "* ]]; then
+            for bound in $CHORES_BOUNDS; do
+                for count in $((CHORES / 10)) "$CHORES"; do
+                    chores_fresh_database "$engine" "$count" "$bound"
+                    chores_validate "$engine bound=$bound tokens=$count"
+                done
+                chores_validate "$engine bound=$bound rerun-same-day"
             done
-            chores_validate "$engine bound=$bound rerun-same-day"
-        done
-        if [ "$CHORES_TWO_RUNS" = 1 ]; then
+        fi
+        if [[ " $CHORES_STEPS " == *" two "* ]]; then
             chores_fresh_database "$engine" "$CHORES" 16
             chores_two_runs "$engine bound=16x2 tokens=$CHORES"
         fi
-        chores_serving "$engine" 0
-        chores_serving "$engine" 24h
+        if [[ " $CHORES_STEPS " == *" serving "* ]]; then
+            chores_serving "$engine" 0
+            chores_serving "$engine" 24h
+        fi
     done
 }

@@ -8,11 +8,14 @@ func routes(_ app: Application, services: Services) throws {
     app.middleware.use(DatabaseUnavailableMiddleware())
     app.middleware.use(try FileMiddleware(publicDirectory: services.configuration.resourcesPath + "/Public"))
 
+    // In front of the sign-in routes, the API's and the web flow's: one per-address rate limit (or none when off).
+    let signInLimit = SignInRateLimit.middleware(services.configuration)
+
     try app.register(collection: HealthController())
     try app.register(collection: OpenAPIController(resourcesPath: services.configuration.resourcesPath))
     try app.register(collection: ReadinessController(database: services.database, readiness: services.readiness))
     try app.register(collection: UsersController(signIns: services.signIn, accounts: services.accounts,
-                                                 tokens: services.tokens, signInLimit: services.signInLimit))
+                                                 tokens: services.tokens, signInLimit: signInLimit))
     try app.register(collection: AppleNotificationsController(services: services))
     if let token = services.configuration.metricsToken {
         try app.register(collection: MetricsController(services: services, token: token))
@@ -28,5 +31,5 @@ func routes(_ app: Application, services: Services) throws {
     // write replaces it, so a web sign-in is one read and one write transaction.
     let signInSteps = app.grouped(SessionsMiddleware(store: services.sessions, loadsSessions: false))
     try signInSteps.register(collection: WebSignInController(signIns: services.signIn, configuration: services.configuration,
-                                                             signInLimit: services.signInLimit))
+                                                             signInLimit: signInLimit))
 }

@@ -55,16 +55,6 @@ package struct AppleAuthError: Error, Equatable, Sendable, CustomStringConvertib
         }
     }
 
-    /// The answer a client gets: 503 when Apple cannot serve the call now, 401 for client or token problems,
-    /// 400 otherwise.
-    package var status: HTTPStatus {
-        switch kind {
-        case .unreachable, .throttled, .malformedResponse: .serviceUnavailable
-        case .apple("invalid_client"), .apple("unauthorized_client"), .tokenMismatch: .unauthorized
-        case .apple: .badRequest
-        }
-    }
-
     /// What a client may be told.
     package var clientMessage: String {
         switch kind {

@@ -59,9 +59,6 @@ package struct AppleIDError: ReasonError, CustomStringConvertible {
         }
     }
 
-    /// The HTTP status for a response: 503 when Apple's keys are unreachable, 401 otherwise.
-    package var status: HTTPStatus { reason == .keysUnavailable ? .serviceUnavailable : .unauthorized }
-
     package var description: String {
         detail.isEmpty ? "Apple JWT refused: \(reason)" : "Apple JWT refused: \(reason): \(detail)"
     }

@@ -64,7 +64,7 @@ struct AppleExchangeFaultTests {
             let refused = try await app.sendJSON(.POST, "/api/users/siwa",
                                                  ["token": issued.idToken, "authorizationCode": issued.code])
             #expect(refused.status == .serviceUnavailable)
-            #expect(refused.headers["Retry-After"] == "\(SignInService.appleRetryAfterSeconds)")
+            #expect(refused.headers["Retry-After"] == "\(SignInFailure.appleRetryAfterSeconds)")
             #expect(try await app.count("users") == 0)
         }
     }

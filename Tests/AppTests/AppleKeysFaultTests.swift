@@ -58,7 +58,7 @@ struct AppleKeysFaultTests {
                 let token = try app.identityToken(subject: "001.cold", issuedAt: clock.now)
                 let response = try await app.sendJSON(.POST, "/api/users/siwa", ["token": token])
                 #expect(response.status == .serviceUnavailable, "\(name)")
-                #expect(response.headers["Retry-After"] == "\(SignInService.appleKeysRetryAfterSeconds)", "\(name)")
+                #expect(response.headers["Retry-After"] == "\(SignInFailure.appleKeysRetryAfterSeconds)", "\(name)")
                 #expect(try response.json()["error"] as? Bool == true, "\(name)")
                 #expect(log.contains("JWKS fetch failed", logged, "no keys cached"), "\(name): \(log.all.suffix(4))")
                 #expect(log.contains("identity token refused", "keysUnavailable"), "\(name)")
@@ -153,7 +153,7 @@ struct AppleKeysFaultTests {
             let response = try await app.sendJSON(.POST, "/api/users/siwa", ["token": issued.idToken,
                                                                               "authorizationCode": issued.code])
             #expect(response.status == .serviceUnavailable)
-            #expect(response.headers["Retry-After"] == "\(SignInService.appleRetryAfterSeconds)")
+            #expect(response.headers["Retry-After"] == "\(SignInFailure.appleRetryAfterSeconds)")
             #expect(log.contains("authorization code exchange failed", "unreachable"), "\(log.all.suffix(3))")
             #expect(!log.text.contains(issued.code))
             #expect(try await app.count("users") == 0)

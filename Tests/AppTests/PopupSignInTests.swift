@@ -107,7 +107,7 @@ struct PopupSignInTests {
             await app.apple.simulateOutage(true)
             let refused = try await app.popup(body, state: state)
             try await expectError(refused, .serviceUnavailable, app)
-            #expect(refused.headers["Retry-After"] == "\(SignInService.appleRetryAfterSeconds)")
+            #expect(refused.headers["Retry-After"] == "\(SignInFailure.appleRetryAfterSeconds)")
             #expect(try await app.count("used_nonces") == 0)
             await app.apple.simulateOutage(false)
             #expect(try await app.popup(body, state: state).status == .ok)

@@ -20,7 +20,7 @@ struct AccountController: RouteCollection {
     }
 
     @Sendable func delete(_ req: Request) async throws -> Response {
-        guard let user = try await accounts.currentUser(req) else {
+        guard let user = try await accounts.user(inSession: req.sessionUserID) else {
             throw Abort(.unauthorized, reason: "Log in to delete your account.")
         }
         let form = try req.content.decode(DeleteForm.self)

@@ -38,7 +38,7 @@ struct AppleNotificationsController: RouteCollection {
             jwt = try await verifier.verifyJWT(body.payload, requireExpiration: false)
         } catch let error as AppleIDError {
             req.logger.notice("Apple notification refused", metadata: ["reason": "\(error)"])
-            throw Abort(error.status, reason: error.status == .serviceUnavailable
+            throw Abort(error.httpStatus, reason: error.httpStatus == .serviceUnavailable
                         ? error.clientMessage : "Invalid notification payload, signature or audience")
         }
         let notification: ServerNotification

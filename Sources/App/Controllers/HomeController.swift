@@ -14,7 +14,7 @@ struct HomeController: RouteCollection {
     }
 
     @Sendable func index(_ req: Request) async throws -> View {
-        guard let user = try await accounts.currentUser(req) else {
+        guard let user = try await accounts.user(inSession: req.sessionUserID) else {
             return try req.view.render("index", IndexContext(currentUser: nil))
         }
         let context = CurrentUserContext(user, csrfToken: try AccountController.csrfToken(for: req))

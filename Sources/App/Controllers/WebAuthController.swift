@@ -49,7 +49,7 @@ struct WebAuthController: RouteCollection {
             authorizeURL: configuration.authorizeURL(clientID: clientID, redirectURL: redirectURL, state: state,
                                                      nonce: nonce),
             buttonType: buttonType, popup: popup,
-            currentUser: try await accounts.currentUser(req).map { CurrentUserContext($0) }
+            currentUser: try await accounts.user(inSession: req.sessionUserID).map { CurrentUserContext($0) }
         )
         var response = try req.view.render(template, context).encodeResponse(for: req)
         try StateCookie.set(state, on: &response)

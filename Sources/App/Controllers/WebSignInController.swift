@@ -47,9 +47,8 @@ struct WebSignInController: RouteCollection {
         _ = try configuration.webFlowSettings()
         let form = try req.content.decode(HandleForm.self)
         let name = PersonName(firstName: form.firstName ?? "", lastName: form.lastName ?? "")
-        _ = try await signIns.completeWebSignIn(.init(token: form.token, code: form.code, name: name),
-                                                stateCookie: req.cookies[StateCookie.name],
-                                                redirectURI: configuration.redirectURL, request: req)
+        try await signIn(.init(token: form.token, code: form.code, name: name), stateCookie: req.cookies[StateCookie.name],
+                         req)
         return StateCookie.clearing(.redirect(to: "/"))
     }
 
@@ -71,11 +70,19 @@ struct WebSignInController: RouteCollection {
         let cookie = req.cookies[StateCookie.name]
         try SignInService.checkState(body.state, cookie: cookie)
         let name = body.user?.personName ?? PersonName(firstName: "", lastName: "")
-        _ = try await signIns.completeWebSignIn(.init(token: body.id_token, code: body.code, name: name),
-                                                stateCookie: cookie, redirectURI: configuration.redirectURL,
-                                                request: req)
+        try await signIn(.init(token: body.id_token, code: body.code, name: name), stateCookie: cookie, req)
         var response = try Response.json(PopupAnswer(redirect: "/"))
         response.headers.replaceOrAdd(name: "Cache-Control", value: "no-store")
         return StateCookie.clearing(response)
+    }
+
+    /// Signs the browser in (`SignInService.completeWebSignIn`) with a new session, which it gets once the sign-in
+    /// has committed: a failure leaves its session and cookie as they were.
+    private func signIn(_ signIn: SignInService.WebSignIn, stateCookie: String?, _ req: Request) async throws {
+        let login = try req.session.newLogin()
+        let user = try await signIns.completeWebSignIn(
+            signIn, stateCookie: stateCookie, redirectURI: configuration.redirectURL,
+            login: BrowserLogin(id: login.id, expiresAt: login.expiresAt, replacedID: login.replacedID), logger: req.logger)
+        req.session.adopt(login, userID: user.id.text(uppercase: false))
     }
 }

@@ -50,7 +50,7 @@ package struct DatabaseSessionStore: SessionStore {
     /// The statements that store `login` inside a sign-in's write, for the user with Apple's `sub` as that write
     /// finds or makes it: the record the browser's cookie named is deleted, and the new one names the user in its
     /// `user_id` column (its data holds nothing else yet).
-    static func statements(storing login: SessionLogin, forUserWith sub: String) -> [SQL] {
+    static func statements(storing login: BrowserLogin, forUserWith sub: String) -> [SQL] {
         var statements: [SQL] = []
         if let replaced = login.replacedID {
             statements.append(SQL("DELETE FROM sessions WHERE id = ?", [storageKey(replaced)]))

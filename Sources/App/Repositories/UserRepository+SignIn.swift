@@ -43,7 +43,7 @@ extension UserRepository {
     /// - Throws: `SignInError.missingEmail` (nothing written) for a new user without an email;
     ///   `UsedNonceRepository.AlreadyUsed` (nothing written) when `nonce` signed in before.
     package func signIn(_ candidate: User, token: BearerToken?, appleToken: AppleToken? = nil,
-                        nonce: UsedNonceRepository.Use? = nil, session: SessionLogin? = nil, clientID: String? = nil,
+                        nonce: UsedNonceRepository.Use? = nil, session: BrowserLogin? = nil, clientID: String? = nil,
                         transferSub: String? = nil) async throws -> SignIn {
         let sub = candidate.siwaIdentifier
         var statements: [SQL] = []

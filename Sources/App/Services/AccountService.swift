@@ -1,6 +1,5 @@
 import Foundation
 import Logging
-import Web
 
 /// A signed-in user's account: who the request's session names, and deleting the account as Apple requires.
 final class AccountService: Sendable {
@@ -12,9 +11,9 @@ final class AccountService: Sendable {
         self.lifecycle = lifecycle
     }
 
-    /// The user of the request's session, if it has one that still names a user.
-    func currentUser(_ req: Request) async throws -> User? {
-        guard req.hasSession, let id = req.session.authenticatedID().flatMap(UUID.init(uuidString:)) else { return nil }
+    /// The user a browser session names (its authenticated user id), if it still names one.
+    func user(inSession userID: String?) async throws -> User? {
+        guard let id = userID.flatMap(UUID.init(uuidString:)) else { return nil }
         return try await users.find(id: id)
     }
 

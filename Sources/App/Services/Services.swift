@@ -3,7 +3,6 @@ import Foundation
 import HTTPCore
 import Logging
 import Storage
-import Web
 
 /// The application's long-lived parts, built once at start: the repositories and the feature services the
 /// controllers receive (sign-in, accounts, Apple's token lifecycle), wired to one database, one key set and one
@@ -21,8 +20,6 @@ final class Services: Sendable {
     let signIn: SignInService
     let accounts: AccountService
     let logger: Logger
-    /// In front of the sign-in routes: the per-address rate limit, or nothing when it is off.
-    let signInLimit: [any Middleware]
     let clock: @Sendable () -> Date
     /// What `GET /metrics` reports beyond the request counters.
     let metrics = AppMetrics()
@@ -36,7 +33,6 @@ final class Services: Sendable {
         self.appleKeys = appleKeys
         self.logger = logger
         self.clock = clock
-        signInLimit = SignInRateLimit.middleware(configuration)
         users = UserRepository(pool: database, now: clock)
         tokens = TokenRepository(pool: database, now: clock)
         sessions = DatabaseSessionStore(pool: database, now: clock)

@@ -2,7 +2,6 @@ import AppleID
 import CryptoCore
 import Foundation
 import Logging
-import Web
 
 /// The web flow's binding of an identity token to the browser that asked Apple for it (README "The web flow"):
 /// the login page gives `AppleID.auth.init` the nonce `hex(SHA-256(SIWA_STATE))`, Apple copies it into the
@@ -12,7 +11,7 @@ extension SignInService {
     /// CSRF check of RFC 6749 §10.12): 401 when either is missing or empty, or they differ.
     static func checkState(_ state: String?, cookie: String?) throws {
         guard let state, !state.isEmpty, let cookie, !cookie.isEmpty, constantTimeEquals(state, cookie) else {
-            throw Abort(.unauthorized, reason: "The sign-in state does not match this browser. Start again from the login page.")
+            throw SignInFailure.stateMismatch
         }
     }
 
@@ -22,7 +21,7 @@ extension SignInService {
     func boundNonce(stateCookie: String?, logger: Logger) throws -> String {
         guard let stateCookie, !stateCookie.isEmpty else {
             logger.notice("web sign-in refused", metadata: ["reason": "no SIWA_STATE cookie"])
-            throw Abort(.unauthorized, reason: Self.unboundReason)
+            throw SignInFailure.notStartedHere
         }
         return IdentityTokenVerifier.ExpectedNonce.hash(ofState: stateCookie)
     }
@@ -38,11 +37,9 @@ extension SignInService {
                                        expiresAt: identity.expiresAt + IdentityTokenVerifier.defaultLeeway)
     }
 
-    /// The 401 for a nonce that signed in before.
-    static func nonceAlreadyUsed(logger: Logger) -> Abort {
+    /// The refusal of a nonce that signed in before, logged.
+    static func nonceAlreadyUsed(logger: Logger) -> SignInFailure {
         logger.notice("web sign-in refused", metadata: ["reason": "nonce already used"])
-        return Abort(.unauthorized, reason: "This sign-in has already been used. Start again from the login page.")
+        return .alreadyUsed
     }
-
-    static let unboundReason = "This sign-in did not start in this browser. Start again from the login page."
 }

@@ -1,7 +1,7 @@
 import AppleID
 import Foundation
+import Logging
 import Storage
-import Web
 
 /// The last step of a web sign-in, one for the redirect flow's hand-off (`POST /login/siwa/handle`) and the popup
 /// (`POST /login/siwa/popup`): the same checks, and the same cost as the API's sign-in, one read and one write.
@@ -23,24 +23,20 @@ extension SignInService {
     /// - the code is exchanged (RFC 6749 §4.1.3) for the redirect URI it was issued with (503 with Retry-After when
     ///   Apple cannot be reached);
     /// - the user, Apple's token, the nonce and the new session are written in one transaction, which also deletes
-    ///   the session `request`'s cookie named (a new id at login: OWASP ASVS V3.2.1).
-    /// - Returns: the user, whose id the session now holds in lower case, as the API returns it.
-    func completeWebSignIn(_ signIn: WebSignIn, stateCookie: String?, redirectURI: String?, request: Request)
-        async throws -> User
+    ///   the session the browser's cookie named (`login`: a new id at login, OWASP ASVS V3.2.1).
+    /// - Returns: the user; the caller hands the browser its session once this has returned.
+    func completeWebSignIn(_ signIn: WebSignIn, stateCookie: String?, redirectURI: String?, login: BrowserLogin,
+                           logger: Logger) async throws -> User
     {
         guard let verifier = webVerifier else {
-            throw Abort(.serviceUnavailable, reason: "Sign in with Apple on the web is not configured (WEBSITE_APPLICATION_IDENTIFIER).")
+            throw SignInFailure.webNotConfigured
         }
-        let logger = request.logger
         let nonce = try boundNonce(stateCookie: stateCookie, logger: logger)
         let identity = try await verify(signIn.token, expecting: .exactly(nonce), with: verifier, logger: logger)
         let use = try await unusedNonce(nonce, identity: identity, logger: logger)
         let appleToken = try await exchange(code: signIn.code, clientID: identity.audience, redirectURI: redirectURI,
                                             identity: identity, logger: logger)
-        let login = try request.session.newLogin()
-        let user = try await self.signIn(identity: identity, name: signIn.name, issueToken: false, appleToken: appleToken,
-                                         nonce: use, session: login, logger: logger).user
-        request.session.adopt(login, userID: user.id.text(uppercase: false))
-        return user
+        return try await self.signIn(identity: identity, name: signIn.name, issueToken: false, appleToken: appleToken,
+                                     nonce: use, session: login, logger: logger).user
     }
 }

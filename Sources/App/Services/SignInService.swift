@@ -3,7 +3,6 @@ import CryptoCore
 import Foundation
 import HTTPCore
 import Logging
-import Web
 
 /// Signing in with Apple, for the app's API and the web flow alike: verifies the identity token, exchanges the
 /// authorization code, then finds or creates the user and issues what the caller needs, in one transaction.
@@ -20,10 +19,6 @@ final class SignInService: Sendable {
 
     /// How long a bearer token works.
     static let bearerTokenLifetime: TimeInterval = 30 * 24 * 60 * 60
-    /// `Retry-After` of a 503 for Apple's keys: the key cache refetches at most every 10 s.
-    static let appleKeysRetryAfterSeconds = 10
-    /// `Retry-After` of a 503 when Apple's token endpoint is unreachable.
-    static let appleRetryAfterSeconds = 10
 
     init(configuration: Configuration, users: UserRepository, lifecycle: AppleTokenLifecycle,
          usedNonces: UsedNonceRepository, appleKeys: AppleKeySet, metrics: AppMetrics,
@@ -53,9 +48,7 @@ final class SignInService: Sendable {
         } catch let error as AppleIDError {
             metrics.record(VerificationResult(error.reason))
             logger.notice("identity token refused", metadata: ["reason": "\(error)"])
-            let retry: HTTPHeaders = error.reason == .keysUnavailable
-                ? ["Retry-After": "\(Self.appleKeysRetryAfterSeconds)"] : [:]
-            throw Abort(error.status, reason: error.clientMessage, headers: retry)
+            throw SignInFailure.identityToken(error)
         }
     }
 
@@ -73,9 +66,7 @@ final class SignInService: Sendable {
                                                 expectedSubject: identity.sub, codeHash: identity.cHash)
         } catch let error as AppleAuthError {
             logger.warning("authorization code exchange failed", metadata: ["client_id": "\(clientID)", "cause": "\(error)"])
-            let retry: HTTPHeaders = error.status == .serviceUnavailable
-                ? ["Retry-After": "\(error.retryAfterSeconds ?? Self.appleRetryAfterSeconds)"] : [:]
-            throw Abort(error.status, reason: error.clientMessage, headers: retry)
+            throw SignInFailure.codeExchange(error)
         }
     }
 
@@ -87,7 +78,7 @@ final class SignInService: Sendable {
     /// The token's audience is recorded as the user's client id; an unknown `sub` whose token carries a `transfer_sub`
     /// held by a user signs in as that user (README "Moving the app to another team"). One write transaction: on any failure nothing is written.
     func signIn(identity: AppleIdentityToken, name: PersonName?, issueToken: Bool, appleToken: AppleToken? = nil,
-                nonce: UsedNonceRepository.Use? = nil, session: SessionLogin? = nil, logger: Logger) async throws
+                nonce: UsedNonceRepository.Use? = nil, session: BrowserLogin? = nil, logger: Logger) async throws
         -> (user: User, token: IssuedBearerToken?)
     {
         let now = clock()
@@ -114,7 +105,7 @@ final class SignInService: Sendable {
                                             session: session, clientID: identity.audience,
                                             transferSub: identity.transferSub)
         } catch UserRepository.SignInError.missingEmail {
-            throw Abort(.badRequest, reason: "The identity token carries no email, which a new account needs.")
+            throw SignInFailure.missingEmail
         } catch is UsedNonceRepository.AlreadyUsed {
             throw Self.nonceAlreadyUsed(logger: logger)
         }

@@ -4,16 +4,23 @@ import Logging
 /// A request being handled. Confined to the task that handles it: not `Sendable`, no locks; middleware and the
 /// handler see the same object, so what one stores (`auth`, `storage`, `session`) the next can read.
 package final class Request {
-    /// The request as the server received it.
-    package let head: HTTPRequest
-    package let method: HTTPMethod
+    /// The request as the server parsed it: method, target, headers and body live here once, and the properties
+    /// below read and write them in place, with no copy per request.
+    package private(set) var head: HTTPRequest
+    package var method: HTTPMethod { head.method }
     /// The path part of the target, still percent-encoded: `/api/users/42`.
     package let path: String
     /// The percent-decoded path segments used for routing; nil when the path is malformed.
     package let pathSegments: [String]?
-    package var headers: HTTPHeaders
+    package var headers: HTTPHeaders {
+        get { head.headers }
+        set { head.headers = newValue }
+    }
     /// The body bytes, already limited in size by the server.
-    package var body: [UInt8]
+    package var body: [UInt8] {
+        get { head.body }
+        set { head.body = newValue }
+    }
     package let connection: ConnectionInfo
     /// The decoded query string.
     package let query: QueryContainer
@@ -51,11 +58,8 @@ package final class Request {
 
     init(head: HTTPRequest, connection: ConnectionInfo, context: RequestContext, id: String) {
         self.head = head
-        method = head.method
         path = String(head.path)
         pathSegments = RequestPath.segments(ofTarget: head.target)
-        headers = head.headers
-        body = head.body
         self.connection = connection
         query = QueryContainer(rawQuery: head.query)
         self.context = context

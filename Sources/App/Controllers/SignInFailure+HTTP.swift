@@ -1,0 +1,62 @@
+import AppleID
+import HTTPCore
+import Web
+
+/// The one place where what went wrong in a sign-in becomes an HTTP answer: the status, what the client is told,
+/// and `Retry-After` when trying again later may work (RFC 9110 §10.2.3).
+extension SignInFailure: AbortError {
+    /// `Retry-After` of a 503 for Apple's keys: the key cache refetches at most every 10 s.
+    static let appleKeysRetryAfterSeconds = 10
+    /// `Retry-After` of a 503 when Apple's token endpoint could not be asked and named no time itself.
+    static let appleRetryAfterSeconds = 10
+
+    var status: HTTPStatus {
+        switch self {
+        case .identityToken(let error): error.httpStatus
+        case .codeExchange(let error): error.httpStatus
+        case .missingEmail: .badRequest
+        case .stateMismatch, .notStartedHere, .alreadyUsed: .unauthorized
+        case .webNotConfigured: .serviceUnavailable
+        }
+    }
+
+    var reason: String {
+        switch self {
+        case .identityToken(let error): error.clientMessage
+        case .codeExchange(let error): error.clientMessage
+        case .missingEmail: "The identity token carries no email, which a new account needs."
+        case .stateMismatch: "The sign-in state does not match this browser. Start again from the login page."
+        case .notStartedHere: "This sign-in did not start in this browser. Start again from the login page."
+        case .alreadyUsed: "This sign-in has already been used. Start again from the login page."
+        case .webNotConfigured:
+            "Sign in with Apple on the web is not configured (WEBSITE_APPLICATION_IDENTIFIER)."
+        }
+    }
+
+    var headers: HTTPHeaders {
+        switch self {
+        case .identityToken(let error) where error.reason == .keysUnavailable:
+            ["Retry-After": "\(Self.appleKeysRetryAfterSeconds)"]
+        case .codeExchange(let error) where error.httpStatus == .serviceUnavailable:
+            ["Retry-After": "\(error.retryAfterSeconds ?? Self.appleRetryAfterSeconds)"]
+        default: [:]
+        }
+    }
+}
+
+extension AppleIDError {
+    /// 503 when Apple's keys could not be had (a later try may work), 401 for a token that is refused.
+    var httpStatus: HTTPStatus { reason == .keysUnavailable ? .serviceUnavailable : .unauthorized }
+}
+
+extension AppleAuthError {
+    /// 503 when Apple could not serve the call now, 401 for this server's credentials or a code that belongs to
+    /// another token, 400 for any other refusal of the code.
+    var httpStatus: HTTPStatus {
+        switch kind {
+        case .unreachable, .throttled, .malformedResponse: .serviceUnavailable
+        case .apple("invalid_client"), .apple("unauthorized_client"), .tokenMismatch: .unauthorized
+        case .apple: .badRequest
+        }
+    }
+}
