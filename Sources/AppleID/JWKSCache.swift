@@ -1,3 +1,4 @@
+import CryptoCore
 import Foundation
 import HTTPCore
 import Logging
@@ -109,5 +110,43 @@ package actor JWKSCache<Key: Sendable> {
         if isSeeded { return }
         if seeding == nil { seeding = Task { await self.seed() } }
         await seeding?.value
+    }
+}
+
+/// Why `JWKSCache.key(for:)` found no key.
+package struct JWKSCacheError: ReasonError {
+    package enum Reason: Sendable, Equatable {
+        /// No key set could be fetched or loaded: Apple is unreachable and nothing is cached (a 503).
+        case keysUnavailable
+        /// Keys are known, but none has this `kid`, even after a refetch (a 401).
+        case unknownKeyID
+    }
+
+    package var reason: Reason
+
+    package init(_ reason: Reason) { self.reason = reason }
+}
+
+/// Persistence of the last good JWKS body, so the key set survives a restart while Apple is unreachable.
+///
+/// `load` is called once, before the first fetch; `save` after each fetch whose body parsed.
+package struct JWKSCacheStore: Sendable {
+    package var load: @Sendable () async -> [UInt8]?
+    package var save: @Sendable ([UInt8]) async -> Void
+
+    package init(load: @escaping @Sendable () async -> [UInt8]?, save: @escaping @Sendable ([UInt8]) async -> Void) {
+        self.load = load
+        self.save = save
+    }
+}
+
+/// Apple's RSA keys from the JWKS cache verify identity tokens: an unknown `kid` is 401, no keys at all 503.
+extension JWKSCache: SigningKeyProvider where Key == RSAPublicKey {
+    package func rsaKey(for kid: String) async throws -> RSAPublicKey {
+        do {
+            return try await key(for: kid)
+        } catch let error as JWKSCacheError {
+            throw error.reason == .keysUnavailable ? AppleIDError.keysUnavailable : AppleIDError.unknownKeyID
+        }
     }
 }
