@@ -4,7 +4,7 @@ import Foundation
 /// (https://sqlite.org/datatype3.html) and the three types PostgreSQL keeps apart from them (`boolean`, `uuid`,
 /// `timestamptz`). Each engine stores the last three its own way: SQLite as `sqliteStorageClass` says, PostgreSQL
 /// in its own types.
-package enum DatabaseValue: Sendable, Equatable {
+public enum DatabaseValue: Sendable, Equatable {
     case null
     case integer(Int64)
     case real(Double)
@@ -18,7 +18,7 @@ package enum DatabaseValue: Sendable, Equatable {
     /// section 4 recommends for output), `timestamp` as INTEGER whole milliseconds since 1970-01-01 UTC, rounded
     /// down and clamped to `Int64`'s range (NaN reads as 0): exact comparisons and indexing, and sub-millisecond
     /// precision, which no expiry rule needs, dropped.
-    package var sqliteStorageClass: DatabaseValue {
+    public var sqliteStorageClass: DatabaseValue {
         switch self {
         case .bool(let v): return .integer(v ? 1 : 0)
         case .uuid(let v): return .text(v.text(uppercase: false))
@@ -39,7 +39,7 @@ package enum DatabaseValue: Sendable, Equatable {
 /// `Int64`, `Int` → `integer`; `Bool` → `bool`; `Double` → `real`; `String` → `text`; `[UInt8]`, `Data` → `blob`;
 /// `UUID` → `uuid`; `Date` → `timestamp`; `Optional` → `null` when nil. Decoding accepts what either engine
 /// returns (SQLite's INTEGER for a `Bool` or a `Date`, TEXT for a `UUID`).
-package protocol DatabaseValueConvertible: Sendable {
+public protocol DatabaseValueConvertible: Sendable {
     /// The value to bind.
     var databaseValue: DatabaseValue { get }
     /// Decodes a column value, or nil when it is of the wrong storage class or malformed.
@@ -47,14 +47,14 @@ package protocol DatabaseValueConvertible: Sendable {
 }
 
 extension DatabaseValue: DatabaseValueConvertible {
-    package var databaseValue: DatabaseValue { self }
-    package static func fromDatabaseValue(_ value: DatabaseValue) -> DatabaseValue? { value }
+    public var databaseValue: DatabaseValue { self }
+    public static func fromDatabaseValue(_ value: DatabaseValue) -> DatabaseValue? { value }
 }
 
 extension Optional: DatabaseValueConvertible where Wrapped: DatabaseValueConvertible {
-    package var databaseValue: DatabaseValue { self?.databaseValue ?? .null }
+    public var databaseValue: DatabaseValue { self?.databaseValue ?? .null }
 
-    package static func fromDatabaseValue(_ value: DatabaseValue) -> Wrapped?? {
+    public static func fromDatabaseValue(_ value: DatabaseValue) -> Wrapped?? {
         if case .null = value { return .some(nil) }
         return Wrapped.fromDatabaseValue(value).map { .some($0) }
     }

@@ -1,24 +1,24 @@
 import Foundation
 
 extension Int64: DatabaseValueConvertible {
-    package var databaseValue: DatabaseValue { .integer(self) }
-    package static func fromDatabaseValue(_ value: DatabaseValue) -> Int64? {
+    public var databaseValue: DatabaseValue { .integer(self) }
+    public static func fromDatabaseValue(_ value: DatabaseValue) -> Int64? {
         if case .integer(let v) = value { return v }
         return nil
     }
 }
 
 extension Int: DatabaseValueConvertible {
-    package var databaseValue: DatabaseValue { .integer(Int64(self)) }
-    package static func fromDatabaseValue(_ value: DatabaseValue) -> Int? {
+    public var databaseValue: DatabaseValue { .integer(Int64(self)) }
+    public static func fromDatabaseValue(_ value: DatabaseValue) -> Int? {
         if case .integer(let v) = value { return Int(exactly: v) }
         return nil
     }
 }
 
 extension Bool: DatabaseValueConvertible {
-    package var databaseValue: DatabaseValue { .bool(self) }
-    package static func fromDatabaseValue(_ value: DatabaseValue) -> Bool? {
+    public var databaseValue: DatabaseValue { .bool(self) }
+    public static func fromDatabaseValue(_ value: DatabaseValue) -> Bool? {
         switch value {
         case .bool(let v): v
         case .integer(let v): v != 0
@@ -28,8 +28,8 @@ extension Bool: DatabaseValueConvertible {
 }
 
 extension Double: DatabaseValueConvertible {
-    package var databaseValue: DatabaseValue { .real(self) }
-    package static func fromDatabaseValue(_ value: DatabaseValue) -> Double? {
+    public var databaseValue: DatabaseValue { .real(self) }
+    public static func fromDatabaseValue(_ value: DatabaseValue) -> Double? {
         switch value {
         case .real(let v): v
         case .integer(let v): Double(v)
@@ -39,24 +39,24 @@ extension Double: DatabaseValueConvertible {
 }
 
 extension String: DatabaseValueConvertible {
-    package var databaseValue: DatabaseValue { .text(self) }
-    package static func fromDatabaseValue(_ value: DatabaseValue) -> String? {
+    public var databaseValue: DatabaseValue { .text(self) }
+    public static func fromDatabaseValue(_ value: DatabaseValue) -> String? {
         if case .text(let v) = value { return v }
         return nil
     }
 }
 
 extension Array: DatabaseValueConvertible where Element == UInt8 {
-    package var databaseValue: DatabaseValue { .blob(self) }
-    package static func fromDatabaseValue(_ value: DatabaseValue) -> [UInt8]? {
+    public var databaseValue: DatabaseValue { .blob(self) }
+    public static func fromDatabaseValue(_ value: DatabaseValue) -> [UInt8]? {
         if case .blob(let v) = value { return v }
         return nil
     }
 }
 
 extension Data: DatabaseValueConvertible {
-    package var databaseValue: DatabaseValue { .blob([UInt8](self)) }
-    package static func fromDatabaseValue(_ value: DatabaseValue) -> Data? {
+    public var databaseValue: DatabaseValue { .blob([UInt8](self)) }
+    public static func fromDatabaseValue(_ value: DatabaseValue) -> Data? {
         if case .blob(let v) = value { return Data(v) }
         return nil
     }
@@ -64,8 +64,8 @@ extension Data: DatabaseValueConvertible {
 
 extension UUID: DatabaseValueConvertible {
     /// Lowercase text, the form RFC 9562 section 4 recommends for output.
-    package var databaseValue: DatabaseValue { .uuid(self) }
-    package static func fromDatabaseValue(_ value: DatabaseValue) -> UUID? {
+    public var databaseValue: DatabaseValue { .uuid(self) }
+    public static func fromDatabaseValue(_ value: DatabaseValue) -> UUID? {
         switch value {
         case .uuid(let v): v
         case .text(let v): UUID(text: v)
@@ -75,8 +75,8 @@ extension UUID: DatabaseValueConvertible {
 }
 
 extension Date: DatabaseValueConvertible {
-    package var databaseValue: DatabaseValue { .timestamp(self) }
-    package static func fromDatabaseValue(_ value: DatabaseValue) -> Date? {
+    public var databaseValue: DatabaseValue { .timestamp(self) }
+    public static func fromDatabaseValue(_ value: DatabaseValue) -> Date? {
         switch value {
         case .timestamp(let v): v
         case .integer(let v): Date(timeIntervalSince1970: Double(v) / 1000)

@@ -5,7 +5,7 @@ import CSQLite
 ///
 /// Columns are read by index (from 0) or by name (case-insensitive), decoded to the requested type:
 /// `let name: String = try row["name"]`, `let email: String? = try row[2]`.
-package struct Row {
+public struct Row {
     enum Source {
         case sqlite(Statement)
         case postgres(PGResult, row: Int)
@@ -19,7 +19,7 @@ package struct Row {
     init(values: RowValues, row: Int) { source = .values(values, row: row) }
 
     /// The number of columns.
-    package var count: Int {
+    public var count: Int {
         switch source {
         case .sqlite(let statement): statement.columnCount
         case .postgres(let result, _): result.columnCount
@@ -34,7 +34,7 @@ package struct Row {
     }
 
     /// The raw value of column `index`.
-    package func value(at index: Int) throws -> DatabaseValue {
+    public func value(at index: Int) throws -> DatabaseValue {
         guard index >= 0, index < count else { throw SQLiteError.misuse("no column at index \(index)", sql: sql) }
         switch source {
         case .sqlite(let statement): return statement.value(at: Int32(index))
@@ -44,7 +44,7 @@ package struct Row {
     }
 
     /// The raw value of the column called `name`.
-    package func value(named name: String) throws -> DatabaseValue {
+    public func value(named name: String) throws -> DatabaseValue {
         switch source {
         case .sqlite(let statement):
             guard let index = statement.columnIndex(named: name) else {
@@ -70,7 +70,7 @@ package struct Row {
     /// - Throws: `SQLiteError` (`SQLITE_MISMATCH`) when the stored value cannot be read as `T`.
     /// Inlinable, so callers in other modules decode with `T` known (no generic metadata looked up per column).
     @inlinable
-    package subscript<T: DatabaseValueConvertible>(_ index: Int) -> T {
+    public subscript<T: DatabaseValueConvertible>(_ index: Int) -> T {
         get throws {
             guard let decoded = T.fromDatabaseValue(try value(at: index)) else {
                 throw mismatch(column: String(index), type: T.self)
@@ -81,7 +81,7 @@ package struct Row {
 
     /// The column called `name`, decoded as `T`.
     @inlinable
-    package subscript<T: DatabaseValueConvertible>(_ name: String) -> T {
+    public subscript<T: DatabaseValueConvertible>(_ name: String) -> T {
         get throws {
             guard let decoded = T.fromDatabaseValue(try value(named: name)) else {
                 throw mismatch(column: name, type: T.self)

@@ -4,9 +4,9 @@ import CSQLite
 ///
 /// Carries the extended result code, SQLite's message and the SQL text of the statement that failed.
 /// Bound values are never recorded, so the error is safe to log even when a statement carried a token hash.
-package struct SQLiteError: Error, Equatable, CustomStringConvertible {
+public struct SQLiteError: Error, Equatable, CustomStringConvertible {
     /// The failures callers handle differently from the rest.
-    package enum Reason: Equatable, Sendable {
+    public enum Reason: Equatable, Sendable {
         /// A `UNIQUE` or `PRIMARY KEY` constraint was violated (`SQLITE_CONSTRAINT_UNIQUE`, `_PRIMARYKEY`).
         case uniqueConstraint
         /// A `FOREIGN KEY` constraint was violated (`SQLITE_CONSTRAINT_FOREIGNKEY`).
@@ -24,25 +24,25 @@ package struct SQLiteError: Error, Equatable, CustomStringConvertible {
     }
 
     /// The extended result code, e.g. 2067 for `SQLITE_CONSTRAINT_UNIQUE`.
-    package var extendedCode: Int32
+    public var extendedCode: Int32
     /// SQLite's message, or this module's for errors it raises itself.
-    package var message: String
+    public var message: String
     /// The SQL of the statement that failed, when there was one.
-    package var sql: String?
+    public var sql: String?
     /// In a `DatabaseClient` write, the position of the statement that failed.
-    package var statementIndex: Int?
+    public var statementIndex: Int?
 
-    package init(extendedCode: Int32, message: String, sql: String? = nil) {
+    public init(extendedCode: Int32, message: String, sql: String? = nil) {
         self.extendedCode = extendedCode
         self.message = message
         self.sql = sql
     }
 
     /// The primary result code (the low byte of the extended code), e.g. `SQLITE_CONSTRAINT`.
-    package var primaryCode: Int32 { extendedCode & 0xFF }
+    public var primaryCode: Int32 { extendedCode & 0xFF }
 
     /// The category of this error.
-    package var reason: Reason {
+    public var reason: Reason {
         switch extendedCode {
         case CSQLITE_CONSTRAINT_UNIQUE, CSQLITE_CONSTRAINT_PRIMARYKEY: .uniqueConstraint
         case CSQLITE_CONSTRAINT_FOREIGNKEY: .foreignKeyConstraint
@@ -59,9 +59,9 @@ package struct SQLiteError: Error, Equatable, CustomStringConvertible {
 
     /// Whether a write to a file failed (`SQLITE_IOERR_WRITE`): what SQLite reports for a full disk it did not
     /// see coming, `EFBIG` past `ulimit -f`, or a device error.
-    package var isWriteFailure: Bool { extendedCode == CSQLITE_IOERR_WRITE }
+    public var isWriteFailure: Bool { extendedCode == CSQLITE_IOERR_WRITE }
 
-    package var description: String {
+    public var description: String {
         var text = "SQLite error \(extendedCode): \(message)"
         if let sql { text += " (while executing `\(sql)`)" }
         return text
