@@ -12,18 +12,17 @@ extension Application {
             frozen = try self.frozen()
         } catch {
             logger.critical("Cannot serve: \(String(describing: error))")
-            var response = ErrorRenderer.json(status: .internalServerError, reason: "Something went wrong.").httpResponse
+            var response = ErrorRenderer.json(status: .internalServerError, reason: "Something went wrong.")
             response.headers.add(name: "X-Request-Id", value: id)
             return response
         }
         let req = Request(head: request, connection: connection, context: frozen.context, id: id)
-        let response: Response
+        var http: Response
         do {
-            response = try await frozen.responder.respond(to: req)
+            http = try await frozen.responder.respond(to: req)
         } catch {
-            response = ErrorRenderer.response(for: error, request: req)
+            http = ErrorRenderer.response(for: error, request: req)
         }
-        var http = response.httpResponse
         http.headers.replaceOrAdd(name: "X-Request-Id", value: id)
         let elapsed = (ContinuousClock.now - start).components
         frozen.context.metrics?.record(routeIndex: req.route?.index, servedFile: req.servedFile, method: request.method,

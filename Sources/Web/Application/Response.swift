@@ -1,19 +1,11 @@
 import HTTPCore
 
-/// A response as a value: status, headers, body and the cookies to set.
-package struct Response: Sendable {
-    package var status: HTTPStatus
-    package var headers: HTTPHeaders
-    package var body: HTTPResponse.Body
-    /// Cookies sent as `Set-Cookie` fields after `headers`.
-    package var cookies = ResponseCookies()
+/// A response is the server's own `HTTPResponse`: the one value a handler returns and the connection writes, with no
+/// copy between the two. What Web adds to it is below: a text body, the bytes of a body that is not streamed, and
+/// the cookies it sets.
+package typealias Response = HTTPResponse
 
-    package init(status: HTTPStatus = .ok, headers: HTTPHeaders = [:], body: HTTPResponse.Body = .empty) {
-        self.status = status
-        self.headers = headers
-        self.body = body
-    }
-
+extension HTTPResponse {
     /// A UTF-8 text body; `Content-Type: text/plain; charset=utf-8` unless `headers` sets one.
     package init(status: HTTPStatus = .ok, headers: HTTPHeaders = [:], text: String) {
         var headers = headers
@@ -27,10 +19,9 @@ package struct Response: Sendable {
         return nil
     }
 
-    /// The response handed to the server, with one `Set-Cookie` field per cookie (RFC 6265 §3: never folded).
-    var httpResponse: HTTPResponse {
-        var headers = headers
-        for line in cookies.headerValues { headers.add(name: "Set-Cookie", value: line) }
-        return HTTPResponse(status: status, headers: headers, body: body)
+    /// The cookies this response sets: its `Set-Cookie` fields, one per cookie (RFC 6265 §3: never folded).
+    package var cookies: ResponseCookies {
+        get { ResponseCookies(headers: headers) }
+        set { headers = newValue.headers }
     }
 }
