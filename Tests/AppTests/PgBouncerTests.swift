@@ -26,7 +26,9 @@ struct PgBouncerTests {
         }
     }
 
-    @Test func unnamedStatementsWorkThroughTransactionPooling() async throws {
+    /// An app on a new database behind PgBouncer in transaction mode, with 2 server connections against the app's 6
+    /// and `DATABASE_PREPARED_STATEMENTS=off`.
+    private func withUnnamedStatementsBehindPgBouncer(_ body: (TestApp) async throws -> Void) async throws {
         let cluster = try await PostgresCluster.sharedCluster()
         let database = String(try await cluster.newDatabase().split(separator: "/").last ?? "")
         let bouncer = try await PgBouncer.started(in: cluster, poolSize: 2)
@@ -35,7 +37,11 @@ struct PgBouncerTests {
             configuration.databaseURL = try? PostgresURL(bouncer.url(database: database))
             configuration.databasePoolSize = 6
             configuration.databasePreparedStatements = false
-        }) { app in
+        }, body)
+    }
+
+    @Test func unnamedStatementsWorkThroughTransactionPooling() async throws {
+        try await withUnnamedStatementsBehindPgBouncer { app in
             #expect(try await signIns(app, tag: "pgb") == [Int](repeating: 200, count: Self.concurrentSignIns))
             #expect(try await app.count("users") == Self.concurrentSignIns)
             #expect(try await app.send(.GET, "/ready").status == .ok)
@@ -46,15 +52,7 @@ struct PgBouncerTests {
     }
 
     @Test func operatorsCommandsWorkThroughTransactionPooling() async throws {
-        let cluster = try await PostgresCluster.sharedCluster()
-        let database = String(try await cluster.newDatabase().split(separator: "/").last ?? "")
-        let bouncer = try await PgBouncer.started(in: cluster, poolSize: 2)
-        defer { bouncer.stop() }
-        try await TestApp.with(configure: { configuration in
-            configuration.databaseURL = try? PostgresURL(bouncer.url(database: database))
-            configuration.databasePoolSize = 6
-            configuration.databasePreparedStatements = false
-        }) { app in
+        try await withUnnamedStatementsBehindPgBouncer { app in
             let signedIn = try await app.signInWithAuthorizationCode(subject: "001.pgb.op", email: "op@example.com")
             #expect(signedIn.status == .ok, "\(signedIn.text)")
             let id = try #require((try signedIn.json()["user"] as? [String: Any])?["id"] as? String)

@@ -34,10 +34,8 @@ struct TransferRepository: Sendable {
 
     /// The next `limit` users to export to `target` after `after`, by id.
     func exportPage(target: String, after: UUID, limit: Int) async throws -> [Item] {
-        try await pool.read(SQL("""
-            SELECT id, siwa_identifier, apple_client_id FROM users
-            WHERE id > ? AND \(Self.exportCondition()) ORDER BY id LIMIT ?
-            """, [after, target, limit])) { Item(userID: try $0[0], identifier: try $0[1], clientID: try $0[2]) }
+        try await page(identifier: "siwa_identifier", condition: Self.exportCondition(), team: target, after: after,
+                       limit: limit)
     }
 
     /// How many users are still to export to `target`.
@@ -47,9 +45,17 @@ struct TransferRepository: Sendable {
 
     /// The next `limit` users to import into `team` after `after`, by id.
     func importPage(team: String, after: UUID, limit: Int) async throws -> [Item] {
+        try await page(identifier: "transfer_sub", condition: Self.importCondition(), team: team, after: after,
+                       limit: limit)
+    }
+
+    /// Users after `after` by id meeting `condition` (whose one parameter is `team`), with `identifier` as the column
+    /// Apple is asked about.
+    private func page(identifier: String, condition: String, team: String, after: UUID, limit: Int) async throws
+        -> [Item]
+    {
         try await pool.read(SQL("""
-            SELECT id, transfer_sub, apple_client_id FROM users
-            WHERE id > ? AND \(Self.importCondition()) ORDER BY id LIMIT ?
+            SELECT id, \(identifier), apple_client_id FROM users WHERE id > ? AND \(condition) ORDER BY id LIMIT ?
             """, [after, team, limit])) { Item(userID: try $0[0], identifier: try $0[1], clientID: try $0[2]) }
     }
 
