@@ -2,7 +2,8 @@
 // every answer, so a profiler attached to the server sees a fixed amount of work (Benchmarks/cpu).
 //
 // Usage: fixed-requests PORT signin|me LINES-FILE COUNT CONNS [FIRST-LINE] [VALUES-OUT]
-//   signin: POST /api/users/siwa with {"token":LINE,"name":"Bench User"}; VALUES-OUT gets each answer's "value".
+//   signin: POST /api/users/siwa with {"token":LINE,"name":"Bench User"}; a line "TOKEN CODE" sends the code too
+//           (`authorizationCode`); VALUES-OUT gets each answer's "value".
 //   me:     GET /api/users/me with Authorization: Bearer LINE.
 // Lines are used in order from FIRST-LINE (0-based), wrapping. Prints "sent N non200 M".
 #define _GNU_SOURCE
@@ -72,7 +73,11 @@ static void send_request(struct conn *c, int signin, const char *line) {
     int length;
     if (signin) {
         char body[12288];
-        int body_length = snprintf(body, sizeof body, "{\"token\":\"%s\",\"name\":\"Bench User\"}", line);
+        const char *space = strchr(line, ' ');
+        int body_length = space
+            ? snprintf(body, sizeof body, "{\"token\":\"%.*s\",\"authorizationCode\":\"%s\",\"name\":\"Bench User\"}",
+                       (int)(space - line), line, space + 1)
+            : snprintf(body, sizeof body, "{\"token\":\"%s\",\"name\":\"Bench User\"}", line);
         length = snprintf(request, sizeof request,
                           "POST /api/users/siwa HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                           "Content-Length: %d\r\n\r\n%s", body_length, body);

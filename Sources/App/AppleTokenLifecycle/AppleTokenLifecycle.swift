@@ -47,6 +47,10 @@ package final class AppleTokenLifecycle: Sendable {
 
     var isEnabled: Bool { client != nil && sealer != nil }
 
+    /// The user id of a token exchanged before its sign-in is written: the sign-in stores the token under the user
+    /// its `sub` names. A constant, since Foundation's `UUID()` reads `/dev/urandom` (three system calls) each time.
+    static let userNotYetKnown = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+
     /// Why the lifecycle is off when no Sign in with Apple key is configured.
     static let missingKeyReason = "APPLE_TEAM_ID, APPLE_KEY_ID and APPLE_PRIVATE_KEY_PATH are not set"
 
@@ -101,7 +105,7 @@ package final class AppleTokenLifecycle: Sendable {
         guard let refreshToken = response.refreshToken, !refreshToken.isEmpty else {
             throw AppleAuthError(.malformedResponse, detail: "no refresh_token in the authorization-code answer")
         }
-        return AppleToken(userID: UUID(), clientID: clientID,
+        return AppleToken(userID: Self.userNotYetKnown, clientID: clientID,
                           encryptedRefreshToken: try sealer.seal(refreshToken, clientID: clientID), createdAt: clock())
     }
 
