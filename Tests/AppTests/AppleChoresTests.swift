@@ -23,6 +23,22 @@ struct AppleChoresTests {
         }
     }
 
+    /// A run stopped before it claimed anything (or between two batches) leaves every token due, and says so: the
+    /// summary counts them as interrupted and the exit status is 1.
+    @Test func aRunStoppedBetweenBatchesCountsWhatIsLeftDue() async throws {
+        try await TestApp.with { app in
+            try await app.seedAppleTokens(40)
+            let lifecycle = app.server.services.lifecycle
+            let run = Task { await lifecycle.run(.validateTokens, logger: TestApp.quietLogger("chore")) }
+            run.cancel()
+            let tally = try #require(await run.value)
+            #expect(tally.exitStatus == 1, "\(tally.summary)")
+            #expect(tally.summary.contains("40 due, 0 valid") && tally.summary.contains("40 interrupted"), "\(tally.summary)")
+            #expect(await app.apple.refreshCalls() == 0)
+            #expect(try await app.checkedTokens() == 0)
+        }
+    }
+
     @Test func applesRetryAfterIsWaitedOutAndNeverFailsTheRun() async throws {
         var proxy: AppleProxy?
         try await TestApp.with(configure: { configuration in

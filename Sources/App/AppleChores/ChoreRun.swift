@@ -72,6 +72,11 @@ struct ChoreRun: Sendable {
             tally.add(.interrupted)
             counters?.record(chore.kind, .interrupted, throttledRetries: 0)
         }
+        // Stopped between two batches: what no run took on is still due, and the summary and exit status say so.
+        // (Handed-back tokens are due from now, after `started`, so they are not counted twice.)
+        if Task.isCancelled, let left = try? await chore.queue.countDue(before: started), left > 0 {
+            tally.interrupted += left
+        }
         tally.seconds = Double(MonotonicClock.now() - startedAt) / 1e9
         return tally
     }
