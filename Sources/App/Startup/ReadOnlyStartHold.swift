@@ -1,4 +1,5 @@
 import HTTPCore
+import IOCore
 import Logging
 import Storage
 import Synchronization
@@ -17,14 +18,18 @@ struct ReadOnlyStartHold {
     /// Returns true at once when the database takes writes (or is not PostgreSQL, or does not answer: start-up's
     /// own wait handles that), true once it does after a hold, and false when SIGINT or SIGTERM ended the hold.
     func waitForWritable() async throws -> Bool {
-        guard let url = configuration.databaseURL,
-              case .readOnly(let reason) = await DatabaseWritability.probe(url, group: .shared) else { return true }
+        guard let url = configuration.databaseURL else { return true }
+        // One loop of its own for the probes and the hold's listener, stopped before the server starts its group:
+        // the process default group would keep a thread per CPU idle for the server's whole life.
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        guard case .readOnly(let reason) = await DatabaseWritability.probe(url, group: group) else { return true }
         logger.warning("""
             PostgreSQL at \(url.host):\(url.port) is read-only (\(reason)): serving /health and waiting for a server \
             that takes writes; list the primary in DATABASE_URL, or several hosts with target_session_attrs=read-write
             """)
         let server = HTTPServer(configuration: SiwaServer.httpConfiguration(configuration), responder: Responder(),
-                                logger: logger)
+                                logger: logger, group: group)
         try server.start()
         let scheme = configuration.tls == nil ? "http" : "https"
         logger.notice("""
@@ -36,7 +41,7 @@ struct ReadOnlyStartHold {
         defer { for source in signals { source.cancel() } }
         while !stopped.load(ordering: .relaxed) {
             try? await Task.sleep(for: Self.retryInterval)
-            if await DatabaseWritability.probe(url, group: .shared) == .writable { break }
+            if await DatabaseWritability.probe(url, group: group) == .writable { break }
         }
         await server.shutdown()
         guard !stopped.load(ordering: .relaxed) else { return false }
