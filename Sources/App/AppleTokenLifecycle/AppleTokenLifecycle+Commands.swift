@@ -44,7 +44,7 @@ extension AppleTokenLifecycle {
         return (lifecycle, logger)
     }
 
-    private static func notConfigured(_ reason: String) -> OperatorError {
+    static func notConfigured(_ reason: String) -> OperatorError {
         OperatorError("Apple token lifecycle is not configured: \(reason)")
     }
 }

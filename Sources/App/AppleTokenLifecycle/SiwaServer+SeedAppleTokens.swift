@@ -9,9 +9,11 @@ extension SiwaServer {
     /// sealed for the first iOS client id, as a sign-in with a code would: what Apple's chores work through, for the
     /// chores benchmark (`Benchmarks/run --chores`) and the tests. The stand-in honours the tokens it seeded.
     package func seedAppleTokens(_ count: Int, tag: String, token: (String) -> String) async throws {
-        guard let sealer = services.lifecycle.sealer else { throw LifecycleOff(reason: services.lifecycle.disabledReason) }
+        guard let sealer = services.lifecycle.sealer else {
+            throw AppleTokenLifecycle.notConfigured(services.lifecycle.disabledReason ?? "not configured")
+        }
         guard let clientID = configuration.iosClientIDs.first ?? configuration.websiteClientID else {
-            throw LifecycleOff(reason: "no client id is configured")
+            throw AppleTokenLifecycle.notConfigured("no client id is configured")
         }
         let now = Date()
         for start in stride(from: 0, to: count, by: Self.seedBatch) {
@@ -30,8 +32,3 @@ extension SiwaServer {
     }
 }
 
-/// Apple's token lifecycle is off, so there is no key to seal refresh tokens with.
-struct LifecycleOff: Error, CustomStringConvertible {
-    var reason: String?
-    var description: String { "Apple's token lifecycle is off: " + (reason ?? "no Sign in with Apple key") }
-}
