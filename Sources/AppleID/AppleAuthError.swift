@@ -1,4 +1,3 @@
-import HTTPCore
 
 /// Why a call to Apple's `/auth/token` or `/auth/revoke` failed, with the likely cause for the log.
 package struct AppleAuthError: Error, Equatable, Sendable, CustomStringConvertible {

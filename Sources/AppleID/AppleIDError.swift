@@ -1,5 +1,4 @@
 import CryptoCore
-import HTTPCore
 import JOSE
 import JSON
 

@@ -80,7 +80,8 @@ package final class AppleTokenLifecycle: Sendable {
     /// any identity token for `clientID`, names `expectedSubject`, and its `at_hash` matches the access token;
     /// `codeHash` (the sign-in token's `c_hash`), when present, must match the code.
     /// - Returns: the encrypted refresh token to store, not yet tied to a user.
-    /// - Throws: `AppleAuthError` (its `status` and `clientMessage` are the client's answer).
+    /// - Throws: `AppleAuthError`; the sign-in wraps it in `SignInFailure.codeExchange`, whose HTTP answer
+    ///   `SignInFailure+HTTP.swift` gives.
     func exchange(code: String, clientID: String, redirectURI: String?, expectedSubject: String, codeHash: String?)
         async throws -> AppleToken?
     {

@@ -1,7 +1,6 @@
 import AppleID
 import CryptoCore
 import Foundation
-import HTTPCore
 import Logging
 
 /// Signing in with Apple, for the app's API and the web flow alike: verifies the identity token, exchanges the
