@@ -19,26 +19,34 @@ package enum Base64URL {
 
     /// Encodes `bytes` as unpadded base64url ASCII bytes.
     package static func encodeToBytes(_ bytes: some Collection<UInt8>) -> [UInt8] {
-        let input = Array(bytes)
-        var out = [UInt8]()
-        out.reserveCapacity((input.count * 4 + 2) / 3)
-        var i = 0
-        while i + 3 <= input.count {
-            let v = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8 | UInt32(input[i + 2])
-            out += [alphabet[Int(v >> 18)], alphabet[Int(v >> 12 & 63)], alphabet[Int(v >> 6 & 63)], alphabet[Int(v & 63)]]
-            i += 3
+        if let result = bytes.withContiguousStorageIfAvailable({ encode(buffer: $0) }) { return result }
+        return Array(bytes).withUnsafeBufferPointer { encode(buffer: $0) }
+    }
+
+    private static func encode(buffer input: UnsafeBufferPointer<UInt8>) -> [UInt8] {
+        let count = (input.count * 4 + 2) / 3
+        return [UInt8](unsafeUninitializedCapacity: count) { out, initialized in
+            alphabet.withUnsafeBufferPointer { alphabet in
+                var i = 0, o = 0
+                while i + 3 <= input.count {
+                    let v = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8 | UInt32(input[i + 2])
+                    out[o] = alphabet[Int(v >> 18)]
+                    out[o + 1] = alphabet[Int(v >> 12 & 63)]
+                    out[o + 2] = alphabet[Int(v >> 6 & 63)]
+                    out[o + 3] = alphabet[Int(v & 63)]
+                    i += 3
+                    o += 4
+                }
+                let rest = input.count - i
+                if rest > 0 {
+                    let v = UInt32(input[i]) << 16 | (rest == 2 ? UInt32(input[i + 1]) << 8 : 0)
+                    out[o] = alphabet[Int(v >> 18)]
+                    out[o + 1] = alphabet[Int(v >> 12 & 63)]
+                    if rest == 2 { out[o + 2] = alphabet[Int(v >> 6 & 63)] }
+                }
+            }
+            initialized = count
         }
-        switch input.count - i {
-        case 1:
-            let v = UInt32(input[i]) << 16
-            out += [alphabet[Int(v >> 18)], alphabet[Int(v >> 12 & 63)]]
-        case 2:
-            let v = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8
-            out += [alphabet[Int(v >> 18)], alphabet[Int(v >> 12 & 63)], alphabet[Int(v >> 6 & 63)]]
-        default:
-            break
-        }
-        return out
     }
 
     /// Decodes strict unpadded base64url text, or returns nil.

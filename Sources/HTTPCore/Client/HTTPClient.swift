@@ -39,12 +39,13 @@ package struct HTTPClient: Sendable {
         if url.scheme == .http, !url.isLoopbackHost {
             throw HTTPClientError(.insecureScheme, "plain http is allowed only to loopback hosts")
         }
-        let head = try Self.serializeHead(request, url: url, userAgent: configuration.userAgent)
+        var bytes = try Self.serializeHead(request, url: url, userAgent: configuration.userAgent,
+                                           bodyCapacity: request.body.count)
+        bytes.append(contentsOf: request.body)
         let pool = pools.pool(for: HTTPClientOrigin(url)) { origin, group in
             HTTPConnectionPool(origin: origin, configuration: configuration, group: group, tls: tls,
                                resolver: .shared)
         }
-        let bytes = request.body.isEmpty ? head : head + request.body
         // The exchange runs on a loop of the client's group (the caller's own when it is one): a socket that
         // becomes ready resumes it on the thread that saw it, with no hop to Swift's cooperative pool, whose few
         // threads may be busy with blocking work elsewhere in the process.

@@ -14,78 +14,106 @@ struct HTTPClientURL: Equatable, Sendable {
     var target: String
 
     init(parsing text: String) throws {
-        let bytes = Array(text.utf8)
+        var text = text
+        self = try text.withUTF8 { try Self(bytes: $0) }
+    }
+
+    /// Parses the URL's bytes; every step is a scan of ASCII bytes, since anything else is refused first.
+    private init(bytes: UnsafeBufferPointer<UInt8>) throws {
         guard bytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
             throw HTTPClientError(.invalidURL, "URL contains spaces, control or non-ASCII characters")
         }
-        guard let colon = text.firstIndex(of: ":"), text[colon...].hasPrefix("://") else {
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon + 3 <= bytes.count,
+              bytes[colon + 1] == UInt8(ascii: "/"), bytes[colon + 2] == UInt8(ascii: "/") else {
             throw HTTPClientError(.invalidURL, "URL has no scheme")
         }
-        guard let scheme = Scheme(rawValue: text[..<colon].lowercased()) else {
+        guard let scheme = Scheme(rawValue: Self.lowercased(bytes[..<colon])) else {
             throw HTTPClientError(.invalidURL, "unsupported scheme")
         }
-        var rest = text[text.index(colon, offsetBy: 3)...]
-        if let hash = rest.firstIndex(of: "#") { rest = rest[..<hash] }
-        let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" } ?? rest.endIndex
+        var rest = bytes[(colon + 3)...]
+        if let hash = rest.firstIndex(of: UInt8(ascii: "#")) { rest = rest[..<hash] }
+        let authorityEnd = rest.firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") } ?? rest.endIndex
         let authority = rest[..<authorityEnd]
         let target = rest[authorityEnd...]
-        guard !authority.contains("@") else {
+        guard !authority.contains(UInt8(ascii: "@")) else {
             throw HTTPClientError(.invalidURL, "user information in URLs is not supported")
         }
         let (host, port) = try Self.splitAuthority(authority, defaultPort: scheme == .https ? 443 : 80)
         self.scheme = scheme
         self.host = host
         self.port = port
-        self.target = target.isEmpty ? "/" : (target.first == "?" ? "/" + target : String(target))
+        if target.isEmpty {
+            self.target = "/"
+        } else {
+            let path = String(decoding: UnsafeBufferPointer(rebasing: target), as: UTF8.self)
+            self.target = target.first == UInt8(ascii: "?") ? "/" + path : path
+        }
     }
 
-    private static func splitAuthority(_ authority: Substring, defaultPort: Int) throws -> (String, Int) {
-        var hostPart: Substring
-        var portPart: Substring?
-        if authority.first == "[" {
-            guard let close = authority.firstIndex(of: "]") else {
+    private static func splitAuthority(_ authority: Slice<UnsafeBufferPointer<UInt8>>,
+                                       defaultPort: Int) throws -> (String, Int) {
+        let hostPart: Slice<UnsafeBufferPointer<UInt8>>
+        var portPart: Slice<UnsafeBufferPointer<UInt8>>?
+        let host: String
+        if authority.first == UInt8(ascii: "[") {
+            guard let close = authority.firstIndex(of: UInt8(ascii: "]")) else {
                 throw HTTPClientError(.invalidURL, "unterminated IPv6 literal")
             }
-            hostPart = authority[authority.index(after: authority.startIndex)..<close]
-            let after = authority[authority.index(after: close)...]
+            hostPart = authority[(authority.startIndex + 1)..<close]
+            let after = authority[(close + 1)...]
             if !after.isEmpty {
-                guard after.first == ":" else { throw HTTPClientError(.invalidURL, "junk after IPv6 literal") }
+                guard after.first == UInt8(ascii: ":") else {
+                    throw HTTPClientError(.invalidURL, "junk after IPv6 literal")
+                }
                 portPart = after.dropFirst()
             }
-            guard Self.isIPv6Literal(String(hostPart)) else {
-                throw HTTPClientError(.invalidURL, "invalid IPv6 literal")
-            }
+            host = lowercased(hostPart)
+            guard isIPv6Literal(host) else { throw HTTPClientError(.invalidURL, "invalid IPv6 literal") }
         } else {
-            if let colon = authority.firstIndex(of: ":") {
+            if let colon = authority.firstIndex(of: UInt8(ascii: ":")) {
                 hostPart = authority[..<colon]
-                portPart = authority[authority.index(after: colon)...]
+                portPart = authority[(colon + 1)...]
             } else {
                 hostPart = authority
             }
-            let allowed = hostPart.utf8.allSatisfy { byte in
+            let allowed = hostPart.allSatisfy { byte in
                 (byte >= 0x61 && byte <= 0x7A) || (byte >= 0x41 && byte <= 0x5A)
                     || (byte >= 0x30 && byte <= 0x39) || byte == 0x2D || byte == 0x2E
             }
-            guard !hostPart.isEmpty, allowed, hostPart.utf8.count <= 253 else {
+            guard !hostPart.isEmpty, allowed, hostPart.count <= 253 else {
                 throw HTTPClientError(.invalidURL, "invalid host")
             }
+            host = lowercased(hostPart)
         }
         var port = defaultPort
         if let portPart {
-            guard !portPart.isEmpty, portPart.count <= 5, let value = Int(portPart),
-                  portPart.allSatisfy(\.isASCIIDigit), (1...65535).contains(value) else {
+            guard !portPart.isEmpty, portPart.count <= 5,
+                  portPart.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) else {
                 throw HTTPClientError(.invalidURL, "invalid port")
             }
+            let value = portPart.reduce(0) { $0 * 10 + Int($1 - UInt8(ascii: "0")) }
+            guard (1...65535).contains(value) else { throw HTTPClientError(.invalidURL, "invalid port") }
             port = value
         }
-        return (hostPart.lowercased(), port)
+        return (host, port)
+    }
+
+    /// ASCII lower case of `bytes` (checked to be printable ASCII before).
+    private static func lowercased(_ bytes: Slice<UnsafeBufferPointer<UInt8>>) -> String {
+        String(unsafeUninitializedCapacity: bytes.count) { out in
+            for (offset, byte) in bytes.enumerated() {
+                out[offset] = byte >= 0x41 && byte <= 0x5A ? byte | 0x20 : byte
+            }
+            return bytes.count
+        }
     }
 
     /// The `Host` field value (RFC 9110 §7.2): brackets around IPv6, the port only when not the default.
     var hostHeader: String {
-        let name = Self.isIPv6Literal(host) ? "[\(host)]" : host
+        // Only an IPv6 literal has a colon: other hosts are letters, digits, `-` and `.`.
+        let name = host.utf8.contains(UInt8(ascii: ":")) ? "[" + host + "]" : host
         let defaultPort = scheme == .https ? 443 : 80
-        return port == defaultPort ? name : "\(name):\(port)"
+        return port == defaultPort ? name : name + ":" + String(port)
     }
 
     var isIPLiteral: Bool { Self.isIPv4Literal(host) || Self.isIPv6Literal(host) }
@@ -102,8 +130,4 @@ struct HTTPClientURL: Equatable, Sendable {
         var address = in6_addr()
         return inet_pton(AF_INET6, text, &address) == 1
     }
-}
-
-extension Character {
-    fileprivate var isASCIIDigit: Bool { isASCII && isNumber }
 }
