@@ -4,14 +4,23 @@ extension JSONParser {
     mutating func parseString() throws -> String {
         index += 1  // opening quote
         var scan = index
-        var highBits: UInt8 = 0
+        var highBits: UInt64 = 0
+        if let base = bytes.baseAddress {
+            // Eight bytes at a time up to the first word holding a quote, a backslash or a control character.
+            while scan + 8 <= bytes.count {
+                let word = UnsafeRawPointer(base + scan).loadUnaligned(as: UInt64.self)
+                if Self.mayEndRun(word) { break }
+                highBits |= word
+                scan += 8
+            }
+        }
         while scan < bytes.count {
             let byte = bytes[scan]
             if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { break }
-            highBits |= byte
+            highBits |= UInt64(byte)
             scan += 1
         }
-        let isASCII = highBits < 0x80
+        let isASCII = highBits & 0x8080_8080_8080_8080 == 0
         if scan < bytes.count, bytes[scan] == UInt8(ascii: "\"") {
             let run = UnsafeBufferPointer(rebasing: bytes[index..<scan])
             index = scan + 1
@@ -42,6 +51,20 @@ extension JSONParser {
         }
         guard let string = String(validating: out, as: UTF8.self) else { throw Failure() }
         return string
+    }
+
+    /// Whether `word` (eight bytes of a string) may hold a byte below 0x20, a `"` or a `\\`: never false when one
+    /// is there; the bytes of a word for which it is true are then looked at one by one.
+    @inline(__always)
+    static func mayEndRun(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        let quote = word ^ (ones &* 0x22)
+        let backslash = word ^ (ones &* 0x5C)
+        let control = (word &- ones &* 0x20) & ~word
+        let zeroQuote = (quote &- ones) & ~quote
+        let zeroBackslash = (backslash &- ones) & ~backslash
+        return (control | zeroQuote | zeroBackslash) & highs != 0
     }
 
     private mutating func parseEscape(into out: inout [UInt8]) throws {

@@ -20,6 +20,35 @@ struct JSONParserTests {
         #expect(throws: JSONError.self) { try parse(text) }
     }
 
+    /// The string scan reads eight bytes at a time: a quote, a backslash, a control character or a non-ASCII byte
+    /// is found at every offset within and across those words.
+    @Test func stringScanFindsEveryEndingByteAtEveryOffset() throws {
+        for offset in 0..<20 {
+            let before = String(repeating: "a", count: offset)
+            #expect(try parse("\"\(before)\"") == .string(before))
+            #expect(try parse("\"\(before)\\n\(before)\"") == .string(before + "\n" + before))
+            #expect(try parse("\"\(before)é~\u{7F}\"") == .string(before + "é~\u{7F}"))
+            for control in 0..<0x20 {
+                var bytes = Array("\"\(before)".utf8) + [UInt8(control)] + Array("aaaaaaaaaaaaaaaa\"".utf8)
+                #expect(throws: JSONError.self) { try JSONValue(parsing: bytes) }
+                bytes[1 + offset] = 0xff
+                #expect(throws: JSONError.self) { try JSONValue(parsing: bytes) }
+            }
+        }
+    }
+
+    @Test func wordScanFlagsExactlyTheBytesThatEndARun() {
+        for byte in 0...255 {
+            let ends = byte < 0x20 || byte == 0x22 || byte == 0x5C
+            for position in 0..<8 {
+                var word: UInt64 = 0x6161_6161_6161_6161
+                word &= ~(0xFF << UInt64(8 * position))
+                word |= UInt64(byte) << UInt64(8 * position)
+                #expect(JSONParser.mayEndRun(word) == ends, "byte \(byte) at \(position)")
+            }
+        }
+    }
+
     @Test func rejectsInvalidUTF8() {
         #expect(throws: JSONError.self) { try JSONValue(parsing: [0x22, 0xff, 0x22]) }
         #expect(throws: JSONError.self) { try JSONValue(parsing: [0x22, 0xc0, 0xaf, 0x22]) }
