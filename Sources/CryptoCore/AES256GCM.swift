@@ -70,15 +70,16 @@ package enum AES256GCM {
     }
 
     private static func start(_ ctx: OpaquePointer, encrypt: Bool, key: [UInt8], nonce: [UInt8]) throws {
-        let cipher = EVP_aes_256_gcm()
-        if encrypt {
-            try check(EVP_EncryptInit_ex(ctx, cipher, nil, nil, nil), "EVP_EncryptInit_ex")
-            try check(copenssl_gcm_set_iv_length(ctx, Int32(nonceSize)), "EVP_CTRL_GCM_SET_IVLEN")
-            try check(EVP_EncryptInit_ex(ctx, nil, nil, key, nonce), "EVP_EncryptInit_ex(key)")
-        } else {
-            try check(EVP_DecryptInit_ex(ctx, cipher, nil, nil, nil), "EVP_DecryptInit_ex")
-            try check(copenssl_gcm_set_iv_length(ctx, Int32(nonceSize)), "EVP_CTRL_GCM_SET_IVLEN")
-            try check(EVP_DecryptInit_ex(ctx, nil, nil, key, nonce), "EVP_DecryptInit_ex(key)")
+        try CipherAlgorithm.aes256GCM.withUnsafePointer { cipher in
+            if encrypt {
+                try check(EVP_EncryptInit_ex(ctx, cipher, nil, nil, nil), "EVP_EncryptInit_ex")
+                try check(copenssl_gcm_set_iv_length(ctx, Int32(nonceSize)), "EVP_CTRL_GCM_SET_IVLEN")
+                try check(EVP_EncryptInit_ex(ctx, nil, nil, key, nonce), "EVP_EncryptInit_ex(key)")
+            } else {
+                try check(EVP_DecryptInit_ex(ctx, cipher, nil, nil, nil), "EVP_DecryptInit_ex")
+                try check(copenssl_gcm_set_iv_length(ctx, Int32(nonceSize)), "EVP_CTRL_GCM_SET_IVLEN")
+                try check(EVP_DecryptInit_ex(ctx, nil, nil, key, nonce), "EVP_DecryptInit_ex(key)")
+            }
         }
     }
 
