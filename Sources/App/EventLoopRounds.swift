@@ -12,4 +12,11 @@ struct EventLoopRounds: RoundExecutor {
     func runAtEndOfCurrentRound(key: ObjectIdentifier, _ task: @escaping @Sendable () -> Void) -> Bool {
         EventLoopIteration.runAtEnd(key: key, task)
     }
+
+    /// A timer on the calling thread's loop; every timer of a loop fires when it stops.
+    func runOnCurrentThread(after delay: Duration, _ task: @escaping @Sendable () -> Void) -> Bool {
+        guard let loop = EventLoop.current else { return false }
+        loop.schedule(at: MonotonicClock.deadline(after: delay), task)
+        return true
+    }
 }

@@ -13,8 +13,11 @@ package protocol DatabaseClient: Sendable {
     /// Runs `statements` in order in one transaction: all of them commit, or (when one throws) none does. Returns
     /// once committed, with each statement's result.
     /// - Throws: `DatabaseFailure` (`SQLiteError` or `PostgresError`) naming the statement that failed.
+    ///
+    /// `urgency` says whether the commit may wait a moment to be shared with other writes (SQLite's group commit);
+    /// PostgreSQL commits every write at once either way.
     @discardableResult
-    func write(_ statements: [SQL]) async throws -> [SQLResult]
+    func write(_ statements: [SQL], urgency: WriteUrgency) async throws -> [SQLResult]
 
     /// Runs one read-only statement on a consistent snapshot and decodes each row with `transform`.
     func read<T: Sendable>(_ statement: SQL, _ transform: @escaping @Sendable (Row) throws -> T) async throws -> [T]
@@ -25,6 +28,16 @@ package protocol DatabaseClient: Sendable {
         -> [T]
 }
 
+/// Whether a write's commit may wait a moment for company.
+package enum WriteUrgency: Sendable, Equatable {
+    /// Committed as soon as the write has run: at the end of the event loop's round that queued it.
+    case prompt
+    /// Committed with the next prompt write, or after `DatabaseConfiguration.commitWait` at the latest: for writes
+    /// whose callers have waited far longer already, such as a sign-in after its round trip to Apple. Each of those
+    /// ends a round of its own, where it would otherwise commit alone.
+    case mayWait
+}
+
 /// The engines behind `DatabaseClient`.
 package enum DatabaseEngine: Sendable, Equatable {
     case sqlite
@@ -32,6 +45,12 @@ package enum DatabaseEngine: Sendable, Equatable {
 }
 
 extension DatabaseClient {
+    /// Runs `statements` in one transaction, committed promptly (`write(_:urgency:)`).
+    @discardableResult
+    package func write(_ statements: [SQL]) async throws -> [SQLResult] {
+        try await write(statements, urgency: .prompt)
+    }
+
     /// Runs one statement as a write and returns its result.
     @discardableResult
     package func write(_ statement: SQL) async throws -> SQLResult {

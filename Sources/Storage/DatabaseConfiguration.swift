@@ -33,6 +33,9 @@ package struct DatabaseConfiguration: Sendable {
     /// core at the same rate (BENCHMARKS.md, "checkpoints beside the writer"). The checkpoint at the WAL limit has
     /// less left to copy.
     package static let defaultCheckpointThresholdPages = 250
+    /// The default `commitWait`: 5 ms, a few percent of the shortest round trip to Apple that a sign-in with an
+    /// authorization code has waited for before its write.
+    package static let defaultCommitWait: Duration = .milliseconds(5)
 
     /// The page size of a database this creates (`PRAGMA page_size`, a power of two from 512 to 65536); an
     /// existing file keeps the size it was created with.
@@ -53,6 +56,9 @@ package struct DatabaseConfiguration: Sendable {
     /// How large a `DatabasePool`'s WAL may grow under a write load that never pauses before the writer waits for
     /// a checkpoint to finish, so that the WAL can start over from its beginning (with checkpoints beside the writer).
     package var walLimitBytes: Int
+    /// How long a write that may wait (`WriteUrgency.mayWait`) waits at most for other writes to share its commit
+    /// with; zero commits it like any other.
+    package var commitWait: Duration
     /// Where writes queued from inside a round of this executor commit: at the end of that round, on its thread
     /// (see `RoundExecutor`); `nil` sends every write to the pool's writer thread.
     package var roundExecutor: (any RoundExecutor)?
@@ -66,6 +72,7 @@ package struct DatabaseConfiguration: Sendable {
         maxWriteBatch: Int = defaultMaxWriteBatch,
         checkpointThresholdPages: Int = defaultCheckpointThresholdPages,
         walLimitBytes: Int = defaultWALLimitBytes,
+        commitWait: Duration = defaultCommitWait,
         roundExecutor: (any RoundExecutor)? = nil
     ) {
         self.synchronous = synchronous
@@ -76,6 +83,7 @@ package struct DatabaseConfiguration: Sendable {
         self.maxWriteBatch = maxWriteBatch
         self.checkpointThresholdPages = checkpointThresholdPages
         self.walLimitBytes = walLimitBytes
+        self.commitWait = commitWait
         self.roundExecutor = roundExecutor
     }
 }

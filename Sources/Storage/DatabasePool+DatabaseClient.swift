@@ -3,8 +3,8 @@
 extension DatabasePool: DatabaseClient {
     package var engine: DatabaseEngine { .sqlite }
 
-    package func write(_ statements: [SQL]) async throws -> [SQLResult] {
-        try await write { db in try statements.enumerated().map { try Self.run($1, at: $0, on: db) } }
+    package func write(_ statements: [SQL], urgency: WriteUrgency) async throws -> [SQLResult] {
+        try await write(urgency: urgency) { db in try statements.enumerated().map { try Self.run($1, at: $0, on: db) } }
     }
 
     package func read<T: Sendable>(_ statement: SQL, _ transform: @escaping @Sendable (Row) throws -> T) async throws

@@ -33,9 +33,12 @@ package final class DatabasePool: Sendable {
     /// `body` may share its transaction with other queued writes (each in its own savepoint). If `body` throws,
     /// its changes are rolled back and the error is rethrown here; the other writes are not affected.
     /// `body` must not begin, commit or roll back transactions itself (`Database.transaction` nests as a savepoint).
-    package func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+    /// With `urgency` `.mayWait` the commit may wait up to `DatabaseConfiguration.commitWait` for other writes.
+    package func write<T: Sendable>(urgency: WriteUrgency = .prompt, _ body: @escaping @Sendable (Database) throws -> T)
+        async throws -> T
+    {
         try await withCheckedThrowingContinuation { continuation in
-            writer.submit(WriteJob(body: body, continuation: continuation, exclusive: false))
+            writer.submit(WriteJob(body: body, continuation: continuation, exclusive: false), urgency: urgency)
         }
     }
 

@@ -9,6 +9,10 @@ import Synchronization
 /// the error that prevented it). Who runs the commit depends only on where the write was queued:
 /// - from inside a round of the configured `RoundExecutor` (an event loop): the round's thread, once the round
 ///   ends, for every write queued meanwhile (`commitQueuedWrites`);
+/// - a write that may wait (`WriteUrgency.mayWait`), from inside a round: the commit of the next write that does
+///   not wait, or a timer on the round's thread after `commitWait`, whichever comes first. Writes whose callers
+///   have waited much longer already (a sign-in after Apple's round trip) share commits this way, where each would
+///   otherwise end a round of its own and commit alone;
 /// - anywhere else: the writer's own serial queue, woken by the first write of an empty queue.
 ///
 /// WAL checkpoints run on a connection of their own beside the writer (`DatabaseWriter+Checkpoints.swift`).
@@ -21,8 +25,12 @@ final class DatabaseWriter: Sendable {
     let queue: Mutex<WriteQueue>
     private let maxWriteBatch: Int
     private let roundExecutor: (any RoundExecutor)?
-    /// What the end of a round runs: made once, so that queuing a write allocates no closure.
+    /// How long a write that may wait waits at most for company before it commits.
+    private let commitWait: Duration
+    /// What the end of a round, or the timer of writes that may wait, runs: made once, so that queuing a write
+    /// allocates no closure.
     private let commitAtRoundEnd: @Sendable () -> Void
+    private let commitAfterWait: @Sendable () -> Void
 
     init(path: String, configuration: DatabaseConfiguration) throws {
         let database = try Database(path: path, configuration: configuration)
@@ -40,18 +48,51 @@ final class DatabaseWriter: Sendable {
         self.queue = Mutex(WriteQueue())
         self.maxWriteBatch = max(configuration.maxWriteBatch, 1)
         self.roundExecutor = configuration.roundExecutor
+        self.commitWait = max(configuration.commitWait, .zero)
         let target = WeakWriter()
         self.commitAtRoundEnd = { target.writer?.commitQueuedWrites() }
+        self.commitAfterWait = {
+            guard let writer = target.writer else { return }
+            writer.queue.withLock { $0.waitTimerArmed = false }
+            writer.commitQueuedWrites()
+        }
         target.writer = self
     }
 
-    /// Queues `job` and makes sure something will commit it: the end of the caller's round, or the writer queue.
-    func submit(_ job: WriteJob) {
+    /// Queues `job` and makes sure something will commit it: the end of the caller's round, the timer of writes
+    /// that may wait, or the writer queue.
+    func submit(_ job: WriteJob, urgency: WriteUrgency = .prompt) {
+        if urgency == .mayWait, !job.exclusive, commitWait > .zero, let roundExecutor {
+            queueBehindTimer(job, roundExecutor)
+            return
+        }
         let atRoundEnd = !job.exclusive
             && roundExecutor?.runAtEndOfCurrentRound(key: ObjectIdentifier(self), commitAtRoundEnd) == true
         let startDrain = queue.withLock { queue -> Bool in
             queue.pending.append(job)
             if queue.isDraining || atRoundEnd { return false }
+            queue.isDraining = true
+            return true
+        }
+        if startDrain { connection.async { [self] database in drain(database) } }
+    }
+
+    /// Queues a write that may wait, arming a timer on the calling round's thread when none is armed. Off the
+    /// round executor's threads no timer can be armed, and the writer queue commits the write like any other.
+    ///
+    /// A write queued while a timer is armed is committed by that timer at the latest: the timer disarms under the
+    /// queue's lock before it takes the queue.
+    private func queueBehindTimer(_ job: WriteJob, _ roundExecutor: any RoundExecutor) {
+        let arm = queue.withLock { queue -> Bool in
+            queue.pending.append(job)
+            if queue.waitTimerArmed { return false }
+            queue.waitTimerArmed = true
+            return true
+        }
+        guard arm, !roundExecutor.runOnCurrentThread(after: commitWait, commitAfterWait) else { return }
+        let startDrain = queue.withLock { queue -> Bool in
+            queue.waitTimerArmed = false
+            if queue.isDraining { return false }
             queue.isDraining = true
             return true
         }
@@ -157,5 +198,7 @@ struct WriteQueue: ~Copyable {
     var pending: [WriteJob] = []
     var isDraining = false
     var isCheckpointing = false
+    /// Whether a timer will commit the writes that may wait (`DatabaseWriter.queueBehindTimer`).
+    var waitTimerArmed = false
     var statistics = WriteStatistics()
 }

@@ -115,3 +115,84 @@ struct LoopCommitTests {
         #expect(try await rowCount(pool) == 200)
     }
 }
+
+/// Writes that may wait (`WriteUrgency.mayWait`) commit with the next prompt write, or when their wait ends.
+struct WaitingCommitTests {
+    let directory: TemporaryDirectory
+
+    init() throws { directory = try TemporaryDirectory() }
+
+    private func makePool(_ thread: RoundThread, commitWait: Duration) async throws -> DatabasePool {
+        let pool = try await makePoolWithTable(
+            in: directory, DatabaseConfiguration(commitWait: commitWait, roundExecutor: thread))
+        // The writer thread that committed the table may still be in its drain loop, and would take the writes.
+        while pool.writer.queue.withLock({ $0.isDraining }) { usleep(1_000) }
+        return pool
+    }
+
+    private func insert(_ value: Int, _ urgency: WriteUrgency, on thread: RoundThread, _ pool: DatabasePool)
+        -> Task<Void, any Error>
+    {
+        Task(executorPreference: thread) {
+            try await pool.write(urgency: urgency) { try $0.execute(sql: "INSERT INTO t VALUES (?)", arguments: [value]) }
+        }
+    }
+
+    private func waitUntilPending(_ count: Int, _ pool: DatabasePool) {
+        while pool.pendingWriteCount < count { usleep(1_000) }
+    }
+
+    @Test func writesThatMayWaitInSeveralRoundsShareTheNextPromptCommit() async throws {
+        let thread = RoundThread()
+        thread.open()
+        let pool = try await makePool(thread, commitWait: .seconds(3_600))
+        let before = pool.writeStatistics
+        let first = insert(1, .mayWait, on: thread, pool)
+        waitUntilPending(1, pool)
+        let second = insert(2, .mayWait, on: thread, pool)
+        waitUntilPending(2, pool)
+        #expect(pool.writeStatistics.transactions == before.transactions)
+        #expect(thread.delayedCount == 1)  // one timer for both
+        try await insert(3, .prompt, on: thread, pool).value
+        try await first.value
+        try await second.value
+        #expect(pool.writeStatistics.transactions - before.transactions == 1)
+        #expect(pool.writeStatistics.writes - before.writes == 3)
+        #expect(try await rowCount(pool) == 3)
+        thread.stop()
+    }
+
+    @Test func aWriteThatMayWaitCommitsAloneWhenItsWaitEnds() async throws {
+        let thread = RoundThread()
+        thread.open()
+        let pool = try await makePool(thread, commitWait: .milliseconds(20))
+        let before = pool.writeStatistics
+        try await insert(1, .mayWait, on: thread, pool).value
+        #expect(pool.writeStatistics.transactions - before.transactions == 1)
+        #expect(thread.delayedCount == 0)
+        // The timer disarmed: the next write that may wait arms another and commits too.
+        try await insert(2, .mayWait, on: thread, pool).value
+        #expect(try await rowCount(pool) == 2)
+        thread.stop()
+    }
+
+    @Test func aWriteThatMayWaitOffTheRoundThreadGoesToTheWriter() async throws {
+        let thread = RoundThread()  // never opened: the writes below are queued off its thread
+        let pool = try await makePool(thread, commitWait: .seconds(3_600))
+        try await pool.write(urgency: .mayWait) { try $0.execute(sql: "INSERT INTO t VALUES (1)") }
+        #expect(try await rowCount(pool) == 1)
+        #expect(thread.delayedCount == 0)
+        thread.open()
+        thread.stop()
+    }
+
+    @Test func aZeroWaitCommitsAtTheEndOfTheRound() async throws {
+        let thread = RoundThread()
+        thread.open()
+        let pool = try await makePool(thread, commitWait: .zero)
+        try await insert(1, .mayWait, on: thread, pool).value
+        #expect(thread.delayedCount == 0)
+        #expect(try await rowCount(pool) == 1)
+        thread.stop()
+    }
+}

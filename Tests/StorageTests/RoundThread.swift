@@ -5,8 +5,9 @@ import Storage
 import Synchronization
 
 /// A thread that runs tasks' jobs in rounds, as an event loop does, and runs the tasks given to
-/// `runAtEndOfCurrentRound` at the end of each round. Starts closed: jobs wait until `open()`, so that tasks created
-/// before it run in one round.
+/// `runAtEndOfCurrentRound` at the end of each round, and those given to `runOnCurrentThread(after:)` between rounds
+/// once due (all of them when it stops). Starts closed: jobs wait until `open()`, so that tasks created before it
+/// run in one round.
 final class RoundThread: TaskExecutor, RoundExecutor, Sendable {
     private struct State {
         var jobs: [UnownedJob] = []
@@ -18,6 +19,8 @@ final class RoundThread: TaskExecutor, RoundExecutor, Sendable {
     private let state = Mutex(State())
     /// Touched only on the round's own thread.
     private let endOfRound = Mutex<[(key: ObjectIdentifier, task: @Sendable () -> Void)]>([])
+    /// Tasks to run once their time (`DispatchTime`) has come; touched only on the round's own thread.
+    private let delayed = Mutex<[(due: DispatchTime, task: @Sendable () -> Void)]>([])
     private let wake = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
 
@@ -37,8 +40,23 @@ final class RoundThread: TaskExecutor, RoundExecutor, Sendable {
         wake.signal()
     }
 
+    private var isCurrent: Bool {
+        guard let thread = state.withLock({ $0.thread }) else { return false }
+        return pthread_equal(thread, pthread_self()) != 0
+    }
+
+    func runOnCurrentThread(after delay: Duration, _ task: @escaping @Sendable () -> Void) -> Bool {
+        guard isCurrent else { return false }
+        let nanoseconds = delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000
+        delayed.withLock { $0.append((.now() + .nanoseconds(Int(nanoseconds)), task)) }
+        return true
+    }
+
+    /// How many tasks wait for their time.
+    var delayedCount: Int { delayed.withLock { $0.count } }
+
     func runAtEndOfCurrentRound(key: ObjectIdentifier, _ task: @escaping @Sendable () -> Void) -> Bool {
-        guard let thread = state.withLock({ $0.thread }), pthread_equal(thread, pthread_self()) != 0 else { return false }
+        guard isCurrent else { return false }
         endOfRound.withLock { tasks in
             if !tasks.contains(where: { $0.key == key }) { tasks.append((key, task)) }
         }
@@ -60,7 +78,12 @@ final class RoundThread: TaskExecutor, RoundExecutor, Sendable {
 
     private func run() {
         while true {
-            wake.wait()
+            let earliest = delayed.withLock { $0.map(\.due).min() }
+            if let earliest {
+                _ = wake.wait(timeout: earliest)
+            } else {
+                wake.wait()
+            }
             let (round, stopped) = state.withLock { state -> ([UnownedJob], Bool) in
                 guard state.open else { return ([], state.stopped) }
                 defer { state.jobs = [] }
@@ -72,6 +95,13 @@ final class RoundThread: TaskExecutor, RoundExecutor, Sendable {
                 return tasks
             }
             for entry in tasks { entry.task() }
+            let now = DispatchTime.now()
+            let due = delayed.withLock { delayed in
+                let due = delayed.filter { stopped || $0.due <= now }
+                delayed.removeAll { stopped || $0.due <= now }
+                return due
+            }
+            for entry in due { entry.task() }
             if stopped {
                 finished.signal()
                 return

@@ -72,7 +72,8 @@ extension UserRepository {
         if let nonce { statements.append(UsedNonceRepository.record(nonce, forUserWith: sub)) }
         let results: [SQLResult]
         do {
-            results = try await pool.write(statements)
+            // After a round trip to Apple, a few milliseconds more are nothing, and the commit can be shared.
+            results = try await pool.write(statements, urgency: appleToken == nil ? .prompt : .mayWait)
         } catch let failure as any DatabaseFailure where nonce != nil && failure.statementIndex == statements.count - 1
             && failure.failureKind == .uniqueConstraint
         {

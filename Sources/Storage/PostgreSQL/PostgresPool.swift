@@ -158,7 +158,8 @@ package final class PostgresPool: Sendable {
 extension PostgresPool: DatabaseClient {
     package var engine: DatabaseEngine { .postgres }
 
-    package func write(_ statements: [SQL]) async throws -> [SQLResult] {
+    /// `urgency` changes nothing here: every transaction commits on its own connection at once.
+    package func write(_ statements: [SQL], urgency: WriteUrgency) async throws -> [SQLResult] {
         try await execute(statements)
     }
 
