@@ -49,19 +49,22 @@ package final class AppleAuthCallCounters: Sendable {
 
     package init() {}
 
+    private static var noDurations: (buckets: [Int], sumNanoseconds: Int) {
+        ([Int](repeating: 0, count: durationBounds.count + 1), 0)
+    }
+
     /// Calls to `endpoint` per duration bucket (the last is +Inf) and their total time in nanoseconds.
     package func durations(of endpoint: Endpoint) -> (buckets: [Int], sumNanoseconds: Int) {
-        durations.withLock { $0[endpoint] } ?? ([Int](repeating: 0, count: Self.durationBounds.count + 1), 0)
+        durations.withLock { $0[endpoint] } ?? Self.noDurations
     }
 
     func recordDuration(_ endpoint: Endpoint, nanoseconds: Int) {
         let seconds = Double(nanoseconds) / 1e9
         let bucket = Self.durationBounds.firstIndex { seconds <= $0 } ?? Self.durationBounds.count
         durations.withLock { durations in
-            var entry = durations[endpoint] ?? ([Int](repeating: 0, count: Self.durationBounds.count + 1), 0)
-            entry.buckets[bucket] += 1
-            entry.sumNanoseconds += nanoseconds
-            durations[endpoint] = entry
+            // In place: a copy taken out and put back would copy the buckets on every call.
+            durations[endpoint, default: Self.noDurations].buckets[bucket] += 1
+            durations[endpoint, default: Self.noDurations].sumNanoseconds += nanoseconds
         }
     }
 

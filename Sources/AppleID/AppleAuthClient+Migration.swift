@@ -31,7 +31,7 @@ extension AppleAuthClient {
     /// - Throws: `AppleAuthError`; `invalid_client` when Apple refuses the team id, key id or key.
     package func migrationAccessToken(clientID: String) async throws -> MigrationAccessToken {
         let form = [("grant_type", "client_credentials"), ("scope", Self.migrationScope), ("client_id", clientID),
-                    ("client_secret", try await clientSecret.secret(for: clientID))]
+                    ("client_secret", try clientSecret.secret(for: clientID))]
         let response = try await post(.token, form)
         guard let json = try? JSONValue(parsing: response.body), let token = json["access_token"]?.stringValue,
               !token.isEmpty
@@ -53,7 +53,7 @@ extension AppleAuthClient {
         -> String
     {
         let form = [("sub", sub), ("target", target), ("client_id", clientID),
-                    ("client_secret", try await clientSecret.secret(for: clientID))]
+                    ("client_secret", try clientSecret.secret(for: clientID))]
         let json = try await migrationAnswer(form, accessToken: accessToken)
         guard let transferSub = json["transfer_sub"]?.stringValue, !transferSub.isEmpty else {
             calls.record(.usermigrationinfo, .malformedResponse)
@@ -68,7 +68,7 @@ extension AppleAuthClient {
         -> MigratedUser
     {
         let form = [("transfer_sub", transferSub), ("client_id", clientID),
-                    ("client_secret", try await clientSecret.secret(for: clientID))]
+                    ("client_secret", try clientSecret.secret(for: clientID))]
         let json = try await migrationAnswer(form, accessToken: accessToken)
         guard let sub = json["sub"]?.stringValue, !sub.isEmpty else {
             calls.record(.usermigrationinfo, .malformedResponse)

@@ -41,7 +41,7 @@ package struct AppleAuthClient: Sendable {
     ///   - clientID: the client the code was issued to: the bundle id (app) or the Services ID (web).
     ///   - redirectURI: the web flow's redirect URI; nil for codes from the app.
     package func exchange(code: String, clientID: String, redirectURI: String?) async throws -> TokenResponse {
-        var form = [("client_id", clientID), ("client_secret", try await clientSecret.secret(for: clientID)),
+        var form = [("client_id", clientID), ("client_secret", try clientSecret.secret(for: clientID)),
                     ("code", code), ("grant_type", "authorization_code")]
         if let redirectURI { form.append(("redirect_uri", redirectURI)) }
         return try decodeTokenResponse(try await post(.token, form))
@@ -49,14 +49,14 @@ package struct AppleAuthClient: Sendable {
 
     /// Validates a refresh token (`grant_type=refresh_token`); Apple answers `invalid_grant` once it is revoked.
     package func refresh(refreshToken: String, clientID: String) async throws -> TokenResponse {
-        let form = [("client_id", clientID), ("client_secret", try await clientSecret.secret(for: clientID)),
+        let form = [("client_id", clientID), ("client_secret", try clientSecret.secret(for: clientID)),
                     ("grant_type", "refresh_token"), ("refresh_token", refreshToken)]
         return try decodeTokenResponse(try await post(.token, form))
     }
 
     /// Revokes a refresh (or access) token.
     package func revoke(token: String, clientID: String, tokenTypeHint: String = "refresh_token") async throws {
-        let form = [("client_id", clientID), ("client_secret", try await clientSecret.secret(for: clientID)),
+        let form = [("client_id", clientID), ("client_secret", try clientSecret.secret(for: clientID)),
                     ("token", token), ("token_type_hint", tokenTypeHint)]
         _ = try await post(.revoke, form)
         calls.record(.revoke, .ok)
@@ -139,39 +139,62 @@ extension AppleAuthClient {
 /// `application/x-www-form-urlencoded` serialisation (WHATWG URL §5.2): unreserved bytes as is, space as `+`.
 enum FormEncoding {
     static func encode(_ fields: [(String, String)]) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(fields.reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count + 2 } + 64)
-        for (index, (name, value)) in fields.enumerated() {
-            if index > 0 { out.append(UInt8(ascii: "&")) }
-            escape(name, into: &out)
-            out.append(UInt8(ascii: "="))
-            escape(value, into: &out)
+        var fields = fields
+        var length = max(2 * fields.count - 1, 0)  // the `=` of each field and the `&` between them
+        for index in fields.indices {
+            length += fields[index].0.withUTF8(escapedCount) + fields[index].1.withUTF8(escapedCount)
         }
-        return out
-    }
-
-    private static let hexDigits = Array("0123456789ABCDEF".utf8)
-
-    private static func escape(_ text: String, into out: inout [UInt8]) {
-        var text = text
-        text.withUTF8 { bytes in
-            for byte in bytes { escape(byte, into: &out) }
+        return [UInt8](unsafeUninitializedCapacity: length) { out, initialized in
+            var offset = 0
+            for index in fields.indices {
+                if index > 0 { out[offset] = UInt8(ascii: "&"); offset += 1 }
+                fields[index].0.withUTF8 { escape($0, into: out, at: &offset) }
+                out[offset] = UInt8(ascii: "=")
+                offset += 1
+                fields[index].1.withUTF8 { escape($0, into: out, at: &offset) }
+            }
+            initialized = offset
         }
     }
+
+    private static let hexDigits: StaticString = "0123456789ABCDEF"
+
+    private enum Form { case verbatim, space, percent }
 
     @inline(__always)
-    private static func escape(_ byte: UInt8, into out: inout [UInt8]) {
+    private static func form(of byte: UInt8) -> Form {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
              UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
              UInt8(ascii: "*"):
-            out.append(byte)
-        case UInt8(ascii: " "):
-            out.append(UInt8(ascii: "+"))
-        default:
-            out.append(UInt8(ascii: "%"))
-            out.append(hexDigits[Int(byte >> 4)])
-            out.append(hexDigits[Int(byte & 0x0F)])
+            .verbatim
+        case UInt8(ascii: " "): .space
+        default: .percent
+        }
+    }
+
+    private static func escapedCount(_ text: UnsafeBufferPointer<UInt8>) -> Int {
+        var count = text.count
+        for byte in text where form(of: byte) == .percent { count += 2 }
+        return count
+    }
+
+    private static func escape(_ text: UnsafeBufferPointer<UInt8>, into out: UnsafeMutableBufferPointer<UInt8>, at offset: inout Int) {
+        let hex = hexDigits.utf8Start
+        for byte in text {
+            switch form(of: byte) {
+            case .verbatim:
+                out[offset] = byte
+                offset += 1
+            case .space:
+                out[offset] = UInt8(ascii: "+")
+                offset += 1
+            case .percent:
+                out[offset] = UInt8(ascii: "%")
+                out[offset + 1] = hex[Int(byte >> 4)]
+                out[offset + 2] = hex[Int(byte & 0x0F)]
+                offset += 3
+            }
         }
     }
 }

@@ -2,13 +2,17 @@ import CryptoCore
 import Foundation
 import JOSE
 import JSON
+import Synchronization
 
 /// The `client_secret` Apple's `/auth/token` and `/auth/revoke` require: an ES256 JWT signed with the team's
 /// Sign in with Apple key (`.p8`), minted per client id, cached, and re-minted before it expires.
 ///
 /// Header `{alg: ES256, kid}`; claims `iss` = team id, `iat`, `exp` (at most 180 days later, Apple's limit),
 /// `aud` = `https://appleid.apple.com`, `sub` = the client id (bundle id or Services ID).
-package actor ClientSecret {
+///
+/// A class behind a lock rather than an actor: every call to Apple asks for a secret, and a cached one is a
+/// dictionary lookup, which an actor would turn into two task switches on the caller's event loop.
+package final class ClientSecret: Sendable {
     /// Apple refuses secrets that live longer than 180 days.
     package static let maximumLifetime: TimeInterval = 180 * 24 * 60 * 60
     /// How long the secrets we mint live.
@@ -23,7 +27,7 @@ package actor ClientSecret {
     private let key: ES256PrivateKey
     private let lifetime: TimeInterval
     private let clock: @Sendable () -> Date
-    private var cache: [String: (secret: String, expiresAt: Date)] = [:]
+    private let cache = Mutex<[String: (secret: String, expiresAt: Date)]>([:])
 
     /// - Parameters:
     ///   - teamID: `APPLE_TEAM_ID`, the `iss`.
@@ -55,20 +59,23 @@ package actor ClientSecret {
         return ClientSecret(teamID: teamID, keyID: keyID, key: key, clock: clock)
     }
 
-    /// The secret for `clientID`, minted when there is none or the cached one is close to expiring.
+    /// The secret for `clientID`, minted when there is none or the cached one is close to expiring (about once a
+    /// month per client id: an ES256 signature, under the lock, so that concurrent callers mint it once).
     package func secret(for clientID: String) throws -> String {
         let now = clock()
-        if let cached = cache[clientID], cached.expiresAt.timeIntervalSince(now) > Self.renewalMargin {
-            return cached.secret
+        return try cache.withLock { cache in
+            if let cached = cache[clientID], cached.expiresAt.timeIntervalSince(now) > Self.renewalMargin {
+                return cached.secret
+            }
+            let issuedAt = now.timeIntervalSince1970.rounded(.down)
+            let claims: JSONValue = [
+                "iss": .string(teamID), "iat": .number(issuedAt), "exp": .number(issuedAt + lifetime),
+                "aud": .string(Self.audience), "sub": .string(clientID),
+            ]
+            let secret = try JWTSigner.sign(claims: claims, keyID: keyID, key: .es256(key))
+            cache[clientID] = (secret, Date(timeIntervalSince1970: issuedAt + lifetime))
+            return secret
         }
-        let issuedAt = now.timeIntervalSince1970.rounded(.down)
-        let claims: JSONValue = [
-            "iss": .string(teamID), "iat": .number(issuedAt), "exp": .number(issuedAt + lifetime),
-            "aud": .string(Self.audience), "sub": .string(clientID),
-        ]
-        let secret = try JWTSigner.sign(claims: claims, keyID: keyID, key: .es256(key))
-        cache[clientID] = (secret, Date(timeIntervalSince1970: issuedAt + lifetime))
-        return secret
     }
 }
 

@@ -275,6 +275,6 @@ enum ClientSecretFixture {
     static func secret(_ app: TestApp) async throws -> String {
         let key = try #require(app.server.configuration.appleKey)
         let secret = try AppleID.ClientSecret.load(teamID: key.teamID, keyID: key.keyID, privateKeyPath: key.privateKeyPath)
-        return try await secret.secret(for: TestApp.iosClientID)
+        return try secret.secret(for: TestApp.iosClientID)
     }
 }

@@ -15,7 +15,7 @@ struct ClientSecretTests {
         let key = try ES256PrivateKey.generate()
         let clock = Clock()
         let secret = ClientSecret(teamID: "TEAM123456", keyID: "KEY1234567", key: key, clock: { clock.now })
-        let jws = try JWS(compact: try await secret.secret(for: "com.example.app"))
+        let jws = try JWS(compact: try secret.secret(for: "com.example.app"))
         #expect(jws.header.algorithm == "ES256")
         #expect(jws.header.keyID == "KEY1234567")
         try jws.verify(with: try key.publicKey)
@@ -32,18 +32,18 @@ struct ClientSecretTests {
     @Test func isCachedPerClientAndReMintedBeforeItExpires() async throws {
         let clock = Clock()
         let secret = ClientSecret(teamID: "T", keyID: "K", key: try ES256PrivateKey.generate(), clock: { clock.now })
-        let first = try await secret.secret(for: "a")
-        #expect(try await secret.secret(for: "a") == first)
-        #expect(try await secret.secret(for: "b") != first)
+        let first = try secret.secret(for: "a")
+        #expect(try secret.secret(for: "a") == first)
+        #expect(try secret.secret(for: "b") != first)
         clock.now += ClientSecret.defaultLifetime - ClientSecret.renewalMargin - 60
-        #expect(try await secret.secret(for: "a") == first)
+        #expect(try secret.secret(for: "a") == first)
         clock.now += 120
-        #expect(try await secret.secret(for: "a") != first)
+        #expect(try secret.secret(for: "a") != first)
     }
 
     @Test func lifetimeIsClampedToAppleLimit() async throws {
         let secret = ClientSecret(teamID: "T", keyID: "K", key: try ES256PrivateKey.generate(), lifetime: 365 * 86400)
-        let claims = try JSONValue(parsing: try JWS(compact: try await secret.secret(for: "a")).payload)
+        let claims = try JSONValue(parsing: try JWS(compact: try secret.secret(for: "a")).payload)
         let lifetime = (claims["exp"]?.numberValue ?? 0) - (claims["iat"]?.numberValue ?? 0)
         #expect(lifetime == ClientSecret.maximumLifetime)
     }
