@@ -89,25 +89,22 @@ final class HTTPConnectionPool: Sendable {
 
     /// A connection for one request: an idle one the server has not closed, a new one, or the next one given back.
     private func lease(deadline: UInt64) async throws -> (HTTPClientConnection, reused: Bool) {
-        let loop = group.any()
-        let handed: Handed = await withCheckedContinuation { continuation in
-            let immediate = state.withLock { shared -> Handed? in
-                shared.nextID += 1
-                let request = shared.nextID
-                switch shared.machine.lease(request) {
-                case .use(let id):
-                    if let connection = shared.connections[id] { return .connection(connection) }
-                    shared.machine.replaceLeased(id)
-                    return .connect
-                case .connect:
-                    return .connect
-                case .wait:
+        // A connection or a free slot is taken without suspending the task; only a request that must wait parks.
+        let handed: Handed
+        if let immediate = state.withLock({ shared in shared.machine.canLeaseAtOnce ? Self.lease(&shared) : nil }) {
+            handed = immediate
+        } else {
+            let loop = group.any()
+            handed = await withCheckedContinuation { continuation in
+                let immediate = state.withLock { shared -> Handed? in
+                    if let handed = Self.lease(&shared) { return handed }
+                    let request = shared.nextID
                     let timer = loop.schedule(at: deadline) { [weak self] in self?.expire(request) }
                     shared.waiters[request] = (continuation, timer, loop)
                     return nil
                 }
+                if let immediate { continuation.resume(returning: immediate) }
             }
-            if let immediate { continuation.resume(returning: immediate) }
         }
         switch handed {
         case .connection(let connection):
@@ -126,6 +123,22 @@ final class HTTPConnectionPool: Sendable {
         case .timedOut:
             throw HTTPClientError(.poolTimeout, "no connection to \(origin) became free in time "
                 + "(\(configuration.maxConnectionsPerOrigin) in use)")
+        }
+    }
+
+    /// Asks the state machine for a connection for a new request: the connection or `.connect`, or nil when the
+    /// request now waits in line (as request `shared.nextID`).
+    private static func lease(_ shared: inout Shared) -> Handed? {
+        shared.nextID += 1
+        switch shared.machine.lease(shared.nextID) {
+        case .use(let id):
+            if let connection = shared.connections[id] { return .connection(connection) }
+            shared.machine.replaceLeased(id)
+            return .connect
+        case .connect:
+            return .connect
+        case .wait:
+            return nil
         }
     }
 

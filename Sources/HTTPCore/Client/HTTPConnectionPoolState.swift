@@ -36,6 +36,9 @@ struct HTTPConnectionPoolState {
         case wait
     }
 
+    /// Whether `lease` would answer `.use` or `.connect` now, rather than `.wait`.
+    var canLeaseAtOnce: Bool { !idle.isEmpty || (open < maxConnections && waiting.isEmpty) }
+
     /// A request wants a connection.
     mutating func lease(_ request: RequestID) -> LeaseAction {
         if let (id, _) = idle.popLast() {
