@@ -156,8 +156,8 @@ exchange_start() { # exchange_start KIND BINARY APPLE_MAX_CONNECTIONS DATABASE
 }
 
 RUN_INDEX=0
-exchange_case() { # exchange_case NAME KIND BINARY APPLE_MAX_CONNECTIONS WITH_CODE(0|1)
-    local name=$1 kind=$2 binary=$3 max=$4 with_code=$5
+exchange_case() { # exchange_case NAME KIND BINARY APPLE_MAX_CONNECTIONS WITH_CODE(0|1) [PACE_MS]
+    local name=$1 kind=$2 binary=$3 max=$4 with_code=$5 pace=${6:-}
     local creds="$WORK/credentials.txt" warm body status c0 c1 c2 t1 t2 result
     RUN_INDEX=$((RUN_INDEX + 1))
     if [ "$with_code" = 1 ]; then
@@ -181,7 +181,7 @@ exchange_case() { # exchange_case NAME KIND BINARY APPLE_MAX_CONNECTIONS WITH_CO
     [ "$status" = 200 ] || echo "   warning: the warm-up sign-in answered $status: $(head -c 300 "$WORK/warm.out")" >&2
     c1=$(proxy_count)
     t1=$(cpu_ticks "$SERVER_PID")
-    result=$(CREDENTIALS="$creds" WITH_CODE="$with_code" taskset -c 1 wrk -t1 -c"$EXCHANGE_CONNS" -d"${DURATION}s" \
+    result=$(CREDENTIALS="$creds" WITH_CODE="$with_code" PACE_MS="$pace" taskset -c 1 wrk -t1 -c"$EXCHANGE_CONNS" -d"${DURATION}s" \
         --timeout 10s -s "$WRK_DIR/exchange.lua" "http://127.0.0.1:$PORT/api/users/siwa" 2>"$WORK/wrk.err" |
         grep '^RESULT' || echo "RESULT 0 0 0 0 0 0 0 0")
     t2=$(cpu_ticks "$SERVER_PID")
@@ -198,7 +198,10 @@ exchange_case() { # exchange_case NAME KIND BINARY APPLE_MAX_CONNECTIONS WITH_CO
     read -r _r requests seconds rps p50 p99 p999 non2xx socket <<<"$result"
     completed=$((requests - non2xx - socket))
     cpu_us=$(awk -v t=$((t2 - t1)) -v hz="$CLK_TCK" -v n="$completed" 'BEGIN { printf "%.0f", (n > 0 ? t * 1e6 / hz / n : 0) }')
-    echo "exchange $name $([ "$with_code" = 1 ] && echo code || echo nocode) $max $rps $p50 $p99 $p999 $non2xx $socket" \
+    local mode=nocode
+    [ "$with_code" = 1 ] && mode=code
+    [ -n "$pace" ] && mode=paced
+    echo "exchange $name $mode $max $rps $p50 $p99 $p999 $non2xx $socket" \
         "$cpu_us $(cat "$WORK/threads" 2>/dev/null || echo 0) $((c2 - c1)) $((c2 - c0))" | tee -a "$RESULTS"
     kill -TERM "$SERVER_PID" 2>/dev/null || true
     wait "$SERVER_PID" 2>/dev/null || true
@@ -206,10 +209,17 @@ exchange_case() { # exchange_case NAME KIND BINARY APPLE_MAX_CONNECTIONS WITH_CO
     rm -f "$WORK/exchange-$RUN_INDEX.sqlite"*
 }
 
+# Each run with a code is followed by one without, paced to the same rate (each connection waits between requests):
+# what a sign-in costs depends on how busy the server is, so the exchange's share is read at the same rate.
 exchange_server() { # exchange_server NAME KIND BINARY "MAX..."
-    local name=$1 kind=$2 binary=$3 max
+    local name=$1 kind=$2 binary=$3 max rps pace
     exchange_case "$name" "$kind" "$binary" "${4%% *}" 0
-    for max in $4; do exchange_case "$name" "$kind" "$binary" "$max" 1; done
+    for max in $4; do
+        exchange_case "$name" "$kind" "$binary" "$max" 1
+        rps=$(tail -1 "$RESULTS" | awk '{ print $5 }')
+        pace=$(awk -v c="$EXCHANGE_CONNS" -v r="$rps" 'BEGIN { if (r > 0) printf "%d", c * 1000 / r }')
+        [ -n "$pace" ] && exchange_case "$name" "$kind" "$binary" "$max" 0 "$pace"
+    done
 }
 
 exchange_workloads() {

@@ -1,6 +1,7 @@
 -- POST /api/users/siwa with the credentials of CREDENTIALS ("token code" lines, credentials.lua), each once: the
 -- identity token, a name and, when WITH_CODE=1, the authorization code, as an iOS app sends them. Codes are
--- single-use: if the file runs out it starts again (WRAPPED on standard error) and those sign-ins fail.
+-- single-use: if the file runs out it starts again (WRAPPED on standard error) and those sign-ins fail. With
+-- PACE_MS each connection waits that long before each request, to hold a rate (wrk calls delay() per request).
 package.path = os.getenv("WRK_DIR") .. "/?.lua;" .. package.path
 require("report")
 
@@ -18,6 +19,12 @@ end
 local next_index = 1
 local wrapped = false
 local headers = { ["Content-Type"] = "application/json" }
+local pace = tonumber(os.getenv("PACE_MS") or "")
+if pace then
+    function delay()
+        return pace
+    end
+end
 
 function request()
     local body = bodies[next_index]

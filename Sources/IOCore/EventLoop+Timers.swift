@@ -58,6 +58,8 @@ struct TimerQueue {
     }
 
     private var heap: [Entry] = []
+    /// The ids in `heap`, so that cancelling needs no search of it.
+    private var queued: Set<UInt64> = []
     private var cancelled: Set<UInt64> = []
     private var nextID: UInt64 = 0
 
@@ -67,6 +69,7 @@ struct TimerQueue {
     mutating func add(deadline: UInt64, _ action: @escaping @Sendable () -> Void) -> EventLoop.TimerID {
         nextID += 1
         heap.append(Entry(deadline: deadline, id: nextID, action: action))
+        queued.insert(nextID)
         var child = heap.count - 1
         while child > 0 {
             let parent = (child - 1) / 2
@@ -78,7 +81,7 @@ struct TimerQueue {
     }
 
     mutating func cancel(_ timer: EventLoop.TimerID) {
-        guard heap.contains(where: { $0.id == timer.value }) else { return }
+        guard queued.contains(timer.value) else { return }
         cancelled.insert(timer.value)
         dropCancelledTop()
     }
@@ -103,6 +106,7 @@ struct TimerQueue {
 
     private mutating func popTop() -> Entry {
         let top = heap[0]
+        queued.remove(top.id)
         let last = heap.removeLast()
         guard !heap.isEmpty else { return top }
         heap[0] = last

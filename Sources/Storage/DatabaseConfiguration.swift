@@ -33,9 +33,9 @@ package struct DatabaseConfiguration: Sendable {
     /// core at the same rate (BENCHMARKS.md, "checkpoints beside the writer"). The checkpoint at the WAL limit has
     /// less left to copy.
     package static let defaultCheckpointThresholdPages = 250
-    /// The default `commitWait`: 2 ms, a few percent of the shortest round trip to Apple that a sign-in with an
+    /// The default `commitWait`: 1 ms, a few percent of the shortest round trip to Apple that a sign-in with an
     /// authorization code has waited for before its write.
-    package static let defaultCommitWait: Duration = .milliseconds(2)
+    package static let defaultCommitWait: Duration = .milliseconds(1)
 
     /// The page size of a database this creates (`PRAGMA page_size`, a power of two from 512 to 65536); an
     /// existing file keeps the size it was created with.

@@ -153,6 +153,22 @@ struct EventLoopTests {
         #expect(queue.earliest == nil)
     }
 
+    @Test func cancellingAFiredOrCancelledTimerChangesNothing() {
+        var queue = TimerQueue()
+        let fired = queue.add(deadline: 1) {}
+        let later = queue.add(deadline: 5) {}
+        let last = queue.add(deadline: 9) {}
+        #expect(queue.takeDue(now: 1).count == 1)
+        queue.cancel(fired)
+        queue.cancel(later)
+        queue.cancel(later)
+        #expect(queue.count == 1)
+        #expect(queue.earliest == 9)
+        queue.cancel(last)
+        #expect(queue.count == 0 && queue.earliest == nil)
+        #expect(queue.takeDue(now: .max).isEmpty)
+    }
+
     @Test func blockingWorkRunsOffTheLoops() async throws {
         let worker = BlockingWorker()
         defer { worker.stop() }
