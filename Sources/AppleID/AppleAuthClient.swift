@@ -103,18 +103,19 @@ package struct AppleAuthClient: Sendable {
         throw AppleAuthError(.malformedResponse, detail: "\(path) answered \(response.status.code) without an error code")
     }
 
+    /// Reads the answer's members in order rather than building a dictionary of them: there are five, read once.
     private func decodeTokenResponse(_ response: HTTPClientResponse) throws -> TokenResponse {
-        guard let json = try? JSONValue(parsing: response.body),
-              let accessToken = json["access_token"]?.stringValue,
-              let idToken = json["id_token"]?.stringValue
+        let members = (try? JSONValue.parseObjectMembers(response.body)) ?? []
+        func member(_ name: String) -> JSONValue? { members.first { $0.name == name }?.value }
+        guard let accessToken = member("access_token")?.stringValue, let idToken = member("id_token")?.stringValue
         else {
             calls.record(.token, .malformedResponse)
             throw AppleAuthError(.malformedResponse, detail: "/auth/token answer lacks access_token or id_token")
         }
         calls.record(.token, .ok)
         return TokenResponse(
-            accessToken: accessToken, tokenType: json["token_type"]?.stringValue ?? "Bearer",
-            expiresIn: Int(json["expires_in"]?.numberValue ?? 0), refreshToken: json["refresh_token"]?.stringValue,
+            accessToken: accessToken, tokenType: member("token_type")?.stringValue ?? "Bearer",
+            expiresIn: Int(member("expires_in")?.numberValue ?? 0), refreshToken: member("refresh_token")?.stringValue,
             idToken: idToken
         )
     }

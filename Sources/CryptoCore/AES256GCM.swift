@@ -1,4 +1,5 @@
 import COpenSSL
+import Synchronization
 
 /// AES-256 in Galois/Counter Mode (NIST SP 800-38D) for data at rest, such as Apple refresh tokens.
 ///
@@ -21,21 +22,28 @@ package enum AES256GCM {
         let ctx = try CipherContext()
         return try ctx.withUnsafePointer { ctx in
             try start(ctx, encrypt: true, key: key, nonce: nonce)
-            try feedAssociatedData(ctx, associatedData, encrypt: true)
-            var output = nonce
-            var body = [UInt8](repeating: 0, count: plaintext.count + 16)
+            return try finishSeal(ctx, nonce: nonce, plaintext: plaintext, associatedData: associatedData)
+        }
+    }
+
+    /// Encrypts `plaintext` on a context started with its key and `nonce`; returns the box.
+    fileprivate static func finishSeal(_ ctx: OpaquePointer, nonce: [UInt8], plaintext: [UInt8],
+                                       associatedData: [UInt8]) throws -> [UInt8] {
+        try feedAssociatedData(ctx, associatedData, encrypt: true)
+        var box = [UInt8](repeating: 0, count: nonceSize + plaintext.count + 16 + tagSize)
+        box.replaceSubrange(0..<nonceSize, with: nonce)
+        return try box.withUnsafeMutableBufferPointer { buffer -> [UInt8] in
+            guard let base = buffer.baseAddress else { throw AEADError(.truncated) }
             var length: Int32 = 0
             if !plaintext.isEmpty {
-                try check(EVP_EncryptUpdate(ctx, &body, &length, plaintext, Int32(plaintext.count)), "EVP_EncryptUpdate")
+                try check(EVP_EncryptUpdate(ctx, base + nonceSize, &length, plaintext, Int32(plaintext.count)),
+                          "EVP_EncryptUpdate")
             }
             var finalLength: Int32 = 0
-            try body.withUnsafeMutableBufferPointer { buffer in
-                try check(EVP_EncryptFinal_ex(ctx, buffer.baseAddress! + Int(length), &finalLength), "EVP_EncryptFinal_ex")
-            }
-            output += body.prefix(Int(length + finalLength))
-            var tag = [UInt8](repeating: 0, count: tagSize)
-            try check(copenssl_gcm_get_tag(ctx, Int32(tagSize), &tag), "EVP_CTRL_GCM_GET_TAG")
-            return output + tag
+            try check(EVP_EncryptFinal_ex(ctx, base + nonceSize + Int(length), &finalLength), "EVP_EncryptFinal_ex")
+            let end = nonceSize + Int(length + finalLength)
+            try check(copenssl_gcm_get_tag(ctx, Int32(tagSize), base + end), "EVP_CTRL_GCM_GET_TAG")
+            return Array(buffer[0..<(end + tagSize)])
         }
     }
 
@@ -69,7 +77,7 @@ package enum AES256GCM {
         }
     }
 
-    private static func start(_ ctx: OpaquePointer, encrypt: Bool, key: [UInt8], nonce: [UInt8]) throws {
+    fileprivate static func start(_ ctx: OpaquePointer, encrypt: Bool, key: [UInt8], nonce: [UInt8]) throws {
         try CipherAlgorithm.aes256GCM.withUnsafePointer { cipher in
             if encrypt {
                 try check(EVP_EncryptInit_ex(ctx, cipher, nil, nil, nil), "EVP_EncryptInit_ex")
@@ -83,13 +91,45 @@ package enum AES256GCM {
         }
     }
 
-    private static func feedAssociatedData(_ ctx: OpaquePointer, _ data: [UInt8], encrypt: Bool) throws {
+    fileprivate static func feedAssociatedData(_ ctx: OpaquePointer, _ data: [UInt8], encrypt: Bool) throws {
         guard !data.isEmpty else { return }
         var ignored: Int32 = 0
         if encrypt {
             try check(EVP_EncryptUpdate(ctx, nil, &ignored, data, Int32(data.count)), "EVP_EncryptUpdate(aad)")
         } else {
             try check(EVP_DecryptUpdate(ctx, nil, &ignored, data, Int32(data.count)), "EVP_DecryptUpdate(aad)")
+        }
+    }
+}
+
+/// AES-256-GCM sealing under one key whose schedule is set up once (OpenSSL's key expansion and GHASH tables):
+/// each seal then only sets its fresh random nonce. Boxes are those of ``AES256GCM/seal(_:key:associatedData:)``.
+package final class AES256GCMSealer: @unchecked Sendable {  // the context is used under `lock` only
+    private let context: CipherContext
+    private let lock = Mutex(())
+
+    /// - Throws: ``AEADError`` `.invalidKeySize` unless `key` is 32 bytes.
+    package init(key: [UInt8]) throws {
+        guard key.count == AES256GCM.keySize else { throw AEADError(.invalidKeySize) }
+        context = try CipherContext()
+        try context.withUnsafePointer { ctx in
+            try CipherAlgorithm.aes256GCM.withUnsafePointer { cipher in
+                try check(EVP_EncryptInit_ex(ctx, cipher, nil, nil, nil), "EVP_EncryptInit_ex")
+            }
+            try check(copenssl_gcm_set_iv_length(ctx, Int32(AES256GCM.nonceSize)), "EVP_CTRL_GCM_SET_IVLEN")
+            try check(EVP_EncryptInit_ex(ctx, nil, nil, key, nil), "EVP_EncryptInit_ex(key)")
+        }
+    }
+
+    /// Encrypts and authenticates `plaintext` under a fresh random nonce, binding `associatedData`.
+    package func seal(_ plaintext: [UInt8], associatedData: [UInt8] = []) throws -> [UInt8] {
+        let nonce = try SecureRandom.bytes(count: AES256GCM.nonceSize)
+        return try lock.withLock { _ in
+            try context.withUnsafePointer { ctx in
+                try check(EVP_EncryptInit_ex(ctx, nil, nil, nil, nonce), "EVP_EncryptInit_ex(nonce)")
+                return try AES256GCM.finishSeal(ctx, nonce: nonce, plaintext: plaintext,
+                                                associatedData: associatedData)
+            }
         }
     }
 }

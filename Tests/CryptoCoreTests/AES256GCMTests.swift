@@ -49,4 +49,24 @@ struct AES256GCMTests {
         #expect(throws: AEADError(.truncated)) { try AES256GCM.open([UInt8](repeating: 0, count: 27), key: key) }
         #expect(throws: AEADError(.authenticationFailed)) { try AES256GCM.open([UInt8](repeating: 0, count: 28), key: key) }
     }
+
+    /// The sealer keeps one key schedule and sets only the nonce per seal: every box it makes, of every length and
+    /// from concurrent callers, opens with a context made from scratch, and no nonce repeats.
+    @Test func aSealerWithItsKeySetUpOnceMakesBoxesThatOpen() async throws {
+        let sealer = try AES256GCMSealer(key: key)
+        var nonces = Set<[UInt8]>()
+        for length in 0..<70 {
+            let plaintext = (0..<length).map { UInt8(truncatingIfNeeded: $0 &* 31) }
+            let box = try sealer.seal(plaintext, associatedData: aad)
+            #expect(box.count == 12 + length + 16)
+            #expect(try AES256GCM.open(box, key: key, associatedData: aad) == plaintext)
+            #expect(nonces.insert(Array(box.prefix(12))).inserted)
+        }
+        let boxes = try await withThrowingTaskGroup(of: [UInt8].self) { group in
+            for index in 0..<64 { group.addTask { try sealer.seal([UInt8(index)], associatedData: self.aad) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        for box in boxes { #expect(try AES256GCM.open(box, key: key, associatedData: aad).count == 1) }
+        #expect(throws: AEADError(.invalidKeySize)) { try AES256GCMSealer(key: Array(key.dropLast())) }
+    }
 }

@@ -37,7 +37,7 @@ package final class AppleTokenLifecycle: Sendable {
                                                clock: clock)
             (client, sealer, disabledReason) = (
                 AppleAuthClient(baseURL: configuration.appleBaseURL, clientSecret: secret, http: http),
-                RefreshTokenSealer(key: encryptionKey), nil
+                try RefreshTokenSealer(key: encryptionKey), nil
             )
         } catch {
             (client, sealer, disabledReason) = (nil, nil, "\(error)")

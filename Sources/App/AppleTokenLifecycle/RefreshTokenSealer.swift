@@ -4,9 +4,16 @@ import CryptoCore
 /// a copy of the database reveals none of them.
 struct RefreshTokenSealer: Sendable {
     let key: [UInt8]
+    /// The key's schedule, set up once for every seal.
+    private let sealer: AES256GCMSealer
+
+    init(key: [UInt8]) throws {
+        self.key = key
+        sealer = try AES256GCMSealer(key: key)
+    }
 
     func seal(_ token: String, clientID: String) throws -> [UInt8] {
-        try AES256GCM.seal(Array(token.utf8), key: key, associatedData: Array(clientID.utf8))
+        try sealer.seal(Array(token.utf8), associatedData: Array(clientID.utf8))
     }
 
     /// - Throws: `AEADError` when the box was tampered with, sealed for another client id, or with another key.
