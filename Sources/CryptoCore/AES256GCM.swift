@@ -17,34 +17,7 @@ package enum AES256GCM {
     ///   - associatedData: context the box is bound to, such as the owning user id.
     /// - Returns: `nonce || ciphertext || tag`.
     package static func seal(_ plaintext: [UInt8], key: [UInt8], associatedData: [UInt8] = []) throws -> [UInt8] {
-        guard key.count == keySize else { throw AEADError(.invalidKeySize) }
-        let nonce = try SecureRandom.bytes(count: nonceSize)
-        let ctx = try CipherContext()
-        return try ctx.withUnsafePointer { ctx in
-            try start(ctx, encrypt: true, key: key, nonce: nonce)
-            return try finishSeal(ctx, nonce: nonce, plaintext: plaintext, associatedData: associatedData)
-        }
-    }
-
-    /// Encrypts `plaintext` on a context started with its key and `nonce`; returns the box.
-    fileprivate static func finishSeal(_ ctx: OpaquePointer, nonce: [UInt8], plaintext: [UInt8],
-                                       associatedData: [UInt8]) throws -> [UInt8] {
-        try feedAssociatedData(ctx, associatedData, encrypt: true)
-        var box = [UInt8](repeating: 0, count: nonceSize + plaintext.count + 16 + tagSize)
-        box.replaceSubrange(0..<nonceSize, with: nonce)
-        return try box.withUnsafeMutableBufferPointer { buffer -> [UInt8] in
-            guard let base = buffer.baseAddress else { throw AEADError(.truncated) }
-            var length: Int32 = 0
-            if !plaintext.isEmpty {
-                try check(EVP_EncryptUpdate(ctx, base + nonceSize, &length, plaintext, Int32(plaintext.count)),
-                          "EVP_EncryptUpdate")
-            }
-            var finalLength: Int32 = 0
-            try check(EVP_EncryptFinal_ex(ctx, base + nonceSize + Int(length), &finalLength), "EVP_EncryptFinal_ex")
-            let end = nonceSize + Int(length + finalLength)
-            try check(copenssl_gcm_get_tag(ctx, Int32(tagSize), base + end), "EVP_CTRL_GCM_GET_TAG")
-            return Array(buffer[0..<(end + tagSize)])
-        }
+        try AES256GCMSealer(key: key).seal(plaintext, associatedData: associatedData)
     }
 
     /// Checks and decrypts a box made by ``seal(_:key:associatedData:)``.
@@ -77,7 +50,8 @@ package enum AES256GCM {
         }
     }
 
-    fileprivate static func start(_ ctx: OpaquePointer, encrypt: Bool, key: [UInt8], nonce: [UInt8]) throws {
+    /// Sets `ctx` up for AES-256-GCM with `key`, and `nonce` when given (a sealer sets its nonce per seal).
+    fileprivate static func start(_ ctx: OpaquePointer, encrypt: Bool, key: [UInt8], nonce: [UInt8]?) throws {
         try CipherAlgorithm.aes256GCM.withUnsafePointer { cipher in
             if encrypt {
                 try check(EVP_EncryptInit_ex(ctx, cipher, nil, nil, nil), "EVP_EncryptInit_ex")
@@ -112,13 +86,7 @@ package final class AES256GCMSealer: @unchecked Sendable {  // the context is us
     package init(key: [UInt8]) throws {
         guard key.count == AES256GCM.keySize else { throw AEADError(.invalidKeySize) }
         context = try CipherContext()
-        try context.withUnsafePointer { ctx in
-            try CipherAlgorithm.aes256GCM.withUnsafePointer { cipher in
-                try check(EVP_EncryptInit_ex(ctx, cipher, nil, nil, nil), "EVP_EncryptInit_ex")
-            }
-            try check(copenssl_gcm_set_iv_length(ctx, Int32(AES256GCM.nonceSize)), "EVP_CTRL_GCM_SET_IVLEN")
-            try check(EVP_EncryptInit_ex(ctx, nil, nil, key, nil), "EVP_EncryptInit_ex(key)")
-        }
+        try context.withUnsafePointer { try AES256GCM.start($0, encrypt: true, key: key, nonce: nil) }
     }
 
     /// Encrypts and authenticates `plaintext` under a fresh random nonce, binding `associatedData`.
@@ -127,9 +95,29 @@ package final class AES256GCMSealer: @unchecked Sendable {  // the context is us
         return try lock.withLock { _ in
             try context.withUnsafePointer { ctx in
                 try check(EVP_EncryptInit_ex(ctx, nil, nil, nil, nonce), "EVP_EncryptInit_ex(nonce)")
-                return try AES256GCM.finishSeal(ctx, nonce: nonce, plaintext: plaintext,
-                                                associatedData: associatedData)
+                try AES256GCM.feedAssociatedData(ctx, associatedData, encrypt: true)
+                return try Self.encrypt(ctx, nonce: nonce, plaintext: plaintext)
             }
+        }
+    }
+
+    /// Encrypts `plaintext` on a context holding its key and `nonce`; returns `nonce || ciphertext || tag`.
+    private static func encrypt(_ ctx: OpaquePointer, nonce: [UInt8], plaintext: [UInt8]) throws -> [UInt8] {
+        let (nonceSize, tagSize) = (AES256GCM.nonceSize, AES256GCM.tagSize)
+        var box = [UInt8](repeating: 0, count: nonceSize + plaintext.count + 16 + tagSize)
+        box.replaceSubrange(0..<nonceSize, with: nonce)
+        return try box.withUnsafeMutableBufferPointer { buffer -> [UInt8] in
+            guard let base = buffer.baseAddress else { throw AEADError(.truncated) }
+            var length: Int32 = 0
+            if !plaintext.isEmpty {
+                try check(EVP_EncryptUpdate(ctx, base + nonceSize, &length, plaintext, Int32(plaintext.count)),
+                          "EVP_EncryptUpdate")
+            }
+            var finalLength: Int32 = 0
+            try check(EVP_EncryptFinal_ex(ctx, base + nonceSize + Int(length), &finalLength), "EVP_EncryptFinal_ex")
+            let end = nonceSize + Int(length + finalLength)
+            try check(copenssl_gcm_get_tag(ctx, Int32(tagSize), base + end), "EVP_CTRL_GCM_GET_TAG")
+            return Array(buffer[0..<(end + tagSize)])
         }
     }
 }
