@@ -58,18 +58,17 @@ struct TimerQueue {
     }
 
     private var heap: [Entry] = []
-    /// The ids in `heap`, so that cancelling needs no search of it.
-    private var queued: Set<UInt64> = []
-    private var cancelled: Set<UInt64> = []
+    /// The ids in `heap` that are not cancelled: cancelling removes an id here, with no search of the heap.
+    private var live: Set<UInt64> = []
     private var nextID: UInt64 = 0
 
     var earliest: UInt64? { heap.first?.deadline }
-    var count: Int { heap.count - cancelled.count }
+    var count: Int { live.count }
 
     mutating func add(deadline: UInt64, _ action: @escaping @Sendable () -> Void) -> EventLoop.TimerID {
         nextID += 1
         heap.append(Entry(deadline: deadline, id: nextID, action: action))
-        queued.insert(nextID)
+        live.insert(nextID)
         var child = heap.count - 1
         while child > 0 {
             let parent = (child - 1) / 2
@@ -81,8 +80,7 @@ struct TimerQueue {
     }
 
     mutating func cancel(_ timer: EventLoop.TimerID) {
-        guard queued.contains(timer.value) else { return }
-        cancelled.insert(timer.value)
+        guard live.remove(timer.value) != nil else { return }
         dropCancelledTop()
     }
 
@@ -91,22 +89,18 @@ struct TimerQueue {
         var due: [@Sendable () -> Void] = []
         while let top = heap.first, top.deadline <= now {
             let entry = popTop()
-            if cancelled.remove(entry.id) == nil { due.append(entry.action) }
+            if live.remove(entry.id) != nil { due.append(entry.action) }
         }
         dropCancelledTop()
         return due
     }
 
     private mutating func dropCancelledTop() {
-        while let top = heap.first, cancelled.contains(top.id) {
-            cancelled.remove(top.id)
-            _ = popTop()
-        }
+        while let top = heap.first, !live.contains(top.id) { _ = popTop() }
     }
 
     private mutating func popTop() -> Entry {
         let top = heap[0]
-        queued.remove(top.id)
         let last = heap.removeLast()
         guard !heap.isEmpty else { return top }
         heap[0] = last
