@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Glibc
+import IOCore
 import Storage
 import Synchronization
 
@@ -47,8 +48,8 @@ final class RoundThread: TaskExecutor, RoundExecutor, Sendable {
 
     func runOnCurrentThread(after delay: Duration, _ task: @escaping @Sendable () -> Void) -> Bool {
         guard isCurrent else { return false }
-        let nanoseconds = delay.components.seconds * 1_000_000_000 + delay.components.attoseconds / 1_000_000_000
-        delayed.withLock { $0.append((.now() + .nanoseconds(Int(nanoseconds)), task)) }
+        let nanoseconds = Int(clamping: MonotonicClock.nanoseconds(delay))
+        delayed.withLock { $0.append((.now() + .nanoseconds(nanoseconds), task)) }
         return true
     }
 
