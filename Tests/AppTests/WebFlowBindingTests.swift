@@ -117,6 +117,7 @@ struct WebFlowBindingTests {
 
     @Test func aUsedNonceStaysUsedAfterARestart() async throws {
         let first = try await TestApp.start()
+        defer { try? FileManager.default.removeItem(at: first.directory) }
         let state = try TestApp.newState()
         let token = try first.webToken(state: state, subject: "001.restart")
         #expect(try await first.handle([("token", token)], state: state).status == .seeOther)

@@ -34,40 +34,54 @@ final class TestApp: Sendable {
                       otherTeams: [FakeAppleClientSecretCheck.KnownKey] = [], logger: Logger? = nil,
                       clock: TestClock? = nil,
                       configure: (inout Configuration) -> Void = { _ in }) async throws -> TestApp {
+        let owned = directory == nil
         let directory = directory ?? temporaryDirectory()
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let secrets = try DevSecrets.loadOrCreate(besides: directory.appendingPathComponent("apple.pem").path)
-        let stand = try FakeAppleServer(
-            hostname: "127.0.0.1", port: 0,
-            keys: try FakeAppleKeys.loadOrCreate(path: directory.appendingPathComponent("apple.pem").path),
-            clientSecretKey: try standInClientKey ?? secrets.clientKey.publicKey, otherTeams: otherTeams,
-            logger: quietLogger("fake-apple")
-        )
-        try stand.start()
-        var configuration = Configuration()
-        configuration.hostname = "127.0.0.1"
-        configuration.port = 0
-        configuration.databasePath = directory.appendingPathComponent("siwa.sqlite").path
-        if PostgresCluster.testsUsePostgres {
-            configuration.databaseURL = try PostgresURL(try await PostgresCluster.sharedDatabase(for: directory.path))
-        }
-        configuration.iosClientIDs = [iosClientID]
-        configuration.websiteClientID = webClientID
-        configuration.redirectURL = "http://127.0.0.1/login/siwa/callback"
-        configuration.appleBaseURL = stand.baseURL
-        configuration.resourcesPath = Configuration.locateResources("Resources")
-        if lifecycle {
-            configuration.appleKey = Configuration.AppleKeyConfiguration(
-                teamID: DevSecrets.teamID, keyID: DevSecrets.keyID, privateKeyPath: secrets.clientKeyPath
+        // What started before a failure is stopped, and a folder of our own removed, so no test leaks either.
+        var standIn: FakeAppleServer?
+        var started: SiwaServer?
+        do {
+            let secrets = try DevSecrets.loadOrCreate(besides: directory.appendingPathComponent("apple.pem").path)
+            let stand = try FakeAppleServer(
+                hostname: "127.0.0.1", port: 0,
+                keys: try FakeAppleKeys.loadOrCreate(path: directory.appendingPathComponent("apple.pem").path),
+                clientSecretKey: try standInClientKey ?? secrets.clientKey.publicKey, otherTeams: otherTeams,
+                logger: quietLogger("fake-apple")
             )
-            configuration.encryptionKey = secrets.encryptionKey
+            standIn = stand
+            try stand.start()
+            var configuration = Configuration()
+            configuration.hostname = "127.0.0.1"
+            configuration.port = 0
+            configuration.databasePath = directory.appendingPathComponent("siwa.sqlite").path
+            if PostgresCluster.testsUsePostgres {
+                let database = try await PostgresCluster.sharedDatabase(for: directory.path)
+                configuration.databaseURL = try PostgresURL(database)
+            }
+            configuration.iosClientIDs = [iosClientID]
+            configuration.websiteClientID = webClientID
+            configuration.redirectURL = "http://127.0.0.1/login/siwa/callback"
+            configuration.appleBaseURL = stand.baseURL
+            configuration.resourcesPath = Configuration.locateResources("Resources")
+            if lifecycle {
+                configuration.appleKey = Configuration.AppleKeyConfiguration(
+                    teamID: DevSecrets.teamID, keyID: DevSecrets.keyID, privateKeyPath: secrets.clientKeyPath
+                )
+                configuration.encryptionKey = secrets.encryptionKey
+            }
+            configuration.appleChoresInterval = 0
+            configure(&configuration)
+            let server = try await SiwaServer(configuration: configuration, logger: logger ?? quietLogger("siwa"),
+                                              clock: clock?.closure ?? Date.init)
+            started = server
+            try server.start()
+            return TestApp(directory: directory, apple: stand, server: server)
+        } catch {
+            await started?.shutdown()
+            await standIn?.shutdown()
+            if owned { try? FileManager.default.removeItem(at: directory) }
+            throw error
         }
-        configuration.appleChoresInterval = 0
-        configure(&configuration)
-        let server = try await SiwaServer(configuration: configuration, logger: logger ?? quietLogger("siwa"),
-                                          clock: clock?.closure ?? Date.init)
-        try server.start()
-        return TestApp(directory: directory, apple: stand, server: server)
     }
 
     /// Starts both as `start` does, runs `body` with them, and stops both whether `body` returns or throws (or
