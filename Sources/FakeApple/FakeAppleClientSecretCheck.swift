@@ -2,6 +2,7 @@ import CryptoCore
 import Foundation
 import JOSE
 import JSON
+import Synchronization
 
 /// How the stand-in judges a `client_secret`, as Apple does: an ES256 JWT with `sub` = the client id,
 /// `aud` = `https://appleid.apple.com`, a `kid` header, not expired, and at most 180 days long. With the keys it
@@ -23,6 +24,10 @@ package struct FakeAppleClientSecretCheck: Sendable {
     }
 
     let knownKeys: [KnownKey]
+    /// Secrets whose signature verified already.
+    private let verified = VerifiedSecrets()
+
+    init(knownKeys: [KnownKey]) { self.knownKeys = knownKeys }
 
     /// Apple refuses client secrets that live longer than six months.
     static let maximumLifetime: TimeInterval = 180 * 24 * 60 * 60
@@ -40,9 +45,11 @@ package struct FakeAppleClientSecretCheck: Sendable {
               let team = claims["iss"]?.stringValue, !team.isEmpty
         else { return nil }
         if !knownKeys.isEmpty {
-            guard let known = knownKeys.first(where: { $0.keyID == keyID }), team == known.teamID,
-                  (try? jws.verify(with: known.publicKey)) != nil
-            else { return nil }
+            guard let known = knownKeys.first(where: { $0.keyID == keyID }), team == known.teamID else { return nil }
+            if !verified.contains(secret, keyID: keyID) {
+                guard (try? jws.verify(with: known.publicKey)) != nil else { return nil }
+                verified.remember(secret, keyID: keyID)
+            }
         }
         guard claims["sub"]?.stringValue == clientID,
               claims["aud"]?.stringValue == "https://appleid.apple.com",
@@ -54,6 +61,16 @@ package struct FakeAppleClientSecretCheck: Sendable {
         }
         return team
     }
+}
+
+/// The last client secret whose signature verified, for each key id. A server sends one secret for as long as it
+/// lives, so its ES256 signature (about 60 µs of the stand-in's CPU) is checked once; the claims, expiry included,
+/// are checked on every call.
+private final class VerifiedSecrets: Sendable {
+    private let last = Mutex<[String: String]>([:])
+
+    func contains(_ secret: String, keyID: String) -> Bool { last.withLock { $0[keyID] == secret } }
+    func remember(_ secret: String, keyID: String) { last.withLock { $0[keyID] = secret } }
 }
 
 extension FakeAppleClientSecretCheck.KnownKey {

@@ -123,14 +123,14 @@ struct FakeAppleController: RouteCollection {
                 let issued = try await state.redeem(code: code, clientID: form.client_id, redirectURI: form.redirect_uri)
                 let refreshToken = "r" + Base64URL.encode(try SecureRandom.bytes(count: 32))
                 await state.store(refreshToken: refreshToken, .init(grant: issued.grant))
-                return try tokenResponse(issued.grant, refreshToken: refreshToken)
+                return Self.tokenResponse(issued.exchange, refreshToken: refreshToken)
             case "client_credentials":
                 return try await clientCredentials(form)
             case "refresh_token":
                 await knobs.countRefresh()
                 guard let token = form.refresh_token else { return Self.oauthError("invalid_request") }
                 let stored = try await state.refresh(token: token, clientID: form.client_id)
-                return try tokenResponse(stored.grant, refreshToken: nil)
+                return Self.tokenResponse(try exchangeTokens(stored.grant), refreshToken: nil)
             default:
                 return Self.oauthError("unsupported_grant_type")
             }
@@ -152,11 +152,16 @@ struct FakeAppleController: RouteCollection {
     /// A new authorization code and the identity token that comes with it (`c_hash` binds them), as Apple
     /// gives an app or posts to a web redirect URI.
     /// After a transfer the grant is the receiving team's (`FakeAppleTransfers.scoped`).
+    ///
+    /// The tokens its exchange will answer with are signed now, not at `/auth/token`: their `iat` is the code's, at
+    /// most `FakeAppleState.codeLifetime` earlier than Apple's would be, and the RS256 signature, the stand-in's
+    /// largest cost, stays off the exchange, so that a benchmark of the server's exchange measures the server.
     func issueCode(_ grant: FakeAppleState.Grant, redirectURI: String,
                    nonce: String?) async throws -> (code: String, idToken: String) {
         let grant = await transfers.scoped(grant, now: clock())
         let code = "c" + Base64URL.encode(try SecureRandom.bytes(count: 24))
-        await state.issue(code: code, .init(grant: grant, redirectURI: redirectURI, nonce: nonce, issuedAt: clock()))
+        await state.issue(code: code, .init(grant: grant, redirectURI: redirectURI, nonce: nonce, issuedAt: clock(),
+                                            exchange: try exchangeTokens(grant)))
         let idToken = try mintIdentityToken(grant, nonce: nonce, extraClaims: ["c_hash": .string(TokenHash.of(code))])
         return (code, idToken)
     }
@@ -171,12 +176,17 @@ struct FakeAppleController: RouteCollection {
         ), now: clock())
     }
 
-    private func tokenResponse(_ grant: FakeAppleState.Grant, refreshToken: String?) throws -> Response {
+    /// A new access token for `grant`, and an identity token with its `at_hash`.
+    private func exchangeTokens(_ grant: FakeAppleState.Grant) throws -> FakeAppleState.ExchangeTokens {
         let accessToken = "a" + Base64URL.encode(try SecureRandom.bytes(count: 24))
         let idToken = try mintIdentityToken(grant, extraClaims: ["at_hash": .string(TokenHash.of(accessToken))])
+        return FakeAppleState.ExchangeTokens(accessToken: accessToken, idToken: idToken)
+    }
+
+    private static func tokenResponse(_ tokens: FakeAppleState.ExchangeTokens, refreshToken: String?) -> Response {
         var body: [String: JSONValue] = [
-            "access_token": .string(accessToken), "token_type": "Bearer",
-            "expires_in": .number(Double(Self.accessTokenLifetime)), "id_token": .string(idToken),
+            "access_token": .string(tokens.accessToken), "token_type": "Bearer",
+            "expires_in": .number(Double(Self.accessTokenLifetime)), "id_token": .string(tokens.idToken),
         ]
         if let refreshToken { body["refresh_token"] = .string(refreshToken) }
         return Self.jsonAnswer(body)

@@ -25,7 +25,16 @@ actor FakeAppleState {
         var redirectURI: String
         var nonce: String?
         var issuedAt: Date
+        /// The access token and identity token its exchange answers with, made when the code is issued.
+        var exchange: ExchangeTokens
         var used = false
+    }
+
+    /// What `/auth/token` gives for a code besides the refresh token: the access token and the identity token
+    /// that carries its `at_hash`.
+    struct ExchangeTokens: Sendable {
+        var accessToken: String
+        var idToken: String
     }
 
     /// A refresh token: the grant it renews, until revoked.
