@@ -49,6 +49,9 @@ package final class TLSClientConnection {
         try step("read") { count in SSL_read_ex(ssl, buffer.baseAddress, buffer.count, &count) }
     }
 
+    /// Whether OpenSSL holds bytes read from the socket that `read` has not returned yet (SSL_has_pending(3)).
+    package var hasBufferedData: Bool { SSL_has_pending(ssl) == 1 }
+
     package func write(_ bytes: UnsafeRawBufferPointer) throws(TLSClientError) -> Progress {
         try step("write") { count in SSL_write_ex(ssl, bytes.baseAddress, bytes.count, &count) }
     }

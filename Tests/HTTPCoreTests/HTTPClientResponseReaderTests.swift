@@ -14,10 +14,11 @@ final class ScriptedTransport: HTTPClientTransport {
 
     func write(_ bytes: [UInt8], until deadline: UInt64) throws {}
 
-    func read(maxCount: Int, until deadline: UInt64) throws -> [UInt8] {
-        let piece = Array(remaining.prefix(min(maxCount, pieceSize)))
+    func read(appendingTo buffer: inout [UInt8], maxCount: Int, until deadline: UInt64) throws -> Bool {
+        let piece = remaining.prefix(min(maxCount, pieceSize))
+        buffer += piece
         remaining.removeFirst(piece.count)
-        return piece
+        return !piece.isEmpty
     }
 }
 

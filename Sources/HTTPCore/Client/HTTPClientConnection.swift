@@ -18,6 +18,10 @@ final class HTTPClientConnection: HTTPClientTransport, @unchecked Sendable {
     private(set) var requestCount = 0
     /// Where reads land before they are copied out: allocated once per connection, not once per read.
     private var scratch: [UInt8] = []
+    /// Set when a request has been written: its answer cannot have arrived yet, so the first read waits for the
+    /// loop to see the socket readable (an edge it remembers if it came first) instead of trying a `recv` that
+    /// could only fail with EAGAIN.
+    private var awaitsAnswer = false
 
     private init(fd: Int32, loop: EventLoop) {
         self.fd = fd
@@ -150,26 +154,37 @@ final class HTTPClientConnection: HTTPClientTransport, @unchecked Sendable {
             default: throw HTTPClientError(.connectionClosed, "send: \(String(cString: strerror(code)))")
             }
         }
+        awaitsAnswer = true
     }
 
-    func read(maxCount: Int, until deadline: UInt64) async throws -> [UInt8] {
+    func read(appendingTo buffer: inout [UInt8], maxCount: Int, until deadline: UInt64) async throws -> Bool {
         if scratch.count < maxCount { scratch = [UInt8](repeating: 0, count: maxCount) }
+        if awaitsAnswer {
+            awaitsAnswer = false
+            // Bytes OpenSSL has buffered are not on the socket, and would not wake the loop.
+            if tls?.hasBufferedData != true { try await park(EPOLLIN.rawValue, deadline, .readTimeout) }
+        }
         while true {
             if let tls {
                 let progress = try mapped {
                     try scratch.withUnsafeMutableBytes { try tls.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[..<maxCount])) }
                 }
                 switch progress {
-                case .done(let count): return Array(scratch[0..<count])
+                case .done(let count) where count > 0:
+                    buffer += scratch[0..<count]
+                    return true
+                case .done, .closed: return false
                 case .wantRead: try await park(EPOLLIN.rawValue, deadline, .readTimeout)
                 case .wantWrite: try await park(EPOLLOUT.rawValue, deadline, .readTimeout)
-                case .closed: return []
                 }
                 continue
             }
             let count = scratch.withUnsafeMutableBytes { recv(fd, $0.baseAddress, maxCount, 0) }
             let code = errno
-            if count >= 0 { return Array(scratch[0..<count]) }
+            if count >= 0 {
+                buffer += scratch[0..<count]
+                return count > 0
+            }
             switch code {
             case EAGAIN, EWOULDBLOCK: try await park(EPOLLIN.rawValue, deadline, .readTimeout)
             case EINTR: continue

@@ -48,12 +48,10 @@ extension HTTPClientResponseReader {
             buffer.removeFirst(start)
             start = 0
         }
-        let bytes = try await transport.read(maxCount: readSize, until: deadline)
-        if bytes.isEmpty {
+        guard try await transport.read(appendingTo: &buffer, maxCount: readSize, until: deadline) else {
             sawEnd = true
             return false
         }
-        buffer += bytes
         return true
     }
 

@@ -2,6 +2,6 @@
 protocol HTTPClientTransport: AnyObject {
     /// Writes all of `bytes`, or throws (`readTimeout` at `deadline`, monotonic ns).
     func write(_ bytes: [UInt8], until deadline: UInt64) async throws
-    /// Reads at most `maxCount` bytes; an empty result means the peer closed the stream.
-    func read(maxCount: Int, until deadline: UInt64) async throws -> [UInt8]
+    /// Appends at most `maxCount` bytes to `buffer`; false, with nothing appended, when the peer closed the stream.
+    func read(appendingTo buffer: inout [UInt8], maxCount: Int, until deadline: UInt64) async throws -> Bool
 }
