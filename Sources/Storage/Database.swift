@@ -9,7 +9,7 @@ package final class Database {
     let handle: OpaquePointer  // sqlite3 *
     /// The file this connection is open on.
     package let path: String
-    private var statementCache: [String: Statement] = [:]
+    private var statementCache: [StatementKey: Statement] = [:]
     let walMonitor = WALMonitor()
     /// The size a restarted WAL is truncated back to (`PRAGMA journal_size_limit`): 64 MiB.
     static let journalSizeLimitBytes = 64 << 20
@@ -76,12 +76,12 @@ package final class Database {
     ///
     /// The statement is reset before it is handed back; do not use the same SQL while iterating its rows.
     package func cachedStatement(sql: String) throws -> Statement {
-        if let statement = statementCache[sql] {
+        if let statement = statementCache[StatementKey(sql)] {
             statement.reset()
             return statement
         }
         let statement = try Statement(connection: handle, sql: sql, persistent: true)
-        statementCache[sql] = statement
+        statementCache[StatementKey(sql)] = statement
         return statement
     }
 

@@ -135,6 +135,18 @@ struct DatabaseTests {
         #expect(try database.cachedStatement(sql: "SELECT 2") !== first)
     }
 
+    /// The cache hashes only the ends of long SQL: statements alike there, and in length, are still told apart.
+    @Test func cachesStatementsThatDifferOnlyInTheMiddle() throws {
+        let padding = String(repeating: " ", count: StatementKey.sampledBytes)
+        let texts = ["1", "2", "3"].map { "SELECT\(padding)\($0)\(padding)AS v" }
+        for _ in 0..<2 {
+            #expect(try texts.map { text in try database.fetchOne(sql: text) { try $0[0] as Int } } == [1, 2, 3])
+        }
+        let statements = try texts.map { try database.cachedStatement(sql: $0) }
+        #expect(statements[0] !== statements[1] && statements[1] !== statements[2])
+        #expect(try database.cachedStatement(sql: texts[1]) === statements[1])
+    }
+
     @Test func reportsChangesAndRowID() throws {
         try database.executeScript("CREATE TABLE t (a)")
         try database.execute(sql: "INSERT INTO t VALUES (?)", arguments: [1])
