@@ -47,4 +47,23 @@ struct TokenEndpointTests {
         #expect(String(decoding: body, as: UTF8.self) == "client_id=com.example.app&code=a+b%2Bc%2Fd%3D%C3%A9%26*%7E")
         #expect(FormEncoding.encode([]).isEmpty)
     }
+
+    /// Every ASCII byte, against the WHATWG serializer's rule written out as a switch; the bytes of a multi-byte
+    /// character are all escaped, as the test above shows.
+    @Test func eachASCIIByteIsEscapedByTheSerializerRule() {
+        for byte in UInt8(0)..<0x80 {
+            let expected: String
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                 UInt8(ascii: "*"):
+                expected = String(UnicodeScalar(byte))
+            case UInt8(ascii: " "): expected = "+"
+            default: expected = "%" + String(format: "%02X", byte)
+            }
+            let value = String(decoding: [byte], as: UTF8.self)
+            #expect(String(decoding: FormEncoding.encode([("k", value)]), as: UTF8.self) == "k=" + expected,
+                    "byte \(byte)")
+        }
+    }
 }
