@@ -14,7 +14,8 @@ package func constantTimeEquals(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
 
 /// Compares the UTF-8 bytes of two strings in constant time; see ``constantTimeEquals(_:_:)-(([UInt8],[UInt8]))``.
 package func constantTimeEquals(_ lhs: String, _ rhs: String) -> Bool {
-    constantTimeEquals(Array(lhs.utf8), Array(rhs.utf8))
+    var (lhs, rhs) = (lhs, rhs)
+    return lhs.withUTF8 { a in rhs.withUTF8 { b in constantTimeEquals(a, b) } }
 }
 
 /// Compares two byte buffers in constant time; see ``constantTimeEquals(_:_:)-(([UInt8],[UInt8]))``.
