@@ -1,7 +1,7 @@
 extension HTTPClientResponseReader {
-    /// One line without its terminator; CRLF or a bare LF ends it (RFC 9112 §2.2).
-    /// Each byte read is charged to `budget`; running out is `responseTooLarge`.
-    mutating func readLine(budget: inout Int) async throws -> [UInt8] {
+    /// One line without its terminator, as its place in `buffer` (valid until the next read); CRLF or a bare LF
+    /// ends it (RFC 9112 §2.2). Each byte read is charged to `budget`; running out is `responseTooLarge`.
+    mutating func readLine(budget: inout Int) async throws -> Range<Int> {
         var scanned = 0  // bytes after `start` known to hold no LF; `fill` may move `start`
         while true {
             if let newline = buffer[(start + scanned)...].firstIndex(of: UInt8(ascii: "\n")) {
@@ -10,7 +10,7 @@ extension HTTPClientResponseReader {
                 budget -= consumed
                 var end = newline
                 if end > start, buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
-                let line = Array(buffer[start..<end])
+                let line = start..<end
                 start = newline + 1
                 return line
             }

@@ -109,7 +109,7 @@ struct HTTPClientResponseReader {
     }
 
     private mutating func readStatusLine(budget: inout Int) async throws -> (HTTPStatus, Bool) {
-        let line = try await readLine(budget: &budget)
+        let line = Array(buffer[try await readLine(budget: &budget)])
         // status-line = HTTP-version SP status-code SP [ reason-phrase ] (RFC 9112 §4)
         guard line.count >= 12, line.starts(with: Array("HTTP/1.".utf8)),
               line[7] == UInt8(ascii: "0") || line[7] == UInt8(ascii: "1"), line[8] == UInt8(ascii: " "),
@@ -127,7 +127,7 @@ struct HTTPClientResponseReader {
     private mutating func readFields(budget: inout Int) async throws -> HTTPHeaders {
         var headers = HTTPHeaders()
         while true {
-            let line = try await readLine(budget: &budget)
+            let line = buffer[try await readLine(budget: &budget)]
             if line.isEmpty { return headers }
             guard headers.count < maxHeaderCount else { throw tooLarge("more than \(maxHeaderCount) header fields") }
             headers.add(try Self.parseField(line))
@@ -136,7 +136,7 @@ struct HTTPClientResponseReader {
 
     /// One field line, by the server's field grammar (RFC 9110 §5, RFC 9112 §5): a token name, no whitespace
     /// before the colon, no obsolete line folding, a value of visible characters.
-    static func parseField(_ line: [UInt8]) throws -> (name: String, value: String) {
+    static func parseField(_ line: ArraySlice<UInt8>) throws -> (name: String, value: String) {
         try line.withUnsafeBytes { bytes in
             do {
                 let (name, value) = try HTTPHeadParser.splitField(bytes)
