@@ -48,8 +48,13 @@ package struct HTTPClient: Sendable {
         }
         // The exchange runs on a loop of the client's group (the caller's own when it is one): a socket that
         // becomes ready resumes it on the thread that saw it, with no hop to Swift's cooperative pool, whose few
-        // threads may be busy with blocking work elsewhere in the process.
-        return try await withTaskExecutorPreference(pools.group.any()) {
+        // threads may be busy with blocking work elsewhere in the process. A task that prefers that loop already
+        // (a request handler on its connection's loop) goes on without a second preference record.
+        let loop = pools.group.any()
+        if withUnsafeCurrentTask(body: { $0?.unownedTaskExecutor }) == loop.asUnownedTaskExecutor() {
+            return try await pool.execute(bytes, method: request.method, deadline: deadline)
+        }
+        return try await withTaskExecutorPreference(loop) {
             try await pool.execute(bytes, method: request.method, deadline: deadline)
         }
     }
