@@ -98,3 +98,12 @@ if Context.environment["SIWA_FUZZ"] == "1" {
                                                  path: "Fuzz/\(target.name)"))
     }
 }
+
+// A nonisolated async function runs on its caller's executor (SE-0461, Swift 6.2's `nonisolated(nonsending)` for
+// every such function) instead of hopping to the generic executor at each call. The server's tasks prefer their
+// event loop, where such a hop stays on the loop but still cost a task switch and a look-up of the preference under
+// the task's lock: 37 of them per sign-in with an authorization code (BENCHMARKS.md, fourth session). Blocking work
+// never relied on the hop: it goes to `BlockingWorker`, the SQLite writer or a Dispatch queue.
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("NonisolatedNonsendingByDefault")]
+}

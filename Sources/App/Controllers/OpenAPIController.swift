@@ -19,8 +19,10 @@ struct OpenAPIController: RouteCollection {
     }
 
     func boot(routes: any RoutesBuilder) throws {
-        routes.get("openapi.yaml") { [document] _ in
-            Response(status: .ok, headers: ["Content-Type": Self.contentType], body: .bytes(document))
-        }
+        routes.get("openapi.yaml", use: serve)
+    }
+
+    @Sendable func serve(_ req: Request) async throws -> Response {
+        Response(status: .ok, headers: ["Content-Type": Self.contentType], body: .bytes(document))
     }
 }
