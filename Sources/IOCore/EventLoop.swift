@@ -119,7 +119,8 @@ package final class EventLoop: Sendable {
     /// Parks the calling task until registered `fd` is ready for `events` (`EPOLLIN` or `EPOLLOUT`), `deadline`
     /// (monotonic ns) passes — for an `idle` server connection, no later than the drain deadline once draining has
     /// begun — or the grace period ends (`.shutdown`).
-    /// Call only after the operation returned EAGAIN (or a short read): edges are not repeated.
+    /// Call only after the operation returned EAGAIN (or a short read), or before the first read of an answer to a
+    /// request just written: edges are not repeated, but one that comes before the wait is kept for it.
     package func wait(for fd: Int32, events: UInt32, deadline: UInt64, idle: Bool = false) async -> Readiness {
         await withUnsafeContinuation { continuation in
             let (immediate, watchWrites): (Readiness?, Bool) = state.withLock { state in
