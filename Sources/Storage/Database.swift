@@ -76,12 +76,13 @@ package final class Database {
     ///
     /// The statement is reset before it is handed back; do not use the same SQL while iterating its rows.
     package func cachedStatement(sql: String) throws -> Statement {
-        if let statement = statementCache[StatementKey(sql)] {
+        let key = StatementKey(sql)
+        if let statement = statementCache[key] {
             statement.reset()
             return statement
         }
         let statement = try Statement(connection: handle, sql: sql, persistent: true)
-        statementCache[StatementKey(sql)] = statement
+        statementCache[key] = statement
         return statement
     }
 
