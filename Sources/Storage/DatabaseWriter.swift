@@ -70,9 +70,7 @@ final class DatabaseWriter: Sendable {
             && roundExecutor?.runAtEndOfCurrentRound(key: ObjectIdentifier(self), commitAtRoundEnd) == true
         let startDrain = queue.withLock { queue -> Bool in
             queue.pending.append(job)
-            if queue.isDraining || atRoundEnd { return false }
-            queue.isDraining = true
-            return true
+            return !atRoundEnd && queue.claimDrain()
         }
         if startDrain { connection.async { [self] database in drain(database) } }
     }
@@ -92,9 +90,7 @@ final class DatabaseWriter: Sendable {
         guard arm, !roundExecutor.runOnCurrentThread(after: commitWait, commitAfterWait) else { return }
         let startDrain = queue.withLock { queue -> Bool in
             queue.waitTimerArmed = false
-            if queue.isDraining { return false }
-            queue.isDraining = true
-            return true
+            return queue.claimDrain()
         }
         if startDrain { connection.async { [self] database in drain(database) } }
     }
@@ -105,9 +101,7 @@ final class DatabaseWriter: Sendable {
     /// the calling thread waits for at most one commit.
     func commitQueuedWrites() {
         let start = queue.withLock { queue -> Bool in
-            guard !queue.pending.isEmpty, !queue.isDraining else { return false }
-            queue.isDraining = true
-            return true
+            !queue.pending.isEmpty && queue.claimDrain()
         }
         guard start else { return }
         connection.sync { database in
@@ -201,4 +195,11 @@ struct WriteQueue: ~Copyable {
     /// Whether a timer will commit the writes that may wait (`DatabaseWriter.queueBehindTimer`).
     var waitTimerArmed = false
     var statistics = WriteStatistics()
+
+    /// Makes the caller the one that drains the queue, unless someone already is: true when it must start a drain.
+    mutating func claimDrain() -> Bool {
+        if isDraining { return false }
+        isDraining = true
+        return true
+    }
 }
