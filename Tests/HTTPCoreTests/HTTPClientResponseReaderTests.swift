@@ -58,6 +58,30 @@ struct HTTPClientResponseReaderTests {
         #expect(response.trailers["X-Checksum"] == "abc")
     }
 
+    @Test func framingFieldsAreListsReadInPlace() async throws {
+        #expect(try await read("HTTP/1.1 200 OK\r\nContent-Length: 5, 5\r\n\r\nhello").body == Array("hello".utf8))
+        let gzipThenChunked = "HTTP/1.1 200 OK\r\nTransfer-Encoding: gzip, Chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n"
+        #expect(try await read(gzipThenChunked).body == Array("ok".utf8))
+        // Empty list elements do not count (RFC 9110 §5.6.1): `chunked` is still the last coding.
+        let trailingComma = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked, \r\n\r\n2\r\nok\r\n0\r\n\r\n"
+        #expect(try await read(trailingComma).body == Array("ok".utf8))
+        // A last coding other than chunked: the body runs to the end of the connection, as it is.
+        let chunkedThenGzip = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked, gzip\r\n\r\nraw"
+        #expect(try await read(chunkedThenGzip).body == Array("raw".utf8))
+    }
+
+    @Test(arguments: [
+        ("Connection: keep-alive", true), ("Connection: keep-alive, Close", false), ("Connection: ,close,", false),
+        ("X-Connection: close", true),
+    ])
+    func connectionCloseIsAnElementOfTheList(_ field: String, keeps: Bool) async throws {
+        let text = "HTTP/1.1 200 OK\r\n\(field)\r\nContent-Length: 2\r\n\r\nok"
+        var reader = HTTPClientResponseReader(transport: ScriptedTransport(text), deadline: .max,
+                                              configuration: HTTPClient.Configuration())
+        _ = try await reader.readResponse(method: .GET)
+        #expect(reader.keepsConnection == keeps)
+    }
+
     @Test func readToClose() async throws {
         let response = try await read("HTTP/1.0 200 OK\r\n\r\nuntil the end")
         #expect(response.body == Array("until the end".utf8))
@@ -110,6 +134,8 @@ struct HTTPClientResponseReaderTests {
         "HTTP/2 200 OK\r\n\r\n", "HTTP/1.1 2000 OK\r\n\r\n", "HTTP/1.1 099 Low\r\n\r\n", "ICY 200 OK\r\n\r\n",
         "HTTP/1.1 200 OK\r\nBad Name: x\r\n\r\n", "HTTP/1.1 200 OK\r\n folded\r\n\r\n",
         "HTTP/1.1 200 OK\r\nContent-Length: 1, 2\r\n\r\nx", "HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n",
+        "HTTP/1.1 200 OK\r\nContent-Length:\r\n\r\n", "HTTP/1.1 200 OK\r\nContent-Length: 1,\r\n\r\nx",
+        "HTTP/1.1 200 OK\r\nContent-Length: 1234567890123456789\r\n\r\n",
         "HTTP/1.1 200 OK\r\nContent-Length: 3\r\nContent-Length: 4\r\n\r\nabcd",
         "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
         "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabc\r\n0\r\n\r\n",

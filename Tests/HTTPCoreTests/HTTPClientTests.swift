@@ -37,6 +37,22 @@ struct HTTPClientTests {
         #expect(received.body == Array("a=b".utf8))
     }
 
+    @Test func headOwnsHostAndFramingAndKeepsAGivenUserAgent() throws {
+        let url = try HTTPClientURL(parsing: "https://[2001:db8::1]/auth/revoke")
+        let request = HTTPClientRequest(method: .POST, url: "unused", headers: [
+            "HOST": "evil.example", "transfer-encoding": "chunked", "Content-length": "99", "user-agent": "app/1",
+            "Accept": "application/json",
+        ])
+        let head = String(decoding: try HTTPClient.serializeHead(request, url: url, userAgent: "siwa-server"),
+                          as: UTF8.self)
+        #expect(head == "POST /auth/revoke HTTP/1.1\r\nHost: [2001:db8::1]\r\nuser-agent: app/1\r\n"
+            + "Accept: application/json\r\nContent-Length: 0\r\n\r\n")
+        let delete = HTTPClientRequest(method: .DELETE, url: "unused")
+        let deleteHead = String(decoding: try HTTPClient.serializeHead(delete, url: url, userAgent: "ua"),
+                                as: UTF8.self)
+        #expect(deleteHead == "DELETE /auth/revoke HTTP/1.1\r\nHost: [2001:db8::1]\r\nUser-Agent: ua\r\n\r\n")
+    }
+
     @Test func getSendsNoContentLength() async throws {
         let server = try serve("HTTP/1.1 204 No Content\r\n\r\n")
         defer { server.stop() }

@@ -1,7 +1,4 @@
 extension HTTPClient {
-    /// The fields the client writes itself; one of these given in a request is dropped.
-    private static let ownedFields = ["Host", "Content-Length", "Connection", "Transfer-Encoding"]
-
     /// The request line and header section (RFC 9112 §3, §5). The client owns `Host`, `Content-Length`
     /// and `Connection` (none is sent: HTTP/1.1 connections persist by default, RFC 9112 §9.3); names and values
     /// are checked so no field can smuggle a line break.
@@ -9,39 +6,107 @@ extension HTTPClient {
     /// - Parameter bodyCapacity: room to reserve after the head, so that the body can be appended without a copy.
     static func serializeHead(_ request: HTTPClientRequest, url: HTTPClientURL, userAgent: String,
                               bodyCapacity: Int = 0) throws -> [UInt8] {
-        let method = request.method.rawValue
-        guard !method.isEmpty, method.utf8.allSatisfy(HTTPGrammar.isTokenChar) else {
+        var method = request.method.rawValue
+        guard method.withUTF8({ !$0.isEmpty && $0.allSatisfy(HTTPGrammar.isTokenChar) }) else {
             throw HTTPClientError(.invalidRequest, "invalid method")
         }
+        var capacity = 256 + bodyCapacity
+        for field in request.headers { capacity += field.name.utf8.count + field.value.utf8.count + 4 }
         var head: [UInt8] = []
-        head.reserveCapacity(256 + bodyCapacity + request.headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 })
-        head.append(contentsOf: method.utf8)
+        head.reserveCapacity(capacity)
+        append(method, to: &head)
         head.append(UInt8(ascii: " "))
-        head.append(contentsOf: url.target.utf8)
-        head.append(contentsOf: " HTTP/1.1\r\n".utf8)
-        appendField("Host", url.hostHeader, to: &head)
-        for field in request.headers where !ownedFields.contains(where: { HTTPHeaders.equalsIgnoringCase($0, field.name) }) {
-            guard !field.name.isEmpty, field.name.utf8.allSatisfy(HTTPGrammar.isTokenChar),
-                  field.value.utf8.allSatisfy({ $0 == 0x09 || ($0 >= 0x20 && $0 != 0x7F) }) else {
+        append(url.target, to: &head)
+        append(" HTTP/1.1\r\nHost: ", to: &head)
+        url.appendHostHeader(to: &head)
+        append("\r\n", to: &head)
+        var namesUserAgent = false
+        for field in request.headers {
+            switch FieldRole(field.name) {
+            case .ownedByClient: continue
+            case .userAgent: namesUserAgent = true
+            case .other: break
+            }
+            guard isValidField(name: field.name, value: field.value) else {
                 throw HTTPClientError(.invalidRequest, "invalid header field \(field.name)")
             }
             appendField(field.name, field.value, to: &head)
         }
-        if !request.headers.contains("User-Agent") {
-            appendField("User-Agent", userAgent, to: &head)
-        }
+        if !namesUserAgent { appendField("User-Agent", userAgent, to: &head) }
         // A request without content sends no Content-Length unless its method expects content (RFC 9110 §8.6).
-        if !request.body.isEmpty || [.POST, .PUT, .PATCH].contains(request.method) {
-            appendField("Content-Length", String(request.body.count), to: &head)
+        if !request.body.isEmpty || request.method.expectsContent {
+            append("Content-Length: ", to: &head)
+            appendDecimal(request.body.count, to: &head)
+            append("\r\n", to: &head)
         }
-        head.append(contentsOf: "\r\n".utf8)
+        append("\r\n", to: &head)
         return head
     }
 
+    /// What a request's field is to the client: one it writes itself (`Host`, `Content-Length`, `Connection`,
+    /// `Transfer-Encoding`; one given is dropped), `User-Agent` (given, it replaces the client's), or any other.
+    private enum FieldRole {
+        case ownedByClient, userAgent, other
+
+        init(_ name: String) {
+            var name = name
+            self = name.withUTF8 { bytes in
+                let raw = UnsafeRawBufferPointer(bytes)
+                switch bytes.count {
+                case 4 where HTTPGrammar.equalsLowercase(raw, "host"): return .ownedByClient
+                case 10 where HTTPGrammar.equalsLowercase(raw, "connection"): return .ownedByClient
+                case 10 where HTTPGrammar.equalsLowercase(raw, "user-agent"): return .userAgent
+                case 14 where HTTPGrammar.equalsLowercase(raw, "content-length"): return .ownedByClient
+                case 17 where HTTPGrammar.equalsLowercase(raw, "transfer-encoding"): return .ownedByClient
+                default: return .other
+                }
+            }
+        }
+    }
+
+    /// A token name and a value of visible characters, SP and HTAB (RFC 9110 §5.1, §5.5).
+    private static func isValidField(name: String, value: String) -> Bool {
+        var name = name, value = value
+        return name.withUTF8 { !$0.isEmpty && $0.allSatisfy(HTTPGrammar.isTokenChar) }
+            && value.withUTF8 { $0.allSatisfy { $0 == 0x09 || ($0 >= 0x20 && $0 != 0x7F) } }
+    }
+
     private static func appendField(_ name: String, _ value: String, to head: inout [UInt8]) {
-        head.append(contentsOf: name.utf8)
-        head.append(contentsOf: ": ".utf8)
-        head.append(contentsOf: value.utf8)
-        head.append(contentsOf: "\r\n".utf8)
+        append(name, to: &head)
+        append(": ", to: &head)
+        append(value, to: &head)
+        append("\r\n", to: &head)
+    }
+
+    static func append(_ text: String, to head: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { head.append(contentsOf: $0) }
+    }
+
+    static func append(_ text: StaticString, to head: inout [UInt8]) {
+        head.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    /// `value` (not negative) in decimal digits.
+    static func appendDecimal(_ value: Int, to head: inout [UInt8]) {
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for the 19 digits of Int.max
+        withUnsafeMutableBytes(of: &digits) { room in
+            var rest = UInt(max(value, 0))
+            var start = room.count
+            repeat {
+                start -= 1
+                room[start] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            } while rest > 0
+            head.append(contentsOf: UnsafeRawBufferPointer(rebasing: room[start...]))
+        }
+    }
+}
+
+extension HTTPMethod {
+    /// Whether a request with this method is expected to carry content, so that an empty one still sends
+    /// `Content-Length: 0` (RFC 9110 §8.6).
+    var expectsContent: Bool {
+        self == .POST || self == .PUT || self == .PATCH
     }
 }

@@ -59,13 +59,3 @@ extension HTTPClientResponseReader {
     func tooLarge(_ detail: String) -> HTTPClientError { HTTPClientError(.responseTooLarge, detail) }
     func closed(_ detail: String) -> HTTPClientError { HTTPClientError(.connectionClosed, "connection closed \(detail)") }
 }
-
-extension HTTPClientResponseReader {
-    /// Without leading and trailing SP and HTAB (OWS, RFC 9110 §5.6.3).
-    static func trimmed<S: StringProtocol>(_ text: S) -> String {
-        let bytes = Array(text.utf8)
-        guard let first = bytes.firstIndex(where: { $0 != 0x20 && $0 != 0x09 }),
-              let last = bytes.lastIndex(where: { $0 != 0x20 && $0 != 0x09 }) else { return "" }
-        return String(decoding: bytes[first...last], as: UTF8.self)
-    }
-}

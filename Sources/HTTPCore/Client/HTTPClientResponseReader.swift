@@ -1,3 +1,5 @@
+import Glibc
+
 /// Reads one HTTP/1.1 response from a transport (RFC 9112): status line, header section, then the body
 /// framed by `Transfer-Encoding: chunked`, `Content-Length`, or the end of the connection.
 ///
@@ -39,8 +41,11 @@ struct HTTPClientResponseReader {
                 continue
             }
             var response = HTTPClientResponse(status: status, headers: headers)
-            keepsConnection = isHTTP11 && !headers.values(for: "Connection")
-                .flatMap { $0.split(separator: ",") }.contains { Self.trimmed($0).lowercased() == "close" }
+            var closes = false
+            Self.forEachElement(of: headers, named: "Connection") { option in
+                if HTTPGrammar.equalsLowercase(option, "close") { closes = true }
+            }
+            keepsConnection = isHTTP11 && !closes
             try await readBody(into: &response, method: method)
             if start != buffer.count { keepsConnection = false }
             return response
@@ -50,11 +55,14 @@ struct HTTPClientResponseReader {
     /// Message body length rules of RFC 9112 §6.3, in order.
     private mutating func readBody(into response: inout HTTPClientResponse, method: HTTPMethod) async throws {
         if method == .HEAD || !response.status.mayHaveBody { return }
-        let codings = response.headers.values(for: "Transfer-Encoding")
-            .flatMap { $0.split(separator: ",") }
-            .map { Self.trimmed($0).lowercased() }
-        if !codings.isEmpty {
-            if codings.last == "chunked" {
+        var codings = 0
+        var lastIsChunked = false
+        Self.forEachElement(of: response.headers, named: "Transfer-Encoding") { coding in
+            codings += 1
+            lastIsChunked = HTTPGrammar.equalsLowercase(coding, "chunked")
+        }
+        if codings > 0 {
+            if lastIsChunked {
                 try await readChunked(into: &response)
             } else {
                 keepsConnection = false
@@ -62,16 +70,23 @@ struct HTTPClientResponseReader {
             }
             return
         }
-        let lengths = response.headers.values(for: "Content-Length").flatMap { $0.split(separator: ",") }
-        guard let first = lengths.first else {
+        // `1*DIGIT`; a list of equal values counts as one (RFC 9110 §8.6), anything else is malformed.
+        var contentLength: Int?
+        var lengthInvalid = false
+        Self.forEachElement(of: response.headers, named: "Content-Length", keepEmpty: true) { element in
+            guard element.count > 0, element.count <= 18, element.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
+                lengthInvalid = true
+                return
+            }
+            let number = element.reduce(0) { $0 * 10 + Int($1 - 0x30) }
+            if let contentLength, contentLength != number { lengthInvalid = true }
+            contentLength = number
+        }
+        guard !lengthInvalid else { throw malformed("invalid Content-Length") }
+        guard let length = contentLength else {
             keepsConnection = false
             response.body = try await readToEnd()
             return
-        }
-        let text = Self.trimmed(first)
-        guard lengths.allSatisfy({ Self.trimmed($0) == text }), !text.isEmpty, text.count <= 18,
-              text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), let length = Int(text) else {
-            throw malformed("invalid Content-Length")
         }
         guard length <= maxBodySize else { throw tooLarge("Content-Length \(length)") }
         response.body = try await readExactly(length)
@@ -109,17 +124,26 @@ struct HTTPClientResponseReader {
     }
 
     private mutating func readStatusLine(budget: inout Int) async throws -> (HTTPStatus, Bool) {
-        let line = Array(buffer[try await readLine(budget: &budget)])
-        // status-line = HTTP-version SP status-code SP [ reason-phrase ] (RFC 9112 §4)
-        guard line.count >= 12, line.starts(with: Array("HTTP/1.".utf8)),
+        let line = try await readLine(budget: &budget)
+        let status = buffer.withUnsafeBufferPointer { Self.parseStatusLine(UnsafeBufferPointer(rebasing: $0[line])) }
+        guard let status else { throw malformed("invalid status line") }
+        return status
+    }
+
+    /// `status-line = HTTP-version SP status-code SP [ reason-phrase ]` (RFC 9112 §4), HTTP/1.0 or 1.1, a code of
+    /// at least 100; with whether the version is 1.1. Nil when the line is not one.
+    static func parseStatusLine(_ line: UnsafeBufferPointer<UInt8>) -> (HTTPStatus, Bool)? {
+        let prefix: StaticString = "HTTP/1."
+        guard line.count >= 12, let base = line.baseAddress,
+              memcmp(base, prefix.utf8Start, prefix.utf8CodeUnitCount) == 0,
               line[7] == UInt8(ascii: "0") || line[7] == UInt8(ascii: "1"), line[8] == UInt8(ascii: " "),
               line[9..<12].allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
               line.count == 12 || line[12] == UInt8(ascii: " ") else {
-            throw malformed("invalid status line")
+            return nil
         }
         let code = line[9..<12].reduce(0) { $0 * 10 + Int($1 - 0x30) }
-        guard code >= 100 else { throw malformed("invalid status code") }
-        let reason = line.count > 13 ? String(decoding: line[13...], as: UTF8.self) : nil
+        guard code >= 100 else { return nil }
+        let reason = line.count > 13 ? String(decoding: UnsafeBufferPointer(rebasing: line[13...]), as: UTF8.self) : nil
         return (HTTPStatus(code: code, reasonPhrase: reason), line[7] == UInt8(ascii: "1"))
     }
 
@@ -143,6 +167,20 @@ struct HTTPClientResponseReader {
                 return (HTTPGrammar.string(name), HTTPGrammar.string(value))
             } catch let error as HTTPParseError {
                 throw HTTPClientError(.malformedResponse, "invalid header field (\(error.reason.rawValue))")
+            }
+        }
+    }
+}
+
+extension HTTPClientResponseReader {
+    /// Calls `body` with each element of the comma-separated fields named `name`, in order, OWS trimmed; empty
+    /// elements are skipped (RFC 9110 §5.6.1) unless `keepEmpty`. Reads the values in place, without copies.
+    static func forEachElement(of headers: HTTPHeaders, named name: String, keepEmpty: Bool = false,
+                               _ body: (UnsafeRawBufferPointer) -> Void) {
+        for field in headers where HTTPHeaders.equalsIgnoringCase(field.name, name) {
+            var value = field.value
+            value.withUTF8 {
+                HTTPHeadParser.FieldSummary.forEachListElement(UnsafeRawBufferPointer($0), keepEmpty: keepEmpty, body)
             }
         }
     }

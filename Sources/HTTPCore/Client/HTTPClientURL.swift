@@ -110,10 +110,22 @@ struct HTTPClientURL: Equatable, Sendable {
 
     /// The `Host` field value (RFC 9110 §7.2): brackets around IPv6, the port only when not the default.
     var hostHeader: String {
+        var bytes: [UInt8] = []
+        appendHostHeader(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends `hostHeader`'s bytes, without making the string: the client writes it into every request head.
+    func appendHostHeader(to head: inout [UInt8]) {
         // Only an IPv6 literal has a colon: other hosts are letters, digits, `-` and `.`.
-        let name = host.utf8.contains(UInt8(ascii: ":")) ? "[" + host + "]" : host
-        let defaultPort = scheme == .https ? 443 : 80
-        return port == defaultPort ? name : name + ":" + String(port)
+        let isIPv6 = host.utf8.contains(UInt8(ascii: ":"))
+        if isIPv6 { head.append(UInt8(ascii: "[")) }
+        HTTPClient.append(host, to: &head)
+        if isIPv6 { head.append(UInt8(ascii: "]")) }
+        if port != (scheme == .https ? 443 : 80) {
+            head.append(UInt8(ascii: ":"))
+            HTTPClient.appendDecimal(port, to: &head)
+        }
     }
 
     var isIPLiteral: Bool { Self.isIPv4Literal(host) || Self.isIPv6Literal(host) }
