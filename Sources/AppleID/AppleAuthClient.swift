@@ -14,6 +14,8 @@ package struct AppleAuthClient: Sendable {
     package let http: HTTPClient
     /// Calls so far, by endpoint and outcome.
     package let calls = AppleAuthCallCounters()
+    /// `baseURL` joined with each endpoint's path, once.
+    private let tokenURL: String, revokeURL: String, migrationURL: String
 
     /// - Parameters:
     ///   - baseURL: `APPLE_BASE_URL`, e.g. `https://appleid.apple.com`.
@@ -21,6 +23,8 @@ package struct AppleAuthClient: Sendable {
     ///   - http: the HTTPS client.
     package init(baseURL: String, clientSecret: ClientSecret, http: HTTPClient = HTTPClient()) {
         self.baseURL = baseURL
+        (tokenURL, revokeURL, migrationURL) = (baseURL + "/auth/token", baseURL + "/auth/revoke",
+                                               baseURL + "/auth/usermigrationinfo")
         self.clientSecret = clientSecret
         self.http = http
     }
@@ -67,15 +71,20 @@ package struct AppleAuthClient: Sendable {
     func post(_ endpoint: AppleAuthCallCounters.Endpoint, _ form: [(String, String)], bearer: String? = nil)
         async throws -> HTTPClientResponse
     {
-        let path = "/auth/\(endpoint.rawValue)"
+        var path: String { "/auth/\(endpoint.rawValue)" }  // made only for an error's detail
         let started = MonotonicClock.now()
         defer { calls.recordDuration(endpoint, nanoseconds: Int(clamping: MonotonicClock.now() - started)) }
-        var headers: HTTPHeaders = ["Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json"]
+        var headers = Self.formHeaders
         if let bearer { headers.add(name: "Authorization", value: "Bearer \(bearer)") }
         let response: HTTPClientResponse
         do {
+            let url = switch endpoint {
+            case .token: tokenURL
+            case .revoke: revokeURL
+            case .usermigrationinfo: migrationURL
+            }
             response = try await http.send(HTTPClientRequest(
-                method: .POST, url: baseURL + path, headers: headers, body: FormEncoding.encode(form)
+                method: .POST, url: url, headers: headers, body: FormEncoding.encode(form)
             ))
         } catch {
             let kind = (error as? HTTPClientError)?.kind
@@ -102,6 +111,11 @@ package struct AppleAuthClient: Sendable {
         calls.record(endpoint, .malformedResponse)
         throw AppleAuthError(.malformedResponse, detail: "\(path) answered \(response.status.code) without an error code")
     }
+
+    /// The fields of every form posted to Apple.
+    private static let formHeaders: HTTPHeaders = [
+        "Content-Type": "application/x-www-form-urlencoded", "Accept": "application/json",
+    ]
 
     /// Reads the answer's members in order rather than building a dictionary of them: there are five, read once.
     private func decodeTokenResponse(_ response: HTTPClientResponse) throws -> TokenResponse {
@@ -140,53 +154,64 @@ extension AppleAuthClient {
 /// `application/x-www-form-urlencoded` serialisation (WHATWG URL §5.2): unreserved bytes as is, space as `+`.
 enum FormEncoding {
     static func encode(_ fields: [(String, String)]) -> [UInt8] {
-        var fields = fields
         // Room for every byte escaped, so that each field is read once: a form is a few hundred bytes.
         var capacity = max(2 * fields.count - 1, 0)  // the `=` of each field and the `&` between them
         for (name, value) in fields { capacity += 3 * (name.utf8.count + value.utf8.count) }
-        let verbatim = verbatimBytes
-        return [UInt8](unsafeUninitializedCapacity: capacity) { out, initialized in
-            var offset = 0
-            for index in fields.indices {
-                if index > 0 { out[offset] = UInt8(ascii: "&"); offset += 1 }
-                fields[index].0.withUTF8 { escape($0, verbatim, into: out, at: &offset) }
-                out[offset] = UInt8(ascii: "=")
-                offset += 1
-                fields[index].1.withUTF8 { escape($0, verbatim, into: out, at: &offset) }
+        return verbatimBytes.withUnsafeBufferPointer { verbatim in
+            [UInt8](unsafeUninitializedCapacity: capacity) { out, initialized in
+                var offset = 0
+                for (index, field) in fields.enumerated() {
+                    if index > 0 { out[offset] = UInt8(ascii: "&"); offset += 1 }
+                    var (name, value) = field
+                    name.withUTF8 { escape($0, verbatim, into: out, at: &offset) }
+                    out[offset] = UInt8(ascii: "=")
+                    offset += 1
+                    value.withUTF8 { escape($0, verbatim, into: out, at: &offset) }
+                }
+                initialized = offset
             }
-            initialized = offset
         }
     }
 
     private static let hexDigits: StaticString = "0123456789ABCDEF"
 
-    /// The bytes written as they are, as two bit masks over 0–63 and 64–127: ALPHA, DIGIT and `-._*` (the WHATWG
-    /// URL standard's application/x-www-form-urlencoded serializer). A space becomes `+`, anything else `%XX`.
-    private static let verbatimBytes: (low: UInt64, high: UInt64) = {
-        var masks: (low: UInt64, high: UInt64) = (0, 0)
+    /// Whether each byte value is written as it is: ALPHA, DIGIT and `-._*` (the WHATWG URL standard's
+    /// application/x-www-form-urlencoded serializer). A space becomes `+`, anything else `%XX`.
+    private static let verbatimBytes: [Bool] = {
+        var table = [Bool](repeating: false, count: 256)
         for byte in "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._*".utf8 {
-            if byte < 64 { masks.low |= 1 << byte } else { masks.high |= 1 << (byte - 64) }
+            table[Int(byte)] = true
         }
-        return masks
+        return table
     }()
 
-    private static func escape(_ text: UnsafeBufferPointer<UInt8>, _ verbatim: (low: UInt64, high: UInt64),
+    /// Writes `text` escaped at `offset` of `out`, copying each run of verbatim bytes at once (a client secret is
+    /// one such run of a few hundred bytes).
+    private static func escape(_ text: UnsafeBufferPointer<UInt8>, _ verbatim: UnsafeBufferPointer<Bool>,
                                into out: UnsafeMutableBufferPointer<UInt8>, at offset: inout Int) {
+        guard let source = text.baseAddress, let target = out.baseAddress else { return }
         let hex = hexDigits.utf8Start
-        for byte in text {
-            let mask = byte < 64 ? verbatim.low : byte < 128 ? verbatim.high : 0
-            if mask & (1 << (byte & 63)) != 0 {
-                out[offset] = byte
-                offset += 1
-            } else if byte == UInt8(ascii: " ") {
-                out[offset] = UInt8(ascii: "+")
+        var index = 0
+        while index < text.count {
+            var end = index
+            while end < text.count, verbatim[Int(source[end])] { end += 1 }
+            if end > index {
+                (target + offset).initialize(from: source + index, count: end - index)
+                offset += end - index
+                index = end
+                continue
+            }
+            let byte = source[index]
+            if byte == UInt8(ascii: " ") {
+                target[offset] = UInt8(ascii: "+")
                 offset += 1
             } else {
-                out[offset] = UInt8(ascii: "%")
-                out[offset + 1] = hex[Int(byte >> 4)]
-                out[offset + 2] = hex[Int(byte & 0x0F)]
+                target[offset] = UInt8(ascii: "%")
+                target[offset + 1] = hex[Int(byte >> 4)]
+                target[offset + 2] = hex[Int(byte & 0x0F)]
                 offset += 3
             }
+            index += 1
         }
     }
 }
