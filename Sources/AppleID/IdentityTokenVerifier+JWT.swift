@@ -47,10 +47,24 @@ extension IdentityTokenVerifier {
         }
     }
 
-    /// The members of the token's claims object.
-    static func claimMembers(of jws: JWS) throws -> [JSONMember] {
+    /// `token`'s header (allowed by the same policy as `parsed(_:)`) and payload, its signature not decoded: for an
+    /// ID token from the token endpoint, which TLS authenticates.
+    func parsedUnverified(_ token: String) throws -> (header: JOSEHeader, payload: [UInt8]) {
         do {
-            return try JSONValue.parseObjectMembers(jws.payload)
+            let content = try JWS.unverifiedContent(compact: token, limits: limits)
+            _ = try content.header.checkPolicy(allowing: Self.allowedAlgorithms)
+            return content
+        } catch let error as JWTError {
+            throw AppleIDError(error)
+        }
+    }
+
+    /// The members of the token's claims object.
+    static func claimMembers(of jws: JWS) throws -> [JSONMember] { try claimMembers(ofPayload: jws.payload) }
+
+    static func claimMembers(ofPayload payload: [UInt8]) throws -> [JSONMember] {
+        do {
+            return try JSONValue.parseObjectMembers(payload)
         } catch {
             throw AppleIDError(.malformed, detail: "claims are not a JSON object")
         }

@@ -86,9 +86,9 @@ package struct IdentityTokenVerifier: Sendable {
     /// sign-in (`sub`, `at_hash`).
     /// - Throws: ``AppleIDError``.
     package func verifyFromTokenEndpoint(_ token: String) throws -> AppleIdentityToken {
-        let jws = try parsed(token)
-        let (jwt, claims) = try checkClaims(header: jws.header, members: try Self.claimMembers(of: jws),
-                                            requireExpiration: true)
+        let content = try parsedUnverified(token)
+        let members = try Self.claimMembers(ofPayload: content.payload)
+        let (jwt, claims) = try checkClaims(header: content.header, members: members, requireExpiration: true)
         return try identityToken(jwt: jwt, claims: claims, nonce: nil)
     }
 

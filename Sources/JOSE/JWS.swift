@@ -24,15 +24,27 @@ package struct JWS: Sendable {
     ///   base64url, within `limits`, with a JSON-object header.
     package init(compact: String, limits: JWSLimits = .default) throws {
         var compact = compact
-        let parts = try compact.withUTF8 { try Self.split($0, limits: limits) }
+        let parts = try compact.withUTF8 { try Self.split($0, limits: limits, decodingSignature: true) }
         header = parts.header
         payload = parts.payload
         signature = parts.signature
         signingInput = parts.signingInput
     }
 
+    /// The header and payload of a compact JWS whose signature the caller does not check: an ID token received
+    /// from the token endpoint over TLS, whose issuer TLS vouches for (OpenID Connect Core §3.1.3.7, step 6).
+    /// The same checks as `init(compact:limits:)`, except that the signature is not decoded.
+    package static func unverifiedContent(compact: String, limits: JWSLimits = .default) throws
+        -> (header: JOSEHeader, payload: [UInt8])
+    {
+        var compact = compact
+        let parts = try compact.withUTF8 { try split($0, limits: limits, decodingSignature: false) }
+        return (parts.header, parts.payload)
+    }
+
+    /// The three parts, decoded; the signature and signing input empty unless `decodingSignature`.
     private static func split(
-        _ bytes: UnsafeBufferPointer<UInt8>, limits: JWSLimits
+        _ bytes: UnsafeBufferPointer<UInt8>, limits: JWSLimits, decodingSignature: Bool
     ) throws -> (header: JOSEHeader, payload: [UInt8], signature: [UInt8], signingInput: [UInt8]) {
         guard bytes.count <= limits.maximumTokenBytes else { throw JWTError(.malformed, detail: "token too long") }
         guard let base = bytes.baseAddress else { throw JWTError(.malformed, detail: "empty token") }
@@ -55,10 +67,13 @@ package struct JWS: Sendable {
               signaturePart.count <= (limits.maximumSignatureBytes * 4 + 2) / 3
         else { throw JWTError(.malformed, detail: "header or signature too long") }
         guard let headerBytes = Base64URL.decode(buffer: headerPart),
-              let payload = Base64URL.decode(buffer: payloadPart),
-              let signature = Base64URL.decode(buffer: signaturePart)
+              let payload = Base64URL.decode(buffer: payloadPart)
         else { throw JWTError(.malformed, detail: "invalid base64url") }
         let header = try JOSEHeader(json: headerBytes)
+        guard decodingSignature else { return (header, payload, [], []) }
+        guard let signature = Base64URL.decode(buffer: signaturePart) else {
+            throw JWTError(.malformed, detail: "invalid base64url")
+        }
         return (header, payload, signature, Array(UnsafeBufferPointer(rebasing: bytes[..<second])))
     }
 

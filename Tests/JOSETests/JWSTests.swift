@@ -19,6 +19,17 @@ struct JWSTests {
     ])
     func rejectsMalformedStructure(_ token: String) {
         #expect(throws: JWTError(.malformed)) { try JWS(compact: token) }
+        #expect(throws: JWTError(.malformed)) { try JWS.unverifiedContent(compact: token) }
+    }
+
+    @Test func unverifiedContentIsTheHeaderAndPayloadWithoutDecodingTheSignature() throws {
+        let jws = try JWS(compact: JWS.fixture())
+        let content = try JWS.unverifiedContent(compact: JWS.fixture())
+        #expect(content.header == jws.header)
+        #expect(content.payload == jws.payload)
+        let undecodable = "eyJhbGciOiJSUzI1NiJ9.e30.c2l="
+        #expect(throws: JWTError(.malformed)) { try JWS(compact: undecodable) }
+        #expect(try JWS.unverifiedContent(compact: undecodable).payload == Array("{}".utf8))
     }
 
     @Test(arguments: [
