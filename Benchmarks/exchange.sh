@@ -13,6 +13,8 @@
 # right before it starts (EXCHANGE_CODES, default DURATION x 1300: more than 64 connections can use in DURATION
 # seconds at a 50 ms round trip), all distinct new users. Runs without a code go much faster and use identity
 # tokens of distinct new users minted ahead by `siwa mint` (EXCHANGE_TOKENS, default 60000, kept in $CACHE).
+# EXCHANGE_PERF_DIR=/some/dir samples the server with perf record (cpu-clock, call graphs) during each run, one file
+# per run there, for `perf report -i`.
 PROXY_PORT=${BENCH_PROXY_PORT:-29091}
 EXCHANGE_DELAY_MS=${EXCHANGE_DELAY_MS:-50}
 EXCHANGE_CONNS=${EXCHANGE_CONNS:-64}
@@ -181,10 +183,17 @@ exchange_case() { # exchange_case NAME KIND BINARY APPLE_MAX_CONNECTIONS WITH_CO
     [ "$status" = 200 ] || echo "   warning: the warm-up sign-in answered $status: $(head -c 300 "$WORK/warm.out")" >&2
     c1=$(proxy_count)
     t1=$(cpu_ticks "$SERVER_PID")
+    local perf_pid=
+    if [ -n "${EXCHANGE_PERF_DIR:-}" ]; then
+        mkdir -p "$EXCHANGE_PERF_DIR"
+        perf record -q -e cpu-clock -F 4000 -g -p "$SERVER_PID" -o "$EXCHANGE_PERF_DIR/$name-$kind-$max-$with_code${pace:+-paced}.data" 2>/dev/null &
+        perf_pid=$!
+    fi
     result=$(CREDENTIALS="$creds" WITH_CODE="$with_code" PACE_MS="$pace" taskset -c 1 wrk -t1 -c"$EXCHANGE_CONNS" -d"${DURATION}s" \
         --timeout 10s -s "$WRK_DIR/exchange.lua" "http://127.0.0.1:$PORT/api/users/siwa" 2>"$WORK/wrk.err" |
         grep '^RESULT' || echo "RESULT 0 0 0 0 0 0 0 0")
     t2=$(cpu_ticks "$SERVER_PID")
+    if [ -n "$perf_pid" ]; then kill -INT "$perf_pid" 2>/dev/null || true; wait "$perf_pid" 2>/dev/null || true; fi
     c2=$(proxy_count)
     stop_thread_sampler
     if grep -q WRAPPED "$WORK/wrk.err"; then
