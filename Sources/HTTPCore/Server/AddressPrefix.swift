@@ -27,21 +27,34 @@ package enum AddressPrefix: Hashable, Sendable, CustomStringConvertible {
     /// Reads an address as `Request.remoteAddress` gives it: `1.2.3.4`, `1.2.3.4:5678`, `::1`, `[::1]:5678`,
     /// `fe80::1%eth0`. Anything else becomes `.other`.
     package init(parsing text: some StringProtocol) {
-        var host = Substring(text)
-        if host.first == "[" {
-            if let close = host.firstIndex(of: "]") { host = host[host.index(after: host.startIndex)..<close] }
-        } else if let colon = host.firstIndex(of: ":"), host[host.index(after: colon)...].firstIndex(of: ":") == nil {
-            host = host[..<colon]
+        var string = String(text)
+        self = string.withUTF8(Self.parse) ?? .other(String(string.prefix(Self.maxOtherLength)))
+    }
+
+    /// The address in `text`'s bytes, read in place: the host of `[host]:port` or `host:port` (one colon only, so
+    /// a bare IPv6 address keeps its colons), without a `%zone`; nil when it is not an IPv4 or IPv6 address.
+    private static func parse(_ text: UnsafeBufferPointer<UInt8>) -> AddressPrefix? {
+        var start = 0
+        var end = text.count
+        if text.first == UInt8(ascii: "[") {
+            if let close = text.firstIndex(of: UInt8(ascii: "]")) { (start, end) = (1, close) }
+        } else if let colon = text.firstIndex(of: UInt8(ascii: ":")),
+                  !text[(colon + 1)...].contains(UInt8(ascii: ":")) {
+            end = colon
         }
-        if let percent = host.firstIndex(of: "%") { host = host[..<percent] }
-        let parsed: AddressPrefix? = String(host).withCString { pointer in
+        if let percent = text[start..<end].firstIndex(of: UInt8(ascii: "%")) { end = percent }
+        // inet_pton reads a C string; no address is longer than INET6_ADDRSTRLEN (46) bytes.
+        guard end - start < 64 else { return nil }
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: 64) { host -> AddressPrefix? in
+            guard let base = host.baseAddress else { return nil }
+            for offset in 0..<(end - start) { base[offset] = CChar(bitPattern: text[start + offset]) }
+            base[end - start] = 0
             var v4 = in_addr()
-            if inet_pton(AF_INET, pointer, &v4) == 1 { return .ipv4(UInt32(bigEndian: v4.s_addr)) }
+            if inet_pton(AF_INET, base, &v4) == 1 { return .ipv4(UInt32(bigEndian: v4.s_addr)) }
             var v6 = in6_addr()
-            if inet_pton(AF_INET6, pointer, &v6) == 1 { return AddressPrefix(v6) }
+            if inet_pton(AF_INET6, base, &v6) == 1 { return AddressPrefix(v6) }
             return nil
         }
-        self = parsed ?? .other(String(text.prefix(Self.maxOtherLength)))
     }
 
     /// The prefix of a socket address from `accept(2)`; nil for a family other than IPv4 and IPv6.
