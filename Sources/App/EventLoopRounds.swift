@@ -13,6 +13,11 @@ struct EventLoopRounds: RoundExecutor {
         EventLoopIteration.runAtEnd(key: key, task)
     }
 
+    func runWhenIdle(key: ObjectIdentifier, atTheLatestAfter delay: Duration,
+                     _ task: @escaping @Sendable () -> Void) -> Bool {
+        EventLoopIteration.runWhenIdle(key: key, atTheLatestAfter: delay, task)
+    }
+
     /// A timer on the calling thread's loop; every timer of a loop fires when it stops.
     func runOnCurrentThread(after delay: Duration, _ task: @escaping @Sendable () -> Void) -> Bool {
         guard let loop = EventLoop.current else { return false }

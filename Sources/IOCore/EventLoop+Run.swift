@@ -5,13 +5,15 @@ extension EventLoop {
     /// Runs the loop on the calling thread until `stop()`: waits on epoll, resumes the tasks whose sockets became
     /// ready, calls the handlers of watched descriptors, resumes the tasks that yielded to it (`yieldToSockets`),
     /// runs the jobs of tasks that prefer this loop, then the tasks added with `EventLoopIteration.runAtEnd`, and
-    /// every `sweepInterval` (or sooner, for a timer) resumes the waits whose deadline has passed.
+    /// every `sweepInterval` (or sooner, for a timer) resumes the waits whose deadline has passed. Before it would
+    /// wait with nothing to do, or once their limit has passed, it runs the tasks added with
+    /// `EventLoopIteration.runWhenIdle`.
     package func run() {
         let endTasks = IterationEndTasks()
         endTasks.attachToThread()
         CurrentLoop.set(self)
         defer {
-            endTasks.run()
+            endTasks.runIdle()
             endTasks.detachFromThread()
             CurrentLoop.set(nil)
         }
@@ -23,8 +25,15 @@ extension EventLoop {
         var jobs: [UnownedJob] = []
         var yielded: [UnsafeContinuation<Void, Never>] = []
         while true {
+            // With nothing left to do, tasks waiting for an idle loop make this wait a look: when no socket is
+            // ready either, they run at the end of this iteration instead of after the next wake.
+            var idleLook = false
             let timeout: Int32 = state.withLock { state in
                 guard state.jobs.isEmpty, endTasks.isEmpty, state.nextIteration.isEmpty else { return 0 }
+                if endTasks.hasIdleTasks {
+                    idleLook = true
+                    return 0
+                }
                 state.sleeping = true
                 let until = min(nextSweep, state.timers.earliest ?? .max)
                 let now = MonotonicClock.now()
@@ -79,6 +88,7 @@ extension EventLoop {
                 nextSweep = now + Self.sweepInterval
                 sweep(now: now)
             }
+            if endTasks.hasIdleTasks, (idleLook && count <= 0) || now >= endTasks.idleDeadline { endTasks.runIdle() }
         }
     }
 

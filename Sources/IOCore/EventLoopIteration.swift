@@ -20,6 +20,21 @@ package enum EventLoopIteration {
         tasks.add(key: key, task)
         return true
     }
+
+    /// If the calling thread is an event loop's, runs `task` on it once the loop has nothing left to do (no job
+    /// ready, no socket ready, nothing added with `runAtEnd`), just before it would wait, or at the end of the first
+    /// iteration after `delay` if the loop stays busy that long; returns `true`. A second call with the same `key`
+    /// before then adds nothing (and keeps the first call's limit). On any other thread it returns `false`.
+    ///
+    /// Work that gains from company but should not wait for nothing (a store's writes, which can share a commit)
+    /// can wait here: while the loop is busy more of it comes, and an idle loop does it at once, with no timer to
+    /// wake the thread later.
+    package static func runWhenIdle(key: ObjectIdentifier, atTheLatestAfter delay: Duration,
+                                    _ task: @escaping @Sendable () -> Void) -> Bool {
+        guard let tasks = IterationEndTasks.current else { return false }
+        tasks.addIdle(key: key, deadline: MonotonicClock.deadline(after: delay), task)
+        return true
+    }
 }
 
 /// The tasks one loop thread runs at the end of its iterations; reached only from that thread.
@@ -30,6 +45,8 @@ final class IterationEndTasks {
     private var keys: [ObjectIdentifier] = []
     private var tasks: [@Sendable () -> Void] = []
     private var running: [@Sendable () -> Void] = []
+    private var idleKeys: [ObjectIdentifier] = []
+    private var idleTasks: [@Sendable () -> Void] = []
 
     /// The calling thread's tasks, while it runs an event loop.
     static var current: IterationEndTasks? {
@@ -52,6 +69,28 @@ final class IterationEndTasks {
     }
 
     var isEmpty: Bool { tasks.isEmpty }
+    /// Whether tasks wait for the loop to have nothing left to do.
+    var hasIdleTasks: Bool { !idleTasks.isEmpty }
+    /// When the earliest of them must run even if the loop is still busy (monotonic ns).
+    private(set) var idleDeadline: UInt64 = .max
+
+    func addIdle(key: ObjectIdentifier, deadline: UInt64, _ task: @escaping @Sendable () -> Void) {
+        guard !idleKeys.contains(key) else { return }
+        idleKeys.append(key)
+        idleTasks.append(task)
+        idleDeadline = min(idleDeadline, deadline)
+    }
+
+    /// Runs the tasks waiting for an idle loop (those they add wait for the next time), then the end tasks
+    /// they added.
+    func runIdle() {
+        let due = idleTasks
+        idleTasks.removeAll(keepingCapacity: true)
+        idleKeys.removeAll(keepingCapacity: true)
+        idleDeadline = .max
+        for task in due { task() }
+        run()
+    }
 
     func add(key: ObjectIdentifier, _ task: @escaping @Sendable () -> Void) {
         guard !keys.contains(key) else { return }

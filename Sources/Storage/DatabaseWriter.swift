@@ -10,9 +10,10 @@ import Synchronization
 /// - from inside a round of the configured `RoundExecutor` (an event loop): the round's thread, once the round
 ///   ends, for every write queued meanwhile (`commitQueuedWrites`);
 /// - a write that may wait (`WriteUrgency.mayWait`), from inside a round: the commit of the next write that does
-///   not wait, or a timer on the round's thread after `commitWait`, whichever comes first. Writes whose callers
-///   have waited much longer already (a sign-in after Apple's round trip) share commits this way, where each would
-///   otherwise end a round of its own and commit alone;
+///   not wait, the round's executor when it has nothing else to do, or a timer on the round's thread after
+///   `commitWait`, whichever comes first. Writes whose callers have waited much longer already (a sign-in after
+///   Apple's round trip) share commits this way while the executor is busy, where each would otherwise end a round
+///   of its own and commit alone; an idle executor commits them at once rather than waking for the timer;
 /// - anywhere else: the writer's own serial queue, woken by the first write of an empty queue.
 ///
 /// WAL checkpoints run on a connection of their own beside the writer (`DatabaseWriter+Checkpoints.swift`).
@@ -31,6 +32,7 @@ final class DatabaseWriter: Sendable {
     /// allocates no closure.
     private let commitAtRoundEnd: @Sendable () -> Void
     private let commitAfterWait: @Sendable () -> Void
+    private let commitWhenIdle: @Sendable () -> Void
 
     init(path: String, configuration: DatabaseConfiguration) throws {
         let database = try Database(path: path, configuration: configuration)
@@ -56,6 +58,7 @@ final class DatabaseWriter: Sendable {
             writer.queue.withLock { $0.waitTimerArmed = false }
             writer.commitQueuedWrites()
         }
+        self.commitWhenIdle = { target.writer?.commitQueuedWrites() }
         target.writer = self
     }
 
@@ -63,7 +66,7 @@ final class DatabaseWriter: Sendable {
     /// that may wait, or the writer queue.
     func submit(_ job: WriteJob, urgency: WriteUrgency = .prompt) {
         if urgency == .mayWait, !job.exclusive, commitWait > .zero, let roundExecutor {
-            queueBehindTimer(job, roundExecutor)
+            queueWriteThatMayWait(job, roundExecutor)
             return
         }
         let atRoundEnd = !job.exclusive
@@ -75,14 +78,19 @@ final class DatabaseWriter: Sendable {
         if startDrain { connection.async { [self] database in drain(database) } }
     }
 
-    /// Queues a write that may wait, arming a timer on the calling round's thread when none is armed. Off the
-    /// round executor's threads no timer can be armed, and the writer queue commits the write like any other.
+    /// Queues a write that may wait, to be committed when the calling round's executor has nothing else to do or
+    /// `commitWait` has passed; an executor that cannot tell when it is idle gets a timer on its thread instead,
+    /// when none is armed. Off the round executor's threads neither is possible, and the writer queue commits the
+    /// write like any other.
     ///
     /// A write queued while a timer is armed is committed by that timer at the latest: the timer disarms under the
     /// queue's lock before it takes the queue.
-    private func queueBehindTimer(_ job: WriteJob, _ roundExecutor: any RoundExecutor) {
+    private func queueWriteThatMayWait(_ job: WriteJob, _ roundExecutor: any RoundExecutor) {
+        queue.withLock { $0.pending.append(job) }
+        if roundExecutor.runWhenIdle(key: ObjectIdentifier(self), atTheLatestAfter: commitWait, commitWhenIdle) {
+            return
+        }
         let arm = queue.withLock { queue -> Bool in
-            queue.pending.append(job)
             if queue.waitTimerArmed { return false }
             queue.waitTimerArmed = true
             return true
@@ -192,7 +200,7 @@ struct WriteQueue: ~Copyable {
     var pending: [WriteJob] = []
     var isDraining = false
     var isCheckpointing = false
-    /// Whether a timer will commit the writes that may wait (`DatabaseWriter.queueBehindTimer`).
+    /// Whether a timer will commit the writes that may wait (`DatabaseWriter.queueWriteThatMayWait`).
     var waitTimerArmed = false
     var statistics = WriteStatistics()
 

@@ -122,6 +122,47 @@ struct EventLoopTests {
         #expect(seen == [1, 2, 3, 4, 5])
     }
 
+    /// An idle loop runs the tasks waiting for idleness before it waits, long before their limit.
+    @Test func anIdleLoopRunsIdleTasksAtOnce() async throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let loop = group.next()
+        final class Key: Sendable {}
+        let key = Key()
+        let started = MonotonicClock.now()
+        let registered = await Task(executorPreference: loop) { () -> Bool in
+            await withCheckedContinuation { (done: CheckedContinuation<Bool, Never>) in
+                let added = EventLoopIteration.runWhenIdle(key: ObjectIdentifier(key), atTheLatestAfter: .seconds(30)) {
+                    done.resume(returning: true)
+                }
+                if !added { done.resume(returning: false) }
+            }
+        }.value
+        #expect(registered)
+        #expect(MonotonicClock.now() - started < 10 * 1_000_000_000)
+    }
+
+    /// A loop that never runs out of work runs them once their limit has passed, at the end of an iteration.
+    @Test func aBusyLoopRunsIdleTasksAfterTheirLimit() async throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let loop = group.next()
+        final class Key: Sendable {}
+        let key = Key(), ran = Mutex(false)
+        let iterations = await Task(executorPreference: loop) { () -> Int in
+            _ = EventLoopIteration.runWhenIdle(key: ObjectIdentifier(key), atTheLatestAfter: .milliseconds(20)) {
+                ran.withLock { $0 = true }
+            }
+            var iterations = 0
+            while !ran.withLock({ $0 }) {
+                await loop.yieldToSockets()  // the loop always has this task to run: it never idles
+                iterations += 1
+            }
+            return iterations
+        }.value
+        #expect(iterations > 1)
+    }
+
     @Test func yieldingOnAStoppedLoopReturnsAtOnce() async throws {
         let group = try EventLoopGroup(loopCount: 1)
         let loop = group.next()

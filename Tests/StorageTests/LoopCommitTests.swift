@@ -116,7 +116,8 @@ struct LoopCommitTests {
     }
 }
 
-/// Writes that may wait (`WriteUrgency.mayWait`) commit with the next prompt write, or when their wait ends.
+/// Writes that may wait (`WriteUrgency.mayWait`) commit with the next prompt write, when the round executor has
+/// nothing else to do, or when their wait ends.
 struct WaitingCommitTests {
     let directory: TemporaryDirectory
 
@@ -172,6 +173,19 @@ struct WaitingCommitTests {
         #expect(thread.delayedCount == 0)
         // The timer disarmed: the next write that may wait arms another and commits too.
         try await insert(2, .mayWait, on: thread, pool).value
+        #expect(try await rowCount(pool) == 2)
+        thread.stop()
+    }
+
+    @Test func aWriteThatMayWaitCommitsWhenTheExecutorIsIdleWithNoTimer() async throws {
+        let thread = RoundThread(tellsIdle: true)
+        thread.open()
+        let pool = try await makePool(thread, commitWait: .seconds(3_600))
+        let before = pool.writeStatistics
+        try await insert(1, .mayWait, on: thread, pool).value
+        #expect(thread.delayedCount == 0)  // no timer was armed
+        try await insert(2, .mayWait, on: thread, pool).value
+        #expect(pool.writeStatistics.transactions - before.transactions == 2)
         #expect(try await rowCount(pool) == 2)
         thread.stop()
     }

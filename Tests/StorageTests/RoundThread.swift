@@ -8,7 +8,8 @@ import Synchronization
 /// A thread that runs tasks' jobs in rounds, as an event loop does, and runs the tasks given to
 /// `runAtEndOfCurrentRound` at the end of each round, and those given to `runOnCurrentThread(after:)` between rounds
 /// once due (all of them when it stops). Starts closed: jobs wait until `open()`, so that tasks created before it
-/// run in one round.
+/// run in one round. Made with `tellsIdle`, it runs the tasks given to `runWhenIdle` after a round that leaves no
+/// job waiting; without, it cannot tell, as `RoundExecutor`'s default says.
 final class RoundThread: TaskExecutor, RoundExecutor, Sendable {
     private struct State {
         var jobs: [UnownedJob] = []
@@ -22,10 +23,14 @@ final class RoundThread: TaskExecutor, RoundExecutor, Sendable {
     private let endOfRound = Mutex<[(key: ObjectIdentifier, task: @Sendable () -> Void)]>([])
     /// Tasks to run once their time (`DispatchTime`) has come; touched only on the round's own thread.
     private let delayed = Mutex<[(due: DispatchTime, task: @Sendable () -> Void)]>([])
+    /// Tasks waiting for a round that leaves no job behind; touched only on the round's own thread.
+    private let whenIdle = Mutex<[(key: ObjectIdentifier, task: @Sendable () -> Void)]>([])
+    private let tellsIdle: Bool
     private let wake = DispatchSemaphore(value: 0)
     private let finished = DispatchSemaphore(value: 0)
 
-    init() {
+    init(tellsIdle: Bool = false) {
+        self.tellsIdle = tellsIdle
         let started = DispatchSemaphore(value: 0)
         Thread.detachNewThread { [self] in
             state.withLock { $0.thread = pthread_self() }
@@ -64,6 +69,15 @@ final class RoundThread: TaskExecutor, RoundExecutor, Sendable {
         return true
     }
 
+    func runWhenIdle(key: ObjectIdentifier, atTheLatestAfter delay: Duration,
+                     _ task: @escaping @Sendable () -> Void) -> Bool {
+        guard tellsIdle, isCurrent else { return false }
+        whenIdle.withLock { tasks in
+            if !tasks.contains(where: { $0.key == key }) { tasks.append((key, task)) }
+        }
+        return true
+    }
+
     /// Lets the queued jobs run, all in the next round.
     func open() {
         state.withLock { $0.open = true }
@@ -96,6 +110,13 @@ final class RoundThread: TaskExecutor, RoundExecutor, Sendable {
                 return tasks
             }
             for entry in tasks { entry.task() }
+            if stopped || state.withLock({ $0.jobs.isEmpty }) {
+                let idle = whenIdle.withLock { tasks in
+                    defer { tasks = [] }
+                    return tasks
+                }
+                for entry in idle { entry.task() }
+            }
             let now = DispatchTime.now()
             let due = delayed.withLock { delayed in
                 let due = delayed.filter { stopped || $0.due <= now }
