@@ -59,7 +59,9 @@ struct FairnessTests {
             try victim.send(Self.request)
             #expect(try await victim.readResponse().status == 200)
 
-            let flood = try Flood(port: port, pattern: Self.emptyLines(64 * 1024), for: .seconds(10 * Self.scale))
+            // Longer than every wait below together, so the flood is stopped by the test, never by its clock: on a
+            // loaded machine reaching 32 MiB alone may take most of 10 s.
+            let flood = try Flood(port: port, pattern: Self.emptyLines(64 * 1024), for: .seconds(30 * Self.scale))
             // Past what the socket buffers hold, so the server is reading the flood.
             let flooding = await flood.waitUntilSent(32 * Self.mebibyte, within: .seconds(10 * Self.scale))
 
@@ -68,7 +70,7 @@ struct FairnessTests {
             let sentAtAnswer = flood.bytesSent
             let floodingAtAnswer = flood.isRunning
             let stillRead = await flood.waitUntilSent(sentAtAnswer + 4 * Self.mebibyte,
-                                                      within: .seconds(3 * Self.scale))
+                                                      within: .seconds(10 * Self.scale))
             await flood.stop()
 
             #expect(flooding)
