@@ -62,7 +62,7 @@ struct PostgresReadOnlyStartTests {
             let server = try app.spawn(["DATABASE_URL": database.url])
             _ = try await server.waitForPort(after: Self.holding)
             server.signal(SIGTERM)
-            #expect(await server.exited(within: .seconds(10)) == 0, "\(server.output.suffix(800))")
+            #expect(await server.exited(within: .seconds(30)) == 0, "\(server.output.suffix(800))")
             #expect(!server.output.contains("siwa listening on"))
         }
     }
