@@ -27,16 +27,17 @@ extension HTTPClient {
             case .userAgent: namesUserAgent = true
             case .other: break
             }
-            guard isValidField(name: field.name, value: field.value) else {
+            guard HeadBytes.appendField(field.name, field.value, to: &head) else {
                 throw HTTPClientError(.invalidRequest, "invalid header field \(field.name)")
             }
-            appendField(field.name, field.value, to: &head)
         }
-        if !namesUserAgent { appendField("User-Agent", userAgent, to: &head) }
+        if !namesUserAgent, !HeadBytes.appendField("User-Agent", userAgent, to: &head) {
+            throw HTTPClientError(.invalidRequest, "invalid header field User-Agent")
+        }
         // A request without content sends no Content-Length unless its method expects content (RFC 9110 §8.6).
         if !request.body.isEmpty || request.method.expectsContent {
             append("Content-Length: ", to: &head)
-            appendDecimal(request.body.count, to: &head)
+            HeadBytes.appendDecimal(request.body.count, to: &head)
             append("\r\n", to: &head)
         }
         append("\r\n", to: &head)
@@ -64,20 +65,6 @@ extension HTTPClient {
         }
     }
 
-    /// A token name and a value of visible characters, SP and HTAB (RFC 9110 §5.1, §5.5).
-    private static func isValidField(name: String, value: String) -> Bool {
-        var name = name, value = value
-        return name.withUTF8 { !$0.isEmpty && $0.allSatisfy(HTTPGrammar.isTokenChar) }
-            && value.withUTF8 { $0.allSatisfy { $0 == 0x09 || ($0 >= 0x20 && $0 != 0x7F) } }
-    }
-
-    private static func appendField(_ name: String, _ value: String, to head: inout [UInt8]) {
-        append(name, to: &head)
-        append(": ", to: &head)
-        append(value, to: &head)
-        append("\r\n", to: &head)
-    }
-
     static func append(_ text: String, to head: inout [UInt8]) {
         var text = text
         text.withUTF8 { head.append(contentsOf: $0) }
@@ -85,21 +72,6 @@ extension HTTPClient {
 
     static func append(_ text: StaticString, to head: inout [UInt8]) {
         head.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
-    }
-
-    /// `value` (not negative) in decimal digits.
-    static func appendDecimal(_ value: Int, to head: inout [UInt8]) {
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for the 19 digits of Int.max
-        withUnsafeMutableBytes(of: &digits) { room in
-            var rest = UInt(max(value, 0))
-            var start = room.count
-            repeat {
-                start -= 1
-                room[start] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-            } while rest > 0
-            head.append(contentsOf: UnsafeRawBufferPointer(rebasing: room[start...]))
-        }
     }
 }
 

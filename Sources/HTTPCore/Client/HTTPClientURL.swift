@@ -124,7 +124,7 @@ struct HTTPClientURL: Equatable, Sendable {
         if isIPv6 { head.append(UInt8(ascii: "]")) }
         if port != (scheme == .https ? 443 : 80) {
             head.append(UInt8(ascii: ":"))
-            HTTPClient.appendDecimal(port, to: &head)
+            HeadBytes.appendDecimal(port, to: &head)
         }
     }
 

@@ -77,24 +77,19 @@ extension Connection {
     static func appendHead(to out: inout [UInt8], status: HTTPStatus, headers: HTTPHeaders, version: HTTPVersion,
                            keepAlive: Bool, framing: ResponseFraming, date: [UInt8], dropped: inout [String]) {
         out.append(contentsOf: statusLinePrefix)
-        appendDecimal(status.code, to: &out)
+        HeadBytes.appendDecimal(status.code, to: &out)
         out.append(HTTPGrammar.space)
         if isSafeValue(status.reasonPhrase) { out.append(contentsOf: status.reasonPhrase.utf8) }
         out.append(contentsOf: crlf)
         for field in headers where !isServerOwned(field.name) {
-            var name = field.name
-            var value = field.value
-            let appended = name.withUTF8 { name in
-                value.withUTF8 { value in appendField(name, value, to: &out) }
-            }
-            if !appended { dropped.append(field.name) }
+            if !HeadBytes.appendField(field.name, field.value, to: &out) { dropped.append(field.name) }
         }
         out.append(contentsOf: date)
         switch framing {
         case .none: break
         case .length(let length):
             out.append(contentsOf: contentLengthPrefix)
-            appendDecimal(length, to: &out)
+            HeadBytes.appendDecimal(length, to: &out)
             out.append(contentsOf: crlf)
         case .chunked:
             out.append(contentsOf: chunkedLine)
@@ -107,21 +102,6 @@ extension Connection {
         out.append(contentsOf: crlf)
     }
 
-    /// Appends `name: value` and CRLF, or nothing (false) unless the name is a token (RFC 9110 §5.1) and the
-    /// value has no CR, LF, NUL or other CTL but HTAB (§5.5): no header injection, no response splitting.
-    static func appendField(_ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>,
-                            to out: inout [UInt8]) -> Bool {
-        guard !name.isEmpty, name.allSatisfy(HTTPGrammar.isTokenChar), value.allSatisfy(HTTPGrammar.isFieldValueChar)
-        else { return false }
-        out.append(contentsOf: name)
-        out.append(HTTPGrammar.colon)
-        out.append(HTTPGrammar.space)
-        out.append(contentsOf: value)
-        out.append(HTTPGrammar.cr)
-        out.append(HTTPGrammar.lf)
-        return true
-    }
-
     /// A JSON error in the project's shape, `{"error": true, "reason": "..."}`, closing the connection.
     func writeError(_ status: HTTPStatus, reason: String, version: HTTPVersion) {
         let body = Array("{\"error\":true,\"reason\":\"\(reason)\"}".utf8)
@@ -129,15 +109,6 @@ extension Connection {
         for (name, value) in acceptor.errorHeaders { headers.add(name: name, value: value) }
         writeHead(status: status, headers: headers, version: version, keepAlive: false, framing: .length(body.count))
         output.append(contentsOf: body)
-    }
-
-    static func appendDecimal(_ value: Int, to out: inout [UInt8]) {
-        guard value >= 10 else {
-            out.append(UInt8(0x30 + value))
-            return
-        }
-        appendDecimal(value / 10, to: &out)
-        out.append(UInt8(0x30 + value % 10))
     }
 
     /// No CR, LF, NUL or other CTL but HTAB in a value or reason phrase (RFC 9110 §5.5): no response splitting.
