@@ -41,11 +41,9 @@ struct HTTPClientResponseReader {
                 continue
             }
             var response = HTTPClientResponse(status: status, headers: headers)
-            var closes = false
-            Self.forEachElement(of: headers, named: "Connection") { option in
-                if HTTPGrammar.equalsLowercase(option, "close") { closes = true }
-            }
-            keepsConnection = isHTTP11 && !closes
+            var connection = HTTPHeadParser.FieldSummary()
+            Self.forEachValue(of: headers, named: "Connection") { connection.noteConnection($0) }
+            keepsConnection = isHTTP11 && !connection.connectionClose
             try await readBody(into: &response, method: method)
             if start != buffer.count { keepsConnection = false }
             return response
@@ -57,9 +55,11 @@ struct HTTPClientResponseReader {
         if method == .HEAD || !response.status.mayHaveBody { return }
         var codings = 0
         var lastIsChunked = false
-        Self.forEachElement(of: response.headers, named: "Transfer-Encoding") { coding in
-            codings += 1
-            lastIsChunked = HTTPGrammar.equalsLowercase(coding, "chunked")
+        Self.forEachValue(of: response.headers, named: "Transfer-Encoding") { value in
+            HTTPHeadParser.FieldSummary.forEachListElement(value) { coding in
+                codings += 1
+                lastIsChunked = HTTPGrammar.equalsLowercase(coding, "chunked")
+            }
         }
         if codings > 0 {
             if lastIsChunked {
@@ -70,20 +70,13 @@ struct HTTPClientResponseReader {
             }
             return
         }
-        // `1*DIGIT`; a list of equal values counts as one (RFC 9110 §8.6), anything else is malformed.
-        var contentLength: Int?
-        var lengthInvalid = false
-        Self.forEachElement(of: response.headers, named: "Content-Length", keepEmpty: true) { element in
-            guard element.count > 0, element.count <= 18, element.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
-                lengthInvalid = true
-                return
-            }
-            let number = element.reduce(0) { $0 * 10 + Int($1 - 0x30) }
-            if let contentLength, contentLength != number { lengthInvalid = true }
-            contentLength = number
+        // The server's rules for a request's Content-Length: equal values count as one, anything else is malformed.
+        var lengths = HTTPHeadParser.FieldSummary()
+        Self.forEachValue(of: response.headers, named: "Content-Length") { lengths.noteContentLength($0) }
+        guard !lengths.contentLengthInvalid, !lengths.contentLengthConflict else {
+            throw malformed("invalid Content-Length")
         }
-        guard !lengthInvalid else { throw malformed("invalid Content-Length") }
-        guard let length = contentLength else {
+        guard let length = lengths.contentLength else {
             keepsConnection = false
             response.body = try await readToEnd()
             return
@@ -173,15 +166,12 @@ struct HTTPClientResponseReader {
 }
 
 extension HTTPClientResponseReader {
-    /// Calls `body` with each element of the comma-separated fields named `name`, in order, OWS trimmed; empty
-    /// elements are skipped (RFC 9110 §5.6.1) unless `keepEmpty`. Reads the values in place, without copies.
-    static func forEachElement(of headers: HTTPHeaders, named name: String, keepEmpty: Bool = false,
-                               _ body: (UnsafeRawBufferPointer) -> Void) {
+    /// Calls `body` with the value of each field named `name`, in order, read in place for the server parser's
+    /// field rules (`HTTPHeadParser.FieldSummary`).
+    static func forEachValue(of headers: HTTPHeaders, named name: String, _ body: (UnsafeRawBufferPointer) -> Void) {
         for field in headers where HTTPHeaders.equalsIgnoringCase(field.name, name) {
             var value = field.value
-            value.withUTF8 {
-                HTTPHeadParser.FieldSummary.forEachListElement(UnsafeRawBufferPointer($0), keepEmpty: keepEmpty, body)
-            }
+            value.withUTF8 { body(UnsafeRawBufferPointer($0)) }
         }
     }
 }

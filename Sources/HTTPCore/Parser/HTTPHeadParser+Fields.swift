@@ -27,15 +27,20 @@ extension HTTPHeadParser {
             case 17 where HTTPGrammar.equalsLowercase(name, "transfer-encoding"):
                 noteTransferEncoding(value)
             case 10 where HTTPGrammar.equalsLowercase(name, "connection"):
-                Self.forEachListElement(value) { token in
-                    if HTTPGrammar.equalsLowercase(token, "close") { connectionClose = true }
-                    if HTTPGrammar.equalsLowercase(token, "keep-alive") { connectionKeepAlive = true }
-                }
+                noteConnection(value)
             case 6 where HTTPGrammar.equalsLowercase(name, "expect"):
                 expectation = HTTPGrammar.equalsLowercase(value, "100-continue") && expectation != .unsupported
                     ? .`continue` : .unsupported
             default:
                 break
+            }
+        }
+
+        /// The connection options `close` and `keep-alive` (RFC 9112 §9.3, §9.6), in any case, anywhere in the list.
+        mutating func noteConnection(_ value: UnsafeRawBufferPointer) {
+            Self.forEachListElement(value) { token in
+                if HTTPGrammar.equalsLowercase(token, "close") { connectionClose = true }
+                if HTTPGrammar.equalsLowercase(token, "keep-alive") { connectionKeepAlive = true }
             }
         }
 
