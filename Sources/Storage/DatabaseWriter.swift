@@ -28,11 +28,10 @@ final class DatabaseWriter: Sendable {
     private let roundExecutor: (any RoundExecutor)?
     /// How long a write that may wait waits at most for company before it commits.
     private let commitWait: Duration
-    /// What the end of a round, or the timer of writes that may wait, runs: made once, so that queuing a write
-    /// allocates no closure.
-    private let commitAtRoundEnd: @Sendable () -> Void
+    /// What the end of a round or an idle executor runs (`commitQueuedWrites`), and the timer of writes that may
+    /// wait: made once, so that queuing a write allocates no closure.
+    private let commitQueued: @Sendable () -> Void
     private let commitAfterWait: @Sendable () -> Void
-    private let commitWhenIdle: @Sendable () -> Void
 
     init(path: String, configuration: DatabaseConfiguration) throws {
         let database = try Database(path: path, configuration: configuration)
@@ -52,13 +51,12 @@ final class DatabaseWriter: Sendable {
         self.roundExecutor = configuration.roundExecutor
         self.commitWait = max(configuration.commitWait, .zero)
         let target = WeakWriter()
-        self.commitAtRoundEnd = { target.writer?.commitQueuedWrites() }
+        self.commitQueued = { target.writer?.commitQueuedWrites() }
         self.commitAfterWait = {
             guard let writer = target.writer else { return }
             writer.queue.withLock { $0.waitTimerArmed = false }
             writer.commitQueuedWrites()
         }
-        self.commitWhenIdle = { target.writer?.commitQueuedWrites() }
         target.writer = self
     }
 
@@ -70,7 +68,7 @@ final class DatabaseWriter: Sendable {
             return
         }
         let atRoundEnd = !job.exclusive
-            && roundExecutor?.runAtEndOfCurrentRound(key: ObjectIdentifier(self), commitAtRoundEnd) == true
+            && roundExecutor?.runAtEndOfCurrentRound(key: ObjectIdentifier(self), commitQueued) == true
         let startDrain = queue.withLock { queue -> Bool in
             queue.pending.append(job)
             return !atRoundEnd && queue.claimDrain()
@@ -87,7 +85,7 @@ final class DatabaseWriter: Sendable {
     /// queue's lock before it takes the queue.
     private func queueWriteThatMayWait(_ job: WriteJob, _ roundExecutor: any RoundExecutor) {
         queue.withLock { $0.pending.append(job) }
-        if roundExecutor.runWhenIdle(key: ObjectIdentifier(self), atTheLatestAfter: commitWait, commitWhenIdle) {
+        if roundExecutor.runWhenIdle(key: ObjectIdentifier(self), atTheLatestAfter: commitWait, commitQueued) {
             return
         }
         let arm = queue.withLock { queue -> Bool in
