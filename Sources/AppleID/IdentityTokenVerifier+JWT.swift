@@ -31,7 +31,7 @@ extension IdentityTokenVerifier {
         } catch let error as JWTError {
             throw AppleIDError(error)
         }
-        return try checkClaims(header: jws.header, members: try Self.claimMembers(of: jws),
+        return try checkClaims(header: jws.header, members: try Self.claimMembers(ofPayload: jws.payload),
                                requireExpiration: requireExpiration)
     }
 
@@ -59,9 +59,7 @@ extension IdentityTokenVerifier {
         }
     }
 
-    /// The members of the token's claims object.
-    static func claimMembers(of jws: JWS) throws -> [JSONMember] { try claimMembers(ofPayload: jws.payload) }
-
+    /// The members of a token's claims object, its decoded payload.
     static func claimMembers(ofPayload payload: [UInt8]) throws -> [JSONMember] {
         do {
             return try JSONValue.parseObjectMembers(payload)
