@@ -14,7 +14,8 @@
 # seconds at a 50 ms round trip), all distinct new users. Runs without a code go much faster and use identity
 # tokens of distinct new users minted ahead by `siwa mint` (EXCHANGE_TOKENS, default 60000, kept in $CACHE).
 # EXCHANGE_PERF_DIR=/some/dir samples the server with perf record (cpu-clock, call graphs) during each run, one file
-# per run there, for `perf report -i`.
+# per run there, for `perf report -i`. After each run of siwa, a line gives its SQLite writer's writes per commit
+# during the run (from /metrics): how much of each commit's cost a sign-in carries at that rate.
 PROXY_PORT=${BENCH_PROXY_PORT:-29091}
 EXCHANGE_DELAY_MS=${EXCHANGE_DELAY_MS:-50}
 EXCHANGE_CONNS=${EXCHANGE_CONNS:-64}
@@ -28,6 +29,7 @@ BASELINE_SIWA=${BASELINE_SIWA:-}
 EXCHANGE_TEAM_ID=BENCHTEAM1
 EXCHANGE_KEY_ID=BENCHKEY01
 CLK_TCK=$(getconf CLK_TCK)
+EXCHANGE_METRICS_TOKEN=$(openssl rand -hex 24)
 PROXY_PID=
 SAMPLER_PID=
 HELPER_PID=
@@ -80,6 +82,12 @@ proxy_count() { # connections the proxy has accepted so far
     done
     echo "the latency proxy did not report its count" >&2
     return 1
+}
+
+sqlite_commits() { # "writes transactions" of the server's SQLite writer, from /metrics (0 0 for other servers)
+    curl -s --max-time 5 -H "Authorization: Bearer $EXCHANGE_METRICS_TOKEN" "http://127.0.0.1:$PORT/metrics" |
+        awk '/^siwa_sqlite_writes_total / { w = $2 } /^siwa_sqlite_write_transactions_total / { t = $2 }
+             END { print w + 0, t + 0 }'
 }
 
 cpu_ticks() { # utime + stime of PID, in clock ticks (fields 14 and 15 of /proc/PID/stat, after the command name)
@@ -144,6 +152,7 @@ exchange_start() { # exchange_start KIND BINARY APPLE_MAX_CONNECTIONS DATABASE
                 taskset -c 0 "$binary" serve >>"$WORK/server.log" 2>&1 & ;;
         *) env PORT="$PORT" DATABASE_PATH="$db" IOS_APPLICATION_IDENTIFIER=dev.siwa.ios APPLE_BASE_URL="$apple" \
                 "${key[@]}" SIWA_ENCRYPTION_KEY="$ENCRYPTION_KEY" APPLE_MAX_CONNECTIONS="$max" MAX_CONNECTIONS=20000 \
+                METRICS_TOKEN="$EXCHANGE_METRICS_TOKEN" \
                 taskset -c 0 "$binary" serve --env-file "$WORK/none.env" >>"$WORK/server.log" 2>&1 & ;;
     esac
     SERVER_PID=$!
@@ -182,6 +191,8 @@ exchange_case() { # exchange_case NAME KIND BINARY APPLE_MAX_CONNECTIONS WITH_CO
         -d "$body" "http://127.0.0.1:$PORT/api/users/siwa" || true)
     [ "$status" = 200 ] || echo "   warning: the warm-up sign-in answered $status: $(head -c 300 "$WORK/warm.out")" >&2
     c1=$(proxy_count)
+    local w1 w2
+    w1=$(sqlite_commits)
     t1=$(cpu_ticks "$SERVER_PID")
     local perf_pid=
     if [ -n "${EXCHANGE_PERF_DIR:-}" ]; then
@@ -193,6 +204,7 @@ exchange_case() { # exchange_case NAME KIND BINARY APPLE_MAX_CONNECTIONS WITH_CO
         --timeout 10s -s "$WRK_DIR/exchange.lua" "http://127.0.0.1:$PORT/api/users/siwa" 2>"$WORK/wrk.err" |
         grep '^RESULT' || echo "RESULT 0 0 0 0 0 0 0 0")
     t2=$(cpu_ticks "$SERVER_PID")
+    w2=$(sqlite_commits)
     if [ -n "$perf_pid" ]; then kill -INT "$perf_pid" 2>/dev/null || true; wait "$perf_pid" 2>/dev/null || true; fi
     c2=$(proxy_count)
     stop_thread_sampler
@@ -212,6 +224,8 @@ exchange_case() { # exchange_case NAME KIND BINARY APPLE_MAX_CONNECTIONS WITH_CO
     [ -n "$pace" ] && mode=paced
     echo "exchange $name $mode $max $rps $p50 $p99 $p999 $non2xx $socket" \
         "$cpu_us $(cat "$WORK/threads" 2>/dev/null || echo 0) $((c2 - c1)) $((c2 - c0))" | tee -a "$RESULTS"
+    [ "$kind" = vapor ] || echo "$w1 $w2" | awk -v run="$name $mode $max" '{ w = $3 - $1; t = $4 - $2
+        if (t > 0) printf "   (%s: %.2f writes per SQLite commit, %d commits)\n", run, w / t, t }'
     kill -TERM "$SERVER_PID" 2>/dev/null || true
     wait "$SERVER_PID" 2>/dev/null || true
     SERVER_PID=
