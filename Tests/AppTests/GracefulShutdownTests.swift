@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import HTTPCore
 import Testing
 import TestSupport
 @testable import App
@@ -22,17 +23,26 @@ import TestSupport
             try held.send("POST /api/users/siwa HTTP/1.1\r\nHost: a\r\nContent-Type: application/json\r\n"
                           + "Content-Length: \(body.utf8.count)\r\n\r\n" + first)
             // The pooled connection's next request is on its way across SIGTERM (its head not yet complete), so the
-            // server waits for it as for any request in flight, however late this busy test process sends the rest.
+            // server waits for it as for any request in flight, however late this busy test process sends the rest
+            // (within the header timeout).
             // An idle pooled connection's 1 s drain is HTTPCore's (HTTPServerShutdownTests).
             try pooled.send("GET /ready HTTP/1.1\r\nHost: a\r\n")
+            let headStarted = ContinuousClock.now
             try await Task.sleep(for: .milliseconds(200))
 
             server.signal(SIGTERM)
             try await LoopbackPort.waitUntilRefused(port)
             try pooled.send("\r\n")
+            let headTook = ContinuousClock.now - headStarted
             let ready = await pooled.response(within: .seconds(5))
-            #expect(ready?.status == 503)
-            #expect(ready?.body.contains("\"unavailable\"") == true)
+            if headTook < HTTPLimits.defaultHeaderTimeout - .seconds(1) {
+                #expect(ready?.status == 503, "the head took \(headTook)")
+                #expect(ready?.body.contains("\"unavailable\"") == true)
+            } else {
+                // On a machine so loaded that the head took about as long as the server allows any head
+                // (`HTTPLimits.headerTimeout`), it may be cut off with 408 instead, shutting down or not.
+                #expect(ready?.status == 408 || ready?.status == 503)
+            }
             try held.send(String(rest))
             let answer = await held.response(within: .seconds(10))
             #expect(answer?.status == 200)
