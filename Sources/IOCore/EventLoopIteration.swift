@@ -42,11 +42,10 @@ final class IterationEndTasks {
     /// Most times the tasks that tasks add are run again before the loop goes back to its sockets.
     static let roundsPerIteration = 4
 
-    private var keys: [ObjectIdentifier] = []
-    private var tasks: [@Sendable () -> Void] = []
+    private var atEnd = KeyedTasks()
+    private var whenIdle = KeyedTasks()
+    /// The tasks being run, taken from `atEnd` or `whenIdle` (which they may add to meanwhile).
     private var running: [@Sendable () -> Void] = []
-    private var idleKeys: [ObjectIdentifier] = []
-    private var idleTasks: [@Sendable () -> Void] = []
 
     /// The calling thread's tasks, while it runs an event loop.
     static var current: IterationEndTasks? {
@@ -68,43 +67,61 @@ final class IterationEndTasks {
         pthread_setspecific(Self.threadKey, nil)
     }
 
-    var isEmpty: Bool { tasks.isEmpty }
+    var isEmpty: Bool { atEnd.isEmpty }
     /// Whether tasks wait for the loop to have nothing left to do.
-    var hasIdleTasks: Bool { !idleTasks.isEmpty }
+    var hasIdleTasks: Bool { !whenIdle.isEmpty }
     /// When the earliest of them must run even if the loop is still busy (monotonic ns).
     private(set) var idleDeadline: UInt64 = .max
 
     func addIdle(key: ObjectIdentifier, deadline: UInt64, _ task: @escaping @Sendable () -> Void) {
-        guard !idleKeys.contains(key) else { return }
-        idleKeys.append(key)
-        idleTasks.append(task)
-        idleDeadline = min(idleDeadline, deadline)
+        if whenIdle.add(key: key, task) { idleDeadline = min(idleDeadline, deadline) }
     }
 
     /// Runs the tasks waiting for an idle loop (those they add wait for the next time), then the end tasks
     /// they added.
     func runIdle() {
-        let due = idleTasks
-        idleTasks.removeAll(keepingCapacity: true)
-        idleKeys.removeAll(keepingCapacity: true)
         idleDeadline = .max
-        for task in due { task() }
+        whenIdle.take(into: &running)
+        runTaken()
         run()
     }
 
     func add(key: ObjectIdentifier, _ task: @escaping @Sendable () -> Void) {
-        guard !keys.contains(key) else { return }
-        keys.append(key)
-        tasks.append(task)
+        _ = atEnd.add(key: key, task)
     }
 
     /// Runs the tasks added so far, then those they added, up to `roundsPerIteration` times.
     func run() {
-        for _ in 0..<Self.roundsPerIteration where !tasks.isEmpty {
-            swap(&tasks, &running)
-            keys.removeAll(keepingCapacity: true)
-            for task in running { task() }
-            running.removeAll(keepingCapacity: true)
+        for _ in 0..<Self.roundsPerIteration where !atEnd.isEmpty {
+            atEnd.take(into: &running)
+            runTaken()
         }
+    }
+
+    private func runTaken() {
+        for task in running { task() }
+        running.removeAll(keepingCapacity: true)
+    }
+}
+
+/// Tasks in the order added, at most one per key until they are taken.
+private struct KeyedTasks {
+    private var keys: [ObjectIdentifier] = []
+    private var tasks: [@Sendable () -> Void] = []
+
+    var isEmpty: Bool { tasks.isEmpty }
+
+    /// Adds `task` unless one with `key` waits already; whether it was added.
+    mutating func add(key: ObjectIdentifier, _ task: @escaping @Sendable () -> Void) -> Bool {
+        guard !keys.contains(key) else { return false }
+        keys.append(key)
+        tasks.append(task)
+        return true
+    }
+
+    /// Moves the waiting tasks into `running` (empty), leaving none; both arrays keep their storage.
+    mutating func take(into running: inout [@Sendable () -> Void]) {
+        swap(&tasks, &running)
+        keys.removeAll(keepingCapacity: true)
     }
 }
