@@ -65,12 +65,14 @@ struct HTTPClientPoolTests {
         try await withServer(responder: SlowApple()) { _, port in
             let client = HTTPClient(configuration: .init(timeout: .milliseconds(300), maxConnectionsPerOrigin: 1))
             let started = ContinuousClock.now
+            // The first holds the only connection for 15 s: the full suite has stalled every test for 10-14 s at
+            // times, and a first that timed out unseen in such a stall would leave the second a new connection.
             async let first = HTTPClientError.kind {
-                _ = try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(port)/hang", timeout: .seconds(3)))
+                _ = try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(port)/hang", timeout: .seconds(15)))
             }
             // The second starts once the first holds the only connection (not after a guessed pause: a loaded
             // machine may start the first late).
-            for _ in 0..<250 where client.statistics.open != 1 || client.statistics.idle != 0 {
+            for _ in 0..<750 where client.statistics.open != 1 || client.statistics.idle != 0 {
                 try await Task.sleep(for: .milliseconds(20))
             }
             // The second waits for the only connection, and its deadline counts that wait.
