@@ -30,15 +30,17 @@ struct ReadOnlyStartHold {
             """)
         let server = HTTPServer(configuration: SiwaServer.httpConfiguration(configuration), responder: Responder(),
                                 logger: logger, group: group)
+        // The handlers come before the line that says the hold listens: a SIGTERM sent once it is read must end
+        // the hold cleanly, not kill the process.
+        let stopped = Atomic<Bool>(false)
+        let signals = ShutdownSignals.install { stopped.store(true, ordering: .relaxed) }
+        defer { for source in signals { source.cancel() } }
         try server.start()
         let scheme = configuration.tls == nil ? "http" : "https"
         logger.notice("""
             siwa holding on \(scheme)://\(configuration.hostname):\(server.localPort) (/health only, until the \
             database takes writes)
             """)
-        let stopped = Atomic<Bool>(false)
-        let signals = ShutdownSignals.install { stopped.store(true, ordering: .relaxed) }
-        defer { for source in signals { source.cancel() } }
         while !stopped.load(ordering: .relaxed) {
             try? await Task.sleep(for: Self.retryInterval)
             if await DatabaseWritability.probe(url, group: group) == .writable { break }
