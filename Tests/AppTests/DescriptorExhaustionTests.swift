@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Glibc
+import TestSupport
 import Testing
 
 /// `siwa serve` under `ulimit -n 256` against 1000 client connections: connections already being served keep
@@ -25,12 +26,6 @@ struct DescriptorExhaustionTests {
         return Int(min(limit.rlim_cur, rlim_t(Int.max)))
     }
 
-    static func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(with: Result { try body() }) }
-        }
-    }
-
     static func health(_ socket: LoopbackSocket, milliseconds: Int32 = 10_000) -> Int? {
         guard (try? socket.send("GET /health HTTP/1.1\r\nHost: localhost\r\n\r\n")) != nil else { return nil }
         return socket.response(milliseconds: milliseconds)?.status
@@ -39,7 +34,7 @@ struct DescriptorExhaustionTests {
     @Test func servesThroughAndAfterDescriptorExhaustion() async throws {
         let available = Self.raiseOwnLimit()
         try #require(available >= Self.clients + 200, "this process may open only \(available) descriptors")
-        let report = try await Self.offThePool { try Self.scenario() }
+        let report = try await offThePool { try Self.scenario() }
         #expect(report.idleSockets == 1, "the server started with \(report.idleSockets) sockets")
         #expect(report.earlyAnsweredWhileSaturated == Self.early)
         #expect(report.peakSockets >= Self.connectionCap, "the server never held \(Self.connectionCap) sockets")

@@ -31,13 +31,13 @@ struct PgBouncerTests {
     private func withUnnamedStatementsBehindPgBouncer(_ body: (TestApp) async throws -> Void) async throws {
         let cluster = try await PostgresCluster.sharedCluster()
         let database = String(try await cluster.newDatabase().split(separator: "/").last ?? "")
-        let bouncer = try await PgBouncer.started(in: cluster, poolSize: 2)
-        defer { bouncer.stop() }
-        try await TestApp.with(configure: { configuration in
-            configuration.databaseURL = try? PostgresURL(bouncer.url(database: database))
-            configuration.databasePoolSize = 6
-            configuration.databasePreparedStatements = false
-        }, body)
+        try await PgBouncer.with(in: cluster, poolSize: 2) { bouncer in
+            try await TestApp.with(configure: { configuration in
+                configuration.databaseURL = try? PostgresURL(bouncer.url(database: database))
+                configuration.databasePoolSize = 6
+                configuration.databasePreparedStatements = false
+            }, body)
+        }
     }
 
     @Test func unnamedStatementsWorkThroughTransactionPooling() async throws {
@@ -80,20 +80,20 @@ struct PgBouncerTests {
     @Test func preparedStatementsBehindTransactionPoolingAre503AndNamed() async throws {
         let cluster = try await PostgresCluster.sharedCluster()
         let database = String(try await cluster.newDatabase().split(separator: "/").last ?? "")
-        let bouncer = try await PgBouncer.started(in: cluster, poolSize: 3)
-        defer { bouncer.stop() }
         let log = LogCapture()
-        try await TestApp.with(logger: log.logger(), configure: { configuration in
-            configuration.databaseURL = try? PostgresURL(bouncer.url(database: database))
-            configuration.databasePoolSize = 6
-        }) { app in
-            var statuses: [Int] = []
-            for round in 0..<5 where !statuses.contains(503) {
-                statuses += try await signIns(app, tag: "prep\(round)")
+        try await PgBouncer.with(in: cluster, poolSize: 3) { bouncer in
+            try await TestApp.with(logger: log.logger(), configure: { configuration in
+                configuration.databaseURL = try? PostgresURL(bouncer.url(database: database))
+                configuration.databasePoolSize = 6
+            }) { app in
+                var statuses: [Int] = []
+                for round in 0..<5 where !statuses.contains(503) {
+                    statuses += try await signIns(app, tag: "prep\(round)")
+                }
+                #expect(statuses.allSatisfy { $0 == 200 || $0 == 503 }, "never a 500: \(Set(statuses))")
+                #expect(statuses.contains(503))
+                #expect(log.contains("DATABASE_PREPARED_STATEMENTS=off"), "\(log.all.suffix(3))")
             }
-            #expect(statuses.allSatisfy { $0 == 200 || $0 == 503 }, "never a 500: \(Set(statuses))")
-            #expect(statuses.contains(503))
-            #expect(log.contains("DATABASE_PREPARED_STATEMENTS=off"), "\(log.all.suffix(3))")
         }
     }
 }

@@ -62,7 +62,7 @@ struct ClientSecretTests {
             try ClientSecret.load(teamID: "T", keyID: "K", privateKeyPath: garbage)
         }
         let rsa = directory.appendingPathComponent("rsa.p8").path
-        _ = FileManager.default.createFile(atPath: rsa, contents: Data(try RSAPrivateKey.generate().pemRepresentation().utf8))
+        _ = FileManager.default.createFile(atPath: rsa, contents: Data(RSAPrivateKey.fixturePEM.utf8))
         #expect(throws: ClientSecretError.keyMalformed(rsa)) {
             try ClientSecret.load(teamID: "T", keyID: "K", privateKeyPath: rsa)
         }

@@ -113,11 +113,15 @@ struct HTTPClientPoolTests {
     }
 
     /// In a process of its own (`ClientThreadsChild`), so that only this client's threads are counted.
-    @Test func threadsStayFlatWhile200ExchangesWait() throws {
+    @Test func threadsStayFlatWhile200ExchangesWait() async throws {
         let child = try ChildProcess(try ChildProcess.builtProduct("ClientThreadsChild"), arguments: ["200"],
                                      output: .pipe)
-        let output = String(decoding: try #require(child.output).readDataToEndOfFile(), as: UTF8.self)
-        child.waitUntilExit()
+        let pipe = try #require(child.output)
+        let output = try await offThePool {
+            let output = String(decoding: pipe.readDataToEndOfFile(), as: UTF8.self)
+            child.waitUntilExit()
+            return output
+        }
         #expect(child.terminationStatus == 0)
         let figures = output.split(whereSeparator: \.isWhitespace).compactMap { Int($0) }
         try #require(figures.count == 3, "child printed: \(output)")

@@ -122,10 +122,12 @@ struct HTTPClientTests {
     }
 
     @Test func connectionRefused() async throws {
-        let port = try ScriptedServer.unusedPort()
-        #expect(await kind {
-            _ = try await HTTPClient().send(HTTPClientRequest(url: "http://127.0.0.1:\(port)/"))
-        } == .connectFailed)
+        let refusing = try ScriptedServer.RefusingPort()
+        let failure = await kind {
+            _ = try await HTTPClient().send(HTTPClientRequest(url: "http://127.0.0.1:\(refusing.port)/"))
+        }
+        #expect(failure == .connectFailed, "\(String(describing: failure))")
+        withExtendedLifetime(refusing) {}
     }
 
     @Test func connectTimeoutWhenBacklogIsFull() async throws {

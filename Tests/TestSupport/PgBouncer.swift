@@ -69,11 +69,14 @@ package final class PgBouncer: Sendable {
 }
 
 extension PgBouncer {
-    /// Starts one (`init(in:poolSize:)`, which waits for a child process) on a thread of its own, off the few
-    /// threads every other test's tasks run on.
-    package static func started(in front: PostgresCluster, poolSize: Int) async throws -> PgBouncer {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(with: Result { try PgBouncer(in: front, poolSize: poolSize) }) }
-        }
+    /// Starts one (`init(in:poolSize:)`, which waits for a child process) off the pool, runs `body` with it, and
+    /// stops it (`stop`, which waits for its exit) off the pool too, whether `body` returns or throws.
+    package static func with<T: Sendable>(in front: PostgresCluster, poolSize: Int,
+                                          _ body: (PgBouncer) async throws -> T) async throws -> T {
+        let bouncer = try await offThePool { try PgBouncer(in: front, poolSize: poolSize) }
+        let result: Result<T, any Error>
+        do { result = .success(try await body(bouncer)) } catch { result = .failure(error) }
+        _ = try? await offThePool { bouncer.stop() }
+        return try result.get()
     }
 }

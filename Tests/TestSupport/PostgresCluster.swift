@@ -193,14 +193,6 @@ extension Trait where Self == ConditionTrait {
 }
 
 extension PostgresCluster {
-    /// Runs `work` (which waits for child processes: `initdb`, `pg_ctl`, `createdb`) on a thread of its own, so a
-    /// test that starts a cluster never holds one of the few threads every other test's tasks run on.
-    static func offThePool<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread { continuation.resume(with: Result { try work() }) }
-        }
-    }
-
     /// A cluster of the test's own, for a test that stops or kills the server, or one that serves TLS.
     package static func started(tls: SelfSignedCertificate? = nil) async throws -> PostgresCluster {
         try await offThePool { try PostgresCluster(tls: tls) }
@@ -218,22 +210,22 @@ extension PostgresCluster {
 
     /// A database of the test's own (`createDatabase`), off the pool.
     package func newDatabase() async throws -> String {
-        try await Self.offThePool { [self] in try createDatabase() }
+        try await offThePool { [self] in try createDatabase() }
     }
 
     /// Kills the server (`kill`), off the pool.
     package func killServer() async throws {
-        try await Self.offThePool { [self] in try kill() }
+        try await offThePool { [self] in try kill() }
     }
 
     /// A streaming standby of this cluster (`init(standbyOf:)`), off the pool.
     package func startStandby() async throws -> PostgresCluster {
-        try await Self.offThePool { [self] in try PostgresCluster(standbyOf: self) }
+        try await offThePool { [self] in try PostgresCluster(standbyOf: self) }
     }
 
     /// Promotes this standby (`promote`), off the pool.
     package func promoteServer() async throws {
-        try await Self.offThePool { [self] in try promote() }
+        try await offThePool { [self] in try promote() }
     }
 
     /// A new primary and a streaming standby of it in synchronous replication (`synchronous_standby_names = '*'`,
@@ -264,6 +256,6 @@ extension PostgresCluster {
 
     /// Starts the server again (`start`), off the pool.
     package func restartServer() async throws {
-        try await Self.offThePool { [self] in try start() }
+        try await offThePool { [self] in try start() }
     }
 }

@@ -36,7 +36,7 @@ final class SpawnedApp {
         try FileManager.default.copyItem(at: Self.packageResources, to: directory.appendingPathComponent("Resources"))
         apple = try FakeAppleServer(
             hostname: "127.0.0.1", port: 0,
-            keys: try FakeAppleKeys.loadOrCreate(path: directory.appendingPathComponent("apple.pem").path),
+            keys: try FakeAppleKeys.fixture(in: directory),
             logger: TestApp.quietLogger("fake-apple")
         )
         try apple.start()

@@ -44,7 +44,7 @@ final class TestApp: Sendable {
             let secrets = try DevSecrets.loadOrCreate(besides: directory.appendingPathComponent("apple.pem").path)
             let stand = try FakeAppleServer(
                 hostname: "127.0.0.1", port: 0,
-                keys: try FakeAppleKeys.loadOrCreate(path: directory.appendingPathComponent("apple.pem").path),
+                keys: try FakeAppleKeys.fixture(in: directory),
                 clientSecretKey: try standInClientKey ?? secrets.clientKey.publicKey, otherTeams: otherTeams,
                 logger: quietLogger("fake-apple")
             )

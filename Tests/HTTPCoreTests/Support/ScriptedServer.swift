@@ -103,6 +103,16 @@ final class ScriptedServer: Sendable {
     }
 
     private static func listen(host: String) throws -> (Int32, UInt16) {
+        let fd = try bind(host: host)
+        guard Glibc.listen(fd, 64) == 0 else {
+            close(fd)
+            throw ScriptedServerError("listen on \(host): \(errno)")
+        }
+        return (fd, try localPort(of: fd))
+    }
+
+    /// A TCP socket bound to `host` on a port the kernel picks, not listening.
+    private static func bind(host: String) throws -> Int32 {
         let isIPv6 = host.contains(":")
         let fd = socket(isIPv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw ScriptedServerError("socket: \(errno)") }
@@ -115,7 +125,7 @@ final class ScriptedServer: Sendable {
             inet_pton(AF_INET6, host, &address.sin6_addr)
             bound = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+                    Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
                 }
             }
         } else {
@@ -124,22 +134,32 @@ final class ScriptedServer: Sendable {
             inet_pton(AF_INET, host, &address.sin_addr)
             bound = withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                    Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
                 }
             }
         }
-        guard bound == 0, Glibc.listen(fd, 64) == 0 else {
+        guard bound == 0 else {
             close(fd)
-            throw ScriptedServerError("bind/listen on \(host): \(errno)")
+            throw ScriptedServerError("bind on \(host): \(errno)")
         }
-        return (fd, try localPort(of: fd))
+        return fd
     }
 
-    /// A loopback port nothing listens on (bound, then closed).
-    static func unusedPort() throws -> UInt16 {
-        let (fd, port) = try listen(host: "127.0.0.1")
-        close(fd)
-        return port
+    /// A loopback port that refuses every connection while this lives: bound and never listened on, so that no
+    /// server another test starts meanwhile can be given it, as it could a port that was bound and closed.
+    final class RefusingPort: Sendable {
+        let port: UInt16
+        private let fd: Int32
+
+        init() throws {
+            fd = try ScriptedServer.bind(host: "127.0.0.1")
+            do { port = try ScriptedServer.localPort(of: fd) } catch {
+                close(fd)
+                throw error
+            }
+        }
+
+        deinit { close(fd) }
     }
 
     /// The port the kernel gave a socket bound to port 0.
