@@ -14,7 +14,9 @@
 # seconds at a 50 ms round trip), all distinct new users. Runs without a code go much faster and use identity
 # tokens of distinct new users minted ahead by `siwa mint` (EXCHANGE_TOKENS, default 60000, kept in $CACHE).
 # EXCHANGE_PERF_DIR=/some/dir samples the server with perf record (cpu-clock, call graphs) during each run, one file
-# per run there, for `perf report -i`. After each run of siwa, a line gives its SQLite writer's writes per commit
+# per run there, for `perf report -i`. EXCHANGE_PERF_STAT=1 counts, with perf stat, the server's context switches,
+# epoll_wait calls and write calls (each wake of another loop is one write to its eventfd) per sign-in, a line
+# after each run. After each run of siwa, a line gives its SQLite writer's writes per commit
 # during the run (from /metrics): how much of each commit's cost a sign-in carries at that rate.
 PROXY_PORT=${BENCH_PROXY_PORT:-29091}
 EXCHANGE_DELAY_MS=${EXCHANGE_DELAY_MS:-50}
@@ -26,6 +28,9 @@ EXCHANGE_VAPOR_POOL=${EXCHANGE_VAPOR_POOL:-64}
 # a code; through the proxy each would wait 50 ms more, which is not what the exchange is meant to measure.
 EXCHANGE_VAPOR_JWKS=${EXCHANGE_VAPOR_JWKS:-direct}
 BASELINE_SIWA=${BASELINE_SIWA:-}
+# The cores the server may run on (taskset -c): core 0 gives it one event loop. "0,1" gives it two, sharing core 1
+# with wrk, the proxy and the stand-in: for what a server with several loops does with Apple's connections.
+EXCHANGE_SERVER_CPUS=${EXCHANGE_SERVER_CPUS:-0}
 EXCHANGE_TEAM_ID=BENCHTEAM1
 EXCHANGE_KEY_ID=BENCHKEY01
 CLK_TCK=$(getconf CLK_TCK)
@@ -149,11 +154,11 @@ exchange_start() { # exchange_start KIND BINARY APPLE_MAX_CONNECTIONS DATABASE
             [ "$EXCHANGE_VAPOR_JWKS" = proxy ] && jwks="$apple/auth/keys"
             env PORT="$PORT" DATABASE_PATH="$db" APPLE_JWKS_URL="$jwks" APPLE_BASE_URL="$apple" \
                 IOS_APPLICATION_IDENTIFIER=dev.siwa.ios "${key[@]}" APPLE_HTTP_POOL="$max" \
-                taskset -c 0 "$binary" serve >>"$WORK/server.log" 2>&1 & ;;
+                taskset -c "$EXCHANGE_SERVER_CPUS" "$binary" serve >>"$WORK/server.log" 2>&1 & ;;
         *) env PORT="$PORT" DATABASE_PATH="$db" IOS_APPLICATION_IDENTIFIER=dev.siwa.ios APPLE_BASE_URL="$apple" \
                 "${key[@]}" SIWA_ENCRYPTION_KEY="$ENCRYPTION_KEY" APPLE_MAX_CONNECTIONS="$max" MAX_CONNECTIONS=20000 \
                 METRICS_TOKEN="$EXCHANGE_METRICS_TOKEN" \
-                taskset -c 0 "$binary" serve --env-file "$WORK/none.env" >>"$WORK/server.log" 2>&1 & ;;
+                taskset -c "$EXCHANGE_SERVER_CPUS" "$binary" serve --env-file "$WORK/none.env" >>"$WORK/server.log" 2>&1 & ;;
     esac
     SERVER_PID=$!
     for _ in $(seq 1 600); do
@@ -200,12 +205,19 @@ exchange_case() { # exchange_case NAME KIND BINARY APPLE_MAX_CONNECTIONS WITH_CO
         perf record -q -e cpu-clock -F 4000 -g -p "$SERVER_PID" -o "$EXCHANGE_PERF_DIR/$name-$kind-$max-$with_code${pace:+-paced}.data" 2>/dev/null &
         perf_pid=$!
     fi
+    local stat_pid=
+    if [ "${EXCHANGE_PERF_STAT:-0}" = 1 ]; then
+        perf stat -x, -e context-switches,syscalls:sys_enter_epoll_wait,syscalls:sys_enter_write -p "$SERVER_PID" \
+            -o "$WORK/perf-stat.csv" 2>/dev/null &
+        stat_pid=$!
+    fi
     result=$(CREDENTIALS="$creds" WITH_CODE="$with_code" PACE_MS="$pace" taskset -c 1 wrk -t1 -c"$EXCHANGE_CONNS" -d"${DURATION}s" \
         --timeout 10s -s "$WRK_DIR/exchange.lua" "http://127.0.0.1:$PORT/api/users/siwa" 2>"$WORK/wrk.err" |
         grep '^RESULT' || echo "RESULT 0 0 0 0 0 0 0 0")
     t2=$(cpu_ticks "$SERVER_PID")
     w2=$(sqlite_commits)
     if [ -n "$perf_pid" ]; then kill -INT "$perf_pid" 2>/dev/null || true; wait "$perf_pid" 2>/dev/null || true; fi
+    if [ -n "$stat_pid" ]; then kill -INT "$stat_pid" 2>/dev/null || true; wait "$stat_pid" 2>/dev/null || true; fi
     c2=$(proxy_count)
     stop_thread_sampler
     if grep -q WRAPPED "$WORK/wrk.err"; then
@@ -224,6 +236,10 @@ exchange_case() { # exchange_case NAME KIND BINARY APPLE_MAX_CONNECTIONS WITH_CO
     [ -n "$pace" ] && mode=paced
     echo "exchange $name $mode $max $rps $p50 $p99 $p999 $non2xx $socket" \
         "$cpu_us $(cat "$WORK/threads" 2>/dev/null || echo 0) $((c2 - c1)) $((c2 - c0))" | tee -a "$RESULTS"
+    [ -z "$stat_pid" ] || awk -F, -v n="$completed" -v run="$name $mode $max" '$3 != "" && n > 0 { c[$3] = $1 }
+        END { printf "   (%s, per sign-in: %.2f context switches, %.2f epoll_wait, %.2f write)\n", run,
+              c["context-switches"] / n, c["syscalls:sys_enter_epoll_wait"] / n, c["syscalls:sys_enter_write"] / n }' \
+        "$WORK/perf-stat.csv"
     [ "$kind" = vapor ] || echo "$w1 $w2" | awk -v run="$name $mode $max" '{ w = $3 - $1; t = $4 - $2
         if (t > 0) printf "   (%s: %.2f writes per SQLite commit, %d commits)\n", run, w / t, t }'
     kill -TERM "$SERVER_PID" 2>/dev/null || true

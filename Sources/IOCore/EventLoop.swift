@@ -65,7 +65,8 @@ package final class EventLoop: Sendable {
 
     /// How often deadlines are checked at the least (ns); a timer due sooner shortens the wait.
     static let sweepInterval: UInt64 = 25_000_000
-    let index: Int
+    /// The loop's place in its group (0 for a loop of its own).
+    package let index: Int
     let epfd: Int32
     let wakeFD: Int32
     let state = Mutex(State())

@@ -45,9 +45,17 @@ package final class EventLoopGroup: Sendable {
 
     /// The calling thread's loop when it is one of this group's (no thread hop for what it starts), else `next()`.
     package func any() -> EventLoop {
-        if let current = EventLoop.current, loops.contains(where: { $0 === current }) { return current }
-        return next()
+        current ?? next()
     }
+
+    /// The calling thread's loop when it is one of this group's, else nil.
+    package var current: EventLoop? {
+        guard let current = EventLoop.current, loops.contains(where: { $0 === current }) else { return nil }
+        return current
+    }
+
+    /// The `index` of `current`.
+    package var currentLoopIndex: Int? { current?.index }
 
     /// Stops every loop after its current iteration and waits for their threads; jobs still queued run on
     /// Dispatch's global queue. Safe to call more than once.

@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import IOCore
 import TestSupport
 import Testing
 @testable import HTTPCore
@@ -39,6 +40,44 @@ struct HTTPClientPoolTests {
             #expect(client.statistics.reused >= 18)
             #expect(client.statistics.opened + client.statistics.reused == 20)
             #expect(client.statistics.idle == 1)
+        }
+    }
+
+    /// Answers with the client's address (`127.0.0.1:PORT`): which connection carried the request. `/slow` after
+    /// 300 ms, so that two requests sent together need a connection each.
+    struct PeerEcho: HTTPResponder {
+        func respond(to request: HTTPRequest, connection: ConnectionInfo) async -> HTTPResponse {
+            if request.path == "/slow" { try? await Task.sleep(for: .milliseconds(300)) }
+            return HTTPResponse(string: connection.remoteAddress)
+        }
+    }
+
+    /// With two loops, a task takes the idle connection opened on its own loop, whose socket wakes that loop, over
+    /// a more recently used one on the other loop.
+    @Test func aTaskReusesTheConnectionOnItsOwnLoop() async throws {
+        try await withServer(responder: PeerEcho()) { _, port in
+            let loops = try EventLoopGroup(loopCount: 2)
+            defer { loops.shutdown() }
+            let client = HTTPClient(configuration: .init(timeout: .seconds(60)), group: loops)
+            @Sendable func peer(from loop: EventLoop, _ path: String = "/") async throws -> String {
+                try await Task(executorPreference: loop) {
+                    #expect(loops.currentLoopIndex == loop.index)
+                    let body = try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")).body
+                    return String(decoding: body, as: UTF8.self)
+                }.value
+            }
+            // Two requests at once: a connection each, opened on the loop of the task that needs it.
+            async let first = peer(from: loops.loops[0], "/slow")
+            async let second = peer(from: loops.loops[1], "/slow")
+            let (onLoop0, onLoop1) = try await (first, second)
+            #expect(onLoop0 != onLoop1)
+            #expect(client.statistics.opened == 2)
+            for _ in 0..<3 {
+                #expect(try await peer(from: loops.loops[0]) == onLoop0)
+                #expect(try await peer(from: loops.loops[1]) == onLoop1, "not the one loop 0 used last")
+            }
+            #expect(client.statistics.opened == 2)
+            #expect(client.statistics.reused == 6)
         }
     }
 

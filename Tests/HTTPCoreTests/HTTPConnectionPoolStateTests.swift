@@ -29,6 +29,31 @@ struct HTTPConnectionPoolStateTests {
         #expect(pool.lease(3) == .use(11))
     }
 
+    @Test func anIdleConnectionOnTheRequestersLoopComesFirstThenTheMostRecentOfAll() {
+        var pool = HTTPConnectionPoolState(maxConnections: 3)
+        for request in 1...3 { #expect(pool.lease(request, on: 0) == .connect) }
+        for id in [10, 11, 12] { pool.connected(id) }
+        #expect(pool.release(10, reusable: true, now: 1, loop: 0) == .none)
+        #expect(pool.release(11, reusable: true, now: 2, loop: 1) == .none)
+        #expect(pool.release(12, reusable: true, now: 3, loop: 0) == .none)
+        #expect(pool.lease(4, on: 1) == .use(11), "the only one on loop 1, though not the most recent")
+        #expect(pool.lease(5, on: 0) == .use(12), "the most recent of the two on loop 0")
+        #expect(pool.lease(6, on: 1) == .use(10), "none left on loop 1: the most recent of all")
+        #expect(pool.lease(7, on: 1) == .wait)
+        #expect(pool.idle.isEmpty)
+    }
+
+    @Test func aRequestOffThePoolsLoopsTakesTheMostRecentOfAll() {
+        var pool = HTTPConnectionPoolState(maxConnections: 2)
+        for request in 1...2 { #expect(pool.lease(request) == .connect) }
+        pool.connected(10)
+        pool.connected(11)
+        #expect(pool.release(10, reusable: true, now: 1, loop: 1) == .none)
+        #expect(pool.release(11, reusable: true, now: 2, loop: 0) == .none)
+        #expect(pool.lease(3) == .use(11))
+        #expect(pool.lease(4, on: 5) == .use(10), "a loop with no idle connection")
+    }
+
     @Test func aNewRequestDoesNotOvertakeWaitingOnes() {
         var pool = HTTPConnectionPoolState(maxConnections: 1)
         #expect(pool.lease(1) == .connect)

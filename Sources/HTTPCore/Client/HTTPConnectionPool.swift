@@ -91,13 +91,16 @@ final class HTTPConnectionPool: Sendable {
     private func lease(deadline: UInt64) async throws -> (HTTPClientConnection, reused: Bool) {
         // A connection or a free slot is taken without suspending the task; only a request that must wait parks.
         let handed: Handed
-        if let immediate = state.withLock({ shared in shared.machine.canLeaseAtOnce ? Self.lease(&shared) : nil }) {
+        let here = group.currentLoopIndex
+        if let immediate = state.withLock({ shared in
+            shared.machine.canLeaseAtOnce ? Self.lease(&shared, on: here) : nil
+        }) {
             handed = immediate
         } else {
             let loop = group.any()
             handed = await withCheckedContinuation { continuation in
                 let immediate = state.withLock { shared -> Handed? in
-                    if let handed = Self.lease(&shared) { return handed }
+                    if let handed = Self.lease(&shared, on: here) { return handed }
                     let request = shared.nextID
                     let timer = loop.schedule(at: deadline) { [weak self] in self?.expire(request) }
                     shared.waiters[request] = (continuation, timer, loop)
@@ -126,11 +129,11 @@ final class HTTPConnectionPool: Sendable {
         }
     }
 
-    /// Asks the state machine for a connection for a new request: the connection or `.connect`, or nil when the
-    /// request now waits in line (as request `shared.nextID`).
-    private static func lease(_ shared: inout Shared) -> Handed? {
+    /// Asks the state machine for a connection for a new request whose task runs on loop `loop`: the connection
+    /// or `.connect`, or nil when the request now waits in line (as request `shared.nextID`).
+    private static func lease(_ shared: inout Shared, on loop: Int?) -> Handed? {
         shared.nextID += 1
-        switch shared.machine.lease(shared.nextID) {
+        switch shared.machine.lease(shared.nextID, on: loop) {
         case .use(let id):
             if let connection = shared.connections[id] { return .connection(connection) }
             shared.machine.replaceLeased(id)
@@ -187,7 +190,8 @@ final class HTTPConnectionPool: Sendable {
     private func giveBack(_ connection: HTTPClientConnection, reusable: Bool) {
         let id = ObjectIdentifier(connection).hashValue
         let next = state.withLock { shared -> HTTPConnectionPoolState.NextAction in
-            let next = shared.machine.release(id, reusable: reusable, now: MonotonicClock.now())
+            let next = shared.machine.release(id, reusable: reusable, now: MonotonicClock.now(),
+                                              loop: connection.loop.index)
             if !reusable { shared.connections[id] = nil }
             return next
         }

@@ -3,17 +3,21 @@
 ///
 /// The rules:
 /// - at most `maxConnections` open or opening at once; requests beyond wait in arrival order;
-/// - an idle connection is reused before a new one is opened, the most recently used first (the likeliest to be
-///   warm at the server), and one idle longer than the idle timeout is closed;
+/// - an idle connection is reused before a new one is opened: first the most recently used one on the requesting
+///   task's event loop (whose socket is registered there, so Apple's answer wakes that loop only, not a second one
+///   that must hand the task back), then the most recently used of all (the likeliest to be warm at the server);
+///   one idle longer than the idle timeout is closed;
 /// - a connection given back goes straight to the oldest waiting request; a slot freed by a closed or failed
 ///   connection lets the oldest waiting request open its own.
 struct HTTPConnectionPoolState {
     typealias ConnectionID = Int
     typealias RequestID = Int
+    /// The event loop a connection's socket is registered on (`EventLoop.index`).
+    typealias LoopIndex = Int
 
     let maxConnections: Int
-    /// Idle connections, the most recently used last, with when they became idle (monotonic ns).
-    private(set) var idle: [(id: ConnectionID, since: UInt64)] = []
+    /// Idle connections, the most recently used last, with when they became idle (monotonic ns) and their loop.
+    private(set) var idle: [(id: ConnectionID, since: UInt64, loop: LoopIndex)] = []
     private(set) var leased: Set<ConnectionID> = []
     /// Connections being opened (connect and TLS handshake), each for one request.
     private(set) var connecting = 0
@@ -39,9 +43,11 @@ struct HTTPConnectionPoolState {
     /// Whether `lease` would answer `.use` or `.connect` now, rather than `.wait`.
     var canLeaseAtOnce: Bool { !idle.isEmpty || (open < maxConnections && waiting.isEmpty) }
 
-    /// A request wants a connection.
-    mutating func lease(_ request: RequestID) -> LeaseAction {
-        if let (id, _) = idle.popLast() {
+    /// A request wants a connection; `loop` is the event loop its task runs on, when it runs on one of the pool's.
+    mutating func lease(_ request: RequestID, on loop: LoopIndex? = nil) -> LeaseAction {
+        if !idle.isEmpty {
+            let index = loop.flatMap { loop in idle.lastIndex { $0.loop == loop } } ?? idle.count - 1
+            let id = idle.remove(at: index).id
             leased.insert(id)
             return .use(id)
         }
@@ -68,15 +74,16 @@ struct HTTPConnectionPoolState {
         case connect(for: RequestID)
     }
 
-    /// A request is done with a connection; `reusable` says whether it can carry another request.
-    mutating func release(_ id: ConnectionID, reusable: Bool, now: UInt64) -> NextAction {
+    /// A request is done with a connection registered on `loop`; `reusable` says whether it can carry another
+    /// request.
+    mutating func release(_ id: ConnectionID, reusable: Bool, now: UInt64, loop: LoopIndex = 0) -> NextAction {
         guard leased.remove(id) != nil else { return .none }
         if reusable {
             if !waiting.isEmpty {
                 leased.insert(id)
                 return .handOver(id, to: waiting.removeFirst())
             }
-            idle.append((id, now))
+            idle.append((id, now, loop))
             return .none
         }
         return slotFreed()
