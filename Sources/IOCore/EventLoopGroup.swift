@@ -54,9 +54,6 @@ package final class EventLoopGroup: Sendable {
         return current
     }
 
-    /// The `index` of `current`.
-    package var currentLoopIndex: Int? { current?.index }
-
     /// Stops every loop after its current iteration and waits for their threads; jobs still queued run on
     /// Dispatch's global queue. Safe to call more than once.
     package func shutdown() {

@@ -61,7 +61,7 @@ struct HTTPClientPoolTests {
             let client = HTTPClient(configuration: .init(timeout: .seconds(60)), group: loops)
             @Sendable func peer(from loop: EventLoop, _ path: String = "/") async throws -> String {
                 try await Task(executorPreference: loop) {
-                    #expect(loops.currentLoopIndex == loop.index)
+                    #expect(loops.current === loop)
                     let body = try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")).body
                     return String(decoding: body, as: UTF8.self)
                 }.value

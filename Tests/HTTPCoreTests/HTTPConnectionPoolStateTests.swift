@@ -12,8 +12,8 @@ struct HTTPConnectionPoolStateTests {
         pool.connected(10)
         pool.connected(11)
         #expect(pool.open == 2)
-        #expect(pool.release(10, reusable: true, now: 0) == .handOver(10, to: 3))
-        #expect(pool.release(11, reusable: false, now: 0) == .connect(for: 4))
+        #expect(pool.release(10, reusable: true, now: 0, loop: 0) == .handOver(10, to: 3))
+        #expect(pool.release(11, reusable: false, now: 0, loop: 0) == .connect(for: 4))
         #expect(pool.open == 2)
         #expect(pool.waiting.isEmpty)
     }
@@ -24,8 +24,8 @@ struct HTTPConnectionPoolStateTests {
         #expect(pool.lease(2) == .connect)
         pool.connected(10)
         pool.connected(11)
-        #expect(pool.release(10, reusable: true, now: 1) == .none)
-        #expect(pool.release(11, reusable: true, now: 2) == .none)
+        #expect(pool.release(10, reusable: true, now: 1, loop: 0) == .none)
+        #expect(pool.release(11, reusable: true, now: 2, loop: 0) == .none)
         #expect(pool.lease(3) == .use(11))
     }
 
@@ -70,9 +70,9 @@ struct HTTPConnectionPoolStateTests {
         var pool = HTTPConnectionPoolState(maxConnections: 3)
         for request in 1...3 { #expect(pool.lease(request) == .connect) }
         for id in 10...12 { pool.connected(id) }
-        _ = pool.release(10, reusable: true, now: 100)
-        _ = pool.release(11, reusable: true, now: 200)
-        _ = pool.release(12, reusable: true, now: 300)
+        _ = pool.release(10, reusable: true, now: 100, loop: 0)
+        _ = pool.release(11, reusable: true, now: 200, loop: 0)
+        _ = pool.release(12, reusable: true, now: 300, loop: 0)
         let first = pool.expireIdle(now: 1_199, idleTimeout: 1_000)
         let second = pool.expireIdle(now: 1_200, idleTimeout: 1_000)
         #expect(first == [10])
@@ -84,7 +84,7 @@ struct HTTPConnectionPoolStateTests {
         var pool = HTTPConnectionPoolState(maxConnections: 1)
         #expect(pool.lease(1) == .connect)
         pool.connected(10)
-        _ = pool.release(10, reusable: true, now: 0)
+        _ = pool.release(10, reusable: true, now: 0, loop: 0)
         #expect(pool.lease(2) == .use(10))
         pool.replaceLeased(10)
         #expect(pool.open == 1, "the request opens a new connection in the same slot")

@@ -91,13 +91,14 @@ final class HTTPConnectionPool: Sendable {
     private func lease(deadline: UInt64) async throws -> (HTTPClientConnection, reused: Bool) {
         // A connection or a free slot is taken without suspending the task; only a request that must wait parks.
         let handed: Handed
-        let here = group.currentLoopIndex
+        let current = group.current
+        let here = current?.index
         if let immediate = state.withLock({ shared in
             shared.machine.canLeaseAtOnce ? Self.lease(&shared, on: here) : nil
         }) {
             handed = immediate
         } else {
-            let loop = group.any()
+            let loop = current ?? group.next()
             handed = await withCheckedContinuation { continuation in
                 let immediate = state.withLock { shared -> Handed? in
                     if let handed = Self.lease(&shared, on: here) { return handed }

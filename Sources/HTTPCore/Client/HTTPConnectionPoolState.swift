@@ -76,7 +76,7 @@ struct HTTPConnectionPoolState {
 
     /// A request is done with a connection registered on `loop`; `reusable` says whether it can carry another
     /// request.
-    mutating func release(_ id: ConnectionID, reusable: Bool, now: UInt64, loop: LoopIndex = 0) -> NextAction {
+    mutating func release(_ id: ConnectionID, reusable: Bool, now: UInt64, loop: LoopIndex) -> NextAction {
         guard leased.remove(id) != nil else { return .none }
         if reusable {
             if !waiting.isEmpty {
