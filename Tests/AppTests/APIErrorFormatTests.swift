@@ -28,6 +28,21 @@ struct APIErrorFormatTests {
         }
     }
 
+    /// Found by an audit against the README: the router's 404 and 405 below /api were HTML pages to a browser.
+    @Test(arguments: [
+        (HTTPMethod.GET, "/api/users/nope", HTTPStatus.notFound), (.PUT, "/api/users/siwa", .methodNotAllowed),
+        (.GET, "/api/apple/notifications", .methodNotAllowed), (.GET, "/api", .notFound),
+    ])
+    func pathsNoRouteHasBelowTheAPIAnswerJSONToABrowser(_ method: HTTPMethod, _ path: String,
+                                                        _ status: HTTPStatus) async throws {
+        try await TestApp.with(lifecycle: false) { app in
+            let response = try await app.send(method, path, headers: ["Accept": Self.browser])
+            #expect(response.status == status, "\(method) \(path)")
+            #expect(response.headers["Content-Type"] == "application/json; charset=utf-8", "\(method) \(path)")
+            #expect(try response.json()["error"] as? Bool == true, "\(method) \(path)")
+        }
+    }
+
     @Test func webFormPostsStillAnswerABrowserWithAPage() async throws {
         try await TestApp.with(lifecycle: false) { app in
             let response = try await app.send(.POST, "/login/siwa/handle", headers: [

@@ -1,3 +1,5 @@
+import AppleID
+import FakeApple
 import Foundation
 import HTTPCore
 import TestSupport
@@ -58,12 +60,19 @@ struct AppleKeysFaultTests {
                 let token = try app.identityToken(subject: "001.cold", issuedAt: clock.now)
                 let response = try await app.sendJSON(.POST, "/api/users/siwa", ["token": token])
                 #expect(response.status == .serviceUnavailable, "\(name)")
-                #expect(response.headers["Retry-After"] == "\(SignInFailure.appleKeysRetryAfterSeconds)", "\(name)")
+                #expect(response.headers["Retry-After"] == "\(AppleIDError.keysRetryAfterSeconds)", "\(name)")
                 #expect(try response.json()["error"] as? Bool == true, "\(name)")
                 #expect(log.contains("JWKS fetch failed", logged, "no keys cached"), "\(name): \(log.all.suffix(4))")
                 #expect(log.contains("identity token refused", "keysUnavailable"), "\(name)")
                 #expect(!log.text.contains(token), "\(name): the token must not be logged")
                 #expect(try await app.send(.GET, "/health").status == .ok, "\(name)")
+                // A notification from Apple meets the same missing keys, and gets the same answer.
+                let payload = try FakeAppleNotifier.payload(event: "email-disabled", subject: "001.cold",
+                                                            audience: TestApp.iosClientID, email: nil, keys: app.keys,
+                                                            now: clock.now)
+                let notified = try await app.sendJSON(.POST, "/api/apple/notifications", ["payload": payload])
+                #expect(notified.status == .serviceUnavailable, "\(name)")
+                #expect(notified.headers["Retry-After"] == "\(AppleIDError.keysRetryAfterSeconds)", "\(name)")
             }
             #expect(try await app.count("users") == 0)
 

@@ -10,7 +10,7 @@ struct SignInFailureHTTPTests {
         let cases: [(SignInFailure, HTTPStatus, String?)] = [
             (.identityToken(AppleIDError(.badSignature)), .unauthorized, nil),
             (.identityToken(AppleIDError(.keysUnavailable)), .serviceUnavailable,
-             "\(SignInFailure.appleKeysRetryAfterSeconds)"),
+             "\(AppleIDError.keysRetryAfterSeconds)"),
             (.codeExchange(AppleAuthError(.apple("invalid_grant"))), .badRequest, nil),
             (.codeExchange(AppleAuthError(.apple("invalid_client"))), .unauthorized, nil),
             (.codeExchange(AppleAuthError(.tokenMismatch)), .unauthorized, nil),

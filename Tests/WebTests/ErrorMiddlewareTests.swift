@@ -98,6 +98,37 @@ struct ErrorMiddlewareTests {
         #expect(page.headers["Content-Type"] == "text/html; charset=utf-8")
     }
 
+    /// Below `jsonErrorPaths` the router's own 404 and 405, which no route's middleware sees, are JSON as well.
+    @Test func errorsBelowAJSONErrorPathAreJSONToABrowserIncluding404And405() async throws {
+        let app = Application.fixture()
+        app.jsonErrorPaths = ["/api"]
+        app.get("api", "users", "me") { _ in "me" }
+        app.get("apiary") { _ -> String in throw Abort(.unauthorized, reason: "no") }
+        let accept: HTTPHeaders = ["Accept": "text/html,application/xhtml+xml,*/*;q=0.8"]
+        for (method, path, status) in [(HTTPMethod.GET, "/api", HTTPStatus.notFound), (.GET, "/api/nope", .notFound),
+                                       (.PUT, "/api/users/me", .methodNotAllowed)] {
+            let response = try await app.testing.send(method, path, headers: accept)
+            #expect(response.status == status, "\(method) \(path)")
+            #expect(response.headers["Content-Type"] == "application/json; charset=utf-8", "\(method) \(path)")
+            #expect(try response.decode(ErrorBody.self).error, "\(method) \(path)")
+        }
+        for (path, status) in [("/apiary", HTTPStatus.unauthorized), ("/nope", .notFound)] {
+            let page = try await app.testing.send(.GET, path, headers: accept)
+            #expect(page.status == status, "\(path)")
+            #expect(page.headers["Content-Type"] == "text/html; charset=utf-8", "a page: \(path)")
+        }
+    }
+
+    @Test func aJSONErrorPathCoversWholeSegmentsOnly() {
+        #expect(ErrorRenderer.isBelowJSONErrorPath("/api", ["/api"]))
+        #expect(ErrorRenderer.isBelowJSONErrorPath("/api/", ["/api"]))
+        #expect(ErrorRenderer.isBelowJSONErrorPath("/api/users/me", ["/other", "/api"]))
+        #expect(!ErrorRenderer.isBelowJSONErrorPath("/apix", ["/api"]))
+        #expect(!ErrorRenderer.isBelowJSONErrorPath("/ap", ["/api"]))
+        #expect(!ErrorRenderer.isBelowJSONErrorPath("/", ["/api"]))
+        #expect(!ErrorRenderer.isBelowJSONErrorPath("/api", []))
+    }
+
     @Test func htmlErrorPagesUseTheErrorTemplate() async throws {
         let app = Application.fixture()
         app.views = try ViewRenderer(templates: ["error": "<p>{{status}} {{title}}: {{reason}}</p>"])

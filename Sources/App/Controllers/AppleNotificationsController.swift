@@ -12,7 +12,7 @@ struct AppleNotificationsController: RouteCollection {
     let services: Services
 
     func boot(routes: any RoutesBuilder) throws {
-        routes.grouped(JSONErrorsMiddleware()).post("api", "apple", "notifications", use: receive)
+        routes.post("api", "apple", "notifications", use: receive)
     }
 
     struct Body: Decodable, Sendable {
@@ -39,7 +39,8 @@ struct AppleNotificationsController: RouteCollection {
         } catch let error as AppleIDError {
             req.logger.notice("Apple notification refused", metadata: ["reason": "\(error)"])
             throw Abort(error.httpStatus, reason: error.httpStatus == .serviceUnavailable
-                        ? error.clientMessage : "Invalid notification payload, signature or audience")
+                        ? error.clientMessage : "Invalid notification payload, signature or audience",
+                        headers: error.httpHeaders)
         }
         let notification: ServerNotification
         do {

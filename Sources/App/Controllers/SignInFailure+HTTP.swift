@@ -5,8 +5,6 @@ import Web
 /// The one place where what went wrong in a sign-in becomes an HTTP answer: the status, what the client is told,
 /// and `Retry-After` when trying again later may work (RFC 9110 §10.2.3).
 extension SignInFailure: AbortError {
-    /// `Retry-After` of a 503 for Apple's keys: the key cache refetches at most every 10 s.
-    static let appleKeysRetryAfterSeconds = 10
     /// `Retry-After` of a 503 when Apple's token endpoint could not be asked and named no time itself.
     static let appleRetryAfterSeconds = 10
 
@@ -35,8 +33,7 @@ extension SignInFailure: AbortError {
 
     var headers: HTTPHeaders {
         switch self {
-        case .identityToken(let error) where error.reason == .keysUnavailable:
-            ["Retry-After": "\(Self.appleKeysRetryAfterSeconds)"]
+        case .identityToken(let error): error.httpHeaders
         case .codeExchange(let error) where error.httpStatus == .serviceUnavailable:
             ["Retry-After": "\(error.retryAfterSeconds ?? Self.appleRetryAfterSeconds)"]
         default: [:]
@@ -45,8 +42,16 @@ extension SignInFailure: AbortError {
 }
 
 extension AppleIDError {
+    /// `Retry-After` of a 503 for Apple's keys: the key cache refetches at most every 10 s.
+    static let keysRetryAfterSeconds = 10
+
     /// 503 when Apple's keys could not be had (a later try may work), 401 for a token that is refused.
     var httpStatus: HTTPStatus { reason == .keysUnavailable ? .serviceUnavailable : .unauthorized }
+
+    /// `Retry-After` with the 503, none with the 401.
+    var httpHeaders: HTTPHeaders {
+        reason == .keysUnavailable ? ["Retry-After": "\(Self.keysRetryAfterSeconds)"] : [:]
+    }
 }
 
 extension AppleAuthError {

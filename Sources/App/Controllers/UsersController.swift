@@ -13,7 +13,7 @@ struct UsersController: RouteCollection {
     let signInLimit: [any Middleware]
 
     func boot(routes: any RoutesBuilder) throws {
-        let users = routes.grouped("api", "users").grouped(JSONErrorsMiddleware())
+        let users = routes.grouped("api", "users")
         users.grouped(signInLimit).post("siwa", use: signIn)
         let authenticated = users.grouped(BearerAuthenticator(tokens: tokens))
         authenticated.get("me", use: me)

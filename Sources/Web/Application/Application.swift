@@ -21,6 +21,7 @@ package final class Application: HTTPResponder, RoutesBuilder, Sendable {
     struct State {
         var trustProxy: Bool
         var views: ViewRenderer?
+        var jsonErrorPaths: [String] = []
         var collectsMetrics = false
         var middleware: [any Middleware] = [ErrorMiddleware()]
         var routes: [Route] = []
@@ -57,6 +58,13 @@ package final class Application: HTTPResponder, RoutesBuilder, Sendable {
         set { configure { $0.views = newValue } }
     }
 
+    /// Paths below which every error is JSON whatever `Accept` prefers, as behind `JSONErrorsMiddleware`, the router's
+    /// 404 and 405 included, which no route's middleware sees: `["/api"]` covers `/api` and `/api/…`.
+    package var jsonErrorPaths: [String] {
+        get { state.withLock { $0.jsonErrorPaths } }
+        set { configure { $0.jsonErrorPaths = newValue } }
+    }
+
     /// Changes configuration; a programming error once the application is frozen.
     func configure(_ change: (inout State) -> Void) {
         state.withLock { state in
@@ -82,7 +90,7 @@ package final class Application: HTTPResponder, RoutesBuilder, Sendable {
             let router = try Router(routes: state.routes)
             let metrics = state.collectsMetrics ? RequestMetrics(routes: router.routes) : nil
             let context = RequestContext(logger: logger, trustProxy: state.trustProxy, views: state.views,
-                                         metrics: metrics)
+                                         jsonErrorPaths: state.jsonErrorPaths, metrics: metrics)
             let frozen = Frozen(router: router, responder: state.middleware.makeResponder(chainingTo: router),
                                 context: context)
             state.frozen = frozen

@@ -83,6 +83,8 @@ struct RequestContext: Sendable {
     let logger: Logger
     let trustProxy: Bool
     let views: ViewRenderer?
+    /// `Application.jsonErrorPaths`.
+    let jsonErrorPaths: [String]
     /// The application's request counters, when it collects them (`Application.collectsMetrics`).
     let metrics: RequestMetrics?
 }

@@ -49,9 +49,20 @@ enum ErrorRenderer {
         "\(LogEscaping.escape(request.method.rawValue)) \(LogEscaping.escape(request.path))"
     }
 
-    /// HTML for a client that asks for it first, unless the route's errors are JSON only (`JSONErrorsMiddleware`).
+    /// HTML for a client that asks for it first, unless the route's errors are JSON only (`JSONErrorsMiddleware`,
+    /// `Application.jsonErrorPaths`).
     static func wantsHTML(_ request: Request) -> Bool {
-        !request.errorsAsJSON && MediaType.prefersHTML(accept: request.headers["Accept"])
+        !request.errorsAsJSON && !isBelowJSONErrorPath(request.path, request.context.jsonErrorPaths)
+            && MediaType.prefersHTML(accept: request.headers["Accept"])
+    }
+
+    /// Whether `path` is one of `prefixes` or below one, by whole segments (`/api` covers `/api/x`, not `/apix`).
+    static func isBelowJSONErrorPath(_ path: String, _ prefixes: [String]) -> Bool {
+        prefixes.contains { prefix in
+            guard path.utf8.starts(with: prefix.utf8) else { return false }
+            let rest = path.utf8.dropFirst(prefix.utf8.count)
+            return rest.isEmpty || rest.first == UInt8(ascii: "/")
+        }
     }
 
     static func json(status: HTTPStatus, reason: String) -> Response {
