@@ -60,6 +60,10 @@ struct BulkMint: Sendable {
             FileHandle.standardOutput.write(Data(text.utf8))
             return
         }
-        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        do {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        } catch {
+            throw OperatorError("--output: cannot write \(path): \((error as NSError).localizedDescription)")
+        }
     }
 }

@@ -23,6 +23,11 @@ struct Dev: AsyncParsableCommand {
     @Option(help: "File holding the stand-in's signing keys (created when missing).")
     var keyFile: String = FakeAppleKeys.defaultPath
 
+    func validate() throws {
+        try PortOption.check(port, "--port")
+        try PortOption.check(applePort, "--apple-port")
+    }
+
     func run() async throws {
         try await DevEnvironment.run(
             hostname: hostname, port: port, applePort: applePort, databasePath: database, keyFile: keyFile

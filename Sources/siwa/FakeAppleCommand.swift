@@ -40,6 +40,10 @@ struct FakeAppleServe: AsyncParsableCommand {
                 + "rehearse moving the app to that team; repeatable.", valueName: "team-key"))
     var teams: [String] = []
 
+    func validate() throws {
+        try PortOption.check(port, "--port")
+    }
+
     func run() async throws {
         try await FakeAppleServer.runUntilSignalled(
             hostname: hostname, port: port, keyFile: keyFile, clientSecretKeyPath: clientSecretKey, teamID: teamID,

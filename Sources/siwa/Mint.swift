@@ -45,6 +45,9 @@ struct Mint: AsyncParsableCommand {
     func validate() throws {
         if let count, count < 1 { throw ValidationError("--count must be at least 1") }
         if first < 0 { throw ValidationError("--first must not be negative") }
+        if let count, first.addingReportingOverflow(count).overflow {
+            throw ValidationError("--first plus --count must be at most \(Int.max)")
+        }
     }
 
     func run() async throws {
@@ -53,7 +56,7 @@ struct Mint: AsyncParsableCommand {
             let bulk = BulkMint(keys: keys, audience: aud, lifetime: TimeInterval(lifetime),
                                 privateEmail: privateEmail, webStates: webStates)
             let lines = try await bulk.mint(users: first..<(first + count))
-            try BulkMint.write(lines, to: output)
+            try OperatorFailure.report { try BulkMint.write(lines, to: output) }
             return
         }
         let token = try keys.mintIdentityToken(IdentityTokenRequest(

@@ -14,6 +14,10 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "The .env file to read (variables already in the environment win).")
     var envFile: String = ".env"
 
+    func validate() throws {
+        try PortOption.check(port, "--port")
+    }
+
     func run() async throws {
         var configuration = try Configuration.load(dotEnvPath: envFile)
         if let hostname { configuration.hostname = hostname }

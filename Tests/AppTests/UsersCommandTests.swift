@@ -1,5 +1,6 @@
 import Foundation
 import HTTPCore
+import Storage
 import TestSupport
 import Testing
 @testable import App
@@ -54,6 +55,30 @@ struct UsersCommandTests {
             #expect((json["bearerTokens"] as? [String: Any])?["createdAt"] as? [String] != nil)
             #expect(!result.output.contains(user.bearer))
             #expect(!result.output.lowercased().contains("hash") && !result.output.contains("refresh"))
+        }
+    }
+
+    /// Found by an audit against "everything stored about the user": the client id of a sign-in without a code and
+    /// the user's part of an app transfer were stored and printed nowhere.
+    @Test func showAndExportNameTheSignInsClientIDAndTheTransfer() async throws {
+        try await TestApp.with { app in
+            let signIn = try await app.sendJSON(.POST, "/api/users/siwa", [
+                "token": try app.identityToken(subject: "001.nocode", email: "nocode@example.com"),
+            ])
+            let id = try #require(try signIn.json()["user"] as? [String: Any])["id"] as? String
+            let shown = try await app.command(["users", "show", "001.nocode"])
+            #expect(try shown.json()["appleClientIDs"] as? [String] == [TestApp.iosClientID], "\(shown.output)")
+            #expect(try shown.json()["transfer"] == nil, "no transfer began")
+
+            try await app.server.services.database.write(SQL(
+                "UPDATE users SET transfer_sub = ?, transfer_target = ? WHERE siwa_identifier = ?",
+                ["001.transfer.sub", "RECVTEAM01", "001.nocode"]))
+            let exported = try await app.command(["users", "export", try #require(id)])
+            #expect(exported.status == 0, "\(exported.output)")
+            let transfer = try #require(try exported.json()["transfer"] as? [String: Any], "\(exported.output)")
+            #expect(transfer["transferSub"] as? String == "001.transfer.sub")
+            #expect(transfer["targetTeam"] as? String == "RECVTEAM01")
+            #expect(transfer["transferredAt"] == nil)
         }
     }
 

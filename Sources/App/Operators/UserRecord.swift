@@ -15,8 +15,11 @@ package struct UserRecord: Sendable, Equatable, Encodable {
     package var sub: String
     package var createdAt: Date
     package var updatedAt: Date
-    /// The client ids (bundle ids, Services ID) Apple issued this user's stored refresh tokens to.
+    /// The client ids (bundle ids, Services ID) Apple knows the user by: the one they last signed in with, then
+    /// those Apple issued their stored refresh tokens to.
     package var appleClientIDs: [String]
+    /// Where the app's move to another team (TN3159) stands for the user; nil when it never began for them.
+    package var transfer: Transfer?
     package var bearerTokens: Lifetimes
     package var sessions: Lifetimes
     /// Apple refresh tokens kept for revocation, without the tokens themselves (export only).
@@ -28,6 +31,14 @@ package struct UserRecord: Sendable, Equatable, Encodable {
         package var expiresAt: [Date]
         /// When each was issued, where that is stored (export only).
         package var createdAt: [Date]?
+    }
+
+    /// The user's part of an app transfer: the identifier Apple gave for the receiving team, and when the user's
+    /// `sub` and e-mail were replaced by the receiving team's.
+    package struct Transfer: Sendable, Equatable, Encodable {
+        package var transferSub: String?
+        package var targetTeam: String?
+        package var transferredAt: Date?
     }
 
     /// One stored Apple refresh token, described.

@@ -23,8 +23,13 @@ struct UserRecordRepository {
 
     /// Everything stored about `user`, redacted (see `UserRecord`).
     func record(of user: User) async throws -> UserRecord {
-        let forwarding = try await database.readOne(
-            SQL("SELECT email_forwarding_enabled FROM users WHERE id = ?", [user.id])) { row -> Bool in try row[0] } ?? true
+        let stored = try await database.readOne(SQL("""
+            SELECT email_forwarding_enabled, apple_client_id, transfer_sub, transfer_target, transferred_at
+            FROM users WHERE id = ?
+            """, [user.id])) { row -> (forwarding: Bool, clientID: String?, transfer: UserRecord.Transfer) in
+            (try row[0], try row[1], UserRecord.Transfer(transferSub: try row[2], targetTeam: try row[3],
+                                                         transferredAt: try row[4]))
+        }
         let tokens = try await database.read(
             SQL("SELECT created_at, expires_at FROM tokens WHERE user_id = ? ORDER BY expires_at", [user.id])
         ) { row -> (Date, Date) in (try row[0], try row[1]) }
@@ -36,11 +41,16 @@ struct UserRecordRepository {
                 [user.id])
         ) { row in UserRecord.AppleTokenEntry(clientID: try row[0], createdAt: try row[1], revokedAt: try row[2]) }
         var clientIDs: [String] = []
-        for entry in appleTokens where !clientIDs.contains(entry.clientID) { clientIDs.append(entry.clientID) }
+        for clientID in [stored?.clientID].compactMap({ $0 }) + appleTokens.map(\.clientID)
+        where !clientIDs.contains(clientID) {
+            clientIDs.append(clientID)
+        }
+        let transfer = stored?.transfer
         return UserRecord(
             id: user.id.uuidString.lowercased(), name: user.name, username: user.username, email: user.email,
-            isPrivateEmail: user.isPrivateEmail, emailForwardingEnabled: forwarding, sub: user.siwaIdentifier,
-            createdAt: user.createdAt, updatedAt: user.updatedAt, appleClientIDs: clientIDs,
+            isPrivateEmail: user.isPrivateEmail, emailForwardingEnabled: stored?.forwarding ?? true,
+            sub: user.siwaIdentifier, createdAt: user.createdAt, updatedAt: user.updatedAt, appleClientIDs: clientIDs,
+            transfer: transfer == UserRecord.Transfer(transferSub: nil, targetTeam: nil, transferredAt: nil) ? nil : transfer,
             bearerTokens: .init(count: tokens.count, expiresAt: tokens.map(\.1), createdAt: tokens.map(\.0)),
             sessions: .init(count: sessions.count, expiresAt: sessions, createdAt: nil),
             appleTokens: appleTokens

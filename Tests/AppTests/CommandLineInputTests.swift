@@ -1,0 +1,39 @@
+import Foundation
+import Testing
+
+/// Bad command-line values are one clear line and a non-zero exit before anything starts. Found by an audit: a port
+/// past 65535 wrapped around 65,536 and the server listened on what was left (`--port 103616`: port 38080), and
+/// `siwa mint --first` near `Int.max` crashed on an overflow.
+@Suite(.timeLimit(.minutes(2)))
+struct CommandLineInputTests {
+    @Test(arguments: [
+        (["serve", "--port", "103616"], "--port must be a port in 0...65535, not 103616"),
+        (["serve", "--port=-1"], "--port must be a port in 0...65535, not -1"),
+        (["dev", "--port", "65536"], "--port must be a port in 0...65535, not 65536"),
+        (["dev", "--apple-port", "70000"], "--apple-port must be a port in 0...65535, not 70000"),
+        (["fake-apple", "--port", "70000"], "--port must be a port in 0...65535, not 70000"),
+        (["mint", "--aud", "x", "--count", "2", "--first", "\(Int.max)"],
+         "--first plus --count must be at most \(Int.max)"),
+    ])
+    func badValuesAreRefusedBeforeAnythingStarts(_ arguments: [String], _ message: String) async throws {
+        let directory = TestApp.temporaryDirectory()
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let result = try await SiwaProcess.run(arguments, environment: [:], directory: directory, timeout: 30)
+        #expect(result.status == 2, "a usage error: \(result.output)")
+        #expect(result.lines.first == "Error: \(message)", "\(result.output)")
+        #expect(!result.output.contains("listening"), "nothing started: \(result.output)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty, "nothing written")
+    }
+
+    @Test func mintsUnwritableOutputIsOneLine() async throws {
+        let directory = TestApp.temporaryDirectory()
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let result = try await SiwaProcess.run(["mint", "--aud", "x", "--count", "2", "--output", "/nonexistent/tokens"],
+                                               environment: [:], directory: directory, timeout: 30)
+        #expect(result.status == 1)
+        #expect(result.lines.count == 1 && result.output.hasPrefix("siwa: --output: cannot write /nonexistent/tokens"),
+                "\(result.output)")
+    }
+}
