@@ -33,7 +33,7 @@ struct AppleCommand: AsyncParsableCommand {
     /// Runs `chore`, prints its summary, and exits with its status.
     static func run(_ chore: AppleChoreKind, _ options: EnvFileOption) async throws {
         try await OperatorFailure.report {
-            let report = try await AppleTokenLifecycle.runChore(chore, configuration: options.load().configuration)
+            let report = try await AppleTokenLifecycle.runChore(chore, environment: options.load())
             print(report)
             if report.exitStatus != 0 { throw ExitCode(report.exitStatus) }
         }

@@ -11,7 +11,7 @@ struct DoctorCommand: AsyncParsableCommand {
     @OptionGroup var options: EnvFileOption
 
     func run() async throws {
-        let passed = await Doctor.run(dotEnvPath: options.envFile) { finding in print(finding) }
+        let passed = await Doctor.run(dotEnvPath: options.path) { finding in print(finding) }
         if !passed { throw ExitCode.failure }
     }
 }

@@ -21,12 +21,3 @@ enum OperatorFailure {
         throw ExitCode.failure
     }
 }
-
-/// `--env-file`, shared by the operators' commands, and the environment it names.
-struct EnvFileOption: ParsableArguments {
-    @Option(help: "The .env file to read (variables already in the environment win).")
-    var envFile: String = ".env"
-
-    /// The environment and configuration `siwa serve` would read.
-    func load() throws -> OperatorEnvironment { try OperatorEnvironment(dotEnvPath: envFile) }
-}

@@ -11,15 +11,14 @@ struct Serve: AsyncParsableCommand {
     @Option(help: "Port to listen on (overrides PORT; 0 picks a free one).")
     var port: Int?
 
-    @Option(help: "The .env file to read (variables already in the environment win).")
-    var envFile: String = ".env"
+    @OptionGroup var options: EnvFileOption
 
     func validate() throws {
         try PortOption.check(port, "--port")
     }
 
     func run() async throws {
-        var configuration = try Configuration.load(dotEnvPath: envFile)
+        var configuration = try Configuration.load(dotEnvPath: options.path)
         if let hostname { configuration.hostname = hostname }
         if let port { configuration.port = port }
         try await SiwaServer.runUntilSignalled(configuration: configuration)

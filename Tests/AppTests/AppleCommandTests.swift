@@ -39,6 +39,31 @@ struct AppleCommandTests {
         }
     }
 
+    /// A `DATABASE_PATH` that names no database (in a folder that exists, or one that does not) stops a chore with
+    /// the line every operator's command gives, exit 1, and nothing created: no database, no refresh-token key.
+    @Test(.sqliteOnly) func withoutADatabaseAChoreIsOneLineAndCreatesNothing() async throws {
+        try await TestApp.with { app in
+            var environment = app.operatorEnvironment
+            environment["SIWA_ENCRYPTION_KEY"] = nil
+            let paths = [app.directory.appendingPathComponent("elsewhere.sqlite").path,
+                         app.directory.appendingPathComponent("no/such/folder/siwa.sqlite").path]
+            for chore in ["validate-tokens", "retry-revocations"] {
+                for missing in paths {
+                    environment["DATABASE_PATH"] = missing
+                    let result = try await SiwaProcess.run(["apple", chore], environment: environment,
+                                                           directory: app.directory)
+                    #expect(result.status == 1, "\(chore): \(result.output)")
+                    #expect(result.lines == ["siwa: DATABASE_PATH: no database at \(missing) "
+                                             + "(start the server once or run `siwa migrate`)"], "\(result.output)")
+                    #expect(!FileManager.default.fileExists(atPath: missing))
+                    #expect(!FileManager.default.fileExists(
+                        atPath: AppleTokenLifecycle.keyFilePath(databasePath: missing)))
+                }
+            }
+            #expect(!FileManager.default.fileExists(atPath: app.directory.appendingPathComponent("no").path))
+        }
+    }
+
     @Test func badUsageExitsTwo() async throws {
         try await TestApp.with { app in
             let result = try await app.command(["apple", "validate-tokens", "--no-such-option"])

@@ -229,11 +229,11 @@ struct AppleLifecycleTests {
             #expect(try await app.count("pending_revocations") == 1)
             #expect(await app.apple.revocations().isEmpty)
 
-            let stillDown = try await AppleTokenLifecycle.runChore(.retryRevocations, configuration: app.server.configuration)
+            let stillDown = try await app.runChore(.retryRevocations)
             #expect(stillDown.summary.contains("1 failed (unreachable: 1)"), "\(stillDown)")
             #expect(stillDown.exitStatus == 1)
             await app.apple.simulateOutage(false)
-            let report = try await AppleTokenLifecycle.runChore(.retryRevocations, configuration: app.server.configuration)
+            let report = try await app.runChore(.retryRevocations)
             #expect(report.summary.contains("1 revoked"), "\(report)")
             #expect(report.exitStatus == 0)
             #expect(try await app.count("pending_revocations") == 0)
@@ -260,7 +260,7 @@ struct AppleLifecycleTests {
                     ("client_secret", try await ClientSecretFixture.secret(app)), ("token", token),
                 ]).utf8)))
             #expect(revoke.status == .ok)
-            let report = try await AppleTokenLifecycle.runChore(.validateTokens, configuration: app.server.configuration)
+            let report = try await app.runChore(.validateTokens)
             #expect(report.summary.hasPrefix("validate-tokens: 2 due, 1 valid, 1 revoked, 0 throttled and retried, "
                                              + "0 failed, 0 interrupted, in "), "\(report)")
             let revokedCount = try await app.server.services.database.readOne(

@@ -80,6 +80,23 @@ struct AppleTransferExportTests {
         }
     }
 
+    /// The file `--out` names is started before the first call to Apple; a run stopped before every user has an
+    /// identifier leaves neither it nor the new file beside it.
+    @Test func aRunStoppedWithSIGTERMWritesNoFile() async throws {
+        try await TestApp.withTwoTeams { app in
+            try await app.seedUsers(200)
+            await app.apple.setTokenLatency(0.05)
+            let out = app.directory.appendingPathComponent("stopped.jsonl").path
+            let run = try await app.spawn(["apple", "transfer", "export", "--to", Self.target, "--out", out],
+                                          ["APPLE_MAX_CONNECTIONS": "2"], once: app.usersWithIdentifier, reaches: 5)
+            run.signal(SIGTERM)
+            #expect(await run.exited(within: .seconds(30)) == 1, "\(run.output)")
+            #expect(run.output.contains("\(out) was not written"), "\(run.output)")
+            let left = try FileManager.default.contentsOfDirectory(atPath: app.directory.path)
+            #expect(!left.contains { $0.hasPrefix("stopped.jsonl") }, "\(left)")
+        }
+    }
+
     @Test func aRunKilledWithSIGKILLResumesWithTheUsersLeft() async throws {
         try await TestApp.withTwoTeams { app in
             let count = 300

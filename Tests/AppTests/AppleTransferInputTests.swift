@@ -36,6 +36,22 @@ struct AppleTransferInputTests {
         }
     }
 
+    /// An `--out` the export cannot write (a folder that does not exist, a folder) stops it before it asks Apple
+    /// anything or stores any identifier; it used to find out only after every user had been asked for.
+    @Test func anOutThatCannotBeWrittenStopsTheExportBeforeAnyCallToApple() async throws {
+        try await TestApp.withTwoTeams { app in
+            try await app.seedUsers(3)
+            let out = app.directory.appendingPathComponent("no/such/folder/t.jsonl").path
+            try await refused(app, ["apple", "transfer", "export", "--to", Self.target, "--out", out], status: 1,
+                              saying: "siwa: --out: cannot create \(out).partial-")
+            let folder = app.directory.path
+            try await refused(app, ["apple", "transfer", "export", "--to", Self.target, "--out", folder], status: 1,
+                              saying: "siwa: --out: \(folder) is a folder")
+            #expect(await app.apple.migrationCalls() == 0)
+            #expect(try await app.usersWithIdentifier() == 0)
+        }
+    }
+
     @Test func aMalformedFileStopsTheImportNamingTheLine() async throws {
         try await TestApp.withTwoTeams { app in
             try await app.seedUsers(3)

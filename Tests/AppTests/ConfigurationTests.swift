@@ -72,4 +72,36 @@ struct ConfigurationTests {
         #expect(configuration.port == 7001)
         #expect(configuration.hostname == "0.0.0.0")
     }
+
+    /// A file named with `--env-file` must be there: a typo stops every command reading the configuration with one
+    /// line, before it does anything (it used to be skipped, and `siwa migrate` made `siwa.sqlite` in the working
+    /// folder). `.env`, read when no `--env-file` is given, stays optional.
+    @Test(.timeLimit(.minutes(2))) func anEnvFileThatIsNotThereStopsTheCommandBeforeItDoesAnything() async throws {
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("siwa-env-file-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let typo = directory.appendingPathComponent("prod.evn").path
+        let commands = [["migrate"], ["serve", "--port", "0"], ["doctor"], ["users", "show", "a@example.com"],
+                        ["apple", "validate-tokens"], ["apple", "transfer", "status"]]
+        let refusals = commands.map { ($0, typo, "no file at \(typo)") }
+            + [(["migrate"], directory.path, "cannot read \(directory.path)")]
+        for (arguments, file, line) in refusals {
+            let result = try await SiwaProcess.run(arguments + ["--env-file", file], environment: [:],
+                                                   directory: directory, timeout: 20)
+            #expect(result.status == 1, "\(arguments): \(result.output)")
+            #expect(result.lines == ["Error: --env-file: \(line)"], "\(arguments): \(result.output)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty, "nothing was created")
+
+        let named = directory.appendingPathComponent("named.env")
+        try "DATABASE_PATH=named.sqlite\n".write(to: named, atomically: true, encoding: .utf8)
+        let migrateNamed = try await SiwaProcess.run(["migrate", "--env-file", named.path], environment: [:],
+                                                     directory: directory)
+        #expect(migrateNamed.status == 0, "\(migrateNamed.output)")
+        #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("named.sqlite").path))
+        let migrateDefault = try await SiwaProcess.run(["migrate"], environment: [:], directory: directory)
+        #expect(migrateDefault.status == 0, "no .env is no variables: \(migrateDefault.output)")
+        #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("siwa.sqlite").path))
+    }
 }

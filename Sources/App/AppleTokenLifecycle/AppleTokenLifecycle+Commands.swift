@@ -8,11 +8,13 @@ extension AppleTokenLifecycle {
     /// Runs chore `kind` once over what is due: a live line on a terminal, then the summary line (returned, with
     /// the exit status in it). SIGTERM or SIGINT stops it cleanly: calls in flight end, claimed tokens not done
     /// are handed back, due for the next run.
-    /// - Parameter clock: what judges which tokens are due (tests move it; client secrets keep the real time).
-    /// - Throws: `OperatorError` when the lifecycle is not configured.
-    package static func runChore(_ kind: AppleChoreKind, configuration: Configuration,
+    /// - Parameters:
+    ///   - environment: the configuration, and the database it names.
+    ///   - clock: what judges which tokens are due (tests move it; client secrets keep the real time).
+    /// - Throws: `OperatorError` when the lifecycle is not configured or `DATABASE_PATH` names no database.
+    package static func runChore(_ kind: AppleChoreKind, environment: OperatorEnvironment,
                                  clock: @escaping @Sendable () -> Date = Date.init) async throws -> ChoreReport {
-        let (lifecycle, logger) = try await open(configuration)
+        let (lifecycle, logger) = try await open(environment)
         let progress = ChoreProgress.onTerminal()
         let task = Task { await lifecycle.run(kind, logger: logger, progress: progress, clock: clock) }
         let signals = ShutdownSignals.install { task.cancel() }
@@ -22,13 +24,17 @@ extension AppleTokenLifecycle {
         return ChoreReport(summary: tally.summary, exitStatus: tally.exitStatus)
     }
 
-    /// The lifecycle on the configured database; without an Apple key it refuses before the database is opened, so
-    /// a chore run in the wrong place leaves no database behind.
-    /// - Throws: `OperatorError` naming what is not configured.
-    private static func open(_ configuration: Configuration) async throws
+    /// The lifecycle on the configured database. Like every operator's command it never creates a database: without
+    /// an Apple key, or when `DATABASE_PATH` names no file, it refuses before anything is opened, so a chore run in
+    /// the wrong place leaves no database and no refresh-token key behind. An existing database is migrated as the
+    /// server migrates it at start (a chore run from cron after an upgrade, before the server restarts).
+    /// - Throws: `OperatorError` naming what is not configured, or the missing database.
+    private static func open(_ environment: OperatorEnvironment) async throws
         -> (AppleTokenLifecycle, Logger)
     {
+        let configuration = environment.configuration
         guard configuration.appleKey != nil else { throw notConfigured(missingKeyReason) }
+        if configuration.databaseURL == nil { _ = try environment.existingDatabasePath() }
         var logger = Logger(label: "siwa.apple")
         logger.logLevel = configuration.logLevel
         let database = try await AppMigrations.openAndMigrate(configuration, logger: logger)

@@ -10,9 +10,11 @@ extension AppleTransfer {
     /// and, when every user has one, writes them to `out` (JSON Lines, atomically).
     /// - Parameters:
     ///   - target: the receiving team's id, checked before anything else.
+    ///   - out: the file to write; its new file is created before Apple is asked anything, so a path that cannot be
+    ///     written stops the command with nothing changed.
     ///   - clock: the time the client secrets and access tokens are judged by.
     /// - Returns: the lines to print and the exit status: 0 when every user holds an identifier for `target`.
-    /// - Throws: `OperatorError` for a bad `target`, a missing configuration, or Apple's `invalid_client`.
+    /// - Throws: `OperatorError` for a bad `target` or `out`, a missing configuration, or Apple's `invalid_client`.
     package static func export(to target: String, out: String?, environment: OperatorEnvironment,
                                clock: @escaping @Sendable () -> Date = Date.init) async throws -> ChoreReport {
         guard isTeamID(target) else {
@@ -22,11 +24,12 @@ extension AppleTransfer {
         guard target != transfer.teamID else {
             throw OperatorError("--to \(target) is this team (APPLE_TEAM_ID); give the receiving team's id")
         }
+        let file = try out.map(TransferFileWriter.init(path:))
         try await transfer.checkCredentials()
-        return try await transfer.export(to: target, out: out)
+        return try await transfer.export(to: target, file: file)
     }
 
-    private func export(to target: String, out: String?) async throws -> ChoreReport {
+    private func export(to target: String, file: TransferFileWriter?) async throws -> ChoreReport {
         var tally = TransferTally(label: "export to \(target)", doneWord: "exported")
         tally.due = try await repository.countToExport(target: target)
         let repository = self.repository, client = self.client, tokens = self.tokens
@@ -41,30 +44,29 @@ extension AppleTransfer {
         })
         tally = await runStoppable(run, tally)
         var lines = [tally.summary]
-        if let out {
+        if let file {
             if tally.isComplete {
-                let written = try await writeFile(out, target: target)
-                lines.append("Wrote \(written) transfer identifiers for team \(target) to \(out).")
+                let written = try await write(file, target: target)
+                lines.append("Wrote \(written) transfer identifiers for team \(target) to \(file.path).")
             } else {
-                lines.append("\(out) was not written: some users still lack an identifier; run the export again.")
+                lines.append("\(file.path) was not written: some users still lack an identifier; run the export again.")
             }
         }
         return ChoreReport(summary: lines.joined(separator: "\n"), exitStatus: tally.isComplete ? 0 : 1)
     }
 
-    /// Writes every stored identifier for `target` to `path`; returns how many.
-    private func writeFile(_ path: String, target: String) async throws -> Int {
+    /// Writes every stored identifier for `target` to `file` and puts it in place; returns how many.
+    private func write(_ file: TransferFileWriter, target: String) async throws -> Int {
         var written = 0
-        try await TransferFile.writeAtomically(path) { append in
-            var after = TransferRepository.start
-            while true {
-                let page = try await repository.identifiers(target: target, after: after, limit: Self.filePageSize)
-                guard let last = page.last else { break }
-                for pair in page { try append(try TransferFile.line(userID: pair.userID, transferSub: pair.transferSub)) }
-                written += page.count
-                after = last.userID
-            }
+        var after = TransferRepository.start
+        while true {
+            let page = try await repository.identifiers(target: target, after: after, limit: Self.filePageSize)
+            guard let last = page.last else { break }
+            for pair in page { try file.append(try TransferFile.line(userID: pair.userID, transferSub: pair.transferSub)) }
+            written += page.count
+            after = last.userID
         }
+        try file.commit()
         return written
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import Glibc
 
 /// The file the sending team hands over: JSON Lines (one JSON object per line), each
 /// `{"user_id": "<id as the API returns it>", "transfer_sub": "<transfer identifier>"}`. It never holds a `sub` or an
@@ -62,45 +61,5 @@ enum TransferFile {
         var data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes])
         data.append(UInt8(ascii: "\n"))
         return data
-    }
-
-    /// Writes what `fill` produces to `path` atomically: into a new file beside it (mode 0600), flushed to disk, then
-    /// renamed over `path`, so a reader sees the old file or the whole new one, never a part.
-    /// - Parameter fill: called with a function that appends bytes.
-    static func writeAtomically(_ path: String, _ fill: ((Data) throws -> Void) async throws -> Void) async throws {
-        let temporary = path + ".partial-\(getpid())"
-        let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            throw OperatorError("--out: cannot create \(temporary): \(String(cString: strerror(errno)))")
-        }
-        var closed = false
-        do {
-            try await fill { data in
-                try data.withUnsafeBytes { buffer in
-                    guard let base = buffer.baseAddress else { return }
-                    var offset = 0
-                    while offset < buffer.count {
-                        let written = write(fd, base + offset, buffer.count - offset)
-                        if written < 0, errno == EINTR { continue }
-                        guard written > 0 else {
-                            throw OperatorError("--out: cannot write \(temporary): \(String(cString: strerror(errno)))")
-                        }
-                        offset += written
-                    }
-                }
-            }
-            guard fsync(fd) == 0 else {
-                throw OperatorError("--out: cannot flush \(temporary): \(String(cString: strerror(errno)))")
-            }
-            close(fd)
-            closed = true
-            guard rename(temporary, path) == 0 else {
-                throw OperatorError("--out: cannot rename \(temporary) to \(path): \(String(cString: strerror(errno)))")
-            }
-        } catch {
-            if !closed { close(fd) }
-            unlink(temporary)
-            throw error
-        }
     }
 }

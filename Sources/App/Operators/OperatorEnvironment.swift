@@ -22,6 +22,11 @@ package struct OperatorEnvironment: Sendable {
         }
     }
 
+    /// The environment of `configuration`, already read and checked (a server's own, in the tests).
+    package init(configuration: Configuration) {
+        self.configuration = configuration
+    }
+
     /// The SQLite file of `DATABASE_PATH`, which must exist: an operator's command never creates a database.
     package func existingDatabasePath() throws -> String {
         let path = configuration.databasePath

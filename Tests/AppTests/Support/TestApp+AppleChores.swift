@@ -16,7 +16,8 @@ extension TestApp {
                   configure: (inout Configuration) -> Void = { _ in }) async throws -> ChoreReport {
         var configuration = server.configuration
         configure(&configuration)
-        return try await AppleTokenLifecycle.runChore(kind, configuration: configuration, clock: clock)
+        let environment = OperatorEnvironment(configuration: configuration)
+        return try await AppleTokenLifecycle.runChore(kind, environment: environment, clock: clock)
     }
 
     /// Starts `siwa apple validate-tokens` as a process with `bound` calls in flight, and returns once it has

@@ -1,0 +1,69 @@
+import Foundation
+import Glibc
+
+/// The transfer file `--out` names, being written: a new file beside it (mode 0600), created before the export asks
+/// Apple anything or stores anything, so a path it cannot write stops the command first; then filled, flushed to disk
+/// and renamed over `path`, so a reader sees the old file or the whole new one, never a part. Dropped before
+/// `commit()` (an export left incomplete, an error), it removes the new file and leaves `path` as it was.
+final class TransferFileWriter {
+    /// The file's path, as `--out` gave it.
+    let path: String
+    /// The new file beside `path`, renamed over it by `commit()`.
+    let temporary: String
+    /// The new file, open for writing; -1 once closed.
+    private var descriptor: Int32
+    private var committed = false
+
+    /// Creates the new file beside `path`.
+    /// - Throws: `OperatorError` naming `--out` when `path` is a folder or the new file cannot be created.
+    init(path: String) throws {
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw OperatorError("--out: \(path) is a folder; give the file's path, e.g. \(path)/transfer.jsonl")
+        }
+        let temporary = path + ".partial-\(getpid())"
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw OperatorError("--out: cannot create \(temporary): \(String(cString: strerror(errno)))")
+        }
+        self.path = path
+        self.temporary = temporary
+        self.descriptor = descriptor
+    }
+
+    deinit {
+        if descriptor >= 0 { close(descriptor) }
+        if !committed { unlink(temporary) }
+    }
+
+    /// Appends `data` to the new file.
+    /// - Throws: `OperatorError` naming `--out` and the system's reason.
+    func append(_ data: Data) throws {
+        try data.withUnsafeBytes { buffer in
+            guard let base = buffer.baseAddress else { return }
+            var offset = 0
+            while offset < buffer.count {
+                let written = write(descriptor, base + offset, buffer.count - offset)
+                if written < 0, errno == EINTR { continue }
+                guard written > 0 else {
+                    throw OperatorError("--out: cannot write \(temporary): \(String(cString: strerror(errno)))")
+                }
+                offset += written
+            }
+        }
+    }
+
+    /// Flushes the new file to disk, closes it and renames it over `path`.
+    /// - Throws: `OperatorError` naming `--out`; the new file is removed then and `path` left as it was.
+    func commit() throws {
+        guard fsync(descriptor) == 0 else {
+            throw OperatorError("--out: cannot flush \(temporary): \(String(cString: strerror(errno)))")
+        }
+        close(descriptor)
+        descriptor = -1
+        guard rename(temporary, path) == 0 else {
+            throw OperatorError("--out: cannot rename \(temporary) to \(path): \(String(cString: strerror(errno)))")
+        }
+        committed = true
+    }
+}
