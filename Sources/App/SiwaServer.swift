@@ -121,7 +121,7 @@ package final class SiwaServer: Sendable {
     /// set, else the SQLite file); returns the versions applied.
     package static func migrate(_ configuration: Configuration) async throws -> [Int] {
         guard let url = configuration.databaseURL else {
-            return try await AppMigrations.migrator.migrate(try DatabasePool(path: configuration.databasePath))
+            return try await AppMigrations.migrator.migrate(try AppMigrations.open(path: configuration.databasePath))
         }
         let pool = try PostgresPool(url: url, size: 1)
         try await pool.waitUntilAvailable(timeout: AppMigrations.postgresStartupTimeout)

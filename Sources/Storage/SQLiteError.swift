@@ -61,6 +61,10 @@ public struct SQLiteError: Error, Equatable, CustomStringConvertible {
     /// see coming, `EFBIG` past `ulimit -f`, or a device error.
     public var isWriteFailure: Bool { extendedCode == CSQLITE_IOERR_WRITE }
 
+    /// Whether the database file could not be opened or created (`SQLITE_CANTOPEN`): a missing folder, no
+    /// permission, a folder where the file should be.
+    public var isCannotOpen: Bool { primaryCode == SQLITE_CANTOPEN }
+
     public var description: String {
         var text = "SQLite error \(extendedCode): \(message)"
         if let sql { text += " (while executing `\(sql)`)" }

@@ -36,4 +36,19 @@ struct CommandLineInputTests {
         #expect(result.lines.count == 1 && result.output.hasPrefix("siwa: --output: cannot write /nonexistent/tokens"),
                 "\(result.output)")
     }
+
+    /// A DATABASE_PATH whose folder is missing named neither the variable nor the path: `SQLite error 14: unable to
+    /// open database file`.
+    @Test(arguments: [["migrate"], ["serve", "--port", "0"]])
+    func aDatabasePathThatCannotBeOpenedIsNamed(_ arguments: [String]) async throws {
+        let directory = TestApp.temporaryDirectory()
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("missing/siwa.sqlite").path
+        let result = try await SiwaProcess.run(arguments, environment: ["DATABASE_PATH": path, "LOG_LEVEL": "error"],
+                                               directory: directory, timeout: 30)
+        #expect(result.status == 1, "\(result.output)")
+        #expect(result.lines.last == "Error: Environment variable DATABASE_PATH must be a SQLite file that can be "
+                + "opened or created (\(path): unable to open database file)", "\(result.output)")
+    }
 }

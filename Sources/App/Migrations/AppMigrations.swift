@@ -1,6 +1,7 @@
 import IOCore
 import Logging
 import Storage
+import Web
 
 /// The schema of siwa-server, as ordered migrations for both engines: each version's SQLite script
 /// (`SQLiteSchema`) and PostgreSQL statements (`PostgresSchema`).
@@ -33,14 +34,28 @@ package enum AppMigrations {
 
     /// Opens the database at `path` and applies the migrations it lacks.
     ///
-    /// - Throws: `MigrationError` (`.databaseIsNewer`) when the file was migrated by a newer build;
-    ///   `SQLiteError` when it cannot be opened.
+    /// - Throws: `MigrationError` (`.databaseIsNewer`) when the file was migrated by a newer build; what `open`
+    ///   throws.
     package static func openAndMigrate(
         path: String, configuration: DatabaseConfiguration = DatabaseConfiguration()
     ) async throws -> DatabasePool {
-        let pool = try DatabasePool(path: path, configuration: configuration)
+        let pool = try open(path: path, configuration: configuration)
         try await migrator.migrate(pool)
         return pool
+    }
+
+    /// Opens (or creates) the SQLite database at `path`, `DATABASE_PATH`.
+    /// - Throws: `ConfigurationError` naming `DATABASE_PATH` and the path when the file can be neither opened nor
+    ///   created (a missing folder, no permission); `SQLiteError` else.
+    package static func open(path: String, configuration: DatabaseConfiguration = DatabaseConfiguration()) throws
+        -> DatabasePool
+    {
+        do {
+            return try DatabasePool(path: path, configuration: configuration)
+        } catch let error as SQLiteError where error.isCannotOpen {
+            throw ConfigurationError.malformed(
+                name: "DATABASE_PATH", expected: "a SQLite file that can be opened or created (\(path): \(error.message))")
+        }
     }
 
     /// How long start-up waits for PostgreSQL to answer before it gives up (a database restarting beside the
