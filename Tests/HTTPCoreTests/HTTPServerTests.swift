@@ -210,6 +210,21 @@ struct HTTPServerTests {
         }
     }
 
+    /// A port past 65535 was cut to its low 16 bits by getaddrinfo, and the server listened there.
+    @Test(arguments: [-1, 65536, 103_616])
+    func aPortOutsideTheRangeIsRefused(_ port: Int) {
+        let error = #expect(throws: SocketError.self) { try Listener(host: "127.0.0.1", port: port) }
+        #expect(error?.code == EINVAL)
+        #expect(error?.description.hasPrefix("bind(127.0.0.1:\(port)) failed") == true)
+    }
+
+    /// getaddrinfo's codes are EAI_ ones, which strerror calls "Unknown error -2".
+    @Test func aFailedAddressLookupSaysWhyInGetaddrinfosWords() {
+        let error = SocketError(getaddrinfo: "nowhere", status: EAI_NONAME)
+        #expect(error.description == "getaddrinfo(nowhere) failed: \(String(cString: gai_strerror(EAI_NONAME)))")
+        #expect(!error.description.contains("Unknown error"))
+    }
+
     @Test func loopCountDefaultsToUsableCPUs() {
         #expect(CPUCount.usable >= 1)
     }

@@ -19,7 +19,7 @@ final class Listener: @unchecked Sendable {
         let name = host == "localhost" ? "127.0.0.1" : host
         let status = getaddrinfo(name, String(port), &hints, &result)
         guard status == 0, let info = result else {
-            throw SocketError("getaddrinfo(\(host))", code: status)
+            throw SocketError(getaddrinfo: host, status: status)
         }
         defer { freeaddrinfo(info) }
 
