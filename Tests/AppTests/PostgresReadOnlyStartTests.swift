@@ -56,6 +56,23 @@ struct PostgresReadOnlyStartTests {
         }
     }
 
+    /// Found by an audit: with the primary down and listed first, libpq's message named the refused host on its
+    /// first line and the read-only one on the next, which was cut off, so the instance exited after 30 s instead of
+    /// holding: the failover gap at a rolling restart.
+    @Test func aReadOnlyServerAfterARefusingHostIsHeldForToo() async throws {
+        let database = try await readOnlyDatabase()
+        let refused = try LoopbackPort.free()
+        let url = database.url.replacingOccurrences(of: "@127.0.0.1:", with: "@127.0.0.1:\(refused),127.0.0.1:")
+            + "?target_session_attrs=read-write"
+        try await SpawnedApp.with { app in
+            let server = try app.spawn(["DATABASE_URL": url])
+            _ = try await server.waitForPort(after: Self.holding)
+            #expect(server.output.contains("is read-only"), "\(server.output.suffix(800))")
+            server.signal(SIGTERM)
+            #expect(await server.exited(within: .seconds(30)) == 0, "\(server.output.suffix(800))")
+        }
+    }
+
     @Test func sigtermDuringTheHoldExitsCleanly() async throws {
         let database = try await readOnlyDatabase()
         try await SpawnedApp.with { app in

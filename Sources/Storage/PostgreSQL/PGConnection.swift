@@ -1,5 +1,6 @@
 import CLibPQ
 import CLinux
+import Glibc
 import IOCore
 
 /// One libpq connection (`PGconn`), owned by this object and finished exactly once, used by one task at a time
@@ -35,11 +36,42 @@ final class PGConnection: @unchecked Sendable {
 
     /// Opens a connection to `url` without blocking: `PQconnectStart`, then `PQconnectPoll` whenever the socket
     /// is ready, as libpq's documentation describes (https://www.postgresql.org/docs/current/libpq-connect.html).
+    /// A URI listing several hosts is tried host by host, in order, each within the URI's `connect_timeout` or
+    /// else `timeout` (`PostgresURL.hostParameters`), so that a host that does not answer cannot hide the others.
     /// - Throws: `PostgresError` (`.unavailable`) naming host and port, never the password.
     static func connect(_ url: PostgresURL, loop: EventLoop, preparedStatements: Bool = true, timeout: Duration)
         async throws -> PGConnection
     {
-        guard let handle = PQconnectStart(url.uri) else { throw PostgresError.connection("libpq is out of memory") }
+        guard !url.hostParameters.isEmpty else {
+            return try await connect(PQconnectStart(url.uri), to: url.description, loop: loop,
+                                     preparedStatements: preparedStatements, timeout: timeout)
+        }
+        var reasons: [String] = []
+        for parameters in url.hostParameters {
+            do {
+                return try await connect(start(parameters), to: PostgresURL.hostAndPort(parameters), loop: loop,
+                                         preparedStatements: preparedStatements, timeout: url.connectTimeout ?? timeout)
+            } catch let error as PostgresError {
+                reasons.append(error.message)
+            }
+        }
+        throw PostgresError.connection("cannot connect to \(url): \(reasons.joined(separator: "; "))")
+    }
+
+    /// `PQconnectStartParams` with `parameters` as they are (no `dbname` expansion).
+    private static func start(_ parameters: [String: String]) -> OpaquePointer? {
+        let keys = Array(parameters.keys)
+        let keywords: [UnsafeMutablePointer<CChar>?] = keys.map { strdup($0) } + [nil]
+        let values: [UnsafeMutablePointer<CChar>?] = keys.map { strdup(parameters[$0] ?? "") } + [nil]
+        defer { for pointer in keywords + values { free(pointer) } }
+        return PQconnectStartParams(keywords.map { $0.map { UnsafePointer($0) } },
+                                    values.map { $0.map { UnsafePointer($0) } }, 0)
+    }
+
+    /// Drives the connection libpq started (`handle`) to its end, within `timeout`.
+    private static func connect(_ handle: OpaquePointer?, to server: String, loop: EventLoop, preparedStatements: Bool,
+                                timeout: Duration) async throws -> PGConnection {
+        guard let handle else { throw PostgresError.connection("libpq is out of memory") }
         let connection = PGConnection(takingOwnershipOf: handle, loop: loop, preparesStatements: preparedStatements)
         let deadline = MonotonicClock.deadline(after: timeout)
         var polling = PGRES_POLLING_WRITING
@@ -54,7 +86,7 @@ final class PGConnection: @unchecked Sendable {
                 let readiness = await connection.waitForSocket(writable: polling == PGRES_POLLING_WRITING,
                                                                deadline: deadline)
                 if readiness == .timedOut {
-                    throw PostgresError.connection("cannot connect to \(url): no answer within \(timeout)")
+                    throw PostgresError.connection("cannot connect to \(server): no answer within \(timeout)")
                 }
                 polling = PQconnectPoll(handle)
                 continue
@@ -63,13 +95,18 @@ final class PGConnection: @unchecked Sendable {
             }
             break
         }
-        throw PostgresError.connection("cannot connect to \(url): \(connection.libpqMessage)")
+        throw PostgresError.connection("cannot connect to \(server): \(connection.libpqMessage)")
     }
 
-    /// libpq's last message for this connection, first line only.
-    private var libpqMessage: String {
-        let text = String(cString: PQerrorMessage(handle))
-        return text.split(separator: "\n").first.map(String.init) ?? "connection failed"
+    /// libpq's last message for this connection without its indented hints: one line per host it tried when the
+    /// URL lists several (`... port 5432 failed: Connection refused; ... port 5433 failed: session is read-only`),
+    /// so that every host's reason is seen, the read-only one included.
+    private var libpqMessage: String { Self.reasons(in: String(cString: PQerrorMessage(handle))) }
+
+    /// The lines of a libpq message that are not indented hints, joined by "; ".
+    static func reasons(in message: String) -> String {
+        let lines = message.split(separator: "\n").filter { !($0.first?.isWhitespace ?? true) }
+        return lines.isEmpty ? "connection failed" : lines.joined(separator: "; ")
     }
 
     /// Runs `statements` in one round trip and returns one result per statement. Several statements go as one

@@ -11,6 +11,13 @@ package struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
     package let port: String
     /// The database name, the user's name when unset.
     package let database: String
+    /// One set of libpq connection parameters per host when the URI lists several (libpq's multi-host URI), in
+    /// order; empty for one host. A connection tries them one after another, each within its own time: libpq
+    /// enforces `connect_timeout` only when it blocks, so in non-blocking mode an unanswering first host (a machine
+    /// that died and drops packets) would hold every attempt and the later hosts would never be tried.
+    package let hostParameters: [[String: String]]
+    /// `connect_timeout` of the URI: how long one host may take to connect (libpq's minimum of 2 s applies).
+    package let connectTimeout: Duration?
 
     /// Why a `DATABASE_URL` was refused.
     package struct Invalid: Error, Equatable, CustomStringConvertible {
@@ -45,6 +52,27 @@ package struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
         host = values["host"] ?? values["hostaddr"] ?? "localhost"
         port = values["port"] ?? "5432"
         database = values["dbname"] ?? values["user"] ?? ""
+        hostParameters = Self.splitByHost(values)
+        connectTimeout = values["connect_timeout"].flatMap { Int($0) }.flatMap { $0 > 0 ? .seconds(max($0, 2)) : nil }
+    }
+
+    /// `parameters` once per host of its `host`/`hostaddr` lists (with the matching `port`, or the one port for
+    /// all), or nothing when they name one host. An empty item means libpq's default, so it is left out.
+    static func splitByHost(_ parameters: [String: String]) -> [[String: String]] {
+        func list(_ keyword: String) -> [String] {
+            parameters[keyword].map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) } ?? []
+        }
+        let hosts = list("host"), addresses = list("hostaddr"), ports = list("port")
+        let count = max(hosts.count, addresses.count)
+        guard count > 1 else { return [] }
+        return (0..<count).map { index in
+            var one = parameters
+            for (keyword, items) in [("host", hosts), ("hostaddr", addresses), ("port", ports)] {
+                let item = items.count == 1 ? items[0] : index < items.count ? items[index] : ""
+                one[keyword] = item.isEmpty ? nil : item
+            }
+            return one
+        }
     }
 
     /// The texts of `uri` that may be a password, as written: the user information's after its first `:`, and the
@@ -77,6 +105,15 @@ package struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
         return pieces.joined(separator: "\"")
     }
 
-    /// `host:port/database`: what a log line or an error may say about the server.
-    package var description: String { "\(host):\(port)/\(database)" }
+    /// `host:port/database`, or `host:port,host:port/database` for several hosts: what a log line or an error may
+    /// say about the server.
+    package var description: String {
+        guard !hostParameters.isEmpty else { return "\(host):\(port)/\(database)" }
+        return hostParameters.map(Self.hostAndPort).joined(separator: ",") + "/\(database)"
+    }
+
+    /// `host:port` of one host's parameters.
+    static func hostAndPort(_ parameters: [String: String]) -> String {
+        "\(parameters["host"] ?? parameters["hostaddr"] ?? "localhost"):\(parameters["port"] ?? "5432")"
+    }
 }

@@ -18,6 +18,26 @@ struct PostgresFailoverTests {
         let stop = Atomic<Bool>(false)
     }
 
+    /// Found by an audit: libpq enforces `connect_timeout` only when it blocks, so a first host that took the
+    /// connection and never answered (a frozen machine) held every attempt for the pool's whole connect time, and the
+    /// healthy host after it was never tried. Each host now gets its own time.
+    @Test func aFirstHostThatNeverAnswersDoesNotHideTheNextOne() async throws {
+        let cluster = try await PostgresCluster.sharedCluster()
+        let database = String(try await cluster.newDatabase().split(separator: "/").last ?? "")
+        let silent = try SilentListener()
+        let url = try PostgresURL("postgres://postgres@127.0.0.1:\(silent.port),127.0.0.1:\(cluster.port)/\(database)"
+                                  + "?target_session_attrs=read-write&connect_timeout=2")
+        #expect(url.description == "127.0.0.1:\(silent.port),127.0.0.1:\(cluster.port)/\(database)")
+        let pool = try PostgresPool(url: url, size: 1, connectTimeout: .seconds(60))
+        #expect(try await pool.readOne(SQL("SELECT 1")) { try $0[0] as Int } == 1)
+
+        let alone = try PostgresPool(url: try PostgresURL("postgres://postgres@127.0.0.1:\(silent.port),"
+                                                          + "127.0.0.1:\(silent.port)/x?connect_timeout=2"), size: 1)
+        let error = await #expect(throws: PostgresError.self) { try await alone.readOne(SQL("SELECT 1")) { _ in 1 } }
+        #expect(error?.message.components(separatedBy: "no answer within 2.0 seconds").count == 3,
+                "each host named with its own time: \(error?.message ?? "")")
+    }
+
     @Test func aPromotedStandbyTakesOverAndNoAcknowledgedWriteIsLost() async throws {
         let (primary, standby) = try await PostgresCluster.synchronousPair()
         defer {

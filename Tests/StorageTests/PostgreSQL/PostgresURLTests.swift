@@ -53,4 +53,18 @@ struct PostgresURLTests {
         #expect(PostgresURL.redacting(["…"], in: "a…b") == "a…b")
         #expect(PostgresURL.redacting([], in: #"x "y""#) == #"x "y""#)
     }
+
+    @Test func aMultiHostURIIsSplitIntoOneSetOfParametersPerHost() throws {
+        let url = try PostgresURL("postgres://u:pw@a:5433,b,c:5435/d?target_session_attrs=read-write&connect_timeout=1")
+        #expect(url.hostParameters.map { PostgresURL.hostAndPort($0) } == ["a:5433", "b:5432", "c:5435"])
+        #expect(url.hostParameters.allSatisfy { $0["dbname"] == "d" && $0["password"] == "pw" && $0["user"] == "u" })
+        #expect(url.hostParameters.allSatisfy { $0["target_session_attrs"] == "read-write" })
+        #expect(url.description == "a:5433,b:5432,c:5435/d")
+        #expect(url.connectTimeout == .seconds(2), "libpq's minimum")
+        let single = try PostgresURL("postgres://u@a:5433/d?connect_timeout=7")
+        #expect(single.hostParameters.isEmpty)
+        #expect(single.connectTimeout == .seconds(7))
+        #expect(try PostgresURL("postgres://u@a,b/d?port=6000").hostParameters.map { $0["port"] } == ["6000", "6000"])
+        #expect(try PostgresURL("postgres://u@a/d?connect_timeout=0").connectTimeout == nil)
+    }
 }
