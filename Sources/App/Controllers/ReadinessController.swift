@@ -11,6 +11,10 @@ struct ReadinessController: RouteCollection {
 
     /// `Retry-After` of a 503 from `/ready`.
     static let retryAfterSeconds = 5
+    /// How long `/ready` waits for the database's answer before it answers 503: a database that does not answer
+    /// (a frozen primary, a partition) holds a statement for `PostgresPool.statementTimeout`, and a balancer polls
+    /// with a short timeout of its own (Kubernetes' default is 1 s, an AWS target group's 5 s).
+    static let databaseTimeout: Duration = .seconds(2)
 
     struct Status: Content { var status: String }
 
@@ -25,14 +29,42 @@ struct ReadinessController: RouteCollection {
     }
 
     @Sendable func ready(_ req: Request) async throws -> Response {
-        if !readiness.isDraining,
-           (try? await database.read(Self.check(database.engine)) { try $0[0] as Bool }) == [true] {
+        let database = database
+        if !readiness.isDraining, await Self.answer(within: Self.databaseTimeout, {
+            (try? await database.read(Self.check(database.engine)) { try $0[0] as Bool }) == [true]
+        }) {
             return try Status(status: "ok").encodeResponse(for: req)
         }
         var response = try Status(status: "unavailable").encodeResponse(for: req)
         response.status = .serviceUnavailable
         response.headers.replaceOrAdd(name: "Retry-After", value: "\(Self.retryAfterSeconds)")
         return response
+    }
+}
+
+extension ReadinessController {
+    /// What `check` answers, or false once `timeout` has passed first; `check` itself runs on to its own end.
+    static func answer(within timeout: Duration, _ check: @escaping @Sendable () async -> Bool) async -> Bool {
+        let first = FirstAnswer()
+        return await withCheckedContinuation { continuation in
+            first.await(continuation)
+            let timer = Task {
+                guard (try? await Task.sleep(for: timeout)) != nil else { return }
+                first.give(false)
+            }
+            Task {
+                first.give(await check())
+                timer.cancel()
+            }
+        }
+    }
+
+    /// The continuation of `answer(within:_:)`, resumed once, by whichever comes first.
+    final class FirstAnswer: Sendable {
+        private let continuation = Mutex<CheckedContinuation<Bool, Never>?>(nil)
+
+        func await(_ continuation: CheckedContinuation<Bool, Never>) { self.continuation.withLock { $0 = continuation } }
+        func give(_ answer: Bool) { continuation.withLock { $0.take() }?.resume(returning: answer) }
     }
 }
 
