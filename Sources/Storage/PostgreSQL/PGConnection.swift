@@ -98,6 +98,22 @@ final class PGConnection: @unchecked Sendable {
         throw PostgresError.connection("cannot connect to \(server): \(connection.libpqMessage)")
     }
 
+    /// Whether the server says, in the parameters it reports by itself (PostgreSQL 14 and later report
+    /// `in_hot_standby` and `default_transaction_read_only` at the start and whenever they change), that it takes no
+    /// writes: a standby, or a primary set read-only. A pooler that does not pass them on reports nothing.
+    var serverIsReadOnly: Bool {
+        Self.isOn(PQparameterStatus(handle, "in_hot_standby"))
+            || Self.isOn(PQparameterStatus(handle, "default_transaction_read_only"))
+    }
+
+    private static func isOn(_ value: UnsafePointer<CChar>?) -> Bool {
+        guard let value else { return false }
+        return strcmp(value, "on") == 0
+    }
+
+    /// Marks the connection as not to be used again: the pool drops it instead of taking it back.
+    func drop() { isBroken = true }
+
     /// libpq's last message for this connection without its indented hints: one line per host it tried when the
     /// URL lists several (`... port 5432 failed: Connection refused; ... port 5433 failed: session is read-only`),
     /// so that every host's reason is seen, the read-only one included.

@@ -73,6 +73,13 @@ package final class PostgresPool: Sendable {
         let rewritten = statements.map { SQL(placeholders.rewrite($0.text), $0.arguments) }
         let connection = try await checkOut()
         defer { checkIn(connection) }
+        if connection.serverIsReadOnly {
+            // A connection on a read-only server is dropped, never reused, reads included: an instance that reaches
+            // only such servers answers 503 until a writable one is found.
+            connection.drop()
+            throw PostgresError(sqlState: "25006", message: "PostgreSQL at \(url) takes no writes "
+                                + "(it reports in_hot_standby or default_transaction_read_only on)")
+        }
         roundTripCount.add(1, ordering: .relaxed)
         return try await connection.execute(rewritten, timeout: Self.statementTimeout)
             .map { SQLResult(rows: .postgres($0), changes: $0.changes) }

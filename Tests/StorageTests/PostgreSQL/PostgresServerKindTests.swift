@@ -50,6 +50,10 @@ struct PostgresServerKindTests {
         // The setting applies to new sessions: the pool's one connection ends first (as a failover ends it).
         try await admin.write(SQL("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = ?", [database]))
         _ = try? await pool.read(SQL("SELECT 1")) { _ in true }
+        // Reads too: the server reports default_transaction_read_only on, and its connection is not used at all
+        // (found by an audit: reads went on being served from a server that took no writes).
+        let read = await #expect(throws: PostgresError.self) { try await pool.read(SQL("SELECT 1")) { _ in true } }
+        #expect(read?.sqlState == "25006" && read?.reason == .unavailable)
         let refused = await #expect(throws: PostgresError.self) { try await pool.write(SQL("INSERT INTO t VALUES (1)")) }
         #expect(refused?.sqlState == "25006")
         #expect(refused?.reason == .unavailable && refused?.failureKind == .unavailable)
