@@ -28,7 +28,7 @@ extension Migrator {
                 throw PostgresError(sqlState: "", message: "migration \(migration.version) has no PostgreSQL statements")
             }
             do {
-                try await pool.write([
+                try await pool.migrationWrite([
                     SQL("SELECT pg_advisory_xact_lock(?)", [Self.postgresLockKey]),
                     SQL("""
                         CREATE TABLE IF NOT EXISTS schema_migrations (

@@ -28,8 +28,12 @@ package final class PostgresPool: Sendable {
     package static let defaultSize = 8
     /// How long opening a connection may take.
     package static let connectTimeout: Duration = .seconds(5)
-    /// How long one call's statements may take, waiting for a connection not included.
-    package static let statementTimeout: Duration = .seconds(30)
+    /// How long one call's statements may take, waiting for a connection not included: a server that stopped
+    /// answering (frozen, or cut off after the connection was made) costs a request at most this, then 503.
+    package static let statementTimeout: Duration = .seconds(10)
+    /// How long one migration may take, its wait for another instance's migration lock included: an index built
+    /// over a large table takes minutes, and nothing waits on it but start-up.
+    package static let migrationTimeout: Duration = .seconds(3600)
 
     private struct State {
         var idle: [PGConnection] = []
@@ -65,11 +69,16 @@ package final class PostgresPool: Sendable {
     /// and returns each one's result.
     /// The call runs on a loop of the pool's group (the caller's own when it is one), so the waits on the socket
     /// resume it with no hop to Swift's cooperative pool.
-    func execute(_ statements: [SQL]) async throws -> [SQLResult] {
-        try await withTaskExecutorPreference(group.any()) { try await executeOnLoop(statements) }
+    func execute(_ statements: [SQL], timeout: Duration = statementTimeout) async throws -> [SQLResult] {
+        try await withTaskExecutorPreference(group.any()) { try await executeOnLoop(statements, timeout: timeout) }
     }
 
-    private func executeOnLoop(_ statements: [SQL]) async throws -> [SQLResult] {
+    /// `write` for a migration: one transaction, within `migrationTimeout` instead of `statementTimeout`.
+    package func migrationWrite(_ statements: [SQL]) async throws -> [SQLResult] {
+        try await execute(statements, timeout: Self.migrationTimeout)
+    }
+
+    private func executeOnLoop(_ statements: [SQL], timeout: Duration) async throws -> [SQLResult] {
         let rewritten = statements.map { SQL(placeholders.rewrite($0.text), $0.arguments) }
         let connection = try await checkOut()
         defer { checkIn(connection) }
@@ -81,7 +90,7 @@ package final class PostgresPool: Sendable {
                                 + "(it reports in_hot_standby or default_transaction_read_only on)")
         }
         roundTripCount.add(1, ordering: .relaxed)
-        return try await connection.execute(rewritten, timeout: Self.statementTimeout)
+        return try await connection.execute(rewritten, timeout: timeout)
             .map { SQLResult(rows: .postgres($0), changes: $0.changes) }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Synchronization
 import Testing
 import TestSupport
@@ -36,6 +37,24 @@ struct PostgresFailoverTests {
         let error = await #expect(throws: PostgresError.self) { try await alone.readOne(SQL("SELECT 1")) { _ in 1 } }
         #expect(error?.message.components(separatedBy: "no answer within 2.0 seconds").count == 3,
                 "each host named with its own time: \(error?.message ?? "")")
+    }
+
+    /// A server that stops answering on an open connection (its backend frozen, as a partition or a frozen machine
+    /// would leave it) costs a call `statementTimeout`, then `.unavailable` (a 503); found by an audit at 30 s.
+    @Test func aServerThatStopsAnsweringIsUnavailableAfterTheStatementTimeout() async throws {
+        let url = try await PostgresCluster.sharedCluster().newDatabase()
+        let pool = try PostgresPool(url: try PostgresURL(url), size: 1)
+        let backend = try #require(try await pool.readOne(SQL("SELECT pg_backend_pid()::bigint")) { try $0[0] as Int })
+        let pid = pid_t(backend)
+        #expect(kill(pid, SIGSTOP) == 0)
+        defer {
+            kill(pid, SIGCONT)
+            kill(pid, SIGTERM)
+        }
+        let started = ContinuousClock.now
+        let error = await #expect(throws: PostgresError.self) { try await pool.readOne(SQL("SELECT 1")) { _ in 1 } }
+        #expect(error?.reason == .unavailable, "a 503: \(error?.message ?? "")")
+        #expect(ContinuousClock.now - started < PostgresPool.statementTimeout * 2, "bounded by the statement timeout")
     }
 
     @Test func aPromotedStandbyTakesOverAndNoAcknowledgedWriteIsLost() async throws {
