@@ -38,8 +38,22 @@ package final class PostgresPool: Sendable {
     private struct State {
         var idle: [PGConnection] = []
         var open = 0
-        /// Calls waiting for a connection: resumed with one, or with nil to open their own.
-        var waiters: [CheckedContinuation<PGConnection?, Never>] = []
+        /// Calls waiting for a connection, in order.
+        var waiters: [Waiter] = []
+        /// Whether a timer is set for the earliest waiter's deadline: one at a time, whatever the number waiting.
+        var expiryArmed = false
+    }
+
+    /// A call waiting for a connection, resumed once: with one, with a free slot to open its own, or at `deadline`.
+    private struct Waiter {
+        let deadline: UInt64
+        let continuation: CheckedContinuation<Handoff, Never>
+    }
+
+    private enum Handoff {
+        case connection(PGConnection)
+        case openYourOwn
+        case timedOut
     }
 
     /// How long opening one connection may take here (`connectTimeout` unless tests under a sanitizer stretch it).
@@ -80,7 +94,7 @@ package final class PostgresPool: Sendable {
 
     private func executeOnLoop(_ statements: [SQL], timeout: Duration) async throws -> [SQLResult] {
         let rewritten = statements.map { SQL(placeholders.rewrite($0.text), $0.arguments) }
-        let connection = try await checkOut()
+        let connection = try await checkOut(timeout: timeout)
         defer { checkIn(connection) }
         if connection.serverIsReadOnly {
             // A connection on a read-only server is dropped, never reused, reads included: an instance that reaches
@@ -111,26 +125,68 @@ package final class PostgresPool: Sendable {
         }
     }
 
-    private func checkOut() async throws -> PGConnection {
-        enum Next { case use(PGConnection), open, wait }
-        let next = state.withLock { state -> Next in
-            if let connection = state.idle.popLast() { return .use(connection) }
-            if state.open < size {
-                state.open += 1
-                return .open
-            }
-            return .wait
+    /// An idle connection, a new one in a free slot, or the first one handed back, waiting in line at most
+    /// `timeout`: under a server that stopped answering, calls queue behind the stuck ones, and each still ends in
+    /// time (a 503) instead of waiting for ever.
+    private func checkOut(timeout: Duration) async throws -> PGConnection {
+        let handoff: Handoff
+        if let now = state.withLock({ Self.takeFree(&$0, size: size) }) {
+            handoff = now
+        } else {
+            handoff = await waitInLine(timeout: timeout)
         }
-        switch next {
-        case .use(let connection): return connection
-        case .open: return try await open()
-        case .wait:
-            let handed = await withCheckedContinuation { continuation in
-                state.withLock { $0.waiters.append(continuation) }
-            }
-            if let handed { return handed }
-            return try await open()
+        switch handoff {
+        case .connection(let connection): return connection
+        case .openYourOwn: return try await open()
+        case .timedOut:
+            throw PostgresError.connection("no connection to PostgreSQL at \(url) came free within \(timeout) "
+                                           + "(all \(size) of DATABASE_POOL_SIZE busy)")
         }
+    }
+
+    /// An idle connection, or a free slot to open one in (counted as open), when there is one.
+    private static func takeFree(_ state: inout State, size: Int) -> Handoff? {
+        if let connection = state.idle.popLast() { return .connection(connection) }
+        guard state.open < size else { return nil }
+        state.open += 1
+        return .openYourOwn
+    }
+
+    /// Waits for the first connection or slot handed back, at most `timeout`. What came free since the first look
+    /// is taken at once, so a call never waits while a connection idles.
+    private func waitInLine(timeout: Duration) async -> Handoff {
+        let deadline = MonotonicClock.deadline(after: timeout)
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Handoff, Never>) in
+            let (now, arm) = state.withLock { state -> (Handoff?, Bool) in
+                if let free = Self.takeFree(&state, size: size) { return (free, false) }
+                state.waiters.append(Waiter(deadline: deadline, continuation: continuation))
+                guard !state.expiryArmed else { return (nil, false) }
+                state.expiryArmed = true
+                return (nil, true)
+            }
+            if let now { return continuation.resume(returning: now) }
+            if arm { armExpiry(at: deadline) }
+        }
+    }
+
+    /// Sets the one timer that ends the waits whose deadline has passed.
+    private func armExpiry(at deadline: UInt64) {
+        group.any().schedule(at: deadline) { [self] in expireWaiters() }
+    }
+
+    /// Ends every wait whose deadline has passed with `.timedOut`, and sets the timer again for the earliest one
+    /// left, if any.
+    private func expireWaiters() {
+        let now = MonotonicClock.now()
+        let (expired, next) = state.withLock { state -> ([Waiter], UInt64?) in
+            let expired = state.waiters.filter { $0.deadline <= now }
+            state.waiters.removeAll { $0.deadline <= now }
+            let next = state.waiters.map(\.deadline).min()
+            state.expiryArmed = next != nil
+            return (expired, next)
+        }
+        for waiter in expired { waiter.continuation.resume(returning: .timedOut) }
+        if let next { armExpiry(at: next) }
     }
 
     /// Opens a connection for a slot already counted in `open`; gives the slot back when it fails.
@@ -146,26 +202,26 @@ package final class PostgresPool: Sendable {
 
     private func checkIn(_ connection: PGConnection) {
         guard !connection.isBroken else { return release(slot: ()) }
-        let waiter = state.withLock { state -> CheckedContinuation<PGConnection?, Never>? in
+        let waiter = state.withLock { state -> Waiter? in
             guard !state.waiters.isEmpty else {
                 state.idle.append(connection)
                 return nil
             }
             return state.waiters.removeFirst()
         }
-        waiter?.resume(returning: connection)
+        waiter?.continuation.resume(returning: .connection(connection))
     }
 
     /// A connection slot is free again: the next waiter opens its own connection in it.
     private func release(slot: Void) {
-        let waiter = state.withLock { state -> CheckedContinuation<PGConnection?, Never>? in
+        let waiter = state.withLock { state -> Waiter? in
             guard !state.waiters.isEmpty else {
                 state.open -= 1
                 return nil
             }
             return state.waiters.removeFirst()
         }
-        waiter?.resume(returning: nil)
+        waiter?.continuation.resume(returning: .openYourOwn)
     }
 }
 

@@ -71,6 +71,27 @@ struct PostgresPoolTests {
         #expect((connections ?? 0) <= 3)
     }
 
+    /// A call that waits in line for a connection waits its timeout at most, then is `.unavailable` (a 503): under
+    /// a server that stopped answering, calls queued behind the stuck ones waited for ever.
+    @Test func aCallWaitingInLineGivesUpAtItsTimeout() async throws {
+        let pool = try await pool(size: 1)
+        let watcher = try PostgresPool(url: pool.url, size: 1)
+        let holder = Task { try await pool.execute([SQL("SELECT pg_sleep(3)")]) }
+        // The one connection is busy once its statement runs.
+        while try await watcher.readOne(SQL("""
+            SELECT count(*)::bigint FROM pg_stat_activity WHERE state = 'active' AND query LIKE 'SELECT pg_sleep%'
+            """)) { try $0[0] as Int } != 1 {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let waited = await #expect(throws: PostgresError.self) {
+            try await pool.execute([SQL("SELECT 1")], timeout: .milliseconds(300))
+        }
+        #expect(waited?.reason == .unavailable)
+        #expect(waited?.message.contains("came free within") == true, "\(waited?.message ?? "")")
+        _ = try await holder.value
+        #expect(try await pool.readOne(SQL("SELECT 7::bigint")) { try $0[0] as Int } == 7, "the pool goes on")
+    }
+
     @Test func theServerGoingAwayIsUnavailableAndThePoolReconnects() async throws {
         let cluster = try await PostgresCluster.started()
         defer { cluster.stop() }
