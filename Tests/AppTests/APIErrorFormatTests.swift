@@ -43,6 +43,22 @@ struct APIErrorFormatTests {
         }
     }
 
+    /// Found by an audit against the API document: the JSON routes took form bodies (a valid token sent as a form
+    /// signed in), and the form routes JSON. Each takes the media type it documents; the other is 415.
+    @Test(arguments: [
+        ("/api/users/siwa", "application/x-www-form-urlencoded", "token=x"),
+        ("/api/apple/notifications", "application/x-www-form-urlencoded", "payload=x"),
+        ("/login/siwa/popup", "application/x-www-form-urlencoded", "id_token=x&state=y"),
+        ("/login/siwa/handle", "application/json", #"{"token":"x"}"#),
+        ("/login/siwa/callback", "application/json", #"{"state":"x","id_token":"y"}"#),
+    ])
+    func eachRouteTakesTheMediaTypeItDocuments(_ path: String, _ contentType: String, _ body: String) async throws {
+        try await TestApp.with(lifecycle: false) { app in
+            let response = try await app.send(.POST, path, headers: ["Content-Type": contentType], body: Array(body.utf8))
+            #expect(response.status == .unsupportedMediaType, "\(path): \(response.status) \(response.text)")
+        }
+    }
+
     @Test func webFormPostsStillAnswerABrowserWithAPage() async throws {
         try await TestApp.with(lifecycle: false) { app in
             let response = try await app.send(.POST, "/login/siwa/handle", headers: [

@@ -105,6 +105,26 @@ struct ContentTests {
         #expect(try response.decode(ErrorBody.self).error)
     }
 
+    /// A route that documents one media type answers 415 for the other, as its API document says.
+    @Test func aRouteTakesOnlyTheBodiesItAccepts() async throws {
+        let app = Application.fixture()
+        app.post("json") { req in try req.content.decode(SignIn.self, accepting: .json) }
+        app.post("form") { req in try req.content.decode(SignIn.self, accepting: .form) }
+        let json: HTTPHeaders = ["Content-Type": "application/json"]
+        let form: HTTPHeaders = ["Content-Type": "application/x-www-form-urlencoded"]
+        for (path, headers, body, status) in [
+            ("/json", json, #"{"token":"x"}"#, HTTPStatus.ok), ("/json", form, "token=x", .unsupportedMediaType),
+            ("/form", form, "token=x", .ok), ("/form", json, #"{"token":"x"}"#, .unsupportedMediaType),
+        ] {
+            let response = try await app.testing.send(.POST, path, headers: headers, body: Array(body.utf8))
+            #expect(response.status == status, "\(path) \(headers)")
+            if status == .unsupportedMediaType {
+                let reason = try response.decode(ErrorBody.self).reason
+                #expect(reason.contains(path == "/json" ? "application/json" : "application/x-www-form-urlencoded"))
+            }
+        }
+    }
+
     @Test func plusJSONMediaTypesAreJSON() async throws {
         let response = try await Self.app().testing.send(.POST, "/signin", headers: ["Content-Type": "application/vnd.api+json"],
                                                          body: Array(#"{"token":"x"}"#.utf8))

@@ -23,7 +23,7 @@ struct AccountController: RouteCollection {
         guard let user = try await accounts.user(inSession: req.sessionUserID) else {
             throw Abort(.unauthorized, reason: "Log in to delete your account.")
         }
-        let form = try req.content.decode(DeleteForm.self)
+        let form = try req.content.decode(DeleteForm.self, accepting: .form)
         guard let expected = req.session.data[Self.csrfKey], constantTimeEquals(form.csrf, expected) else {
             throw Abort(.forbidden, reason: "This form has expired. Reload the page and try again.")
         }

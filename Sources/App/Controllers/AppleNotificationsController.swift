@@ -28,7 +28,7 @@ struct AppleNotificationsController: RouteCollection {
         guard !clientIDs.isEmpty else {
             throw Abort(.serviceUnavailable, reason: "No client id is configured to receive Apple notifications.")
         }
-        let body = try req.content.decode(Body.self)
+        let body = try req.content.decode(Body.self, accepting: .json)
         let verifier = IdentityTokenVerifier(keys: services.appleKeys, clientIDs: clientIDs,
                                              maximumTokenAge: ServerNotification.maximumAge, clock: services.clock)
         // The payload is refused as an identity token is (401, 503 without keys); a payload Apple signed whose

@@ -35,11 +35,11 @@ extension UsersController.SignInRequest {
     /// nesting deeper than 32), so the result is the one `JSONDecoder` gives; every other body, other media types
     /// and fields of the wrong type included, goes through `req.content.decode`, with its status and reason.
     static func decode(from req: Request) throws -> Self {
-        if let mediaType = req.content.mediaType, mediaType == "application/json" || mediaType.hasSuffix("+json"),
-           let members = try? JSONValue.parseObjectMembers(req.body), let body = Self(members: members) {
+        if req.content.isJSON, let members = try? JSONValue.parseObjectMembers(req.body),
+           let body = Self(members: members) {
             return body
         }
-        return try req.content.decode(Self.self)
+        return try req.content.decode(Self.self, accepting: .json)
     }
 
     /// The body from an object's members; nil when `token` is not a string or another field is neither a

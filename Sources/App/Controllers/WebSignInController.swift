@@ -25,7 +25,7 @@ struct WebSignInController: RouteCollection {
     /// which posts to `handle` from this origin, where the `SameSite=Lax` session cookie can then be set.
     @Sendable func callback(_ req: Request) async throws -> Response {
         _ = try configuration.webFlowSettings()
-        let form = try req.content.decode(CallbackForm.self)
+        let form = try req.content.decode(CallbackForm.self, accepting: .form)
         try SignInService.checkState(form.state, cookie: req.cookies[StateCookie.name])
         if let error = form.error {
             req.logger.info("Apple sign-in ended without a token",
@@ -45,7 +45,7 @@ struct WebSignInController: RouteCollection {
     /// The hand-off's post: signs in and redirects (303) to `/`.
     @Sendable func handle(_ req: Request) async throws -> Response {
         _ = try configuration.webFlowSettings()
-        let form = try req.content.decode(HandleForm.self)
+        let form = try req.content.decode(HandleForm.self, accepting: .form)
         let name = PersonName(firstName: form.firstName ?? "", lastName: form.lastName ?? "")
         try await signIn(.init(token: form.token, code: form.code, name: name), stateCookie: req.cookies[StateCookie.name],
                          req)
@@ -63,9 +63,7 @@ struct WebSignInController: RouteCollection {
     /// token's verification, 503 (with Retry-After) when Apple cannot be reached.
     @Sendable func popup(_ req: Request) async throws -> Response {
         _ = try configuration.webFlowSettings()
-        guard let mediaType = req.content.mediaType, mediaType == "application/json" || mediaType.hasSuffix("+json")
-        else { throw Abort(.unsupportedMediaType, reason: "Send the sign-in as JSON (Content-Type: application/json)") }
-        let body = try req.content.decode(PopupBody.self)
+        let body = try req.content.decode(PopupBody.self, accepting: .json)
         guard !body.id_token.isEmpty else { throw Abort(.badRequest, reason: "Field 'id_token' must not be empty") }
         let cookie = req.cookies[StateCookie.name]
         try SignInService.checkState(body.state, cookie: cookie)

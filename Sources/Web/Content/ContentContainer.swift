@@ -10,8 +10,29 @@ extension Request {
 package struct ContentContainer {
     let request: Request
 
+    /// The bodies a route takes: what its API document says it accepts, and nothing else (415).
+    package enum Accepted: Sendable {
+        /// `application/json` and `+json` types.
+        case json
+        /// `application/x-www-form-urlencoded`.
+        case form
+        /// Either, as Vapor's `req.content.decode` takes them.
+        case jsonOrForm
+
+        var description: String {
+            switch self {
+            case .json: "JSON (Content-Type: application/json)"
+            case .form: "a form (Content-Type: application/x-www-form-urlencoded)"
+            case .jsonOrForm: "JSON or a form"
+            }
+        }
+    }
+
     /// The media type of the body, lowercased, without parameters: `application/json`.
     package var mediaType: String? { MediaType.essence(of: request.headers["Content-Type"]) }
+
+    /// Whether the body is JSON by its media type (`application/json` or a `+json` type).
+    package var isJSON: Bool { mediaType.map { $0 == "application/json" || $0.hasSuffix("+json") } ?? false }
 
     /// Decodes the body as `T`.
     ///
@@ -20,21 +41,21 @@ package struct ContentContainer {
     ///   UTF-8 or lone surrogate, nesting at most 32 deep, which `JSONDecoder` alone would let through in part;
     /// - `application/x-www-form-urlencoded` with `FormDecoder`.
     ///
-    /// Throws 415 for any other or a missing content type, and 400 with a reason naming the field when the body
-    /// does not decode (`Missing field 'token'`, `Field 'name' must be a string`).
-    package func decode<T: Decodable>(_ type: T.Type = T.self) throws -> T {
+    /// Throws 415 for a missing content type or one `accepted` leaves out, and 400 with a reason naming the field
+    /// when the body does not decode (`Missing field 'token'`, `Field 'name' must be a string`).
+    package func decode<T: Decodable>(_ type: T.Type = T.self, accepting accepted: Accepted = .jsonOrForm) throws -> T {
         guard let mediaType else {
-            throw Abort(.unsupportedMediaType, reason: "Missing Content-Type; expected JSON or a form")
+            throw Abort(.unsupportedMediaType, reason: "Missing Content-Type; expected \(accepted.description)")
         }
         do {
-            if mediaType == "application/json" || mediaType.hasSuffix("+json") {
+            if isJSON, accepted != .form {
                 guard !request.body.isEmpty else { throw Abort(.badRequest, reason: "Request body is empty") }
                 guard (try? JSONValue(parsingText: request.body)) != nil else {
                     throw Abort(.badRequest, reason: "Malformed request body")
                 }
                 return try JSONCoding.decoder().decode(T.self, from: Data(request.body))
             }
-            if mediaType == "application/x-www-form-urlencoded" {
+            if mediaType == "application/x-www-form-urlencoded", accepted != .json {
                 let text = request.body[...]
                 guard let string = String(validating: text, as: UTF8.self),
                       let pairs = try? URLEncodedForm.parse(string[...]) else {
@@ -45,7 +66,8 @@ package struct ContentContainer {
         } catch let error as DecodingError {
             throw Abort(.badRequest, reason: DecodingErrorReason.describe(error))
         }
-        throw Abort(.unsupportedMediaType, reason: "Unsupported Content-Type '\(mediaType)'; expected JSON or a form")
+        throw Abort(.unsupportedMediaType,
+                    reason: "Unsupported Content-Type '\(mediaType)'; expected \(accepted.description)")
     }
 }
 
