@@ -32,6 +32,7 @@ package final class SiwaServer: Sendable {
     package init(configuration: Configuration, logger: Logger = Logger(label: "siwa"),
                 clock: @escaping @Sendable () -> Date = Date.init) async throws {
         self.configuration = configuration
+        try TLSFilesCheck.check(configuration.tls)
         let loops = try EventLoopGroup()
         self.loops = loops
         let database: any DatabaseClient
@@ -107,6 +108,7 @@ package final class SiwaServer: Sendable {
         for problem in configuration.problems { logger.warning("\(problem)") }
         // Past `ulimit -f` a write must fail with EFBIG (SQLite: SQLITE_FULL, a 503), not kill the server.
         signal(SIGXFSZ, SIG_IGN)
+        try TLSFilesCheck.check(configuration.tls)
         guard try await ReadOnlyStartHold(configuration: configuration, logger: logger).waitForWritable() else { return }
         let server = try await SiwaServer(configuration: configuration, logger: logger)
         try server.start()

@@ -5,9 +5,24 @@ import COpenSSL
 package final class TLSServerContext {
     private let pointer: OpaquePointer  // SSL_CTX *
 
+    /// Which of the two files a failure to load is about.
+    package enum File: Sendable, Equatable {
+        case certificateChain
+        case privateKey
+    }
+
+    /// A file that could not be used, and OpenSSL's reasons.
+    package struct FileError: Error, CustomStringConvertible {
+        package let file: File
+        package let error: TLSError
+        package var description: String { error.description }
+    }
+
     /// - Parameters:
     ///   - certificateChainPath: PEM file, leaf certificate first, then intermediates.
-    ///   - privateKeyPath: PEM file with the leaf's private key.
+    ///   - privateKeyPath: PEM file with the leaf's private key, not encrypted: a key with a passphrase fails to
+    ///     load instead of OpenSSL asking for the passphrase on the terminal.
+    /// - Throws: `FileError` naming the file that failed; `TLSError` for anything else.
     package init(certificateChainPath: String, privateKeyPath: String) throws {
         ERR_clear_error()
         guard let context = SSL_CTX_new(TLS_server_method()) else { throw TLSError("SSL_CTX_new") }
@@ -17,17 +32,19 @@ package final class TLSServerContext {
         }
         _ = copenssl_ctx_set_mode(context, Int(SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER
                                                | SSL_MODE_RELEASE_BUFFERS))
+        // No passphrase: OpenSSL's default would prompt on the terminal and block the start.
+        SSL_CTX_set_default_passwd_cb(context) { _, _, _, _ in 0 }
         guard SSL_CTX_use_certificate_chain_file(context, certificateChainPath) == 1 else {
             SSL_CTX_free(context)
-            throw TLSError("loading certificate chain \(certificateChainPath)")
+            throw FileError(file: .certificateChain, error: TLSError("loading certificate chain \(certificateChainPath)"))
         }
         guard SSL_CTX_use_PrivateKey_file(context, privateKeyPath, SSL_FILETYPE_PEM) == 1 else {
             SSL_CTX_free(context)
-            throw TLSError("loading private key \(privateKeyPath)")
+            throw FileError(file: .privateKey, error: TLSError("loading private key \(privateKeyPath)"))
         }
         guard SSL_CTX_check_private_key(context) == 1 else {
             SSL_CTX_free(context)
-            throw TLSError("private key does not match certificate")
+            throw FileError(file: .privateKey, error: TLSError("private key does not match certificate"))
         }
         pointer = context
     }

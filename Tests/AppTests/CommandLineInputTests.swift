@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Bad command-line values are one clear line and a non-zero exit before anything starts. Found by an audit: a port
@@ -50,5 +51,37 @@ struct CommandLineInputTests {
         #expect(result.status == 1, "\(result.output)")
         #expect(result.lines.last == "Error: Environment variable DATABASE_PATH must be a SQLite file that can be "
                 + "opened or created (\(path): unable to open database file)", "\(result.output)")
+    }
+
+    /// TLS files OpenSSL cannot use stop the start naming their variable, before any database is made. Found by an
+    /// audit: the errors named only the file, came after the database was created, and a key with a passphrase made
+    /// OpenSSL ask for it on the terminal.
+    @Test func tlsFilesThatCannotBeUsedAreNamedByTheirVariable() async throws {
+        let directory = TestApp.temporaryDirectory()
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let first = try SelfSignedCertificate.make(), second = try SelfSignedCertificate.make()
+        let encrypted = directory.appendingPathComponent("encrypted.pem").path
+        #expect(try ChildProcess.run("/usr/bin/env", arguments: [
+            "openssl", "pkey", "-in", first.privateKeyPath, "-aes256", "-passout", "pass:secret", "-out", encrypted,
+        ]) == 0)
+        let cases: [(cert: String, key: String, variable: String)] = [
+            ("/nonexistent/cert.pem", first.privateKeyPath, "TLS_CERT_PATH"),
+            (first.privateKeyPath, first.privateKeyPath, "TLS_CERT_PATH"),
+            (first.certificatePath, "/nonexistent/key.pem", "TLS_KEY_PATH"),
+            (first.certificatePath, second.privateKeyPath, "TLS_KEY_PATH"),
+            (first.certificatePath, encrypted, "TLS_KEY_PATH"),
+        ]
+        for (cert, key, variable) in cases {
+            let result = try await SiwaProcess.run(["serve", "--port", "0"], environment: [
+                "TLS_CERT_PATH": cert, "TLS_KEY_PATH": key, "DATABASE_PATH": directory.appendingPathComponent("s.sqlite").path,
+                "LOG_LEVEL": "error",
+            ], directory: directory, timeout: 30)
+            #expect(result.status == 1, "\(variable): \(result.output)")
+            #expect(result.lines.last?.hasPrefix("Error: Environment variable \(variable) must be") == true,
+                    "\(cert) \(key): \(result.output)")
+            #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("s.sqlite").path),
+                    "no database made")
+        }
     }
 }
