@@ -129,6 +129,19 @@ struct ErrorMiddlewareTests {
         #expect(!ErrorRenderer.isBelowJSONErrorPath("/api", []))
     }
 
+    /// The access line names the client: the peer, or with `trustProxy` the nearest X-Forwarded-For hop (README
+    /// "Production behind nginx": the client's address for the rate limiter and the logs). Found by an audit: no
+    /// log line carried an address.
+    @Test(arguments: [false, true])
+    func theAccessLineNamesTheClientsAddress(trustProxy: Bool) async throws {
+        let lines = LogCapture()
+        let app = Application(trustProxy: trustProxy, logger: Logger(label: "t") { _ in lines })
+        app.get("a") { _ in "ok" }
+        _ = try await app.testing.send(.GET, "/a", headers: ["X-Forwarded-For": "198.51.100.7, 203.0.113.5"])
+        let access = try #require(lines.messages.first { $0.hasPrefix("GET /a 200") })
+        #expect(access.hasSuffix(trustProxy ? " ms from 203.0.113.5" : " ms from 127.0.0.1:50000"), "\(access)")
+    }
+
     @Test func htmlErrorPagesUseTheErrorTemplate() async throws {
         let app = Application.fixture()
         app.views = try ViewRenderer(templates: ["error": "<p>{{status}} {{title}}: {{reason}}</p>"])

@@ -29,9 +29,11 @@ extension Application {
                                        status: http.status.code,
                                        nanoseconds: Int(elapsed.seconds) * 1_000_000_000 + Int(elapsed.attoseconds / 1_000_000_000))
         let milliseconds = Double(elapsed.seconds) * 1000 + Double(elapsed.attoseconds) / 1e15
-        // Method and path only: the query may carry codes or state.
+        // Method and path only: the query may carry codes or state. The client's address is the peer's, or the
+        // nearest X-Forwarded-For hop with TRUST_PROXY, escaped like every request value.
         if req.logLevel <= .info {
-            req.logger.info("\(ErrorRenderer.logged(req)) \(http.status.code) \(Self.format(milliseconds)) ms")
+            let client = LogEscaping.escape(req.remoteAddress)
+            req.logger.info("\(ErrorRenderer.logged(req)) \(http.status.code) \(Self.format(milliseconds)) ms from \(client)")
         }
         return http
     }
