@@ -69,9 +69,11 @@ extension Services {
         page.family("siwa_apple_requests_waiting", .gauge, help: "Calls to Apple waiting for a free connection.")
         page.sample("siwa_apple_requests_waiting", [], pool.waiting)
         page.family("siwa_apple_connections_opened_total", .counter,
-                    help: "Connections opened to Apple, and of those the TLS handshakes that resumed a session.")
-        page.sample("siwa_apple_connections_opened_total", [("tls", "full")], pool.opened - pool.resumedTLS)
+                    help: "Connections opened to Apple, by TLS handshake: full, resumed, or none (an http:// stand-in).")
+        let tls = configuration.appleBaseURL.lowercased().hasPrefix("https://")
+        page.sample("siwa_apple_connections_opened_total", [("tls", "full")], tls ? pool.opened - pool.resumedTLS : 0)
         page.sample("siwa_apple_connections_opened_total", [("tls", "resumed")], pool.resumedTLS)
+        page.sample("siwa_apple_connections_opened_total", [("tls", "none")], tls ? 0 : pool.opened)
     }
 
     /// What the server's schedule of Apple's chores did: runs, tokens by outcome, throttled calls retried.
