@@ -42,30 +42,17 @@ package final class AppleAuthCallCounters: Sendable {
     }
 
     private let counts = Mutex<[Endpoint: [Outcome: Int]]>([:])
-    private let durations = Mutex<[Endpoint: (buckets: [Int], sumNanoseconds: Int)]>([:])
-
-    /// Upper bounds of the duration buckets, in seconds: a round trip across the world to `APPLE_TIMEOUT`.
-    package static let durationBounds: [Double] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+    private let durations = Dictionary(uniqueKeysWithValues: Endpoint.allCases.map { ($0, AppleCallDurations()) })
 
     package init() {}
 
-    private static var noDurations: (buckets: [Int], sumNanoseconds: Int) {
-        ([Int](repeating: 0, count: durationBounds.count + 1), 0)
-    }
-
-    /// Calls to `endpoint` per duration bucket (the last is +Inf) and their total time in nanoseconds.
-    package func durations(of endpoint: Endpoint) -> (buckets: [Int], sumNanoseconds: Int) {
-        durations.withLock { $0[endpoint] } ?? Self.noDurations
+    /// How long the calls to `endpoint` took.
+    package func durations(of endpoint: Endpoint) -> AppleCallDurations {
+        durations[endpoint] ?? AppleCallDurations()
     }
 
     func recordDuration(_ endpoint: Endpoint, nanoseconds: Int) {
-        let seconds = Double(nanoseconds) / 1e9
-        let bucket = Self.durationBounds.firstIndex { seconds <= $0 } ?? Self.durationBounds.count
-        durations.withLock { durations in
-            // In place: a copy taken out and put back would copy the buckets on every call.
-            durations[endpoint, default: Self.noDurations].buckets[bucket] += 1
-            durations[endpoint, default: Self.noDurations].sumNanoseconds += nanoseconds
-        }
+        durations[endpoint]?.record(nanoseconds: nanoseconds)
     }
 
     /// Calls to `endpoint` that ended with `outcome`.

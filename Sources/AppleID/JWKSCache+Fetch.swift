@@ -1,10 +1,13 @@
 import Foundation
 import HTTPCore
+import IOCore
 
 extension JWKSCache {
     /// One fetch; on success replaces the key set and saves the body; on failure keeps what is cached.
     func fetch() async {
         defer { inFlight = nil }
+        let started = MonotonicClock.now()
+        defer { fetches.durations.record(nanoseconds: Int(clamping: MonotonicClock.now() - started)) }
         do {
             let request = HTTPClientRequest(method: .GET, url: url, headers: ["Accept": "application/json"])
             let response = try await client.send(request)

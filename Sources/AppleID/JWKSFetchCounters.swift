@@ -33,6 +33,8 @@ package enum JWKSFetchOutcome: String, CaseIterable, Sendable {
 /// Fetches of one `JWKSCache` by outcome, since it was made; read by the app's metrics.
 package final class JWKSFetchCounters: Sendable {
     private let counts = Mutex<[JWKSFetchOutcome: Int]>([:])
+    /// How long the fetches took, whatever their outcome.
+    package let durations = AppleCallDurations()
 
     package init() {}
 

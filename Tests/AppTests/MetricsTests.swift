@@ -133,6 +133,8 @@ struct MetricsTests {
             #expect(value(page, "siwa_apple_request_duration_seconds_count{endpoint=\"token\"}") == 2)
             #expect(value(page, "siwa_apple_request_duration_seconds_bucket{endpoint=\"token\",le=\"+Inf\"}") == 2)
             #expect(value(page, "siwa_apple_request_duration_seconds_count{endpoint=\"revoke\"}") == 1)
+            // The keys' fetches too (an audit found them missing), one at least for the sign-ins' tokens.
+            #expect((value(page, "siwa_apple_request_duration_seconds_count{endpoint=\"keys\"}") ?? 0) >= 1)
             // The pool: keys and token calls share keep-alive connections, within APPLE_MAX_CONNECTIONS.
             // The stand-in is plain http: its connections are counted without a handshake (an audit found them
             // counted as full TLS handshakes).

@@ -40,7 +40,7 @@ extension Services {
                 }
             }
         }
-        if let client = lifecycle.client { appleClient(client, into: &page) }
+        appleClient(lifecycle.client, into: &page)
         appleChores(into: &page)
 
         if let sqlite = database as? DatabasePool { sqliteWriter(sqlite, into: &page) }
@@ -53,15 +53,19 @@ extension Services {
     }
 
     /// How long calls to Apple's token endpoints take, and the pooled connections to Apple.
-    private func appleClient(_ client: AppleAuthClient, into page: inout MetricsText) {
+    private func appleClient(_ client: AppleAuthClient?, into page: inout MetricsText) {
         page.family("siwa_apple_request_duration_seconds", .histogram,
-                    help: "Duration of calls to Apple's /auth/token, /auth/revoke and /auth/usermigrationinfo, waiting for a connection included.")
-        for endpoint in AppleAuthCallCounters.Endpoint.allCases {
-            let (buckets, sum) = client.calls.durations(of: endpoint)
-            page.histogram("siwa_apple_request_duration_seconds", [("endpoint", endpoint.rawValue)],
-                           bounds: AppleAuthCallCounters.durationBounds, bucketCounts: buckets,
-                           sum: Double(sum) / 1e9)
+                    help: "Duration of calls to Apple's /auth/keys, /auth/token, /auth/revoke and /auth/usermigrationinfo, waiting for a connection included.")
+        let durations = [("keys", appleKeys.fetches.durations)]
+            + AppleAuthCallCounters.Endpoint.allCases.compactMap { endpoint in
+                client.map { (endpoint.rawValue, $0.calls.durations(of: endpoint)) }
+            }
+        for (endpoint, histogram) in durations {
+            let (buckets, sum) = histogram.snapshot
+            page.histogram("siwa_apple_request_duration_seconds", [("endpoint", endpoint)],
+                           bounds: AppleCallDurations.bounds, bucketCounts: buckets, sum: Double(sum) / 1e9)
         }
+        guard let client else { return }
         let pool = client.http.statistics
         page.family("siwa_apple_connections", .gauge, help: "Connections to Apple now, by state (at most APPLE_MAX_CONNECTIONS).")
         page.sample("siwa_apple_connections", [("state", "open")], pool.open)
