@@ -10,6 +10,9 @@ struct Housekeeping: Sendable {
     static let interval: Duration = .seconds(15 * 60)
     /// Notification ids are kept this long after receipt; older payloads fail the `iat` check anyway.
     static let notificationRetention: TimeInterval = 7 * 24 * 60 * 60
+    /// Expired rows deleted per transaction: a backlog goes in many short writes, none holding SQLite's writer or
+    /// a PostgreSQL statement for long.
+    static let expiredRowsPerTransaction = 5_000
 
     /// One sweep; returns how many rows each table lost.
     @discardableResult

@@ -36,7 +36,7 @@ package struct UsedNonceRepository: Sendable {
 
     /// Deletes the uses whose tokens have expired; returns how many.
     @discardableResult
-    package func sweepExpired() async throws -> Int { try await pool.deleteRows(expiredAt: now(), from: "used_nonces") }
+    package func sweepExpired() async throws -> Int { try await pool.deleteRows(expiredAt: now(), from: "used_nonces", key: "nonce") }
 
     /// The statement that records `use` in the caller's write: a plain insert, so of two uses of one nonce the
     /// second fails on the primary key and its whole write rolls back (the caller reports `AlreadyUsed`).

@@ -98,6 +98,18 @@ struct TokenRepositoryTests {
         #expect(try await tokens.findUser(.fixture(2)) == nil)
     }
 
+    /// A backlog is deleted in batches, every expired row and only those, whatever their number against the batch.
+    @Test(arguments: [1, 2, 3, 7])
+    func expiredRowsGoInBatches(batch: Int) async throws {
+        let (database, tokens, user) = try await setUp()
+        for hash in 1...6 { try await tokens.create(.fixture(userID: user.id, hash: UInt8(hash), at: clock.now, lifetime: 10)) }
+        try await tokens.create(.fixture(userID: user.id, hash: 7, at: clock.now, lifetime: 100))
+        clock.advance(by: 10)
+        #expect(try await database.pool.deleteRows(expiredAt: clock.now, from: "tokens", batch: batch) == 6)
+        #expect(try await database.pool.deleteRows(expiredAt: clock.now, from: "tokens", batch: batch) == 0)
+        #expect(try await tokens.findUser(.fixture(7)) == user)
+    }
+
     @Test func sweepsOnlyExpiredTokens() async throws {
         let (_, tokens, user) = try await setUp()
         try await tokens.create(.fixture(userID: user.id, hash: 1, at: clock.now, lifetime: 10))
