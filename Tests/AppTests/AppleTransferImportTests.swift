@@ -61,6 +61,30 @@ struct AppleTransferImportTests {
         }
     }
 
+    /// An app that moved here once can move on to another team. Found by an audit: the second export found no
+    /// user due ("0 due") and wrote an empty file, as a move into this team excluded the user for good.
+    @Test func usersWhoMovedHereOnceAreExportedAgainToTheNextTeam() async throws {
+        try await TestApp.withTwoTeams { app in
+            _ = try await app.signInWithAuthorizationCode(subject: "001.twice", email: "twice@example.com")
+            #expect(try await app.command(["apple", "transfer", "export", "--to", Self.target]).status == 0)
+            #expect(try await app.command(["apple", "transfer", "import"], app.receivingTeam).status == 0)
+            #expect(try await app.usersMoved() == 1)
+
+            let next = "THIRDTEAM1"
+            let again = try await app.command(["apple", "transfer", "export", "--to", next], app.receivingTeam)
+            #expect(again.status == 0, "\(again.output)")
+            #expect(again.output.hasPrefix("transfer export to \(next): 1 due, 1 exported"), "\(again.output)")
+            let row = try #require(try await app.transferRows().first)
+            #expect(row.transferTarget == next)
+            #expect(row.transferSub == FakeAppleTransfers.transferIdentifier(
+                sub: FakeAppleTransfers.teamSubject("001.twice", team: Self.target), target: next))
+            let status = try await app.command(["apple", "transfer", "status"])
+            #expect(status.lines.contains("migrated: 0") && status.lines.contains("still to migrate: 1"), "\(status.output)")
+            #expect(status.lines.last == "days left in the 60-day window: not started (no import yet)",
+                    "the next team's window starts with its own import: \(status.output)")
+        }
+    }
+
     @Test func anImportKilledWithSIGKILLResumesWithTheUsersLeft() async throws {
         try await TestApp.withTwoTeams { app in
             let count = 300

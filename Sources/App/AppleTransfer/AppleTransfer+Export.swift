@@ -40,7 +40,7 @@ extension AppleTransfer {
             let transferSub = try await client.transferIdentifier(
                 sub: item.identifier, target: target, clientID: clientID,
                 accessToken: try await tokens.token(for: clientID))
-            try await repository.recordIdentifier(transferSub, target: target, userID: item.userID)
+            try await repository.recordIdentifier(transferSub, target: target, userID: item.userID, at: clock())
         })
         tally = await runStoppable(run, tally)
         var lines = [tally.summary]

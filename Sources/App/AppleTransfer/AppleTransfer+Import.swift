@@ -55,7 +55,7 @@ extension AppleTransfer {
                 pairs.append((id, line.transferSub))
                 numbers.append(line.number)
             }
-            let found = try await repository.storeIdentifiers(pairs, team: teamID)
+            let found = try await repository.storeIdentifiers(pairs, team: teamID, at: clock())
             unknown += zip(numbers, found).filter { !$0.1 }.map(\.0)
         }
         return unknown.sorted()

@@ -22,14 +22,18 @@ struct TransferRepository: Sendable {
     /// The smallest id, where paging starts.
     static let start = UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
 
-    /// Users still to export to `target`: not moved here from another team, and holding no identifier for `target`.
+    /// Users who moved to this team since their identifier was stored: a move older than the latest export (the
+    /// app moved here once and is moving on) is not this one.
+    static let moved = "transferred_at IS NOT NULL AND (transfer_exported_at IS NULL OR transferred_at >= transfer_exported_at)"
+
+    /// Users still to export to `target`: holding no identifier for `target`, whether or not they moved here once.
     private static func exportCondition() -> String {
-        "transferred_at IS NULL AND (transfer_sub IS NULL OR transfer_target IS NULL OR transfer_target <> ?)"
+        "(transfer_sub IS NULL OR transfer_target IS NULL OR transfer_target <> ?)"
     }
 
-    /// Users still to import into `team`: holding an identifier for it, and not moved yet.
+    /// Users still to import into `team`: holding an identifier for it, and not moved since it was stored.
     private static func importCondition() -> String {
-        "transferred_at IS NULL AND transfer_sub IS NOT NULL AND transfer_target = ?"
+        "NOT (\(moved)) AND transfer_sub IS NOT NULL AND transfer_target = ?"
     }
 
     /// The next `limit` users to export to `target` after `after`, by id.
@@ -64,23 +68,30 @@ struct TransferRepository: Sendable {
         try await count("SELECT COUNT(*) FROM users WHERE \(Self.importCondition())", [team])
     }
 
-    /// Stores the transfer identifier Apple gave for `userID` and `target`.
-    func recordIdentifier(_ transferSub: String, target: String, userID: UUID) async throws {
-        try await pool.write(SQL("UPDATE users SET transfer_sub = ?, transfer_target = ? WHERE id = ?",
-                                 [transferSub, target, userID]))
+    /// Stores the transfer identifier Apple gave for `userID` and `target`, and when. A new move begins with it, so
+    /// the 60-day window of an earlier import into this database is forgotten: the receiving side counts its own.
+    func recordIdentifier(_ transferSub: String, target: String, userID: UUID, at date: Date) async throws {
+        try await pool.write([
+            SQL("UPDATE users SET transfer_sub = ?, transfer_target = ?, transfer_exported_at = ? WHERE id = ?",
+                [transferSub, target, date, userID]),
+            SQL("DELETE FROM shared_settings WHERE name = ?", [Self.firstImportSetting]),
+        ])
     }
 
     /// Stores the identifiers of a transfer file on the users they name (for `team`), leaving users who moved
     /// already as they are, in one transaction.
     /// - Returns: for each pair, whether it names a user of this database.
-    func storeIdentifiers(_ pairs: [(userID: UUID, transferSub: String)], team: String) async throws -> [Bool] {
+    func storeIdentifiers(_ pairs: [(userID: UUID, transferSub: String)], team: String, at date: Date) async throws
+        -> [Bool]
+    {
         guard !pairs.isEmpty else { return [] }
         let results = try await pool.write(pairs.map { pair in
             SQL("""
-                UPDATE users SET transfer_sub = CASE WHEN transferred_at IS NULL THEN ? ELSE transfer_sub END,
-                    transfer_target = CASE WHEN transferred_at IS NULL THEN ? ELSE transfer_target END
+                UPDATE users SET transfer_sub = CASE WHEN \(Self.moved) AND transfer_target = ? THEN transfer_sub ELSE ? END,
+                    transfer_exported_at = CASE WHEN \(Self.moved) AND transfer_target = ? THEN transfer_exported_at ELSE ? END,
+                    transfer_target = CASE WHEN \(Self.moved) AND transfer_target = ? THEN transfer_target ELSE ? END
                 WHERE id = ?
-                """, [pair.transferSub, team, pair.userID])
+                """, [team, pair.transferSub, team, date, team, team, pair.userID])
         })
         return results.map { $0.changes == 1 }
     }
@@ -96,7 +107,7 @@ struct TransferRepository: Sendable {
             SQL("""
                 UPDATE users SET siwa_identifier = ?, email = COALESCE(?, email),
                     is_private_email = COALESCE(?, is_private_email), transferred_at = ?, updated_at = ?
-                WHERE id = ? AND transferred_at IS NULL
+                WHERE id = ? AND NOT (\(Self.moved))
                 """, [sub, email, isPrivateEmail, date, date, userID]),
             SQL("INSERT INTO shared_settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
                 [Self.firstImportSetting, String(Int(date.timeIntervalSince1970))]),
@@ -124,8 +135,8 @@ struct TransferRepository: Sendable {
         try await pool.readOne(SQL("""
             SELECT COUNT(*),
                 COALESCE(SUM(CASE WHEN transfer_sub IS NOT NULL THEN 1 ELSE 0 END), 0),
-                COALESCE(SUM(CASE WHEN transferred_at IS NOT NULL THEN 1 ELSE 0 END), 0),
-                COALESCE(SUM(CASE WHEN transfer_sub IS NOT NULL AND transferred_at IS NULL THEN 1 ELSE 0 END), 0)
+                COALESCE(SUM(CASE WHEN \(Self.moved) THEN 1 ELSE 0 END), 0),
+                COALESCE(SUM(CASE WHEN transfer_sub IS NOT NULL AND NOT (\(Self.moved)) THEN 1 ELSE 0 END), 0)
             FROM users
             """)) { (try $0[0] as Int, try $0[1] as Int, try $0[2] as Int, try $0[3] as Int) } ?? (0, 0, 0, 0)
     }

@@ -29,6 +29,8 @@ package enum AppMigrations {
                           postgres: PostgresSchema.sharedSettings)
         migrator.register(version: 11, name: "record Apple team transfers", sqlite: SQLiteSchema.appleTransfers,
                           postgres: PostgresSchema.appleTransfers)
+        migrator.register(version: 12, name: "record transfer exports", sqlite: SQLiteSchema.transferExports,
+                          postgres: PostgresSchema.transferExports)
         return migrator
     }
 

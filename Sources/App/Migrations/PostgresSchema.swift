@@ -81,4 +81,7 @@ enum PostgresSchema {
             SELECT client_id FROM apple_tokens WHERE apple_tokens.user_id = users.id ORDER BY created_at DESC LIMIT 1)
         """,
     ]
+
+    /// Version 12: see `SQLiteSchema.transferExports`.
+    static let transferExports = ["ALTER TABLE users ADD COLUMN transfer_exported_at timestamptz"]
 }

@@ -117,4 +117,10 @@ enum SQLiteSchema {
         UPDATE users SET apple_client_id = (
             SELECT client_id FROM apple_tokens WHERE apple_tokens.user_id = users.id ORDER BY created_at DESC LIMIT 1);
         """
+
+    /// Version 12: when the user's `transfer_sub` was stored, so that a user who moved here once can move again: a
+    /// move (`transferred_at`) older than the latest export no longer counts as done.
+    static let transferExports = """
+        ALTER TABLE users ADD COLUMN transfer_exported_at INTEGER;
+        """
 }
