@@ -4,6 +4,7 @@ import HTTPCore
 import IOCore
 import Logging
 import Storage
+import Synchronization
 import Web
 
 /// The siwa server: configuration, database, Apple's keys, routes and the HTTP server, wired together.
@@ -110,7 +111,21 @@ package final class SiwaServer: Sendable {
         signal(SIGXFSZ, SIG_IGN)
         try TLSFilesCheck.check(configuration.tls)
         guard try await ReadOnlyStartHold(configuration: configuration, logger: logger).waitForWritable() else { return }
-        let server = try await SiwaServer(configuration: configuration, logger: logger)
+        // SIGINT or SIGTERM while the server gets ready (up to 30 s waiting for PostgreSQL) ends the start cleanly,
+        // exit 0, as it would end the server: the wait is cancelled, or the server, once made, is not started.
+        let stopped = Atomic<Bool>(false)
+        let starting = Task { try await SiwaServer(configuration: configuration, logger: logger) }
+        let early = ShutdownSignals.install {
+            stopped.store(true, ordering: .relaxed)
+            starting.cancel()
+        }
+        let made = await starting.result
+        for source in early { source.cancel() }
+        if stopped.load(ordering: .relaxed) {
+            logger.notice("stopped while starting")
+            return
+        }
+        let server = try made.get()
         try server.start()
         let signals = ShutdownSignals.install { await server.shutdown() }
         let scheme = configuration.tls == nil ? "http" : "https"

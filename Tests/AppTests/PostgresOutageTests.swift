@@ -91,4 +91,18 @@ struct PostgresStartupTests {
             #expect(waited >= AppMigrations.postgresStartupTimeout, "it waited \(waited)")
         }
     }
+
+    /// SIGTERM during that wait ends the start cleanly, exit 0, as it ends a running server (a rolling restart or a
+    /// deploy stopped early). Found by an audit: the process was killed by the signal (status 143).
+    @Test func sigtermDuringTheWaitAtStartExitsCleanly() async throws {
+        try await SpawnedApp.with { app in
+            let refused = try LoopbackPort.free()
+            let server = try app.spawn(["DATABASE_URL": "postgresql://siwa@127.0.0.1:\(refused)/siwa"])
+            try await Task.sleep(for: .seconds(1))
+            #expect(server.status == nil, "still waiting for PostgreSQL: \(server.output.suffix(500))")
+            server.signal(SIGTERM)
+            #expect(await server.exited(within: .seconds(20)) == 0, "\(server.output.suffix(500))")
+            #expect(server.output.contains("stopped while starting"))
+        }
+    }
 }
