@@ -97,6 +97,24 @@ struct AppleTransferExportTests {
         }
     }
 
+    /// A run killed with SIGKILL leaves its `FILE.partial-<pid>`; the next run removes it (found by an audit), and
+    /// leaves alone the new file of a run still going.
+    @Test func theNextRunRemovesTheNewFileOfAKilledOne() async throws {
+        let folder = TestApp.temporaryDirectory()
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let out = folder.appendingPathComponent("t.jsonl").path
+        let gone = try ChildProcess("/bin/true", arguments: [])
+        gone.waitUntilExit()
+        let abandoned = out + ".partial-\(gone.pid)", running = out + ".partial-\(getppid())"
+        let other = folder.appendingPathComponent("other.jsonl.partial-\(gone.pid)").path
+        for file in [abandoned, running, other] { #expect(FileManager.default.createFile(atPath: file, contents: Data())) }
+        TransferFileWriter.removeAbandoned(besides: out)
+        #expect(!FileManager.default.fileExists(atPath: abandoned))
+        #expect(FileManager.default.fileExists(atPath: running), "a live process's file stays")
+        #expect(FileManager.default.fileExists(atPath: other), "another file's stays")
+    }
+
     @Test func aRunKilledWithSIGKILLResumesWithTheUsersLeft() async throws {
         try await TestApp.withTwoTeams { app in
             let count = 300

@@ -21,6 +21,7 @@ final class TransferFileWriter {
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
             throw OperatorError("--out: \(path) is a folder; give the file's path, e.g. \(path)/transfer.jsonl")
         }
+        Self.removeAbandoned(besides: path)
         let temporary = path + ".partial-\(getpid())"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
@@ -29,6 +30,18 @@ final class TransferFileWriter {
         self.path = path
         self.temporary = temporary
         self.descriptor = descriptor
+    }
+
+    /// Removes the new files of earlier runs for `path` whose process is gone (an export killed with SIGKILL left
+    /// its `FILE.partial-<pid>` behind); those of a run still going are left alone.
+    static func removeAbandoned(besides path: String) {
+        let url = URL(fileURLWithPath: path)
+        let folder = url.deletingLastPathComponent().path
+        let prefix = url.lastPathComponent + ".partial-"
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasPrefix(prefix) {
+            guard let pid = pid_t(name.dropFirst(prefix.count)), pid > 0, pid != getpid() else { continue }
+            if kill(pid, 0) != 0, errno == ESRCH { unlink(folder + "/" + name) }
+        }
     }
 
     deinit {
