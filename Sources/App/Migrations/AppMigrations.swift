@@ -83,7 +83,7 @@ package enum AppMigrations {
         do {
             try await pool.waitUntilAvailable(timeout: postgresStartupTimeout)
         } catch let error as PostgresError {
-            throw PostgresError.connection("PostgreSQL at \(url.host):\(url.port) did not answer within "
+            throw PostgresError.connection("PostgreSQL at \(url.server) did not answer within "
                 + "\(postgresStartupTimeout): \(error.message)")
         }
         let applied = try await migrator.migrate(pool)

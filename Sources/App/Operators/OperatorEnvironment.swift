@@ -62,7 +62,7 @@ package struct OperatorEnvironment: Sendable {
             try await pool.waitUntilAvailable(timeout: Self.operatorConnectTimeout)
             status = try await AppMigrations.migrator.status(pool)
         } catch let error as PostgresError {
-            throw OperatorError("DATABASE_URL: cannot reach PostgreSQL at \(url.host):\(url.port): \(error.message)")
+            throw OperatorError("DATABASE_URL: cannot reach PostgreSQL at \(url.server): \(error.message)")
         }
         try Self.requireCurrent(status, name: url.description, variable: "DATABASE_URL")
         return (pool, url.description)

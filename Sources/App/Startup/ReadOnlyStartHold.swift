@@ -25,7 +25,7 @@ struct ReadOnlyStartHold {
         defer { group.shutdown() }
         guard case .readOnly(let reason) = await DatabaseWritability.probe(url, group: group) else { return true }
         logger.warning("""
-            PostgreSQL at \(url.host):\(url.port) is read-only (\(reason)): serving /health and waiting for a server \
+            PostgreSQL at \(url.server) is read-only (\(reason)): serving /health and waiting for a server \
             that takes writes; list the primary in DATABASE_URL, or several hosts with target_session_attrs=read-write
             """)
         let server = HTTPServer(configuration: SiwaServer.httpConfiguration(configuration), responder: Responder(),
@@ -47,7 +47,7 @@ struct ReadOnlyStartHold {
         }
         await server.shutdown()
         guard !stopped.load(ordering: .relaxed) else { return false }
-        logger.notice("PostgreSQL at \(url.host):\(url.port) takes writes: starting")
+        logger.notice("PostgreSQL at \(url.server) takes writes: starting")
         return true
     }
 

@@ -105,12 +105,14 @@ package struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
         return pieces.joined(separator: "\"")
     }
 
-    /// `host:port/database`, or `host:port,host:port/database` for several hosts: what a log line or an error may
-    /// say about the server.
-    package var description: String {
-        guard !hostParameters.isEmpty else { return "\(host):\(port)/\(database)" }
-        return hostParameters.map(Self.hostAndPort).joined(separator: ",") + "/\(database)"
+    /// `host:port`, or `host:port,host:port` for several hosts: the servers, as a log line or an error names them.
+    package var server: String {
+        guard !hostParameters.isEmpty else { return "\(host):\(port)" }
+        return hostParameters.map(Self.hostAndPort).joined(separator: ",")
     }
+
+    /// `server/database`: what a log line or an error may say about the database.
+    package var description: String { "\(server)/\(database)" }
 
     /// `host:port` of one host's parameters.
     static func hostAndPort(_ parameters: [String: String]) -> String {
