@@ -40,8 +40,8 @@ package final class PostgresPool: Sendable {
         var open = 0
         /// Calls waiting for a connection, in order.
         var waiters: [Waiter] = []
-        /// Whether a timer is set for the earliest waiter's deadline: one at a time, whatever the number waiting.
-        var expiryArmed = false
+        /// The deadline the expiry timer is set for: the earliest waiter's, one timer whatever the number waiting.
+        var expiryAt: UInt64?
     }
 
     /// A call waiting for a connection, resumed once: with one, with a free slot to open its own, or at `deadline`.
@@ -160,8 +160,10 @@ package final class PostgresPool: Sendable {
             let (now, arm) = state.withLock { state -> (Handoff?, Bool) in
                 if let free = Self.takeFree(&state, size: size) { return (free, false) }
                 state.waiters.append(Waiter(deadline: deadline, continuation: continuation))
-                guard !state.expiryArmed else { return (nil, false) }
-                state.expiryArmed = true
+                // A call with a shorter timeout than those already waiting (a request behind a migration) needs
+                // the timer earlier.
+                guard state.expiryAt.map({ deadline < $0 }) ?? true else { return (nil, false) }
+                state.expiryAt = deadline
                 return (nil, true)
             }
             if let now { return continuation.resume(returning: now) }
@@ -169,21 +171,21 @@ package final class PostgresPool: Sendable {
         }
     }
 
-    /// Sets the one timer that ends the waits whose deadline has passed.
+    /// Sets the timer that ends the waits whose deadline has passed.
     private func armExpiry(at deadline: UInt64) {
-        group.any().schedule(at: deadline) { [self] in expireWaiters() }
+        group.any().schedule(at: deadline) { [self] in expireWaiters(timerAt: deadline) }
     }
 
-    /// Ends every wait whose deadline has passed with `.timedOut`, and sets the timer again for the earliest one
-    /// left, if any.
-    private func expireWaiters() {
+    /// Ends every wait whose deadline has passed with `.timedOut`. The current timer (`expiryAt`) sets itself again
+    /// for the earliest wait left; one that an earlier deadline replaced only ends the waits due.
+    private func expireWaiters(timerAt: UInt64) {
         let now = MonotonicClock.now()
         let (expired, next) = state.withLock { state -> ([Waiter], UInt64?) in
             let expired = state.waiters.filter { $0.deadline <= now }
             state.waiters.removeAll { $0.deadline <= now }
-            let next = state.waiters.map(\.deadline).min()
-            state.expiryArmed = next != nil
-            return (expired, next)
+            guard state.expiryAt == timerAt else { return (expired, nil) }
+            state.expiryAt = state.waiters.map(\.deadline).min()
+            return (expired, state.expiryAt)
         }
         for waiter in expired { waiter.continuation.resume(returning: .timedOut) }
         if let next { armExpiry(at: next) }

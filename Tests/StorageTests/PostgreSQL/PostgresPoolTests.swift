@@ -71,18 +71,23 @@ struct PostgresPoolTests {
         #expect((connections ?? 0) <= 3)
     }
 
+    /// Returns once a `pg_sleep` runs in `watcher`'s database: the pool's one connection is busy.
+    private func waitUntilSleeping(_ watcher: PostgresPool) async throws {
+        while try await watcher.readOne(SQL("""
+            SELECT count(*)::bigint FROM pg_stat_activity WHERE datname = current_database() AND state = 'active'
+                AND query LIKE 'SELECT pg_sleep%'
+            """)) { try $0[0] as Int } != 1 {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
     /// A call that waits in line for a connection waits its timeout at most, then is `.unavailable` (a 503): under
     /// a server that stopped answering, calls queued behind the stuck ones waited for ever.
     @Test func aCallWaitingInLineGivesUpAtItsTimeout() async throws {
         let pool = try await pool(size: 1)
         let watcher = try PostgresPool(url: pool.url, size: 1)
         let holder = Task { try await pool.execute([SQL("SELECT pg_sleep(3)")]) }
-        // The one connection is busy once its statement runs.
-        while try await watcher.readOne(SQL("""
-            SELECT count(*)::bigint FROM pg_stat_activity WHERE state = 'active' AND query LIKE 'SELECT pg_sleep%'
-            """)) { try $0[0] as Int } != 1 {
-            try await Task.sleep(for: .milliseconds(20))
-        }
+        try await waitUntilSleeping(watcher)
         let waited = await #expect(throws: PostgresError.self) {
             try await pool.execute([SQL("SELECT 1")], timeout: .milliseconds(300))
         }
@@ -90,6 +95,25 @@ struct PostgresPoolTests {
         #expect(waited?.message.contains("came free within") == true, "\(waited?.message ?? "")")
         _ = try await holder.value
         #expect(try await pool.readOne(SQL("SELECT 7::bigint")) { try $0[0] as Int } == 7, "the pool goes on")
+    }
+
+    /// A call with a short timeout behind one with a long timeout (a request behind a migration) still gives up at
+    /// its own: the one expiry timer follows the earliest deadline, not the first one set.
+    @Test func aShortTimeoutBehindALongOneGivesUpAtItsOwn() async throws {
+        let pool = try await pool(size: 1)
+        let watcher = try PostgresPool(url: pool.url, size: 1)
+        let holder = Task { try await pool.execute([SQL("SELECT pg_sleep(3)")]) }
+        try await waitUntilSleeping(watcher)
+        let patient = Task { try await pool.execute([SQL("SELECT 1")], timeout: .seconds(60)) }
+        try await Task.sleep(for: .milliseconds(100))
+        let started = ContinuousClock.now
+        let hurried = await #expect(throws: PostgresError.self) {
+            try await pool.execute([SQL("SELECT 1")], timeout: .milliseconds(300))
+        }
+        #expect(hurried?.message.contains("came free within") == true, "\(hurried?.message ?? "")")
+        #expect(ContinuousClock.now - started < .seconds(2), "at its own timeout, before the holder is done")
+        _ = try await holder.value
+        #expect(try await patient.value.count == 1, "the long wait is served")
     }
 
     @Test func theServerGoingAwayIsUnavailableAndThePoolReconnects() async throws {
