@@ -33,7 +33,6 @@ package final class SiwaServer: Sendable {
     package init(configuration: Configuration, logger: Logger = Logger(label: "siwa"),
                 clock: @escaping @Sendable () -> Date = Date.init) async throws {
         self.configuration = configuration
-        try TLSFilesCheck.check(configuration.tls)
         let loops = try EventLoopGroup()
         self.loops = loops
         let database: any DatabaseClient
@@ -109,6 +108,7 @@ package final class SiwaServer: Sendable {
         for problem in configuration.problems { logger.warning("\(problem)") }
         // Past `ulimit -f` a write must fail with EFBIG (SQLite: SQLITE_FULL, a 503), not kill the server.
         signal(SIGXFSZ, SIG_IGN)
+        // Before the hold's listener (which serves with these files too) and before any database is made.
         try TLSFilesCheck.check(configuration.tls)
         guard try await ReadOnlyStartHold(configuration: configuration, logger: logger).waitForWritable() else { return }
         // SIGINT or SIGTERM while the server gets ready (up to 30 s waiting for PostgreSQL) ends the start cleanly,
