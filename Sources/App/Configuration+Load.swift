@@ -18,7 +18,7 @@ extension Configuration {
     package init(_ env: Environment) throws {
         self.init()
         hostname = env.get("HOSTNAME") ?? hostname
-        port = try Self.integer(env, "PORT", in: 0...65535) ?? port
+        port = try Self.integer(env, "PORT", in: HTTPServerConfiguration.portRange) ?? port
         databasePath = env.get("DATABASE_PATH") ?? databasePath
         if let url = env.get("DATABASE_URL") {
             do {

@@ -4,6 +4,8 @@ package struct HTTPServerConfiguration: Sendable {
     package var hostname: String
     /// The TCP port; 0 picks a free one (read it back from `HTTPServer.localPort`).
     package var port: Int
+    /// The ports `port` may be.
+    package static let portRange = 0...65535
     /// Event-loop threads; `nil` means one per CPU this process may run on (`sched_getaffinity`).
     package var loopCount: Int?
     package var limits: HTTPLimits

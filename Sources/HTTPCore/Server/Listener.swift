@@ -10,7 +10,7 @@ final class Listener: @unchecked Sendable {
     /// Resolves `host` numerically (IPv4 or IPv6 literal, or `localhost`), binds with `SO_REUSEADDR`, and listens.
     init(host: String, port: Int, backlog: Int32 = 1024) throws {
         // getaddrinfo would take the port's low 16 bits.
-        guard (0...65535).contains(port) else { throw SocketError("bind(\(host):\(port))", code: EINVAL) }
+        guard HTTPServerConfiguration.portRange.contains(port) else { throw SocketError("bind(\(host):\(port))", code: EINVAL) }
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
