@@ -56,11 +56,11 @@ extension Services {
     private func appleClient(_ client: AppleAuthClient?, into page: inout MetricsText) {
         page.family("siwa_apple_request_duration_seconds", .histogram,
                     help: "Duration of calls to Apple's /auth/keys, /auth/token, /auth/revoke and /auth/usermigrationinfo, waiting for a connection included.")
-        let durations = [("keys", appleKeys.fetches.durations)]
-            + AppleAuthCallCounters.Endpoint.allCases.compactMap { endpoint in
-                client.map { (endpoint.rawValue, $0.calls.durations(of: endpoint)) }
-            }
-        for (endpoint, histogram) in durations {
+        // The keys are fetched with or without the Apple key; the token endpoints are called only with it.
+        let tokenEndpoints = client.map { client in
+            AppleAuthCallCounters.Endpoint.allCases.map { ($0.rawValue, client.calls.durations(of: $0)) }
+        } ?? []
+        for (endpoint, histogram) in [("keys", appleKeys.fetches.durations)] + tokenEndpoints {
             let (buckets, sum) = histogram.snapshot
             page.histogram("siwa_apple_request_duration_seconds", [("endpoint", endpoint)],
                            bounds: AppleCallDurations.bounds, bucketCounts: buckets, sum: Double(sum) / 1e9)
