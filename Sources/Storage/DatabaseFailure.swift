@@ -53,7 +53,7 @@ extension PostgresError: DatabaseFailure {
         switch reason {
         case .uniqueConstraint: .uniqueConstraint
         case .foreignKeyConstraint: .foreignKeyConstraint
-        case .unavailable, .conflict: .unavailable
+        case .unavailable, .conflict, .misconfigured: .unavailable
         case .other: .other
         }
     }

@@ -104,6 +104,13 @@ struct UsersCommandTests {
                 #expect(noServer.status == 1)
                 #expect(noServer.output.hasPrefix("siwa: DATABASE_URL: cannot reach PostgreSQL at 127.0.0.1:9"))
                 #expect(!noServer.output.contains("s3cret"))
+                let badOption = try await app.command(["users", "show", "twin@example.com"],
+                                                ["DATABASE_URL": "postgres://siwa:s3cret@127.0.0.1:9/siwa?sslmode=bogus"])
+                #expect(badOption.status == 1)
+                #expect(badOption.lines.count == 1)
+                #expect(badOption.output.hasPrefix(
+                    #"siwa: DATABASE_URL has an option libpq refuses: invalid sslmode value: "bogus""#))
+                #expect(!badOption.output.contains("s3cret"))
             } else {
                 let missing = app.directory.appendingPathComponent("none.sqlite").path
                 let noDatabase = try await app.command(["users", "show", "twin@example.com"], ["DATABASE_PATH": missing])

@@ -82,7 +82,7 @@ package enum AppMigrations {
                                 preparedStatements: configuration.databasePreparedStatements, group: group)
         do {
             try await pool.waitUntilAvailable(timeout: postgresStartupTimeout)
-        } catch let error as PostgresError {
+        } catch let error as PostgresError where error.reason == .unavailable {
             throw PostgresError.connection("PostgreSQL at \(url.server) did not answer within "
                 + "\(postgresStartupTimeout): \(error.message)")
         }

@@ -61,8 +61,10 @@ package struct OperatorEnvironment: Sendable {
             pool = try PostgresPool(url: url, size: 2)
             try await pool.waitUntilAvailable(timeout: Self.operatorConnectTimeout)
             status = try await AppMigrations.migrator.status(pool)
-        } catch let error as PostgresError {
+        } catch let error as PostgresError where error.reason == .unavailable {
             throw OperatorError("DATABASE_URL: cannot reach PostgreSQL at \(url.server): \(error.message)")
+        } catch let error as PostgresError where error.reason == .misconfigured {
+            throw OperatorError(error.message)
         }
         try Self.requireCurrent(status, name: url.description, variable: "DATABASE_URL")
         return (pool, url.description)

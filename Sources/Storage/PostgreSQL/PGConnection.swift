@@ -51,7 +51,7 @@ final class PGConnection: @unchecked Sendable {
             do {
                 return try await connect(start(parameters), to: PostgresURL.hostAndPort(parameters), loop: loop,
                                          preparedStatements: preparedStatements, timeout: url.connectTimeout ?? timeout)
-            } catch let error as PostgresError {
+            } catch let error as PostgresError where error.reason == .unavailable {
                 reasons.append(error.message)
             }
         }
@@ -73,6 +73,9 @@ final class PGConnection: @unchecked Sendable {
                                 timeout: Duration) async throws -> PGConnection {
         guard let handle else { throw PostgresError.connection("libpq is out of memory") }
         let connection = PGConnection(takingOwnershipOf: handle, loop: loop, preparesStatements: preparedStatements)
+        if PQstatus(handle) == CONNECTION_BAD, Self.refusesOptions(connection.libpqMessage) {
+            throw PostgresError.configuration("DATABASE_URL has an option libpq refuses: \(connection.libpqMessage)")
+        }
         let deadline = MonotonicClock.deadline(after: timeout)
         var polling = PGRES_POLLING_WRITING
         while PQstatus(handle) != CONNECTION_BAD {
@@ -118,6 +121,14 @@ final class PGConnection: @unchecked Sendable {
     /// URL lists several (`... port 5432 failed: Connection refused; ... port 5433 failed: session is read-only`),
     /// so that every host's reason is seen, the read-only one included.
     private var libpqMessage: String { Self.reasons(in: String(cString: PQerrorMessage(handle))) }
+
+    /// Whether libpq failed at once on an option value of the URL (`invalid sslmode value: "bogus"`, `invalid
+    /// integer value "x" for connection option "keepalives"`, `could not match 2 port numbers to 3 hosts`), the
+    /// messages of `connectOptions2` and of the first `PQconnectPoll` in libpq's fe-connect.c, rather than on a
+    /// server it tried.
+    static func refusesOptions(_ message: String) -> Bool {
+        message.contains("invalid ") || message.contains("could not match ")
+    }
 
     /// The lines of a libpq message that are not indented hints, joined by "; ".
     static func reasons(in message: String) -> String {

@@ -15,6 +15,8 @@ package struct PostgresError: Error, Equatable, CustomStringConvertible {
         case unavailable
         /// The transaction was rolled back to resolve a conflict (40001 serialization, 40P01 deadlock): retry it.
         case conflict
+        /// The connection URL has an option value libpq refuses: no retry can mend it.
+        case misconfigured
         /// Anything else; see `sqlState`.
         case other
     }
@@ -29,6 +31,8 @@ package struct PostgresError: Error, Equatable, CustomStringConvertible {
     package var statementIndex: Int?
     /// Whether the connection is unusable after this error (the server went away, or the protocol broke).
     package var connectionLost: Bool
+    /// Whether libpq refused an option of the URL before it tried a server (`configuration(_:)`).
+    private var misconfigured = false
 
     package init(sqlState: String, message: String, sql: String? = nil, connectionLost: Bool = false) {
         self.sqlState = sqlState
@@ -42,8 +46,17 @@ package struct PostgresError: Error, Equatable, CustomStringConvertible {
         PostgresError(sqlState: "", message: message, connectionLost: true)
     }
 
+    /// A `DATABASE_URL` whose option values libpq refuses before it tries any server (`sslmode=bogus`): no
+    /// retry can mend it, so start-up reports it at once instead of waiting for a server.
+    package static func configuration(_ message: String) -> PostgresError {
+        var error = PostgresError(sqlState: "", message: message)
+        error.misconfigured = true
+        return error
+    }
+
     /// The category of this error.
     package var reason: Reason {
+        if misconfigured { return .misconfigured }
         if connectionLost || endsConnection { return .unavailable }
         switch sqlState {
         case "23505": return .uniqueConstraint

@@ -52,18 +52,27 @@ package struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
         host = values["host"] ?? values["hostaddr"] ?? "localhost"
         port = values["port"] ?? "5432"
         database = values["dbname"] ?? values["user"] ?? ""
-        hostParameters = Self.splitByHost(values)
+        hostParameters = try Self.splitByHost(values)
         connectTimeout = values["connect_timeout"].flatMap { Int($0) }.flatMap { $0 > 0 ? .seconds(max($0, 2)) : nil }
     }
 
     /// `parameters` once per host of its `host`/`hostaddr` lists (with the matching `port`, or the one port for
     /// all), or nothing when they name one host. An empty item means libpq's default, so it is left out.
-    static func splitByHost(_ parameters: [String: String]) -> [[String: String]] {
+    /// - Throws: `Invalid` when the lists do not pair up as libpq pairs them (one port, or one per host).
+    static func splitByHost(_ parameters: [String: String]) throws -> [[String: String]] {
         func list(_ keyword: String) -> [String] {
             parameters[keyword].map { $0.split(separator: ",", omittingEmptySubsequences: false).map(String.init) } ?? []
         }
         let hosts = list("host"), addresses = list("hostaddr"), ports = list("port")
-        let count = max(hosts.count, addresses.count)
+        let count = max(hosts.count, addresses.count, 1)
+        if !hosts.isEmpty, !addresses.isEmpty, hosts.count != addresses.count {
+            throw Invalid(description: "lists \(hosts.count) hosts and \(addresses.count) hostaddr values; "
+                          + "libpq needs one address per host")
+        }
+        if ports.count > 1, ports.count != count {
+            throw Invalid(description: "lists \(count) host\(count == 1 ? "" : "s") and \(ports.count) ports; "
+                          + "libpq needs one port for all hosts, or one per host")
+        }
         guard count > 1 else { return [] }
         return (0..<count).map { index in
             var one = parameters

@@ -142,6 +142,20 @@ struct PostgresPoolTests {
         #expect(error?.description.contains("s3cret-pw") == false)
     }
 
+    /// An option value libpq refuses before it tries a server is no reason to wait: the error is not
+    /// `.unavailable`, so start-up's 30 s wait ends at the first try.
+    @Test(arguments: ["sslmode=bogus", "target_session_attrs=nope", "keepalives=x", "gssencmode=always"])
+    func anOptionLibpqRefusesIsReportedAtOnce(query: String) async throws {
+        let pool = try PostgresPool(url: try PostgresURL("postgresql://siwa:s3cret-pw@127.0.0.1:9/siwa?\(query)"),
+                                    size: 1)
+        let error = await #expect(throws: PostgresError.self) {
+            try await pool.waitUntilAvailable(timeout: .seconds(60), retryEvery: .milliseconds(100))
+        }
+        #expect(error?.reason == .misconfigured)
+        #expect(error?.message.contains("DATABASE_URL has an option libpq refuses") == true)
+        #expect(error?.description.contains("s3cret-pw") == false)
+    }
+
     @Test func statementsArePreparedOncePerConnectionByTextAndParameterTypes() async throws {
         let pool = try await pool(size: 1)
         try await pool.write(SQL("CREATE TABLE p (id bigint PRIMARY KEY, note text)"))

@@ -69,4 +69,17 @@ struct PostgresURLTests {
         #expect(try PostgresURL("postgres://u@a,b/d?port=6000").hostParameters.map { $0["port"] } == ["6000", "6000"])
         #expect(try PostgresURL("postgres://u@a/d?connect_timeout=0").connectTimeout == nil)
     }
+
+    /// libpq pairs the lists by position and refuses them only when it connects ("could not match 3 port numbers
+    /// to 2 hosts"); the URL is refused when it is read, before start-up waits for a server.
+    @Test(arguments: [
+        ("postgres://u:secret@a,b/d?port=1,2,3", "lists 2 hosts and 3 ports"),
+        ("postgres://u:secret@a/d?port=1,2", "lists 1 host and 2 ports"),
+        ("postgres://u:secret@/d?host=a,b&hostaddr=127.0.0.1", "lists 2 hosts and 1 hostaddr values"),
+    ])
+    func hostAndPortListsThatDoNotPairUpAreRefused(_ text: String, _ reason: String) {
+        let error = #expect(throws: PostgresURL.Invalid.self) { try PostgresURL(text) }
+        #expect(error?.description.contains(reason) == true, "\(error?.description ?? "")")
+        #expect(error?.description.contains("secret") == false)
+    }
 }
