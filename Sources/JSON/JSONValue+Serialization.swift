@@ -20,6 +20,17 @@ extension JSONValue {
         }
     }
 
+    /// What `JSONDecoder` should read of the JSON text `bytes` (see ``init(parsingText:)``): the text itself when
+    /// no object in it repeats a member name, else the parsed value written again, which keeps the last of the
+    /// repeated members. `JSONDecoder` alone keeps the first, so a proxy or log that reads a repeated `token` the
+    /// usual way (the last, as ECMAScript's `JSON.parse` and RFC 7515 §4's reading do) would see another value
+    /// than the server's.
+    /// - Throws: ``JSONError`` on any defect.
+    package static func decoderInput(_ bytes: [UInt8]) throws -> [UInt8] {
+        if (try? JSONParser.parse(bytes)) != nil { return bytes }
+        return try JSONValue(parsingText: bytes).serialized()
+    }
+
     /// Compact UTF-8 JSON with object members sorted by name, so equal values serialise equally.
     package func serialized() -> [UInt8] {
         var out = [UInt8]()

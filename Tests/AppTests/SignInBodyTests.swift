@@ -1,4 +1,5 @@
 import Foundation
+import HTTPCore
 import JSON
 import Testing
 @testable import App
@@ -36,6 +37,20 @@ struct SignInBodyTests {
     ])
     func leavesEverythingElseToJSONDecoder(json: String) {
         #expect(Self.direct(json) == nil)
+    }
+
+    /// A repeated `token` signs in with the last one, whichever of the two is valid, as a proxy that reads the
+    /// body the usual way sees it.
+    @Test func ofARepeatedTokenTheLastCounts() async throws {
+        try await TestApp.with { app in
+            let token = try app.identityToken()
+            for (body, status) in [(#"{"token":"junk","token":"\#(token)"}"#, HTTPStatus.ok),
+                                   (#"{"token":"\#(token)","token":"junk"}"#, .unauthorized)] {
+                let response = try await app.send(.POST, "/api/users/siwa", headers: ["Content-Type": "application/json"],
+                                                  body: Array(body.utf8))
+                #expect(response.status == status)
+            }
+        }
     }
 
     /// The whole route: a body the strict parser refuses is 400, never handed on to `JSONDecoder`.

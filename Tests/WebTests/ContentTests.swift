@@ -44,10 +44,22 @@ struct ContentTests {
         #expect(response.text.contains("Malformed request body"))
     }
 
-    @Test func acceptsARepeatedMemberName() async throws {
+    /// Of a repeated name the last counts, at any depth, as a proxy or log reading the body the usual way sees it
+    /// (`JSONDecoder` alone keeps the first).
+    @Test(arguments: [
+        (#"{"token":"a","token":"b"}"#, SignIn(token: "b", name: nil, age: nil, remember: nil)),
+        (#"{"token":"a","age":1,"token":"b","age":2}"#, SignIn(token: "b", name: nil, age: 2, remember: nil)),
+        (#"{"name":"n","token":"a","name":null}"#, SignIn(token: "a", name: nil, age: nil, remember: nil)),
+    ])
+    func ofARepeatedMemberNameTheLastCounts(_ body: String, _ expected: SignIn) async throws {
         let response = try await Self.app().testing.send(.POST, "/signin", headers: ["Content-Type": "application/json"],
-                                                         body: Array(#"{"token":"a","token":"b"}"#.utf8))
+                                                         body: Array(body.utf8))
         #expect(response.status == .ok)
+        #expect(try response.decode(SignIn.self) == expected)
+        let nested = try await Self.app().testing.send(
+            .POST, "/nested", headers: ["Content-Type": "application/json"],
+            body: Array(#"{"inner":{"first":"a","count":1,"first":"b"},"tag":"x","inner":{"first":"c","count":3}}"#.utf8))
+        #expect(try nested.decode(Nested.self) == Nested(inner: .init(first: "c", count: 3), tag: "x"))
     }
 
     @Test func decodesFormsWithPlusPercentAndNesting() async throws {

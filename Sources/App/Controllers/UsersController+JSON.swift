@@ -30,10 +30,9 @@ extension UsersController.MeResponse {
 
 extension UsersController.SignInRequest {
     /// The sign-in body, read with the strict parser of the JSON module instead of `JSONDecoder` (BENCHMARKS.md has
-    /// the profile) when it is a JSON object whose known members have the expected types. The strict parser accepts
-    /// a subset of what `JSONDecoder` accepts (it refuses duplicate names, invalid UTF-8, lone surrogates,
-    /// nesting deeper than 32), so the result is the one `JSONDecoder` gives; every other body, other media types
-    /// and fields of the wrong type included, goes through `req.content.decode`, with its status and reason.
+    /// the profile) when it is a JSON object whose known members have the expected types and unique names, so the
+    /// result is the one `req.content.decode` gives; every other body (repeated names, of which the last counts;
+    /// other media types; fields of the wrong type) goes through `req.content.decode`, with its status and reason.
     static func decode(from req: Request) throws -> Self {
         if req.content.isJSON, let members = try? JSONValue.parseObjectMembers(req.body),
            let body = Self(members: members) {

@@ -28,8 +28,8 @@ extension WebSignInController {
         /// The `form_post` field: strict JSON (RFC 8259, `JSONValue`) of this shape, or 400.
         static func parse(formField json: String?) throws -> AppleUser {
             guard let json, !json.isEmpty else { return AppleUser() }
-            guard (try? JSONValue(parsingText: Array(json.utf8))) != nil,
-                  let decoded = try? JSONDecoder().decode(AppleUser.self, from: Data(json.utf8)) else {
+            guard let text = try? JSONValue.decoderInput(Array(json.utf8)),
+                  let decoded = try? JSONDecoder().decode(AppleUser.self, from: Data(text)) else {
                 throw Abort(.badRequest, reason: "Field 'user' is not the JSON Apple sends")
             }
             return decoded

@@ -39,6 +39,7 @@ package struct ContentContainer {
     /// - `application/json` (and `+json` types) with `JSONDecoder`, dates in ISO 8601, once the body has passed
     ///   the strict RFC 8259 parser (`JSONValue(parsingText:)`): no trailing comma, comment, leading zero, invalid
     ///   UTF-8 or lone surrogate, nesting at most 32 deep, which `JSONDecoder` alone would let through in part;
+    ///   of a repeated member name, the last is read (`JSONValue.decoderInput`);
     /// - `application/x-www-form-urlencoded` with `FormDecoder`.
     ///
     /// Throws 415 for a missing content type or one `accepted` leaves out, and 400 with a reason naming the field
@@ -50,10 +51,10 @@ package struct ContentContainer {
         do {
             if isJSON, accepted != .form {
                 guard !request.body.isEmpty else { throw Abort(.badRequest, reason: "Request body is empty") }
-                guard (try? JSONValue(parsingText: request.body)) != nil else {
+                guard let text = try? JSONValue.decoderInput(request.body) else {
                     throw Abort(.badRequest, reason: "Malformed request body")
                 }
-                return try JSONCoding.decoder().decode(T.self, from: Data(request.body))
+                return try JSONCoding.decoder().decode(T.self, from: Data(text))
             }
             if mediaType == "application/x-www-form-urlencoded", accepted != .json {
                 let text = request.body[...]
