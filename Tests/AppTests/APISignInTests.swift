@@ -191,6 +191,33 @@ struct APISignInTests {
         }
     }
 
+    /// Two `Authorization` fields are 400 whichever holds a live token: found by an audit, the server used the
+    /// first, so a proxy that authorized the other copy could let one user delete another's account.
+    @Test func twoAuthorizationFieldsAre400AndChangeNothing() async throws {
+        try await TestApp.with(configure: { $0.metricsToken = String(repeating: "m", count: 32) }) { app in
+            var values: [String] = []
+            for _ in 0..<2 {
+                let signIn = try await app.sendJSON(.POST, "/api/users/siwa", ["token": try app.identityToken()])
+                values.append(try #require(try signIn.json()["value"] as? String))
+            }
+            let both: HTTPHeaders = ["Authorization": "Bearer \(values[0])", "Authorization": "Bearer \(values[1])"]
+            for (method, path) in [(HTTPMethod.GET, "/api/users/me"), (.DELETE, "/api/users/me"),
+                                   (.POST, "/api/users/logout")] {
+                let response = try await app.send(method, path, headers: both)
+                #expect(response.status == .badRequest, "\(method) \(path)")
+                #expect(try response.json()["reason"] as? String == "More than one Authorization header")
+            }
+            let metrics = try await app.send(.GET, "/metrics", headers: [
+                "Authorization": "Bearer nope", "Authorization": "Bearer \(String(repeating: "m", count: 32))",
+            ])
+            #expect(metrics.status == .badRequest)
+            #expect(try await app.count("users") == 2)
+            for value in values {
+                #expect(try await app.sendJSON(.GET, "/api/users/me", [:], bearer: value).status == .ok)
+            }
+        }
+    }
+
     @Test(.sqliteOnly) func bearerTokensAreStoredOnlyAsHashes() async throws {
         let directory = TestApp.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }

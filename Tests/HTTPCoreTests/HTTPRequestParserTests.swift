@@ -86,15 +86,23 @@ struct HTTPRequestParserTests {
         #expect(HTTPRequestParser.status(String(over.prefix(70)), limits: limits) == 414)
     }
 
+    /// The header section is the field lines with their CRLFs (RFC 9112 §2.1): neither the request line nor the
+    /// empty line that ends the section counts. Found by an audit: the request line counted.
     @Test func headerSectionLimitAtNAndNPlusOne() {
         let limits = HTTPLimits(maxHeaderSectionSize: 100)
-        let base = "GET / HTTP/1.1\r\nHost: a\r\nX: \r\n\r\n"
-        let pad = String(repeating: "b", count: 100 - base.utf8.count)
-        let atLimit = "GET / HTTP/1.1\r\nHost: a\r\nX: \(pad)\r\n\r\n"
-        let over = "GET / HTTP/1.1\r\nHost: a\r\nX: \(pad)b\r\n\r\n"
-        #expect(atLimit.utf8.count == 100)
-        #expect(HTTPRequestParser.status(atLimit, limits: limits) == 200)
-        #expect(HTTPRequestParser.status(over, limits: limits) == 431)
+        let pad = String(repeating: "b", count: 100 - "Host: a\r\nX: \r\n".utf8.count)
+        let fields = "Host: a\r\nX: \(pad)\r\n"
+        #expect(fields.utf8.count == 100)
+        #expect(HTTPRequestParser.status("GET / HTTP/1.1\r\n\(fields)\r\n", limits: limits) == 200)
+        #expect(HTTPRequestParser.status("GET /\(pad) HTTP/1.1\r\n\(fields)\r\n", limits: limits) == 200)
+        #expect(HTTPRequestParser.status("GET / HTTP/1.1\r\nHost: a\r\nX: \(pad)b\r\n\r\n", limits: limits) == 431)
+        #expect(HTTPRequestParser.status("GET / HTTP/1.1\r\n\(fields)Y\r\n\r\n", limits: limits) == 431)
+        let defaults = HTTPLimits()
+        let line = "GET /" + String(repeating: "a", count: 8_192 - "GET / HTTP/1.1".utf8.count) + " HTTP/1.1\r\n"
+        let big = "Host: a\r\nX: " + String(repeating: "b", count: 65_536 - "Host: a\r\nX: \r\n".utf8.count) + "\r\n"
+        #expect(big.utf8.count == 65_536)
+        #expect(HTTPRequestParser.status(line + big + "\r\n", limits: defaults) == 200)
+        #expect(HTTPRequestParser.status(line + "Z: 1\r\n" + big + "\r\n", limits: defaults) == 431)
     }
 
     @Test func headerCountLimitAtNAndNPlusOne() {

@@ -10,7 +10,7 @@ struct ControllerTests {
 
     struct BearerAuthenticator: Middleware {
         func respond(to request: Request, chainingTo next: any Responder) async throws -> Response {
-            if let token = request.bearerToken, token.hasPrefix("valid-") {
+            if let token = try request.bearerToken, token.hasPrefix("valid-") {
                 request.auth.login(User(id: String(token.dropFirst("valid-".count))))
             }
             return try await next.respond(to: request)
@@ -51,14 +51,27 @@ struct ControllerTests {
     ])
     func bearerTokensAreParsed(header: String, token: String) async throws {
         let app = Application.fixture()
-        app.get("t") { req in req.bearerToken ?? "none" }
+        app.get("t") { req in try req.bearerToken ?? "none" }
         #expect(try await app.testing.send(.GET, "/t", headers: ["Authorization": header]).text == token)
+    }
+
+    /// `Authorization` is not a list (RFC 9110 §5.3): two of them are 400 `invalid_request` (RFC 6750 §3.1), whichever
+    /// is valid, so no proxy reading the other copy authorizes another user than ours.
+    @Test(arguments: [["Bearer valid-1", "Bearer valid-2"], ["Bearer junk", "Bearer valid-1"], ["Basic x", "Bearer valid-1"]])
+    func twoAuthorizationFieldsAreABadRequest(values: [String]) async throws {
+        let app = Application.fixture()
+        try app.register(collection: UsersController(prefix: "u-"))
+        let response = try await app.testing.send(.GET, "/api/users/me",
+                                                  headers: HTTPHeaders(values.map { (name: "Authorization", value: $0) }))
+        #expect(response.status == .badRequest)
+        #expect(response.headers["WWW-Authenticate"] == #"Bearer error="invalid_request""#)
+        #expect(response.text.contains("More than one Authorization header"))
     }
 
     @Test(arguments: ["Basic abc", "Bearer", "Bearer   ", "Bearerabc", "Bearer\tabc", "Bearers abc"])
     func otherAuthorizationIsNoBearerToken(header: String) async throws {
         let app = Application.fixture()
-        app.get("t") { req in req.bearerToken ?? "none" }
+        app.get("t") { req in try req.bearerToken ?? "none" }
         #expect(try await app.testing.send(.GET, "/t", headers: ["Authorization": header]).text == "none")
     }
 }

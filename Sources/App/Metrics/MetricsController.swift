@@ -21,7 +21,7 @@ struct MetricsController: RouteCollection {
     }
 
     @Sendable func scrape(_ req: Request) async throws -> Response {
-        guard let presented = req.bearerToken else {
+        guard let presented = try req.bearerToken else {
             throw Abort(.unauthorized, reason: "A metrics token is required.",
                         headers: ["WWW-Authenticate": "Bearer realm=\"metrics\""])
         }

@@ -17,7 +17,7 @@ struct BearerAuthenticator: Middleware {
     static let maximumTokenLength = 512
 
     func respond(to request: Request, chainingTo next: any Responder) async throws -> Response {
-        guard let value = request.bearerToken else {
+        guard let value = try request.bearerToken else {
             throw Self.unauthorized("Missing bearer token", error: nil)
         }
         guard value.utf8.count <= Self.maximumTokenLength else {

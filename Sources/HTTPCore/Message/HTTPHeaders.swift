@@ -24,6 +24,11 @@ package struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, 
         fields.filter { Self.equalsIgnoringCase($0.name, name) }.map(\.value)
     }
 
+    /// How many fields are named `name`: a field that is not a list (RFC 9110 §5.3) given twice is ambiguous.
+    package func count(of name: String) -> Int {
+        fields.reduce(0) { $0 + (Self.equalsIgnoringCase($1.name, name) ? 1 : 0) }
+    }
+
     package func contains(_ name: String) -> Bool { self[name] != nil }
 
     /// Appends a field, keeping any existing ones with the same name (e.g. `Set-Cookie`).

@@ -2,7 +2,8 @@
 package struct HTTPLimits: Sendable, Equatable {
     /// Longest request line (RFC 9112 §3) in bytes, CRLF excluded; longer is 414.
     package var maxRequestLineLength: Int
-    /// Largest header section (request line and fields, CRLFs included); larger is 431.
+    /// Largest header section: the field lines, their CRLFs included (RFC 9112 §2.1: not the request line, which
+    /// has its own limit, nor the empty line that ends them); larger is 431.
     package var maxHeaderSectionSize: Int
     /// Most header fields in one request; more is 431. The section's size is the limit that matters; this one
     /// only bounds the work of a section of tiny fields (1,000: Node's 2,000 and Apache's 100 either side).

@@ -28,6 +28,8 @@ struct HTTPRequestParser {
     private var state = State.head
     private var scanned = 0
     private var lineStart = 0
+    /// Where the field lines begin: after the request line's CRLF.
+    private var fieldsStart = 0
     private var inRequestLine = true
     private var current: HTTPRequestHead?
 
@@ -136,10 +138,13 @@ struct HTTPRequestParser {
             // Limits first, in the order the end-of-buffer checks below apply them: had the bytes come in
             // smaller reads, a line or head already over its limit would have been refused before this LF.
             if inRequestLine, lf - 1 > limits.maxRequestLineLength { throw overlongLine(bytes) }
-            if lf + 1 > limits.maxHeaderSectionSize { throw HTTPParseError(.headerSectionTooLarge) }
+            if !inRequestLine, lf - 1 > lineStart, lf + 1 - fieldsStart > limits.maxHeaderSectionSize {
+                throw HTTPParseError(.headerSectionTooLarge)
+            }
             guard lf > 0, bytes[lf - 1] == HTTPGrammar.cr else { throw HTTPParseError(.bareLineFeed) }
             if inRequestLine {
                 inRequestLine = false
+                fieldsStart = lf + 1
             } else if lf - 1 == lineStart {
                 let head = try HTTPHeadParser.parse(UnsafeRawBufferPointer(rebasing: bytes[0..<lineStart]),
                                                     limits: limits)
@@ -151,7 +156,11 @@ struct HTTPRequestParser {
             position = lf + 1
         }
         if inRequestLine, bytes.count > limits.maxRequestLineLength + 1 { throw overlongLine(bytes) }
-        if bytes.count >= limits.maxHeaderSectionSize { throw HTTPParseError(.headerSectionTooLarge) }
+        // Field lines past the limit, whatever comes next: a line's own CRLF would end it beyond, and the
+        // section's closing CRLF ("\r" so far) is not part of it.
+        if !inRequestLine, bytes.count - fieldsStart > limits.maxHeaderSectionSize + 1 {
+            throw HTTPParseError(.headerSectionTooLarge)
+        }
         scanned = bytes.count
         return nil
     }

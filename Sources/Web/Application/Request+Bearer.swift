@@ -3,8 +3,21 @@ extension Request {
     /// RFC 9110 §11.1), or nil when absent, of another scheme, or empty.
     /// Read byte by byte: leading spaces, the scheme up to the next space, then the rest after that one space,
     /// trimmed of spaces and tabs.
+    /// - Throws: 400 `invalid_request` (RFC 6750 §3.1) when the request has more than one `Authorization` field:
+    ///   it is not a list (RFC 9110 §11.6.2), and a proxy that reads another copy than ours would authorize
+    ///   someone else.
     package var bearerToken: String? {
-        guard let value = headers["Authorization"] else { return nil }
+        get throws {
+            guard let value = headers["Authorization"] else { return nil }
+            guard headers.count(of: "Authorization") == 1 else {
+                throw Abort(.badRequest, reason: "More than one Authorization header",
+                            headers: ["WWW-Authenticate": #"Bearer error="invalid_request""#])
+            }
+            return Self.bearerToken(in: value)
+        }
+    }
+
+    private static func bearerToken(in value: String) -> String? {
         let bytes = value.utf8
         var index = bytes.startIndex
         while index < bytes.endIndex, bytes[index] == UInt8(ascii: " ") { index = bytes.index(after: index) }
