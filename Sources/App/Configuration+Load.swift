@@ -78,7 +78,7 @@ extension Configuration {
             ?? databaseBusyTimeoutMilliseconds
         if let level = env.get("LOG_LEVEL") {
             guard let parsed = Logger.Level(rawValue: level.lowercased()) else {
-                throw ConfigurationError.malformed(name: "LOG_LEVEL", expected: "one of trace, debug, info, notice, warning, error")
+                throw ConfigurationError.malformed(name: "LOG_LEVEL", expected: "one of trace, debug, info, notice, warning, error, critical")
             }
             logLevel = parsed
         }

@@ -76,10 +76,12 @@ struct FakeAppleNotify: AsyncParsableCommand {
     @Option(help: "File holding the stand-in's signing keys.")
     var keyFile: String = FakeAppleKeys.defaultPath
 
+    /// Prints the server's status; exits 1 unless it is 2xx, so a script can tell a refused notification.
     func run() async throws {
         let status = try await FakeAppleNotifier.send(
             event: event, subject: sub, audience: aud, email: email, to: url, keyFile: keyFile
         )
         print("Server answered \(status).")
+        guard (200..<300).contains(status) else { throw ExitCode(1) }
     }
 }

@@ -104,4 +104,20 @@ struct AppleNotificationsTests {
             #expect(try await app.count("users") == 1)
         }
     }
+
+    /// `siwa fake-apple notify` exits 1 when the server refuses the notification, 0 when it takes it. Found by an
+    /// audit: it exited 0 after "Server answered 401.".
+    @Test func theNotifyCommandExitsNonZeroWhenRefused() async throws {
+        try await TestApp.with { app in
+            let keyFile = app.directory.appendingPathComponent("apple.pem").path
+            let arguments = ["fake-apple", "notify", "--event", "email-disabled", "--sub", "001.cli",
+                             "--url", app.baseURL + "/api/apple/notifications", "--key-file", keyFile]
+            let refused = try await app.command(arguments + ["--aud", "not.a.client.id"])
+            #expect(refused.status == 1)
+            #expect(refused.output.contains("Server answered 401."), "\(refused.output)")
+            let taken = try await app.command(arguments + ["--aud", TestApp.iosClientID])
+            #expect(taken.status == 0, "\(taken.output)")
+            #expect(taken.output.contains("Server answered 200."))
+        }
+    }
 }

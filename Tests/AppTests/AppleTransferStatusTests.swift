@@ -24,7 +24,7 @@ struct AppleTransferStatusTests {
             #expect(try await app.command(["apple", "transfer", "import"], app.receivingTeam).status == 0)
             let first = try #require(try await TransferRepository(pool: app.server.services.database).firstImport())
             let day = TimeInterval(86_400)
-            for (offset, expected) in [(0.5, "59"), (10.5, "49"), (59.5, "0")] {
+            for (offset, expected) in [(0.5, "60"), (10.5, "50"), (59.5, "1")] {
                 let status = try await AppleTransfer.status(environment: environment,
                                                             now: first.addingTimeInterval(offset * day))
                 #expect(status.contains("migrated: 3\nstill to migrate: 0\ndays left in the 60-day window: \(expected) ("),

@@ -34,4 +34,12 @@ struct EnvExampleTests {
         #expect(read.count >= 30, "the scan finds the configuration's reads: \(read.sorted())")
         #expect(read.subtracting(documented).isEmpty, "read but not in .env.example: \(read.subtracting(documented).sorted())")
     }
+
+    /// README's "Configuration" lists every variable the configuration reads. Found by an audit: six were missing.
+    @Test func readmesConfigurationSectionNamesEveryVariable() throws {
+        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let section = try #require(readme.split(separator: "\n## ").first { $0.hasPrefix("Configuration\n") })
+        let missing = try Self.namesRead().filter { !section.contains("`\($0)`") }
+        #expect(missing.isEmpty, "not in README's Configuration: \(missing.sorted())")
+    }
 }

@@ -43,6 +43,11 @@ struct SecretsInLogTests {
             #expect(try await app.sendJSON(.POST, "/api/users/logout", [:], bearer: secondBearer).status == .noContent)
             #expect(try await app.sendJSON(.GET, "/api/users/me", [:], bearer: "not-\(bearer)").status == .unauthorized)
             secrets.append(("unknown bearer", "not-\(bearer)"))
+            // A client that puts a credential in the path by mistake: found by an audit, the 404's log line held it.
+            let pathToken = try app.identityToken(subject: "001.secret.path")
+            #expect(try await app.send(.GET, "/api/users/me/\(pathToken)").status == .notFound)
+            #expect(try await app.send(.GET, "/nope/\(bearer)x").status == .notFound)
+            secrets += [("identity token in a path", pathToken), ("bearer in a path", bearer + "x")]
 
             // Web: /login, Apple's form_post with a code, the hand-off, the session, logout.
             let login = try await app.send(.GET, "/login")

@@ -25,4 +25,19 @@ struct LogEscapingTests {
         #expect(!escaped.unicodeScalars.contains { $0.value < 0x20 || (0x7F...0x9F).contains($0.value) })
         #expect(LogEscaping.escape("ab\ncd".prefix(3)) == "ab\\n")
     }
+
+    /// A path segment that could be a credential (40 characters or more of a token's alphabet) is not logged;
+    /// shorter segments, ids (UUIDs) and segments with other characters are, escaped.
+    @Test(arguments: [
+        ("/api/users/me", "/api/users/me"),
+        ("/api/users/eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiIwMDEifQ.c2lnbmF0dXJlLWJ5dGVz", "/api/users/[redacted]"),
+        ("/a/" + String(repeating: "A", count: 39) + "/b", "/a/" + String(repeating: "A", count: 39) + "/b"),
+        ("/a/" + String(repeating: "A", count: 40), "/a/[redacted]"),
+        ("/u/0192f1a2-3b4c-7d5e-8f60-718293a4b5c6", "/u/0192f1a2-3b4c-7d5e-8f60-718293a4b5c6"),
+        ("/x/" + String(repeating: "b", count: 40) + "\n", "/x/" + String(repeating: "b", count: 40) + "\\n"),
+        ("//" + String(repeating: "c", count: 45) + "//", "//[redacted]//"),
+    ])
+    func pathsKeepNoCredentialShapedSegment(_ raw: String, _ logged: String) {
+        #expect(LogEscaping.path(raw) == logged)
+    }
 }

@@ -14,11 +14,14 @@ extension AppleTransfer {
             "still to migrate: \(counts.toMigrate)",
         ]
         if let first = try await repository.firstImport() {
-            let left = first.addingTimeInterval(window).timeIntervalSince(now)
-            let days = max(0, Int((left / 86_400).rounded(.down)))
-            let since = ISO8601DateFormatter().string(from: first)
+            let closes = first.addingTimeInterval(window)
+            let left = closes.timeIntervalSince(now)
+            // Days begun count: 60 on the day of the first import, 1 on its last day, never 0 while it is open.
+            let days = max(0, Int((left / 86_400).rounded(.up)))
+            let formatter = ISO8601DateFormatter()
+            let since = formatter.string(from: first)
             lines.append(left > 0
-                ? "days left in the 60-day window: \(days) (first import \(since))"
+                ? "days left in the 60-day window: \(days) (first import \(since), closes \(formatter.string(from: closes)))"
                 : "days left in the 60-day window: 0: it closed (first import \(since)); see TN3159 for users left")
         } else {
             lines.append("days left in the 60-day window: not started (no import yet)")

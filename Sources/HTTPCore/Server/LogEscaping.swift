@@ -26,6 +26,37 @@ package enum LogEscaping {
         return escaped
     }
 
+    /// Path segments this long or longer, of a token's characters only, are not written to a log.
+    package static let opaqueSegmentLength = 40
+
+    /// A request path for a log line: escaped as `escape` does, with each segment of `opaqueSegmentLength` or more
+    /// characters that could be a credential (letters, digits and `-._~=+%`: a JWT, a bearer token, an
+    /// authorization code put in the path by mistake) written as `[redacted]`. Ids of this server (UUIDs, 36
+    /// characters) and file names stay readable.
+    package static func path(_ path: some StringProtocol) -> String {
+        var run = 0
+        var hasOpaqueSegment = false
+        for byte in path.utf8 {
+            run = byte == UInt8(ascii: "/") ? 0 : run + 1
+            if run >= opaqueSegmentLength { hasOpaqueSegment = true; break }
+        }
+        guard hasOpaqueSegment else { return escape(path) }
+        return path.split(separator: "/", omittingEmptySubsequences: false).map { segment in
+            segment.utf8.count >= opaqueSegmentLength && segment.utf8.allSatisfy(isTokenByte)
+                ? "[redacted]" : escape(segment)
+        }.joined(separator: "/")
+    }
+
+    private static func isTokenByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+             UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."),
+             UInt8(ascii: "~"), UInt8(ascii: "="), UInt8(ascii: "+"), UInt8(ascii: "%"):
+            true
+        default: false
+        }
+    }
+
     private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0..<0x20, 0x7F...0x9F, 0x2028, 0x2029, 0x5C: true

@@ -46,7 +46,7 @@ enum ErrorRenderer {
 
     /// The request's method and path as a log line shows them (control characters escaped).
     static func logged(_ request: Request) -> String {
-        "\(LogEscaping.escape(request.method.rawValue)) \(LogEscaping.escape(request.path))"
+        "\(LogEscaping.escape(request.method.rawValue)) \(LogEscaping.path(request.path))"
     }
 
     /// HTML for a client that asks for it first, unless the route's errors are JSON only (`JSONErrorsMiddleware`,
