@@ -44,7 +44,7 @@ struct RequestMetricsTests {
         _ = try await app.testing.send(.GET, "/teapot")
         let page = try Self.page(app)
         #expect(page.contains("siwa_http_requests_total{method=\"GET\",route=\"unmatched\",status=\"404\"} 2\n"))
-        #expect(page.contains("siwa_http_requests_total{method=\"other\",route=\"unmatched\",status=\"405\"} 1\n"))
+        #expect(page.contains("siwa_http_requests_total{method=\"other\",route=\"unmatched\",status=\"501\"} 1\n"))
         #expect(page.contains("siwa_http_requests_total{method=\"POST\",route=\"unmatched\",status=\"405\"} 1\n"))
         #expect(page.contains("siwa_http_requests_total{method=\"GET\",route=\"/teapot\",status=\"other\"} 1\n"))
         #expect(!page.contains("BREW"))

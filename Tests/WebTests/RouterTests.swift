@@ -46,6 +46,22 @@ struct RouterTests {
         #expect(try wrong.decode(ErrorBody.self).error)
     }
 
+    /// A method no RFC and no route defines is 501 (RFC 9110 §9.1) on every path, where a known one that the path
+    /// does not take is 405. Found by an audit: `FROB /health` was 405.
+    @Test func anUnknownMethodIs501UnlessARouteHasIt() async throws {
+        let app = Application.fixture()
+        app.get("items") { _ in "list" }
+        app.on("PROPFIND", ["items"]) { _ in "props" }
+        for path in ["/items", "/nothing"] {
+            let unknown = try await app.testing.send("FROB", path)
+            #expect(unknown.status == .notImplemented, "\(path)")
+            #expect(try unknown.decode(ErrorBody.self) == ErrorBody(error: true, reason: "The method FROB is not implemented"))
+        }
+        #expect(try await app.testing.send("PROPFIND", "/items").text == "props")
+        #expect(try await app.testing.send(.TRACE, "/items").status == .methodNotAllowed)
+        #expect(try await app.testing.send("PROPFIND", "/nothing").status == .notFound)
+    }
+
     @Test func headIsAnsweredByGetAndOptionsListsMethods() async throws {
         let app = Application.fixture()
         app.get("page") { _ in "body" }

@@ -14,6 +14,10 @@ package struct HTTPMethod: Sendable, Hashable, RawRepresentable, ExpressibleBySt
     package static let OPTIONS = HTTPMethod(rawValue: "OPTIONS")
     package static let TRACE = HTTPMethod(rawValue: "TRACE")
     package static let CONNECT = HTTPMethod(rawValue: "CONNECT")
+
+    /// The methods RFC 9110 §9 defines, and PATCH (RFC 5789). The router answers another 501 (§9.1) unless a route
+    /// has it, where one of these that a path does not take is 405 (§15.5.6).
+    package static let recognized: Set<HTTPMethod> = [.GET, .HEAD, .POST, .PUT, .PATCH, .DELETE, .OPTIONS, .TRACE, .CONNECT]
 }
 
 /// The protocol version of a request line (RFC 9112 §2.3).

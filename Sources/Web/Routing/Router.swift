@@ -4,6 +4,8 @@ import HTTPCore
 struct Router: Responder {
     let root: RouterNode
     let routes: [Route]
+    /// `HTTPMethod.recognized` and the methods of the routes: any other is 501.
+    let methods: Set<HTTPMethod>
 
     /// Builds the trie; fails on duplicate routes or a misplaced `**`.
     init(routes: [Route]) throws {
@@ -13,6 +15,7 @@ struct Router: Responder {
             return route
         }
         self.routes = indexed
+        methods = HTTPMethod.recognized.union(routes.map(\.method))
         root = try RouterNode(entries: indexed.map { ($0.path[...], $0) })
     }
 
@@ -36,7 +39,11 @@ struct Router: Responder {
 
     /// Runs the matching route; 404 when no path matches, 405 with `Allow` when the method does not (RFC 9110 §15.5.6),
     /// and 204 with `Allow` for an OPTIONS request to a known path without its own OPTIONS route (RFC 9110 §9.3.7).
+    /// A method neither HTTP nor a route defines (`methods`) is 501 on every path (§9.1).
     func respond(to request: Request) async throws -> Response {
+        guard methods.contains(request.method) else {
+            throw Abort(.notImplemented, reason: "The method \(request.method) is not implemented")
+        }
         guard let segments = request.pathSegments else {
             throw Abort(.badRequest, reason: "Malformed request path")
         }
