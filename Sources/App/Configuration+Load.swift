@@ -83,7 +83,13 @@ extension Configuration {
             logLevel = parsed
         }
         metricsToken = try Self.metricsToken(env)
-        resourcesPath = env.get("RESOURCES_PATH") ?? resourcesPath
+        if let path = env.get("RESOURCES_PATH") {
+            guard FileManager.default.fileExists(atPath: path + "/" + Self.resourcesMarker) else {
+                throw ConfigurationError.malformed(name: "RESOURCES_PATH", expected: "a folder holding Views/ and "
+                    + "Public/ (there is no \(Self.resourcesMarker) in \(path))")
+            }
+            resourcesPath = path
+        }
         extraCAFile = env.get("SIWA_EXTRA_CA_FILE")
         switch env.get("DATABASE_PREPARED_STATEMENTS")?.lowercased() {
         case nil, "on", "true", "1": databasePreparedStatements = true
@@ -189,6 +195,9 @@ extension Configuration {
         return Data(base64Encoded: base64).map { [UInt8]($0) }
     }
 
+    /// The file that tells a resources folder.
+    static let resourcesMarker = "Views/layout.mustache"
+
     /// `path` if it holds `Views/`, else the `Resources` folder beside the executable's build folder or the
     /// source tree, so `siwa` works when started from another directory.
     package static func locateResources(_ path: String) -> String {
@@ -199,6 +208,6 @@ extension Configuration {
             URL(fileURLWithPath: #filePath).deletingLastPathComponent()
                 .appendingPathComponent("../../Resources").standardized.path,
         ]
-        return candidates.first { FileManager.default.fileExists(atPath: $0 + "/Views/layout.mustache") } ?? path
+        return candidates.first { FileManager.default.fileExists(atPath: $0 + "/" + resourcesMarker) } ?? path
     }
 }

@@ -106,10 +106,13 @@ package final class SiwaServer: Sendable {
         var logger = Logger(label: "siwa")
         logger.logLevel = configuration.logLevel
         for problem in configuration.problems { logger.warning("\(problem)") }
+        for refused in IdentifierCheck(configuration: configuration).refusedValues() {
+            logger.warning("\(refused.subject): \(refused.message)")
+        }
         // Past `ulimit -f` a write must fail with EFBIG (SQLite: SQLITE_FULL, a 503), not kill the server.
         signal(SIGXFSZ, SIG_IGN)
         // Before the hold's listener (which serves with these files too) and before any database is made.
-        try TLSFilesCheck.check(configuration.tls)
+        try TLSFilesCheck.check(configuration)
         guard try await ReadOnlyStartHold(configuration: configuration, logger: logger).waitForWritable() else { return }
         // SIGINT or SIGTERM while the server gets ready (up to 30 s waiting for PostgreSQL) ends the start cleanly,
         // exit 0, as it would end the server: the wait is cancelled, or the server, once made, is not started.
@@ -126,7 +129,12 @@ package final class SiwaServer: Sendable {
             return
         }
         let server = try made.get()
-        try server.start()
+        do {
+            try server.start()
+        } catch let error as SocketError where error.call.hasPrefix("getaddrinfo(") {
+            throw ConfigurationError.malformed(name: "HOSTNAME", expected: "an address or a name of this machine to "
+                + "listen on (\(error))")
+        }
         let signals = ShutdownSignals.install { await server.shutdown() }
         let scheme = configuration.tls == nil ? "http" : "https"
         logger.notice("siwa listening on \(scheme)://\(configuration.hostname):\(server.localPort)")

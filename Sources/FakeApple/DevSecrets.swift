@@ -9,13 +9,16 @@ package struct DevSecrets {
     /// The key id of the development key (`APPLE_KEY_ID` for the stand-in).
     package static let keyID = "DEVKEY0001"
 
+    /// What the development `.p8` adds to the stand-in's key file name.
+    package static let clientKeySuffix = ".client.p8"
+
     package let clientKeyPath: String
     package let clientKey: ES256PrivateKey
     package let encryptionKey: [UInt8]
 
     /// Loads the files next to `keyFile`, creating them (mode 0600) when missing.
     package static func loadOrCreate(besides keyFile: String) throws -> DevSecrets {
-        let clientKeyPath = keyFile + ".client.p8"
+        let clientKeyPath = keyFile + clientKeySuffix
         let encryptionKeyPath = keyFile + ".encryption-key"
         let fileManager = FileManager.default
         let clientKey: ES256PrivateKey

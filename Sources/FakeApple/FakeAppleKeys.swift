@@ -79,11 +79,15 @@ package enum FakeAppleError: Error, CustomStringConvertible {
     case cannotWriteKeyFile(String)
     /// A `--team` that is not `TEAM_ID:KEY_ID:PATH` of a readable ES256 key.
     case malformedTeamKey(String)
+    /// The operator's key named by `--client-secret-key` or `APPLE_PRIVATE_KEY_PATH` cannot be read.
+    case unreadableOperatorKey(String)
 
     package var description: String {
         switch self {
         case .cannotWriteKeyFile(let path): "cannot write the stand-in's key file at \(path)"
         case .malformedTeamKey(let reason): "--team: \(reason)"
+        case .unreadableOperatorKey(let path):
+            "APPLE_PRIVATE_KEY_PATH (or --client-secret-key): no readable key at \(path)"
         }
     }
 }

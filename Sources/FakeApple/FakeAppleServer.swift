@@ -116,8 +116,12 @@ package final class FakeAppleServer: Sendable {
         let keyID = keyID ?? operatorKey.flatMap { _ in environment.get("APPLE_KEY_ID") } ?? DevSecrets.keyID
         let clientSecretKey: ES256PublicKey
         let keyPath: String
-        if let clientSecretKeyPath {
-            let pem = try String(contentsOfFile: clientSecretKeyPath, encoding: .utf8)
+        // The development key named by path (a `.env` written while the stand-in starts) is made like the default.
+        let developmentKeyPath = keyFile + DevSecrets.clientKeySuffix
+        if let clientSecretKeyPath, Self.samePath(clientSecretKeyPath, developmentKeyPath) == false {
+            guard let pem = try? String(contentsOfFile: clientSecretKeyPath, encoding: .utf8) else {
+                throw FakeAppleError.unreadableOperatorKey(clientSecretKeyPath)
+            }
             clientSecretKey = try (try? ES256PrivateKey(pem: pem).publicKey) ?? ES256PublicKey(pem: pem)
             keyPath = clientSecretKeyPath
         } else {
@@ -136,5 +140,10 @@ package final class FakeAppleServer: Sendable {
         for team in teams { logger.notice("also team \(team.teamID), key \(team.keyID), for a transfer") }
         try await stand.run()
         withExtendedLifetime(signals) {}
+    }
+
+    /// Whether two paths name one file, as absolute standardized paths.
+    private static func samePath(_ first: String, _ second: String) -> Bool {
+        URL(fileURLWithPath: first).standardizedFileURL.path == URL(fileURLWithPath: second).standardizedFileURL.path
     }
 }

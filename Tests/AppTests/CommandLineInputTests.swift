@@ -84,4 +84,41 @@ struct CommandLineInputTests {
                     "no database made")
         }
     }
+
+    /// Values that would fail every call later stop the start naming their variable, before any database is made.
+    /// Found by an audit of the README's "A missing or malformed variable is named at start-up": a CA file that does
+    /// not exist left every sign-in a 503, a host name that does not resolve said only `getaddrinfo`, and a
+    /// `RESOURCES_PATH` without templates fell back to the built-in ones in silence.
+    @Test(arguments: [
+        (["SIWA_EXTRA_CA_FILE": "/nonexistent/ca.pem"], "SIWA_EXTRA_CA_FILE"),
+        (["HOSTNAME": "not..valid"], "HOSTNAME"),
+        (["RESOURCES_PATH": "/nonexistent/Resources"], "RESOURCES_PATH"),
+    ])
+    func valuesThatCannotWorkAreNamedAtStart(_ variables: [String: String], _ variable: String) async throws {
+        let directory = TestApp.temporaryDirectory()
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let result = try await SiwaProcess.run(["serve", "--port", "0"], environment: variables.merging([
+            "DATABASE_PATH": directory.appendingPathComponent("s.sqlite").path, "LOG_LEVEL": "error",
+        ]) { $1 }, directory: directory, timeout: 30)
+        #expect(result.status == 1, "\(variable): \(result.output)")
+        #expect(result.lines.last?.hasPrefix("Error: Environment variable \(variable) must be") == true, "\(result.output)")
+    }
+
+    /// Set values Apple would refuse are warned about at start, as `siwa doctor` reports them.
+    @Test func valuesAppleWouldRefuseAreWarnedAboutAtStart() async throws {
+        let directory = TestApp.temporaryDirectory()
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try SiwaProcess(["serve", "--port", "0"], environment: [
+            "DATABASE_PATH": directory.appendingPathComponent("s.sqlite").path, "LOG_LEVEL": "notice",
+            "IOS_APPLICATION_IDENTIFIER": "bad id!", "WEBSITE_APPLICATION_IDENTIFIER": "com.example.web",
+            "SIWA_REDIRECT_URL": "http://example.com/cb",
+        ], directory: directory)
+        defer { _ = server.stop() }
+        _ = try await server.waitForPort()
+        #expect(server.output.contains("IOS_APPLICATION_IDENTIFIER: bad id! is not shaped like a bundle id"), "\(server.output)")
+        #expect(server.output.contains("SIWA_REDIRECT_URL: http://example.com/cb is not HTTPS"), "\(server.output)")
+        #expect(!server.output.contains("WEBSITE_APPLICATION_IDENTIFIER:"), "a well-formed Services ID: \(server.output)")
+    }
 }

@@ -4,8 +4,9 @@ import Testing
 
 /// The findings `siwa doctor` makes from the variables alone: identifier shapes and the redirect URL.
 struct DoctorFindingsTests {
-    private func doctor(_ variables: [String: String]) throws -> Doctor {
-        Doctor(environment: try OperatorEnvironment(dotEnvPath: "/nonexistent/.env", processEnvironment: variables))
+    private func doctor(_ variables: [String: String]) throws -> IdentifierCheck {
+        IdentifierCheck(configuration: try OperatorEnvironment(dotEnvPath: "/nonexistent/.env",
+                                                               processEnvironment: variables).configuration)
     }
 
     private func redirect(_ url: String, appleBaseURL: String = "https://appleid.apple.com") throws -> DoctorFinding {
@@ -47,20 +48,20 @@ struct DoctorFindingsTests {
     @Test(arguments: [("com.example.app", true), ("com.example-2.App", true), ("example", false), ("com.example app", false),
                       ("com..example", false), ("com.exämple.app", false), (".com.example", false)])
     func identifierShapes(_ id: String, _ wellFormed: Bool) {
-        #expect(Doctor.isWellFormedIdentifier(id) == wellFormed)
+        #expect(IdentifierCheck.isWellFormedIdentifier(id) == wellFormed)
     }
 
     @Test func theWebFlowNeedsBothVariablesAndItsOwnIdentifier() throws {
         let half = try doctor(["IOS_APPLICATION_IDENTIFIER": "com.example.app",
-                               "WEBSITE_APPLICATION_IDENTIFIER": "com.example.web"]).identifierFindings()
+                               "WEBSITE_APPLICATION_IDENTIFIER": "com.example.web"]).findings()
         #expect(half.contains { $0.verdict == .fail && $0.subject == "SIWA_REDIRECT_URL" })
         let shared = try doctor(["IOS_APPLICATION_IDENTIFIER": "com.example.app",
                                  "WEBSITE_APPLICATION_IDENTIFIER": "com.example.app",
-                                 "SIWA_REDIRECT_URL": "https://siwa.example.com/login/siwa/callback"]).identifierFindings()
+                                 "SIWA_REDIRECT_URL": "https://siwa.example.com/login/siwa/callback"]).findings()
         #expect(shared.contains { $0.verdict == .fail && $0.message.contains("needs a Services ID of its own") })
-        let apiOnly = try doctor(["IOS_APPLICATION_IDENTIFIER": "com.example.app"]).identifierFindings()
+        let apiOnly = try doctor(["IOS_APPLICATION_IDENTIFIER": "com.example.app"]).findings()
         #expect(apiOnly.map(\.verdict) == [.ok, .off])
-        let nothing = try doctor([:]).identifierFindings()
+        let nothing = try doctor([:]).findings()
         #expect(nothing.last?.verdict == .fail)
         #expect(nothing.last?.subject == "routes")
     }

@@ -34,4 +34,27 @@ struct FakeAppleOperatorKeyTests {
         let refusal = try #require(refused.lines.first { $0.contains("client secret for com.example.operator") })
         #expect(refusal.hasPrefix("FAIL ") && refusal.contains("invalid_client"), "\(refused.output)")
     }
+
+    /// Found by an audit of the README's transfer rehearsal, whose `.env` names the development key before the
+    /// stand-in has made it: the stand-in makes it, as it would unnamed; another missing key is one line naming the
+    /// variable, where it was Foundation's error text.
+    @Test func theDevelopmentKeyNamedBeforeItExistsIsMadeAndAnotherMissingKeyIsNamed() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("siwa-operator-key-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let keyFile = directory.appendingPathComponent("fake-apple-key.pem").path
+        let standIn = try SiwaProcess(["fake-apple", "--port", "0", "--key-file", keyFile],
+                                      environment: ["APPLE_PRIVATE_KEY_PATH": keyFile + DevSecrets.clientKeySuffix],
+                                      directory: directory)
+        defer { standIn.signal(SIGTERM) }
+        _ = try await standIn.waitForPort(after: "Apple stand-in on http://127.0.0.1:")
+        #expect(FileManager.default.fileExists(atPath: keyFile + DevSecrets.clientKeySuffix))
+
+        let missing = directory.appendingPathComponent("AuthKey_NONE.p8").path
+        let refused = try await SiwaProcess.run(["fake-apple", "--port", "0", "--key-file", keyFile],
+                                                environment: ["APPLE_PRIVATE_KEY_PATH": missing], directory: directory)
+        #expect(refused.status == 1)
+        #expect(refused.lines.last == "Error: APPLE_PRIVATE_KEY_PATH (or --client-secret-key): no readable key at \(missing)",
+                "\(refused.output)")
+    }
 }

@@ -64,7 +64,7 @@ package struct Doctor: Sendable {
             }
         }
         let doctor = Doctor(environment: environment)
-        record(doctor.identifierFindings())
+        record(IdentifierCheck(configuration: doctor.configuration).findings())
         let secret = doctor.appleKeyFindings()
         record(secret.findings)
         record([await doctor.appleKeysFinding()])

@@ -1,12 +1,28 @@
 import Foundation
 import HTTPCore
 
-extension Doctor {
+/// The client ids and the redirect URL checked against Apple's rules, from the configuration alone: all of it in
+/// `siwa doctor`, and the values Apple would refuse as warnings when `siwa serve` starts.
+struct IdentifierCheck {
+    let configuration: Configuration
+
     /// The path Apple must post the web flow's answer to: the server's callback route.
     static let callbackPath = "/login/siwa/callback"
 
+    /// The values that are set but that Apple would refuse: ill-shaped ids, a Services ID that is also a bundle
+    /// id, a redirect URL Apple does not accept. What is missing is left to `Configuration.problems`.
+    func refusedValues() -> [DoctorFinding] {
+        var findings = configuration.iosClientIDs.map { identifierFinding("IOS_APPLICATION_IDENTIFIER", $0, kind: "bundle id") }
+        if let id = configuration.websiteClientID {
+            findings.append(identifierFinding("WEBSITE_APPLICATION_IDENTIFIER", id, kind: "Services ID"))
+            if configuration.iosClientIDs.contains(id) { findings.append(sharedIdentifierFinding(id)) }
+        }
+        if let url = configuration.redirectURL { findings.append(redirectFinding(url)) }
+        return findings.filter { $0.verdict == .fail }
+    }
+
     /// The client ids and the redirect URL: set together, shaped as Apple requires.
-    func identifierFindings() -> [DoctorFinding] {
+    func findings() -> [DoctorFinding] {
         var findings: [DoctorFinding] = []
         if configuration.iosClientIDs.isEmpty {
             findings.append(DoctorFinding(verdict: .off, subject: "IOS_APPLICATION_IDENTIFIER",
@@ -27,10 +43,7 @@ extension Doctor {
                 "not set, so the web flow is off; set the Services ID whose return URL is SIWA_REDIRECT_URL"))
         case (let id?, let url?):
             findings.append(identifierFinding("WEBSITE_APPLICATION_IDENTIFIER", id, kind: "Services ID"))
-            if configuration.iosClientIDs.contains(id) {
-                findings.append(DoctorFinding(verdict: .fail, subject: "WEBSITE_APPLICATION_IDENTIFIER", message:
-                    "\(id) is also a bundle id in IOS_APPLICATION_IDENTIFIER; the web flow needs a Services ID of its own"))
-            }
+            if configuration.iosClientIDs.contains(id) { findings.append(sharedIdentifierFinding(id)) }
             findings.append(redirectFinding(url))
         }
         if configuration.iosClientIDs.isEmpty && configuration.websiteClientID == nil {
@@ -38,6 +51,11 @@ extension Doctor {
                 "no sign-in route is configured; set IOS_APPLICATION_IDENTIFIER and/or WEBSITE_APPLICATION_IDENTIFIER"))
         }
         return findings
+    }
+
+    private func sharedIdentifierFinding(_ id: String) -> DoctorFinding {
+        DoctorFinding(verdict: .fail, subject: "WEBSITE_APPLICATION_IDENTIFIER", message:
+            "\(id) is also a bundle id in IOS_APPLICATION_IDENTIFIER; the web flow needs a Services ID of its own")
     }
 
     /// Apple's rule for bundle ids and Services IDs: letters, digits, hyphens and periods, in reverse-DNS form.
