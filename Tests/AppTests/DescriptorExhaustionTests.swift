@@ -96,4 +96,37 @@ struct DescriptorExhaustionTests {
         report.exitStatus = server.stop()
         return report
     }
+
+    /// With its descriptor limit cut below what it holds (`prlimit` while it runs), every `accept` fails with
+    /// `EMFILE`, retried every 100 ms: the warning is logged once for the spell, and once a connection is accepted
+    /// again, that is logged once. Found by an audit: the warning came 20 times a second.
+    @Test func runningOutOfDescriptorsIsLoggedOncePerSpell() async throws {
+        let available = Self.raiseOwnLimit()
+        try #require(available >= 400, "this process may open only \(available) descriptors")
+        let (warnings, resumed) = try await offThePool { () throws -> (Int, Bool) in
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("siwa-process-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let server = try SiwaProcess(["serve", "--port", "0"], environment: [
+                "HOSTNAME": "127.0.0.1", "LOG_LEVEL": "notice", "DATABASE_PATH": directory.appendingPathComponent("s.sqlite").path,
+            ], directory: directory, wrapper: SiwaProcess.openFileLimit(Self.openFiles))
+            defer { _ = server.stop() }
+            let port = try server.waitForPortBlocking()
+            var held = try (0..<40).map { _ in try LoopbackSocket(port: port) }
+            for socket in held where Self.health(socket) != 200 { throw SiwaProcess.Failure(description: server.output) }
+            let limit = server.openSockets + 20
+            #expect(try ChildProcess.run("/usr/bin/prlimit", arguments: ["--pid", "\(server.pid)", "--nofile=\(limit)"]) == 0)
+            var flood = try (0..<100).map { _ in try LoopbackSocket(port: port) }
+            usleep(2_000_000)
+            let warned = server.output.components(separatedBy: "accept: out of descriptors or memory").count - 1
+            flood.removeAll()
+            held.removeAll()
+            let fresh = try LoopbackSocket(port: port)
+            let answered = Self.health(fresh) == 200
+            usleep(200_000)
+            return (warned, answered && server.output.contains("accept: accepting connections again"))
+        }
+        #expect(warnings == 1)
+        #expect(resumed)
+    }
 }

@@ -29,6 +29,9 @@ final class ConnectionAcceptor: Sendable {
     private let accepted = Atomic<Int>(0)
     private let refused = Atomic<Int>(0)
     private let shuttingDown = Atomic<Bool>(false)
+    /// Whether `accept` ran out of descriptors or memory and no connection has been accepted since: the warning
+    /// is logged once per such spell, not at every retry.
+    private let outOfDescriptors = Atomic<Bool>(false)
     private let drained = Mutex<[CheckedContinuation<Void, Never>]>([])
 
     /// Pause accepting for this long after `EMFILE`/`ENFILE` when no connection of ours closes first.
@@ -79,11 +82,18 @@ final class ConnectionAcceptor: Sendable {
                 switch errno {
                 case EINTR, ECONNABORTED, EPROTO, EPERM: continue
                 case EMFILE, ENFILE, ENOBUFS, ENOMEM:
-                    logger.warning("accept: out of descriptors or memory; pausing", metadata: ["errno": "\(errno)"])
+                    let code = errno
+                    if !outOfDescriptors.exchange(true, ordering: .relaxed) {
+                        logger.warning("accept: out of descriptors or memory; pausing, and retrying every 100 ms",
+                                       metadata: ["errno": "\(code)"])
+                    }
                     watcher.pause(retryAfter: Self.descriptorRetryDelay)
                     return
                 default: return
                 }
+            }
+            if outOfDescriptors.load(ordering: .relaxed), outOfDescriptors.exchange(false, ordering: .relaxed) {
+                logger.notice("accept: accepting connections again")
             }
             let counted: AddressPrefix?
             switch perAddress.admit(perAddress.limit > 0 ? AddressPrefix(address) : nil) {
