@@ -28,8 +28,8 @@ package final class PostgresPool: Sendable {
     package static let defaultSize = 8
     /// How long opening a connection may take.
     package static let connectTimeout: Duration = .seconds(5)
-    /// How long one call's statements may take, waiting for a connection not included: a server that stopped
-    /// answering (frozen, or cut off after the connection was made) costs a request at most this, then 503.
+    /// How long one call may take in all, from waiting for a connection through opening one to its statements'
+    /// last result: a server that stopped answering (frozen, or cut off) costs a request at most this, then 503.
     package static let statementTimeout: Duration = .seconds(10)
     /// How long one migration may take, its wait for another instance's migration lock included: an index built
     /// over a large table takes minutes, and nothing waits on it but start-up.
@@ -94,7 +94,8 @@ package final class PostgresPool: Sendable {
 
     private func executeOnLoop(_ statements: [SQL], timeout: Duration) async throws -> [SQLResult] {
         let rewritten = statements.map { SQL(placeholders.rewrite($0.text), $0.arguments) }
-        let connection = try await checkOut(timeout: timeout)
+        let deadline = ContinuousClock.now + timeout
+        let connection = try await checkOut(timeout: timeout, deadline: deadline)
         defer { checkIn(connection) }
         if connection.serverIsReadOnly {
             // A connection on a read-only server is dropped, never reused, reads included: an instance that reaches
@@ -103,8 +104,10 @@ package final class PostgresPool: Sendable {
             throw PostgresError(sqlState: "25006", message: "PostgreSQL at \(url) takes no writes "
                                 + "(it reports in_hot_standby or default_transaction_read_only on)")
         }
+        let left = deadline - ContinuousClock.now
+        guard left > .zero else { throw Self.outOfTime(timeout, url: url) }
         roundTripCount.add(1, ordering: .relaxed)
-        return try await connection.execute(rewritten, timeout: timeout)
+        return try await connection.execute(rewritten, timeout: left)
             .map { SQLResult(rows: .postgres($0), changes: $0.changes) }
     }
 
@@ -128,7 +131,7 @@ package final class PostgresPool: Sendable {
     /// An idle connection, a new one in a free slot, or the first one handed back, waiting in line at most
     /// `timeout`: under a server that stopped answering, calls queue behind the stuck ones, and each still ends in
     /// time (a 503) instead of waiting for ever.
-    private func checkOut(timeout: Duration) async throws -> PGConnection {
+    private func checkOut(timeout: Duration, deadline: ContinuousClock.Instant) async throws -> PGConnection {
         let handoff: Handoff
         if let now = state.withLock({ Self.takeFree(&$0, size: size) }) {
             handoff = now
@@ -137,7 +140,13 @@ package final class PostgresPool: Sendable {
         }
         switch handoff {
         case .connection(let connection): return connection
-        case .openYourOwn: return try await open()
+        case .openYourOwn:
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else {
+                release(slot: ())
+                throw Self.outOfTime(timeout, url: url)
+            }
+            return try await open(within: min(timeToConnect, left))
         case .timedOut:
             throw PostgresError.connection("no connection to PostgreSQL at \(url) came free within \(timeout) "
                                            + "(all \(size) of DATABASE_POOL_SIZE busy)")
@@ -192,10 +201,15 @@ package final class PostgresPool: Sendable {
     }
 
     /// Opens a connection for a slot already counted in `open`; gives the slot back when it fails.
-    private func open() async throws -> PGConnection {
+    /// The error of a call whose time ran out between its steps.
+    private static func outOfTime(_ timeout: Duration, url: PostgresURL) -> PostgresError {
+        PostgresError.connection("PostgreSQL at \(url) did not answer within \(timeout)")
+    }
+
+    private func open(within timeout: Duration) async throws -> PGConnection {
         do {
             return try await PGConnection.connect(url, loop: group.any(), preparedStatements: preparedStatements,
-                                                  timeout: timeToConnect)
+                                                  timeout: timeout)
         } catch {
             release(slot: ())
             throw error

@@ -116,6 +116,21 @@ struct PostgresPoolTests {
         #expect(try await patient.value.count == 1, "the long wait is served")
     }
 
+    /// A call's timeout bounds it in all, opening a connection included: found by an audit, a call that opened a
+    /// connection to a frozen server took the connect time (5 s) on top of its 10 s.
+    @Test func aCallsTimeoutBoundsOpeningItsConnection() async throws {
+        let silent = try SilentListener()
+        let pool = try PostgresPool(url: try PostgresURL("postgres://postgres@127.0.0.1:\(silent.port)/x"), size: 1,
+                                    connectTimeout: .seconds(60))
+        let started = ContinuousClock.now
+        let error = await #expect(throws: PostgresError.self) {
+            try await pool.execute([SQL("SELECT 1")], timeout: .milliseconds(300))
+        }
+        #expect(error?.reason == .unavailable)
+        #expect(ContinuousClock.now - started < .seconds(30), "within the call's time, not the connect time")
+        #expect(error?.message.contains("no answer within 0.") == true, "\(error?.message ?? "")")
+    }
+
     @Test func theServerGoingAwayIsUnavailableAndThePoolReconnects() async throws {
         let cluster = try await PostgresCluster.started()
         defer { cluster.stop() }
