@@ -24,6 +24,8 @@ package final class SiwaServer: Sendable {
     let housekeeping: Task<Void, Never>
     /// The schedule of Apple's chores (`APPLE_CHORES_INTERVAL`), when on.
     let chores: Task<Void, Never>?
+    /// The one shutdown, once begun: `shutdown()` and the end of `run()` both wait for it.
+    private let stopping = Mutex<Task<Void, Never>?>(nil)
 
     /// Opens and migrates the database, seeds Apple's keys from the last good copy, and registers the routes.
     /// - Parameters:
@@ -79,16 +81,34 @@ package final class SiwaServer: Sendable {
     }
     /// The bound port (useful with port 0).
     package var localPort: Int { server.localPort }
-    /// Serves until `shutdown()`.
-    package func run() async throws { try await server.run() }
+    /// Serves until `shutdown()`, and returns once it is complete (the database closed), so that a process that
+    /// exits when this returns leaves its database whole.
+    package func run() async throws {
+        try await server.run()
+        await shutdown()
+    }
     /// Marks the instance draining (`/ready` answers 503), closes the listener, lets requests in flight finish
-    /// for up to `SHUTDOWN_GRACE_PERIOD` seconds, and returns.
+    /// for up to `SHUTDOWN_GRACE_PERIOD` seconds, stops housekeeping and the chores, closes the database (SQLite:
+    /// checkpointed and closed, no `-wal` or `-shm` file left), stops the loops, and returns. Every call waits for
+    /// the same one shutdown.
     package func shutdown() async {
+        let task = stopping.withLock { stopping -> Task<Void, Never> in
+            if let task = stopping { return task }
+            let task = Task { [self] in await stop() }
+            stopping = task
+            return task
+        }
+        await task.value
+    }
+
+    private func stop() async {
         services.readiness.beginDraining()
         housekeeping.cancel()
         chores?.cancel()
         await server.shutdown()
         await chores?.value
+        await housekeeping.value
+        await services.database.close()
         loops.shutdown()
     }
 

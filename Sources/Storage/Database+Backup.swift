@@ -63,7 +63,7 @@ extension Database {
             throw BackupError(reason: errno == EEXIST ? .cannotCreate("a backup to it is already running") : .cannotCreate(cause),
                               path: destinationPath)
         }
-        close(descriptor)
+        Glibc.close(descriptor)
         defer { for suffix in ["", "-journal", "-wal", "-shm"] { unlink(temporaryPath + suffix) } }
         let rowCount = try transaction(.deferred) { () throws -> Int in
             _ = try fetchOne(sql: "SELECT count(*) FROM sqlite_schema") { row -> Int in try row[0] }
@@ -92,10 +92,10 @@ extension Database {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0, fsync(descriptor) == 0 else {
             let cause = String(cString: strerror(errno))
-            if descriptor >= 0 { close(descriptor) }
+            if descriptor >= 0 { Glibc.close(descriptor) }
             throw BackupError(reason: .cannotCreate("fsync: \(cause)"), path: path)
         }
-        close(descriptor)
+        Glibc.close(descriptor)
     }
 
     private static func directory(of path: String) -> String {

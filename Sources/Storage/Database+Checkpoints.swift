@@ -29,6 +29,13 @@ extension Database {
         guard code == SQLITE_OK else { throw SQLiteError(code: code, connection: handle, sql: nil) }
     }
 
+    /// Copies every WAL page into the database file, waiting for readers and writers up to the busy timeout, and
+    /// truncates the WAL to zero bytes (`SQLITE_CHECKPOINT_TRUNCATE`): what a clean shutdown leaves.
+    func checkpointTruncating() throws {
+        let code = sqlite3_wal_checkpoint_v2(handle, nil, SQLITE_CHECKPOINT_TRUNCATE, nil, nil)
+        guard code == SQLITE_OK else { throw SQLiteError(code: code, connection: handle, sql: nil) }
+    }
+
     /// Flushes the database file's written pages to disk: the `xSync` of SQLite's own handle for the file
     /// (`fdatasync` on Linux), outside any transaction. Does nothing before the connection has opened the file.
     ///

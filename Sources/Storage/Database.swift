@@ -10,6 +10,8 @@ package final class Database {
     /// The file this connection is open on.
     package let path: String
     private var statementCache: [StatementKey: Statement] = [:]
+    /// False once `close()` ran: the handle is gone, and nothing may reach SQLite through it.
+    private(set) var isOpen = true
     let walMonitor = WALMonitor()
     /// The size a restarted WAL is truncated back to (`PRAGMA journal_size_limit`): 64 MiB.
     static let journalSizeLimitBytes = 64 << 20
@@ -42,7 +44,15 @@ package final class Database {
         }
     }
 
-    deinit {
+    deinit { close() }
+
+    /// Finalizes the cached statements and closes the connection now rather than in `deinit`; a second call does
+    /// nothing. The last connection to a WAL database to close checkpoints it and deletes its `-wal` and `-shm`
+    /// files (https://sqlite.org/wal.html#the_wal_file). Callers make sure nothing uses the connection afterwards:
+    /// `DatabasePool.close()` refuses work first.
+    func close() {
+        guard isOpen else { return }
+        isOpen = false
         statementCache.removeAll()
         sqlite3_close_v2(handle)
     }
@@ -129,5 +139,5 @@ package final class Database {
     package var lastInsertedRowID: Int64 { sqlite3_last_insert_rowid(handle) }
 
     /// Whether a transaction is open on this connection.
-    package var isInsideTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+    package var isInsideTransaction: Bool { isOpen && sqlite3_get_autocommit(handle) == 0 }
 }

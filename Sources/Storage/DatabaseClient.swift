@@ -26,6 +26,11 @@ package protocol DatabaseClient: Sendable {
     /// when a reader connection is idle.
     func readInline<T: Sendable>(_ statement: SQL, _ transform: @escaping @Sendable (Row) throws -> T) async throws
         -> [T]
+
+    /// Ends the process's use of the database at a clean shutdown, once requests in flight are done: SQLite
+    /// commits what is queued, checkpoints and closes its connections, so no `-wal` or `-shm` file is left; calls
+    /// made afterwards fail. PostgreSQL has nothing to do: its sessions end with the process.
+    func close() async
 }
 
 /// Whether a write's commit may wait a moment for company.

@@ -55,9 +55,10 @@ package final class DatabasePool: Sendable {
     /// including every write whose `write` call has returned.
     package func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            readers.submit { database in
+            let accepted = readers.submit { database in
                 continuation.resume(with: Result { try database.transaction(.deferred) { try body(database) } })
             }
+            if !accepted { continuation.resume(throwing: SQLiteError.closed(path)) }
         }
     }
 
@@ -71,6 +72,16 @@ package final class DatabasePool: Sendable {
         }
         if let inline { return try inline.get() }
         return try await read(body)
+    }
+
+    /// Closes the pool for good, at a clean shutdown: reads and writes already queued finish, later ones fail with
+    /// `SQLiteError` (misuse, "closed"); the readers close, the WAL is checkpointed into the database file and
+    /// truncated, and the writer closes last. When no other process has the file open, SQLite then deletes the
+    /// `-wal` and `-shm` files, so the database is one self-contained file again (a backup copied over it is not
+    /// mixed with a stale WAL). A second call returns at once.
+    package func close() async {
+        await readers.close()
+        await writer.close()
     }
 
     /// Counts of committed write transactions and of the write closures they carried; a caller sees its own

@@ -11,7 +11,7 @@ extension DatabaseWriter {
     /// The writer's wait is one checkpoint of the frames written since the last one beside it: two `fdatasync`
     /// calls of a few hundred KiB (BENCHMARKS.md has the times measured).
     func checkpointAction(_ database: Database, isCheckpointing: inout Bool) -> CheckpointAction {
-        guard checkpointThreshold > 0 else { return .none }
+        guard checkpointThreshold > 0, database.isOpen else { return .none }
         let monitor = database.walMonitor
         if monitor.pages < monitor.pagesAtLastCheckpoint { monitor.pagesAtLastCheckpoint = 0 }  // the WAL restarted
         if monitor.pages >= walLimitPages { return .onWriter }

@@ -18,6 +18,8 @@ import Synchronization
 ///
 /// WAL checkpoints run on a connection of their own beside the writer (`DatabaseWriter+Checkpoints.swift`).
 final class DatabaseWriter: Sendable {
+    /// The database file.
+    let path: String
     let connection: SerialConnection
     let checkpointer: SerialConnection?
     let checkpointThreshold: Int
@@ -35,6 +37,7 @@ final class DatabaseWriter: Sendable {
 
     init(path: String, configuration: DatabaseConfiguration) throws {
         let database = try Database(path: path, configuration: configuration)
+        self.path = path
         self.checkpointThreshold = max(configuration.checkpointThresholdPages, 0)
         let pageSize = try database.fetchOne(sql: "PRAGMA page_size") { row -> Int in try row[0] }
         self.walLimitPages = max(checkpointThreshold, configuration.walLimitBytes / max(pageSize ?? 4_096, 512))
@@ -69,10 +72,12 @@ final class DatabaseWriter: Sendable {
         }
         let atRoundEnd = !job.exclusive
             && roundExecutor?.runAtEndOfCurrentRound(key: ObjectIdentifier(self), commitQueued) == true
-        let startDrain = queue.withLock { queue -> Bool in
+        let startDrain = queue.withLock { queue -> Bool? in
+            guard !queue.isClosed else { return nil }
             queue.pending.append(job)
             return !atRoundEnd && queue.claimDrain()
         }
+        guard let startDrain else { return job.fail(SQLiteError.closed(path)) }
         if startDrain { connection.async { [self] database in drain(database) } }
     }
 
@@ -84,7 +89,12 @@ final class DatabaseWriter: Sendable {
     /// A write queued while a timer is armed is committed by that timer at the latest: the timer disarms under the
     /// queue's lock before it takes the queue.
     private func queueWriteThatMayWait(_ job: WriteJob, _ roundExecutor: any RoundExecutor) {
-        queue.withLock { $0.pending.append(job) }
+        let queued = queue.withLock { queue -> Bool in
+            guard !queue.isClosed else { return false }
+            queue.pending.append(job)
+            return true
+        }
+        guard queued else { return job.fail(SQLiteError.closed(path)) }
         if roundExecutor.runWhenIdle(key: ObjectIdentifier(self), atTheLatestAfter: commitWait, commitQueued) {
             return
         }
@@ -127,7 +137,7 @@ final class DatabaseWriter: Sendable {
     }
 
     /// Runs queued writes batch by batch until the queue is empty; only ever running on the writer's queue.
-    private func drain(_ database: Database) {
+    func drain(_ database: Database) {
         while let batch = nextBatchAfterYielding() {
             if commit(batch, on: database) { finishCheckpoint(database) }
         }
@@ -200,6 +210,8 @@ struct WriteQueue: ~Copyable {
     var isCheckpointing = false
     /// Whether a timer will commit the writes that may wait (`DatabaseWriter.queueWriteThatMayWait`).
     var waitTimerArmed = false
+    /// Set when `DatabaseWriter.close()` queues its last job: every write submitted after it is refused.
+    var isClosed = false
     var statistics = WriteStatistics()
 
     /// Makes the caller the one that drains the queue, unless someone already is: true when it must start a drain.

@@ -87,4 +87,9 @@ extension SQLiteError {
     static func misuse(_ message: String, sql: String? = nil, code: Int32 = SQLITE_MISUSE) -> SQLiteError {
         SQLiteError(extendedCode: code, message: message, sql: sql)
     }
+
+    /// The error of work given to a pool after `DatabasePool.close()`: the server is shutting down.
+    static func closed(_ path: String) -> SQLiteError {
+        misuse("\(path) is closed: the server is shutting down")
+    }
 }

@@ -65,6 +65,8 @@ struct BackupCommandTests {
             #expect(keyLine.contains("\(app.databasePath).refresh-token-key"))
             #expect(keyLine.contains("back it up apart from database backups"))
             #expect(!FileManager.default.fileExists(atPath: copy + ".refresh-token-key"))
+            let restoreLine = try #require(backup.lines.first { $0.hasPrefix("To restore: ") })
+            #expect(restoreLine.contains("delete \(app.databasePath)-wal and \(app.databasePath)-shm"))
 
             #expect(await app.server?.terminate() == 0)
             try await app.launch(["DATABASE_PATH": copy])

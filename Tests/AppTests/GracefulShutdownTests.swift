@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import HTTPCore
+import Storage
 import Testing
 import TestSupport
 @testable import App
@@ -48,6 +49,27 @@ import TestSupport
             #expect(answer?.status == 200)
             #expect(answer?.body.contains("\"value\"") == true)
             #expect(await server.exited(within: .seconds(30)) == 0)
+        }
+    }
+
+    /// README "Backup and restore": a backup copied over the database of a cleanly stopped server must not meet a
+    /// stale `-wal` (SQLite would apply it to the copy). The server checkpoints and closes its connections before it
+    /// exits, so the file holds everything and stands alone.
+    @Test func aCleanStopLeavesTheDatabaseWholeWithoutWALOrSharedMemory() async throws {
+        try await SpawnedApp.with { app in
+            let server = try await app.launch()
+            let signIn = try await app.signIn(token: try app.identityToken(subject: "kept.across.sigterm"))
+            #expect(signIn.status == .ok)
+            let files = FileManager.default
+            #expect(files.fileExists(atPath: app.databasePath + "-wal"), "WAL mode while serving")
+            server.signal(SIGTERM)
+            #expect(await server.exited(within: .seconds(30)) == 0)
+            #expect(!files.fileExists(atPath: app.databasePath + "-wal"))
+            #expect(!files.fileExists(atPath: app.databasePath + "-shm"))
+            let database = try Database(path: app.databasePath, readOnly: true)
+            #expect(try database.fetchOne(sql: "PRAGMA integrity_check") { try $0[0] as String } == "ok")
+            let subjects = try database.fetchAll(sql: "SELECT siwa_identifier FROM users") { try $0[0] as String }
+            #expect(subjects == ["kept.across.sigterm"])
         }
     }
 

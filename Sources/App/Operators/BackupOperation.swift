@@ -35,9 +35,15 @@ package enum BackupOperation {
             "Backed up \(database.path) to \(report.path): \(report.bytes) bytes, \(report.rowCount) users, "
                 + "PRAGMA integrity_check ok.",
             refreshTokenKeyNote(environment.configuration),
-            "To restore: stop the server, then start it with DATABASE_PATH=\(report.path) (or copy the file to "
-                + "\(database.path) while no server runs).",
+            restoreNote(copy: report.path, database: database.path),
         ]
+    }
+
+    /// How to restore from the copy. Copied over the database, it must not meet the `-wal` and `-shm` files a crash
+    /// leaves (a clean stop removes them): SQLite would apply the old database's WAL to the copy and corrupt it.
+    static func restoreNote(copy: String, database: String) -> String {
+        "To restore: stop the server, then start it with DATABASE_PATH=\(copy) (or, while no server runs, delete "
+            + "\(database)-wal and \(database)-shm if they exist, which a crash leaves, then copy the file to \(database))."
     }
 
     /// Where the key of Apple's refresh tokens lives: never in the copy, so it must be backed up apart.

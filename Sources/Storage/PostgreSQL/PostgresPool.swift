@@ -262,4 +262,7 @@ extension PostgresPool: DatabaseClient {
     {
         try await read(statement, transform)
     }
+
+    /// Nothing to do: PostgreSQL keeps no file beside the process, and its sessions end when the process does.
+    package func close() async {}
 }
