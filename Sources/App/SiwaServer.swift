@@ -27,7 +27,10 @@ package final class SiwaServer: Sendable {
     /// The one shutdown, once begun: `shutdown()` and the end of `run()` both wait for it.
     private let stopping = Mutex<Task<Void, Never>?>(nil)
 
-    /// Opens and migrates the database, seeds Apple's keys from the last good copy, and registers the routes.
+    /// Opens and migrates the database, checks that the refresh-token key opens the tokens it holds, seeds Apple's
+    /// keys from the last good copy, and registers the routes.
+    /// - Throws: `RefreshTokenKeyCheck.Refusal` when a SQLite database holds sealed refresh tokens and the key is
+    ///   missing or another; what opening the database throws.
     /// - Parameters:
     ///   - configuration: What `Configuration.load` read.
     ///   - logger: The server's logger.
@@ -42,6 +45,13 @@ package final class SiwaServer: Sendable {
             database = try await AppMigrations.openAndMigrate(configuration, logger: logger, group: loops)
         } catch {
             loops.shutdown()  // a start refused here (database down, another key) leaves no loop threads behind
+            throw error
+        }
+        do {
+            try await RefreshTokenKeyCheck.check(configuration, database: database)
+        } catch {
+            await database.close()
+            loops.shutdown()
             throw error
         }
         let http = HTTPClient(configuration: configuration.appleClientConfiguration, group: loops)

@@ -41,9 +41,10 @@ package enum SecretFile {
         return winner
     }
 
-    /// The key in `path`, or nil when there is no such file. Read with `open`/`fstat`/`read` (Foundation's
-    /// `FileManager.contents` leaks its buffer for an empty file, which LeakSanitizer reports).
-    private static func load(path: String, count: Int) throws -> [UInt8]? {
+    /// The key in `path`, or nil when there is no such file (none is made). Read with `open`/`fstat`/`read`
+    /// (Foundation's `FileManager.contents` leaks its buffer for an empty file, which LeakSanitizer reports).
+    /// - Throws: `Failure` when the file exists but cannot be read or holds another number of bytes.
+    package static func load(path: String, count: Int) throws -> [UInt8]? {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         if descriptor < 0, errno == ENOENT { return nil }
         guard descriptor >= 0 else { throw Failure.unusable(path: path, errno: errno) }

@@ -67,6 +67,7 @@ struct BackupCommandTests {
             #expect(!FileManager.default.fileExists(atPath: copy + ".refresh-token-key"))
             let restoreLine = try #require(backup.lines.first { $0.hasPrefix("To restore: ") })
             #expect(restoreLine.contains("delete \(app.databasePath)-wal and \(app.databasePath)-shm"))
+            #expect(restoreLine.contains("copy the refresh-token key to \(copy).refresh-token-key"))
 
             #expect(await app.server?.terminate() == 0)
             try await app.launch(["DATABASE_PATH": copy])
@@ -120,7 +121,12 @@ struct BackupCommandTests {
         _ = try SecretFile.loadOrCreate(path: keyPath, count: 32)
         #expect(BackupOperation.refreshTokenKeyNote(configuration).hasPrefix(
             "The refresh-token key is not in this backup: it is in \(keyPath); back it up apart"))
+        #expect(BackupOperation.restoreNote(copy: "/b/copy.sqlite", database: "/d/siwa.sqlite", configuration: configuration)
+            .contains("copy the refresh-token key to /b/copy.sqlite.refresh-token-key, then start it with "
+                      + "DATABASE_PATH=/b/copy.sqlite"))
         configuration.encryptionKey = Array(repeating: 7, count: 32)
         #expect(BackupOperation.refreshTokenKeyNote(configuration).contains("it is SIWA_ENCRYPTION_KEY"))
+        #expect(BackupOperation.restoreNote(copy: "/b/copy.sqlite", database: "/d/siwa.sqlite", configuration: configuration)
+            .contains("start it with DATABASE_PATH=/b/copy.sqlite and the same SIWA_ENCRYPTION_KEY"))
     }
 }

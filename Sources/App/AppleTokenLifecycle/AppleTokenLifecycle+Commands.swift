@@ -28,7 +28,8 @@ extension AppleTokenLifecycle {
     /// an Apple key, or when `DATABASE_PATH` names no file, it refuses before anything is opened, so a chore run in
     /// the wrong place leaves no database and no refresh-token key behind. An existing database is migrated as the
     /// server migrates it at start (a chore run from cron after an upgrade, before the server restarts).
-    /// - Throws: `OperatorError` naming what is not configured, or the missing database.
+    /// - Throws: `OperatorError` naming what is not configured, the missing database, or the missing or other
+    ///   refresh-token key (`RefreshTokenKeyCheck`).
     private static func open(_ environment: OperatorEnvironment) async throws
         -> (AppleTokenLifecycle, Logger)
     {
@@ -38,6 +39,7 @@ extension AppleTokenLifecycle {
         var logger = Logger(label: "siwa.apple")
         logger.logLevel = configuration.logLevel
         let database = try await AppMigrations.openAndMigrate(configuration, logger: logger)
+        try await RefreshTokenKeyCheck.operatorCheck(configuration, database: database)
         let http = HTTPClient(configuration: configuration.appleClientConfiguration)
         let keys = AppleKeySet.apple(configuration: configuration, database: database, client: http, logger: logger,
                                      clock: Date.init)

@@ -3,7 +3,7 @@ import Storage
 
 /// `siwa backup DEST`: a consistent copy of the SQLite database, taken while the server runs and serves, checked
 /// with `PRAGMA integrity_check` before it is reported. Restoring is starting the server with the copy as
-/// `DATABASE_PATH` (README, "Backup and restore").
+/// `DATABASE_PATH` and its refresh-token key beside it (README, "Backup and restore").
 package enum BackupOperation {
     /// Copies the database of `environment` to `destination` and returns what to print.
     /// - Throws: `OperatorError` (one line) when nothing was copied: PostgreSQL, no database, an existing or
@@ -35,15 +35,25 @@ package enum BackupOperation {
             "Backed up \(database.path) to \(report.path): \(report.bytes) bytes, \(report.rowCount) users, "
                 + "PRAGMA integrity_check ok.",
             refreshTokenKeyNote(environment.configuration),
-            restoreNote(copy: report.path, database: database.path),
+            restoreNote(copy: report.path, database: database.path, configuration: environment.configuration),
         ]
     }
 
-    /// How to restore from the copy. Copied over the database, it must not meet the `-wal` and `-shm` files a crash
-    /// leaves (a clean stop removes them): SQLite would apply the old database's WAL to the copy and corrupt it.
-    static func restoreNote(copy: String, database: String) -> String {
-        "To restore: stop the server, then start it with DATABASE_PATH=\(copy) (or, while no server runs, delete "
-            + "\(database)-wal and \(database)-shm if they exist, which a crash leaves, then copy the file to \(database))."
+    /// How to restore from the copy: with its refresh-token key (the server refuses a database holding sealed
+    /// tokens without the key that opens them, `RefreshTokenKeyCheck`), and, copied over the database, without the
+    /// `-wal` and `-shm` files a crash leaves (a clean stop removes them): SQLite would apply the old database's WAL
+    /// to the copy and corrupt it.
+    static func restoreNote(copy: String, database: String, configuration: Configuration) -> String {
+        let overTheDatabase = "delete \(database)-wal and \(database)-shm if they exist, which a crash leaves, then "
+            + "copy the file to \(database)"
+        if configuration.encryptionKey != nil {
+            return "To restore: stop the server, then start it with DATABASE_PATH=\(copy) and the same "
+                + "SIWA_ENCRYPTION_KEY (or, while no server runs, \(overTheDatabase))."
+        }
+        let key = AppleTokenLifecycle.keyFilePath(databasePath: database)
+        return "To restore: stop the server, copy the refresh-token key to "
+            + "\(AppleTokenLifecycle.keyFilePath(databasePath: copy)), then start it with DATABASE_PATH=\(copy) (or, "
+            + "while no server runs, \(overTheDatabase) and keep the key of its refresh tokens at \(key))."
     }
 
     /// Where the key of Apple's refresh tokens lives: never in the copy, so it must be backed up apart.

@@ -47,6 +47,7 @@ package struct UserSupport: Sendable {
     package func delete(_ id: String, confirm: (UserRecord) throws -> Bool) async throws -> String {
         let userID = try Self.userID(id, command: "delete")
         let pool = try await environment.openClient().client
+        try await RefreshTokenKeyCheck.operatorCheck(environment.configuration, database: pool)
         let users = UserRepository(pool: pool)
         guard let user = try await users.find(id: userID) else { throw OperatorError("no user has the id \(id)") }
         let record = try await UserRecordRepository(database: pool).record(of: user)
