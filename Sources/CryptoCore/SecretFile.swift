@@ -23,7 +23,15 @@ package enum SecretFile {
     /// of another size is an error, never overwritten.
     package static func loadOrCreate(path: String, count: Int) throws -> [UInt8] {
         if let existing = try load(path: path, count: count) { return existing }
-        let bytes = try SecureRandom.bytes(count: count)
+        return try create(path: path, bytes: try SecureRandom.bytes(count: count))
+    }
+
+    /// Writes `bytes` to a new file at `path` (mode 0600), written whole to a file of its own and then linked into
+    /// place, so an existing file is never replaced.
+    /// - Returns: what `path` then holds: `bytes`, or the key another process put there first.
+    /// - Throws: `Failure` when the file cannot be written, or the one already there holds another number of bytes.
+    package static func create(path: String, bytes: [UInt8]) throws -> [UInt8] {
+        let count = bytes.count
         let suffix = try SecureRandom.bytes(count: 8).map { String($0, radix: 16) }.joined()
         let temporary = "\(path).\(suffix).new"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)

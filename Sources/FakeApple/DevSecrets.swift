@@ -1,8 +1,9 @@
 import CryptoCore
 import Foundation
 
-/// The development stand-ins for an operator's secrets, kept beside the stand-in's key file so they survive
-/// restarts: a `.p8`-style ES256 key (the client secret's signer) and the refresh-token encryption key.
+/// The development stand-in for an operator's `.p8`, kept beside the stand-in's key file so it survives restarts:
+/// an ES256 key, the client secret's signer. The refresh-token key is not one of them: `siwa dev` keeps it where
+/// `siwa serve` does, beside the database.
 package struct DevSecrets {
     /// The team id of the development key (`APPLE_TEAM_ID` for the stand-in).
     package static let teamID = "DEVTEAM001"
@@ -14,12 +15,13 @@ package struct DevSecrets {
 
     package let clientKeyPath: String
     package let clientKey: ES256PrivateKey
-    package let encryptionKey: [UInt8]
 
-    /// Loads the files next to `keyFile`, creating them (mode 0600) when missing.
+    /// Where `siwa dev` kept its refresh-token key before it kept it beside the database, next to `keyFile`.
+    package static func legacyEncryptionKeyPath(besides keyFile: String) -> String { keyFile + ".encryption-key" }
+
+    /// Loads the `.p8` next to `keyFile`, creating it (mode 0600) when missing.
     package static func loadOrCreate(besides keyFile: String) throws -> DevSecrets {
         let clientKeyPath = keyFile + clientKeySuffix
-        let encryptionKeyPath = keyFile + ".encryption-key"
         let fileManager = FileManager.default
         let clientKey: ES256PrivateKey
         if let data = fileManager.contents(atPath: clientKeyPath) {
@@ -28,8 +30,7 @@ package struct DevSecrets {
             clientKey = try ES256PrivateKey.generate()
             try write(Data(try clientKey.pemRepresentation().utf8), to: clientKeyPath)
         }
-        let encryptionKey = try SecretFile.loadOrCreate(path: encryptionKeyPath, count: AES256GCM.keySize)
-        return DevSecrets(clientKeyPath: clientKeyPath, clientKey: clientKey, encryptionKey: encryptionKey)
+        return DevSecrets(clientKeyPath: clientKeyPath, clientKey: clientKey)
     }
 
     private static func write(_ data: Data, to path: String) throws {

@@ -19,7 +19,10 @@ enum DevEnvironment {
         configuration.appleKey = Configuration.AppleKeyConfiguration(
             teamID: DevSecrets.teamID, keyID: DevSecrets.keyID, privateKeyPath: secrets.clientKeyPath
         )
-        configuration.encryptionKey = secrets.encryptionKey
+        // The refresh-token key lives where `siwa serve` keeps it and `siwa backup` names it, beside the database
+        // (no SIWA_ENCRYPTION_KEY); the one an older `siwa dev` kept beside the stand-in's key file is copied there.
+        try AppleTokenLifecycle.adoptKeyFile(from: DevSecrets.legacyEncryptionKeyPath(besides: keyFile),
+                                             databasePath: databasePath)
         var logger = Logger(label: "siwa")
         logger.logLevel = configuration.logLevel
         let stand = try FakeAppleServer(hostname: hostname, port: applePort,

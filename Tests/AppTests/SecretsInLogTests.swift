@@ -91,7 +91,7 @@ struct SecretsInLogTests {
                 "LOG_LEVEL": level, "APPLE_BASE_URL": proxy.baseURL, "WEBSITE_APPLICATION_IDENTIFIER": webClientID,
                 "SIWA_REDIRECT_URL": redirect, "APPLE_TEAM_ID": DevSecrets.teamID, "APPLE_KEY_ID": DevSecrets.keyID,
                 "APPLE_PRIVATE_KEY_PATH": secrets.clientKeyPath,
-                "SIWA_ENCRYPTION_KEY": secrets.encryptionKey.map { String(format: "%02x", $0) }.joined(),
+                "SIWA_ENCRYPTION_KEY": (0..<32).map { _ in String(format: "%02x", UInt8.random(in: .min ... .max)) }.joined(),
             ])
             func send(_ method: HTTPMethod, _ path: String, _ headers: HTTPHeaders = [:], _ body: String = "") async throws
                 -> HTTPClientResponse

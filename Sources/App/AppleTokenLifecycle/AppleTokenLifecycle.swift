@@ -65,7 +65,7 @@ package final class AppleTokenLifecycle: Sendable {
 
     /// Where the refresh-token key is kept when `SIWA_ENCRYPTION_KEY` is not set: beside the database, in a file of
     /// its own (mode 0600), so that a copy of the database alone does not yield Apple's refresh tokens.
-    static func keyFilePath(databasePath: String) -> String { databasePath + ".refresh-token-key" }
+    package static func keyFilePath(databasePath: String) -> String { databasePath + ".refresh-token-key" }
 
     private static func encryptionKey(_ configuration: Configuration, logger: Logger) throws -> [UInt8] {
         if let key = configuration.encryptionKey { return key }

@@ -67,7 +67,8 @@ final class TestApp: Sendable {
                 configuration.appleKey = Configuration.AppleKeyConfiguration(
                     teamID: DevSecrets.teamID, keyID: DevSecrets.keyID, privateKeyPath: secrets.clientKeyPath
                 )
-                configuration.encryptionKey = secrets.encryptionKey
+                configuration.encryptionKey = try SecretFile.loadOrCreate(
+                    path: directory.appendingPathComponent("apple.pem.encryption-key").path, count: AES256GCM.keySize)
             }
             configuration.appleChoresInterval = 0
             configure(&configuration)
