@@ -146,15 +146,18 @@ final class DatabaseWriter: Sendable {
     /// Commits one batch (or runs one exclusive job), counts it, resumes its callers and starts a checkpoint
     /// beside the writer when one is due; on the writer's queue.
     ///
-    /// - Returns: whether the writer must now finish a checkpoint itself (the WAL reached its limit).
+    /// - Returns: whether the writer must now finish a checkpoint itself: the WAL reached its limit, or a write
+    ///   found no room (a full disk, `ulimit -f`), where only a WAL that starts over from its beginning can make
+    ///   room again.
     private func commit(_ batch: [WriteJob], on database: Database) -> Bool {
-        let committed: [WriteCompletion]
+        let outcome: WriteBatch.Outcome
         if batch.count == 1, batch[0].exclusive {
             batch[0].runAlone(database)
-            committed = []
+            outcome = WriteBatch.Outcome()
         } else {
-            committed = WriteBatch(jobs: batch).commit(on: database)
+            outcome = WriteBatch(jobs: batch).commit(on: database)
         }
+        let committed = outcome.committed
         let action = queue.withLock { queue -> CheckpointAction in
             if !committed.isEmpty {
                 queue.statistics.transactions += 1
@@ -163,6 +166,7 @@ final class DatabaseWriter: Sendable {
             return checkpointAction(database, isCheckpointing: &queue.isCheckpointing)
         }
         committed.forEach { $0.resume() }
+        if outcome.outOfRoom, checkpointer != nil { return true }
         switch action {
         case .none: return false
         case .beside:

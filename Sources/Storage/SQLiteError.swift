@@ -61,6 +61,10 @@ public struct SQLiteError: Error, Equatable, CustomStringConvertible {
     /// see coming, `EFBIG` past `ulimit -f`, or a device error.
     public var isWriteFailure: Bool { extendedCode == CSQLITE_IOERR_WRITE }
 
+    /// Whether a write found no room: the disk is full or a file reached its size limit (`SQLITE_FULL`, or a
+    /// failed write). A WAL that cannot grow can still start over from its beginning once checkpointed.
+    public var isOutOfRoom: Bool { reason == .full || isWriteFailure }
+
     /// Whether the database file could not be opened or created (`SQLITE_CANTOPEN`): a missing folder, no
     /// permission, a folder where the file should be.
     public var isCannotOpen: Bool { primaryCode == SQLITE_CANTOPEN }

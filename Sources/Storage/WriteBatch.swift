@@ -2,11 +2,23 @@
 struct WriteBatch {
     let jobs: [WriteJob]
 
+    /// What committing a batch came to.
+    struct Outcome {
+        /// The completions of the jobs whose changes were committed, not yet resumed.
+        var committed: [WriteCompletion] = []
+        /// Whether a write found no room (`SQLiteError.isOutOfRoom`): the writer then finishes a checkpoint, so that
+        /// a WAL that cannot grow starts over from its beginning at the next write.
+        var outOfRoom = false
+    }
+
     /// Runs every job and commits. Callers whose job failed are resumed with its error here; those whose changes
     /// were committed are returned, for the pool to count before it resumes them.
-    ///
-    /// - Returns: the completions of the jobs whose changes were committed, not yet resumed.
-    func commit(on database: Database) -> [WriteCompletion] {
+    func commit(on database: Database) -> Outcome {
+        var outcome = Outcome()
+        func failed(_ error: any Error) -> any Error {
+            if (error as? SQLiteError)?.isOutOfRoom == true { outcome.outOfRoom = true }
+            return error
+        }
         var succeeded: [(job: WriteJob, completion: WriteCompletion)] = []
         var remaining = jobs[...]
         while let job = remaining.first {
@@ -14,9 +26,10 @@ struct WriteBatch {
                 do {
                     try database.execute(sql: "BEGIN IMMEDIATE TRANSACTION")
                 } catch {
+                    let error = failed(error)
                     remaining.forEach { $0.fail(error) }
                     succeeded.forEach { $0.job.fail(error) }
-                    return []
+                    return outcome
                 }
             }
             remaining.removeFirst()
@@ -24,6 +37,7 @@ struct WriteBatch {
                 let completion = try database.savepoint { try job.perform(database) }
                 succeeded.append((job, completion))
             } catch {
+                let error = failed(error)
                 job.fail(error)
                 if !database.isInsideTransaction {
                     // SQLite rolled the whole transaction back (e.g. SQLITE_FULL, SQLITE_IOERR): the earlier
@@ -35,15 +49,17 @@ struct WriteBatch {
         }
         guard !succeeded.isEmpty else {
             database.rollback()
-            return []
+            return outcome
         }
         do {
             try database.execute(sql: "COMMIT TRANSACTION")
         } catch {
+            let error = failed(error)
             database.rollback()
             succeeded.forEach { $0.job.fail(error) }
-            return []
+            return outcome
         }
-        return succeeded.map(\.completion)
+        outcome.committed = succeeded.map(\.completion)
+        return outcome
     }
 }
