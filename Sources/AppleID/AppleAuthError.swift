@@ -59,7 +59,8 @@ package struct AppleAuthError: Error, Equatable, Sendable, CustomStringConvertib
         switch kind {
         case .unreachable, .throttled, .malformedResponse: "Apple's token service is unavailable; try again later"
         case .apple("invalid_grant"): "The authorization code is invalid, expired or already used"
-        case .apple("invalid_client"), .apple("unauthorized_client"): "Apple refused this server's credentials"
+        case .apple("invalid_client"), .apple("unauthorized_client"):
+            "Sign in with Apple is unavailable: Apple refused this server's credentials"
         case .apple: "Apple refused the authorization code"
         case .tokenMismatch: "The authorization code does not belong to this identity token"
         }

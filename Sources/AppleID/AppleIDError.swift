@@ -54,6 +54,8 @@ package struct AppleIDError: ReasonError, CustomStringConvertible {
         case .expired: "identity token expired"
         case .keysUnavailable: "Apple's signing keys are unavailable; try again later"
         case .nonceMissing: "the identity token carries a nonce; send the nonce the sign-in was made with"
+        case .nonceMismatch:
+            "the nonce sent is not the identity token's: send the raw nonce whose SHA-256 the request to Apple carried"
         default: "invalid identity token"
         }
     }

@@ -117,6 +117,8 @@ struct APISignInTests {
             #expect(try await app.sendJSON(.POST, "/api/users/siwa", ["token": hashed, "nonce": raw]).status == .ok)
             let wrong = try await app.sendJSON(.POST, "/api/users/siwa", ["token": plain, "nonce": "other"])
             #expect(wrong.status == .unauthorized)
+            // Found by an audit: a wrong nonce read "invalid identity token", as a forged token does.
+            #expect((try wrong.json()["reason"] as? String)?.contains("the nonce sent is not the identity token's") == true)
         }
     }
 

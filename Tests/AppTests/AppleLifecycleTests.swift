@@ -123,12 +123,16 @@ struct AppleLifecycleTests {
         }
     }
 
+    /// Apple refusing the server's own credentials is the operator's to fix, not the app's: 503 with `Retry-After`,
+    /// where it was a 401 an app could not tell from a refused identity token (found by an audit).
     @Test func aClientSecretSignedByAnotherKeyIsInvalidClient() async throws {
         try await TestApp.with(standInClientKey: try ES256PrivateKey.generate().publicKey) { app in
             let issued = try await app.apple.issueAuthorizationCode(clientID: TestApp.iosClientID, subject: "001.k",
                                                                     email: "k@example.com")
             let response = try await signIn(app, subject: "001.k", code: issued.code, idToken: issued.idToken)
-            #expect(response.status == .unauthorized)
+            #expect(response.status == .serviceUnavailable)
+            #expect(response.headers["Retry-After"] != nil)
+            #expect((try response.json()["reason"] as? String)?.contains("Apple refused this server's credentials") == true)
             #expect(try await app.count("users") == 0)
         }
     }

@@ -16,4 +16,20 @@ struct PersonNameTests {
         #expect(PersonName.trimmedASCII("\u{A0}José\u{2003}") == nil)
         #expect(PersonName(fullName: "\u{A0}José\u{2003}").fullName == "José")
     }
+
+    /// What is stored: no control characters, at most 200 characters and 800 UTF-8 bytes, cut at a character's end.
+    @Test(arguments: [
+        ("Ada Lovelace", "Ada Lovelace"),
+        ("Ada\u{7}\u{1B}[31m Love\u{0}lace\u{85}", "Ada[31m Lovelace"),
+        (String(repeating: "a", count: 201), String(repeating: "a", count: 200)),
+        (String(repeating: "é", count: 200), String(repeating: "é", count: 200)),
+        (String(repeating: "👩‍👩‍👧‍👦", count: 40), String(repeating: "👩‍👩‍👧‍👦", count: 32)),
+        ("e" + String(repeating: "\u{301}", count: 250_000), ""),
+        ("Zoë e" + String(repeating: "\u{301}", count: 1_000), "Zoë "),
+    ])
+    func storedNamesAreBoundedInCharactersAndBytes(_ input: String, _ stored: String) {
+        let name = PersonName(fullName: input).stored
+        #expect(name == stored)
+        #expect(name.count <= PersonName.maximumLength && name.utf8.count <= PersonName.maximumBytes)
+    }
 }

@@ -82,6 +82,24 @@ struct PersonName: Sendable, Equatable {
 
     /// Longest name stored, in characters; longer input is cut, not refused.
     static let maximumLength = 200
+    /// Longest name stored, in UTF-8 bytes: one character may carry any number of combining marks.
+    static let maximumBytes = 800
 
-    var stored: String { String(fullName.prefix(Self.maximumLength)) }
+    /// The name as stored: without control characters (C0, C1, DEL), cut to `maximumLength` characters and
+    /// `maximumBytes` bytes at a character's end. Found by an audit: one character of 250,000 combining marks passed
+    /// the character count, and `/me` then answered half a megabyte.
+    var stored: String {
+        let printable = fullName.unicodeScalars.contains { $0.properties.generalCategory == .control }
+            ? String(String.UnicodeScalarView(fullName.unicodeScalars.filter { $0.properties.generalCategory != .control }))
+            : fullName
+        var end = printable.startIndex
+        var (characters, bytes) = (0, 0)
+        while end < printable.endIndex, characters < Self.maximumLength {
+            let next = printable.index(after: end)
+            bytes += printable.utf8.distance(from: end, to: next)
+            guard bytes <= Self.maximumBytes else { break }
+            (end, characters) = (next, characters + 1)
+        }
+        return String(printable[..<end])
+    }
 }

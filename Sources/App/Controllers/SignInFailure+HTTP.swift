@@ -55,12 +55,14 @@ extension AppleIDError {
 }
 
 extension AppleAuthError {
-    /// 503 when Apple could not serve the call now, 401 for this server's credentials or a code that belongs to
-    /// another token, 400 for any other refusal of the code.
+    /// 503 when Apple could not serve the call now, or refuses this server's own credentials (`invalid_client`:
+    /// the operator must fix the key, and nothing is wrong with what the app sent); 401 for a code that belongs to
+    /// another token; 400 for any other refusal of the code.
     var httpStatus: HTTPStatus {
         switch kind {
         case .unreachable, .throttled, .malformedResponse: .serviceUnavailable
-        case .apple("invalid_client"), .apple("unauthorized_client"), .tokenMismatch: .unauthorized
+        case .apple("invalid_client"), .apple("unauthorized_client"): .serviceUnavailable
+        case .tokenMismatch: .unauthorized
         case .apple: .badRequest
         }
     }

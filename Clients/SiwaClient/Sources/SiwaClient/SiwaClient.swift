@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import OpenAPIRuntime
 import OpenAPIURLSession
 
@@ -11,7 +12,9 @@ import OpenAPIURLSession
 /// let me = try await siwa.me()
 /// ```
 ///
-/// Every call throws `SiwaError`, with the server's `reason` and, on 429 and 503, `retryAfter`.
+/// Every call throws `SiwaError`, with the server's `reason` and, on 429 and 503, `retryAfter`; a cancelled one throws
+/// `CancellationError`. A 401 to a call with the bearer token means the token ended (logged out elsewhere, the
+/// account deleted, consent revoked at Apple): the client forgets it, and the app is signed out.
 public final class SiwaClient: Sendable {
     private let client: Client
     private let token: BearerToken
@@ -28,6 +31,10 @@ public final class SiwaClient: Sendable {
 
     /// The bearer token of the current sign-in, to keep in the Keychain; nil when signed out.
     public var bearerToken: String? { token.value }
+
+    /// Forgets the bearer token without telling the server, e.g. when the server cannot be reached and the user
+    /// wants out anyway. The token stays valid on the server until it expires; `logOut()` ends it there.
+    public func signOutLocally() { token.value = nil }
 
     /// Signs in with Apple's identity token (`POST /api/users/siwa`) and keeps the bearer token it answers.
     /// - Parameters:
@@ -55,7 +62,8 @@ public final class SiwaClient: Sendable {
             throw SiwaError.server(.tooManyRequests, 429, try? r.body.json, retryAfter: r.headers.retryAfter)
         case .serviceUnavailable(let r):
             throw SiwaError.server(.serviceUnavailable, 503, try? r.body.json, retryAfter: r.headers.retryAfter)
-        case .undocumented(let status, _): throw SiwaError.unexpected(status)
+        case .undocumented(let status, let payload):
+            throw SiwaError.answered(status, retryAfter: payload.headerFields[.retryAfter])
         }
     }
 
@@ -76,56 +84,90 @@ public final class SiwaClient: Sendable {
     }
 
     /// The signed-in user (`GET /api/users/me`).
-    /// - Throws: `SiwaError`: `.notSignedIn` before a sign-in, 401 when the token no longer works, 503.
+    /// - Throws: `SiwaError`: `.notSignedIn` before a sign-in, 401 when the token no longer works (it is forgotten:
+    ///   the app is signed out), 503.
     public func me() async throws -> SiwaUser {
         guard token.value != nil else { throw SiwaError.notSignedIn }
-        switch try await call({ try await client.getMe() }) {
+        switch try await withBearer({ try await client.getMe() }) {
         case .ok(let ok):
             let me = try decoded { try ok.body.json }
             return SiwaUser(id: me.id, name: me.name, username: me.username, email: me.email,
                             isPrivateEmail: me.isPrivateEmail)
-        case .unauthorized(let r): throw SiwaError.server(.unauthorized, 401, try? r.body.json)
+        case .unauthorized(let r): throw ended(SiwaError.server(.unauthorized, 401, try? r.body.json))
         case .serviceUnavailable(let r):
             throw SiwaError.server(.serviceUnavailable, 503, try? r.body.json, retryAfter: r.headers.retryAfter)
-        case .undocumented(let status, _): throw SiwaError.unexpected(status)
+        case .undocumented(let status, let payload):
+            throw SiwaError.answered(status, retryAfter: payload.headerFields[.retryAfter])
         }
     }
 
-    /// Ends the bearer token on the server (`POST /api/users/logout`) and forgets it.
-    /// - Throws: `SiwaError`: `.notSignedIn` before a sign-in, 401 when the token no longer works, 503.
+    /// Ends the bearer token on the server (`POST /api/users/logout`) and forgets it. A token the server no longer
+    /// knows (401) is forgotten too, without an error: the user is signed out either way.
+    /// - Throws: `SiwaError`: `.notSignedIn` before a sign-in, 503 or `.transport` (the token is kept, to try
+    ///   again; `signOutLocally()` forgets it without the server).
     public func logOut() async throws {
         guard token.value != nil else { throw SiwaError.notSignedIn }
-        switch try await call({ try await client.logOut() }) {
+        let answer: Operations.LogOut.Output
+        do {
+            answer = try await withBearer({ try await client.logOut() })
+        } catch let error as SiwaError where error.kind == .unauthorized {
+            return
+        }
+        switch answer {
         case .noContent: token.value = nil
-        case .unauthorized(let r): throw SiwaError.server(.unauthorized, 401, try? r.body.json)
+        case .unauthorized: token.value = nil
         case .serviceUnavailable(let r):
             throw SiwaError.server(.serviceUnavailable, 503, try? r.body.json, retryAfter: r.headers.retryAfter)
-        case .undocumented(let status, _): throw SiwaError.unexpected(status)
+        case .undocumented(let status, let payload):
+            throw SiwaError.answered(status, retryAfter: payload.headerFields[.retryAfter])
         }
     }
 
     /// Deletes the account (`DELETE /api/users/me`): the server revokes Apple's tokens and deletes the user, their
     /// tokens and sessions. Forgets the bearer token.
-    /// - Throws: `SiwaError`: `.notSignedIn` before a sign-in, 401 when the token no longer works, 503.
+    /// - Throws: `SiwaError`: `.notSignedIn` before a sign-in, 401 when the token no longer works (it is forgotten),
+    ///   503.
     public func deleteAccount() async throws {
         guard token.value != nil else { throw SiwaError.notSignedIn }
-        switch try await call({ try await client.deleteAccount() }) {
+        switch try await withBearer({ try await client.deleteAccount() }) {
         case .noContent: token.value = nil
-        case .unauthorized(let r): throw SiwaError.server(.unauthorized, 401, try? r.body.json)
+        case .unauthorized(let r): throw ended(SiwaError.server(.unauthorized, 401, try? r.body.json))
         case .serviceUnavailable(let r):
             throw SiwaError.server(.serviceUnavailable, 503, try? r.body.json, retryAfter: r.headers.retryAfter)
-        case .undocumented(let status, _): throw SiwaError.unexpected(status)
+        case .undocumented(let status, let payload):
+            throw SiwaError.answered(status, retryAfter: payload.headerFields[.retryAfter])
         }
     }
 
-    /// Runs one generated call; what fails before an answer (network, transport) becomes `SiwaError.transport`.
+    /// Runs one generated call. A cancelled call throws `CancellationError`; an answer the generated code could not
+    /// read (a proxy's HTML page, a body of another shape) is `SiwaError.answered` by its status and headers; what
+    /// fails before an answer (network, transport) is `SiwaError.transport`.
     private func call<Output>(_ body: () async throws -> Output) async throws -> Output {
         do {
             return try await body()
         } catch let error as ClientError {
+            if error.underlyingError is CancellationError || Task.isCancelled { throw CancellationError() }
+            if let response = error.response {
+                throw SiwaError.answered(response.status.code, retryAfter: response.headerFields[.retryAfter])
+            }
             throw SiwaError(kind: .transport, status: nil,
-                            reason: "The call failed before a documented answer: \(String(describing: error.underlyingError))")
+                            reason: "The call failed before an answer: \(String(describing: error.underlyingError))")
         }
+    }
+
+    /// `call` for an operation with the bearer token: an unreadable 401 also ends the token.
+    private func withBearer<Output>(_ body: () async throws -> Output) async throws -> Output {
+        do {
+            return try await call(body)
+        } catch let error as SiwaError where error.kind == .unauthorized {
+            throw ended(error)
+        }
+    }
+
+    /// Forgets the token the server no longer takes, and returns `error` to throw.
+    private func ended(_ error: SiwaError) -> SiwaError {
+        token.value = nil
+        return error
     }
 
     /// Reads a documented success body; one of another shape is `SiwaError.unexpectedStatus`.

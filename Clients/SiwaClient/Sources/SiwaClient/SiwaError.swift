@@ -3,8 +3,9 @@ import Foundation
 /// Why a call to the server failed: the status, the server's `reason` and, on 429 and 503, when to try again.
 ///
 /// The server answers every error as `{"error": true, "reason": "<human text>"}` (README "The iOS flow"); `reason`
-/// is that text, meant for a person, never a token.
-public struct SiwaError: Error, Equatable, Sendable {
+/// is that text, meant for a person, never a token, and is also the error's `localizedDescription`. A cancelled
+/// call throws `CancellationError`, not this.
+public struct SiwaError: Error, Equatable, Sendable, LocalizedError {
     /// What kind of failure this is.
     public enum Kind: Equatable, Sendable {
         /// 400: the request was malformed, or Apple refused the authorization code.
@@ -17,7 +18,7 @@ public struct SiwaError: Error, Equatable, Sendable {
         case unsupportedMediaType
         /// 429: too many sign-ins from this address; see `retryAfter`.
         case tooManyRequests
-        /// 503: Apple or the database cannot be reached now; see `retryAfter`.
+        /// 503, or a proxy's 502 or 504: Apple, the database or the server cannot be reached now; see `retryAfter`.
         case serviceUnavailable
         /// A call that needs a bearer token was made before signing in (no request was sent).
         case notSignedIn
@@ -25,6 +26,19 @@ public struct SiwaError: Error, Equatable, Sendable {
         case unexpectedStatus
         /// The request did not reach the server or no answer came back.
         case transport
+
+        /// The kind of an answer with `status`, whatever its body.
+        init(status: Int) {
+            switch status {
+            case 400: self = .badRequest
+            case 401: self = .unauthorized
+            case 413: self = .contentTooLarge
+            case 415: self = .unsupportedMediaType
+            case 429: self = .tooManyRequests
+            case 502, 503, 504: self = .serviceUnavailable
+            default: self = .unexpectedStatus
+            }
+        }
     }
 
     /// What kind of failure this is.
@@ -47,6 +61,9 @@ public struct SiwaError: Error, Equatable, Sendable {
         self.reason = reason
         self.retryAfter = retryAfter
     }
+
+    /// `reason`, what `localizedDescription` shows.
+    public var errorDescription: String? { reason }
 }
 
 extension SiwaError {
@@ -66,9 +83,14 @@ extension SiwaError {
                   retryAfter: Self.retryAfter(retryAfter))
     }
 
-    /// A status the document does not list for the operation.
-    static func unexpected(_ status: Int) -> SiwaError {
-        SiwaError(kind: .unexpectedStatus, status: status, reason: "The server answered an unexpected status \(status).")
+    /// An answer the document does not describe: a status it does not list for the operation (a proxy's 502, for
+    /// one), or a listed status with a body that is not the documented JSON (a proxy's HTML page). The kind and
+    /// `retryAfter` come from the status and headers alone.
+    static func answered(_ status: Int, retryAfter: String?) -> SiwaError {
+        let kind = Kind(status: status)
+        let reason = kind == .unexpectedStatus ? "The server answered an unexpected status \(status)."
+            : "The server answered \(status) without the documented JSON body."
+        return SiwaError(kind: kind, status: status, reason: reason, retryAfter: Self.retryAfter(retryAfter))
     }
 
     static let notSignedIn = SiwaError(kind: .notSignedIn, status: nil,

@@ -32,6 +32,7 @@ struct SiwaClientLiveTests {
         #expect(error?.kind == .unauthorized)
         #expect(error?.status == 401)
         #expect(error?.reason.isEmpty == false)
+        #expect(stale.bearerToken == nil, "a token the server refuses is forgotten: signed out")
     }
 
     @Test func deleteAccountEndsTheUser() async throws {

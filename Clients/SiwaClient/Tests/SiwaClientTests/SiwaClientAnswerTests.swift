@@ -1,0 +1,84 @@
+import Foundation
+import HTTPTypes
+import OpenAPIRuntime
+import SiwaClient
+import Testing
+
+/// Answers as a proxy in front of the server may give them, from a scripted transport: the kind and `retryAfter`
+/// come from the status and headers whatever the body, a 401 ends the token, and a cancelled call is cancelled.
+/// Found by an audit from an app developer's side.
+struct SiwaClientAnswerTests {
+    /// Answers every request with `status`, `headers` and `body`, after `delay`.
+    struct ScriptedTransport: ClientTransport {
+        var status: Int
+        var headers: HTTPFields = [:]
+        var body: String = ""
+        var delay: Duration = .zero
+
+        func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws
+            -> (HTTPResponse, HTTPBody?)
+        {
+            try await Task.sleep(for: delay)
+            return (HTTPResponse(status: .init(code: status), headerFields: headers), HTTPBody(self.body))
+        }
+    }
+
+    static let server = URL(string: "https://siwa.example.com")!
+
+    static func html(_ status: Int, retryAfter: String? = nil) -> ScriptedTransport {
+        var headers: HTTPFields = [.contentType: "text/html"]
+        if let retryAfter { headers[.retryAfter] = retryAfter }
+        return ScriptedTransport(status: status, headers: headers, body: "<html>gateway</html>")
+    }
+
+    @Test(arguments: [(503, SiwaError.Kind.serviceUnavailable), (502, .serviceUnavailable), (504, .serviceUnavailable),
+                      (429, .tooManyRequests), (400, .badRequest), (401, .unauthorized), (500, .unexpectedStatus)])
+    func aStatusWithAnHTMLBodyKeepsItsKindAndRetryAfter(_ status: Int, _ kind: SiwaError.Kind) async throws {
+        let siwa = SiwaClient(serverURL: Self.server, transport: Self.html(status, retryAfter: "30"))
+        let error = await #expect(throws: SiwaError.self) { try await siwa.signIn(identityToken: "x") }
+        #expect(error?.kind == kind)
+        #expect(error?.status == status)
+        #expect(error?.retryAfter == .seconds(30))
+    }
+
+    @Test func aDocumentedErrorIsItsReasonInLocalizedDescription() async throws {
+        let siwa = SiwaClient(serverURL: Self.server, transport: ScriptedTransport(
+            status: 400, headers: [.contentType: "application/json"], body: #"{"error":true,"reason":"Bad token"}"#))
+        let error = await #expect(throws: SiwaError.self) { try await siwa.signIn(identityToken: "x") }
+        #expect(error?.localizedDescription == "Bad token")
+    }
+
+    @Test(arguments: [(#"{"error":true,"reason":"Invalid or expired bearer token"}"#, "application/json"),
+                      ("unauthorized", "text/plain")])
+    func aTokenTheServerRefusesIsForgotten(_ body: String, _ type: String) async throws {
+        let transport = ScriptedTransport(status: 401, headers: [.contentType: type], body: body)
+        let reading = SiwaClient(serverURL: Self.server, bearerToken: "ended", transport: transport)
+        let error = await #expect(throws: SiwaError.self) { try await reading.me() }
+        #expect(error?.kind == .unauthorized)
+        #expect(reading.bearerToken == nil, "signed out")
+
+        let deleting = SiwaClient(serverURL: Self.server, bearerToken: "ended", transport: transport)
+        await #expect(throws: SiwaError.self) { try await deleting.deleteAccount() }
+        #expect(deleting.bearerToken == nil)
+
+        let leaving = SiwaClient(serverURL: Self.server, bearerToken: "ended", transport: transport)
+        try await leaving.logOut()
+        #expect(leaving.bearerToken == nil, "logging out with an ended token signs out without an error")
+    }
+
+    @Test func aLogOutTheServerCannotTakeKeepsTheTokenUntilSignedOutLocally() async throws {
+        let siwa = SiwaClient(serverURL: Self.server, bearerToken: "kept", transport: Self.html(503, retryAfter: "5"))
+        let error = await #expect(throws: SiwaError.self) { try await siwa.logOut() }
+        #expect(error?.kind == .serviceUnavailable)
+        #expect(siwa.bearerToken == "kept", "to try again")
+        siwa.signOutLocally()
+        #expect(siwa.bearerToken == nil)
+    }
+
+    @Test func aCancelledCallThrowsCancellationError() async throws {
+        let siwa = SiwaClient(serverURL: Self.server, transport: ScriptedTransport(status: 200, delay: .seconds(60)))
+        let call = Task { try await siwa.signIn(identityToken: "x") }
+        call.cancel()
+        await #expect(throws: CancellationError.self) { try await call.value }
+    }
+}
