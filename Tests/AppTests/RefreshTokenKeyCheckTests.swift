@@ -54,7 +54,7 @@ struct RefreshTokenKeyCheckTests {
 
         try await TestApp.with(directory: restore.directory, configure: { $0.encryptionKey = nil }) { app in
             let commands = [["serve"], ["apple", "validate-tokens"], ["apple", "retry-revocations"],
-                            ["users", "delete", restore.userID, "--yes"]]
+                            ["users", "delete", restore.userID, "--yes"], ["doctor"]]
             for arguments in commands {
                 let run = try await app.command(arguments, ["DATABASE_PATH": restore.copy, "PORT": "0"])
                 #expect(run.status == 1, "\(arguments): \(run.output)")

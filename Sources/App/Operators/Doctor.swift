@@ -69,8 +69,30 @@ package struct Doctor: Sendable {
         record(secret.findings)
         record([await doctor.appleKeysFinding()])
         record([await doctor.databaseFinding()])
+        if let key = await doctor.refreshTokenKeyFinding() { record([key]) }
         if let clientSecret = secret.clientSecret { record(await doctor.clientSecretFindings(clientSecret)) }
         return passed
+    }
+
+    /// With the Apple key on SQLite: the refresh-token key opens the sealed refresh tokens the database holds
+    /// (`RefreshTokenKeyCheck`, what start-up refuses without); nil when there is nothing to check or the database
+    /// does not open (`databaseFinding` says why).
+    func refreshTokenKeyFinding() async -> DoctorFinding? {
+        let configuration = environment.configuration
+        guard configuration.appleKey != nil, configuration.databaseURL == nil,
+              let (database, _) = try? await environment.openClient() else { return nil }
+        let subject = configuration.encryptionKey == nil ? "refresh-token key" : "SIWA_ENCRYPTION_KEY"
+        do {
+            try await RefreshTokenKeyCheck.check(configuration, database: database)
+        } catch let refusal as RefreshTokenKeyCheck.Refusal {
+            return DoctorFinding(verdict: .fail, subject: subject, message: refusal.description)
+        } catch {
+            return DoctorFinding(verdict: .fail, subject: subject, message: "\(error)")
+        }
+        let place = configuration.encryptionKey == nil
+            ? AppleTokenLifecycle.keyFilePath(databasePath: configuration.databasePath) : "the variable"
+        return DoctorFinding(verdict: .ok, subject: subject, message:
+            "\(place) opens the refresh tokens stored, if any (back it up apart from the database)")
     }
 
     /// The database is reachable and has exactly this build's migrations; read only, nothing applied.
