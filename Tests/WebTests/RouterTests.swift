@@ -59,6 +59,7 @@ struct RouterTests {
         }
         #expect(try await app.testing.send("PROPFIND", "/items").text == "props")
         #expect(try await app.testing.send(.TRACE, "/items").status == .methodNotAllowed)
+        #expect(try await app.testing.send("QUERY", "/items").status == .methodNotAllowed, "schemathesis's check")
         #expect(try await app.testing.send("PROPFIND", "/nothing").status == .notFound)
     }
 

@@ -15,9 +15,15 @@ package struct HTTPMethod: Sendable, Hashable, RawRepresentable, ExpressibleBySt
     package static let TRACE = HTTPMethod(rawValue: "TRACE")
     package static let CONNECT = HTTPMethod(rawValue: "CONNECT")
 
-    /// The methods RFC 9110 §9 defines, and PATCH (RFC 5789). The router answers another 501 (§9.1) unless a route
-    /// has it, where one of these that a path does not take is 405 (§15.5.6).
-    package static let recognized: Set<HTTPMethod> = [.GET, .HEAD, .POST, .PUT, .PATCH, .DELETE, .OPTIONS, .TRACE, .CONNECT]
+    /// QUERY, the safe method with a body of the HTTP working group (draft-ietf-httpbis-safe-method-w-body).
+    package static let QUERY = HTTPMethod(rawValue: "QUERY")
+
+    /// The methods RFC 9110 §9 defines, PATCH (RFC 5789) and QUERY. The router answers another 501 (§9.1) unless a
+    /// route has it, where one of these that a path does not take is 405 (§15.5.6), as schemathesis expects of a
+    /// method the document does not list.
+    package static let recognized: Set<HTTPMethod> = [
+        .GET, .HEAD, .POST, .PUT, .PATCH, .DELETE, .OPTIONS, .TRACE, .CONNECT, .QUERY,
+    ]
 }
 
 /// The protocol version of a request line (RFC 9112 §2.3).
