@@ -89,6 +89,10 @@ struct PersonName: Sendable, Equatable {
     /// `maximumBytes` bytes at a character's end. Found by an audit: one character of 250,000 combining marks passed
     /// the character count, and `/me` then answered half a megabyte.
     var stored: String {
+        // Printable ASCII within the limit, nearly every name, is stored as it is, without the Unicode walk below.
+        if fullName.utf8.count <= Self.maximumLength, fullName.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
+            return fullName
+        }
         let printable = fullName.unicodeScalars.contains { $0.properties.generalCategory == .control }
             ? String(String.UnicodeScalarView(fullName.unicodeScalars.filter { $0.properties.generalCategory != .control }))
             : fullName

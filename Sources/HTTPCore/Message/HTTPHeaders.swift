@@ -24,9 +24,20 @@ package struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, 
         fields.filter { Self.equalsIgnoringCase($0.name, name) }.map(\.value)
     }
 
-    /// How many fields are named `name`: a field that is not a list (RFC 9110 §5.3) given twice is ambiguous.
-    package func count(of name: String) -> Int {
-        fields.reduce(0) { $0 + (Self.equalsIgnoringCase($1.name, name) ? 1 : 0) }
+    /// A field named twice where it is not a list (RFC 9110 §5.3): which copy counts is ambiguous.
+    package struct RepeatedField: Error, Equatable {
+        package let name: String
+    }
+
+    /// The value of the one field named `name`, or nil when there is none, in one pass over the fields.
+    /// - Throws: `RepeatedField` when there is more than one.
+    package func onlyValue(for name: String) throws(RepeatedField) -> String? {
+        var found: String?
+        for field in fields where Self.equalsIgnoringCase(field.name, name) {
+            guard found == nil else { throw RepeatedField(name: name) }
+            found = field.value
+        }
+        return found
     }
 
     package func contains(_ name: String) -> Bool { self[name] != nil }

@@ -8,12 +8,12 @@ extension Request {
     ///   someone else.
     package var bearerToken: String? {
         get throws {
-            guard let value = headers["Authorization"] else { return nil }
-            guard headers.count(of: "Authorization") == 1 else {
+            do {
+                return try headers.onlyValue(for: "Authorization").flatMap(Self.bearerToken(in:))
+            } catch {
                 throw Abort(.badRequest, reason: "More than one Authorization header",
                             headers: ["WWW-Authenticate": #"Bearer error="invalid_request""#])
             }
-            return Self.bearerToken(in: value)
         }
     }
 

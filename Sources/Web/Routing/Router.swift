@@ -39,11 +39,9 @@ struct Router: Responder {
 
     /// Runs the matching route; 404 when no path matches, 405 with `Allow` when the method does not (RFC 9110 §15.5.6),
     /// and 204 with `Allow` for an OPTIONS request to a known path without its own OPTIONS route (RFC 9110 §9.3.7).
-    /// A method neither HTTP nor a route defines (`methods`) is 501 on every path (§9.1).
+    /// A method neither HTTP nor a route defines (`methods`) is 501 on every path (§9.1); it is looked at only
+    /// when no route answers, so the requests that find theirs pay nothing for it.
     func respond(to request: Request) async throws -> Response {
-        guard methods.contains(request.method) else {
-            throw Abort(.notImplemented, reason: "The method \(request.method) is not implemented")
-        }
         guard let segments = request.pathSegments else {
             throw Abort(.badRequest, reason: "Malformed request path")
         }
@@ -53,13 +51,22 @@ struct Router: Responder {
             request.route = match.route
             return try await match.route.responder.respond(to: request)
         case .methodNotAllowed(let allowed):
+            try refuseUnrecognized(request.method)
             let allow = allowed.map(\.rawValue).joined(separator: ", ")
             if request.method == .OPTIONS {
                 return Response(status: .noContent, headers: ["Allow": allow])
             }
             throw Abort(.methodNotAllowed, headers: ["Allow": allow])
         case .notFound:
+            try refuseUnrecognized(request.method)
             throw Abort(.notFound)
+        }
+    }
+
+    /// 501 for a method neither HTTP nor a route defines.
+    private func refuseUnrecognized(_ method: HTTPMethod) throws {
+        guard methods.contains(method) else {
+            throw Abort(.notImplemented, reason: "The method \(method) is not implemented")
         }
     }
 
