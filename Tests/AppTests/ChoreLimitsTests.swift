@@ -1,4 +1,5 @@
 import Foundation
+import IOCore
 import Testing
 @testable import App
 
@@ -12,6 +13,21 @@ struct ChoreLimitsTests {
         #expect(ChoreBackoff.delay(afterAttempt: 6, random: 1) == 32)
         #expect(ChoreBackoff.delay(afterAttempt: Int.max, random: 1) == ChoreBackoff.cap)
         #expect(ChoreBackoff.delay(afterAttempt: 0, random: 2) == ChoreBackoff.base)
+    }
+
+    /// Calls throttled together take one backoff step, not one each: found by an audit, 16 calls throttled at once
+    /// took 16 steps, straight to the 60 s cap. A call sent after the step, throttled again, takes the next.
+    @Test func callsThrottledTogetherTakeOneBackoffStep() async {
+        let throttle = ChoreThrottle()
+        let sentTogether = MonotonicClock.now()
+        for _ in 0..<16 { await throttle.backOff(sentAt: sentTogether) }
+        #expect(await throttle.steps == 1)
+        let deadline = await throttle.deadline() ?? 0
+        #expect(deadline <= MonotonicClock.now() + UInt64(ChoreBackoff.base * 1e9), "at most the base delay")
+        await throttle.backOff(sentAt: MonotonicClock.now())
+        #expect(await throttle.steps == 2)
+        await throttle.succeeded()
+        #expect(await throttle.steps == 0)
     }
 
     @Test func retryAfterIsHonouredUpToTheCap() {

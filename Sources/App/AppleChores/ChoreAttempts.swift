@@ -22,6 +22,7 @@ enum ChoreAttempts {
                 await ChoreSleep.until(deadline, on: loop)
                 if Task.isCancelled { break }
             }
+            let sentAt = MonotonicClock.now()
             do {
                 let value = try await call()
                 await throttle.succeeded()
@@ -31,7 +32,7 @@ enum ChoreAttempts {
                 if let seconds = error.retryAfterSeconds {
                     await throttle.pause(seconds: ChoreBackoff.retryAfter(seconds))
                 } else {
-                    await throttle.backOff()
+                    await throttle.backOff(sentAt: sentAt)
                 }
             } catch let error as AppleAuthError where error.isTransient {
                 failures += 1

@@ -5,8 +5,11 @@ import IOCore
 actor ChoreThrottle {
     /// The monotonic time (ns) before which no call is made.
     private var resumeAt: UInt64 = 0
-    /// Throttled answers in a row without `Retry-After`, for the backoff.
+    /// Backoff steps taken in a row, for throttled answers without `Retry-After`.
     private var streak = 0
+    /// When the last backoff step was taken (monotonic ns): a throttled answer to a call sent before it belongs to
+    /// the same moment of throttling, which that step answers already.
+    private var lastStepAt: UInt64 = 0
 
     /// Pauses the run for `seconds` from now (it never shortens a pause already set).
     func pause(seconds: Double) {
@@ -14,11 +17,18 @@ actor ChoreThrottle {
         resumeAt = max(resumeAt, deadline)
     }
 
-    /// Pauses the run by the backoff for one more throttled answer without `Retry-After`.
-    func backOff() {
+    /// Pauses the run by the backoff for a throttled answer without `Retry-After` to a call sent at `sentAt`: one
+    /// step more when the call was sent after the last step, none for the other calls that were in flight with the
+    /// one that took it. Found by an audit: 16 calls throttled at once took 16 steps, straight to the 60 s cap.
+    func backOff(sentAt: UInt64) {
+        guard sentAt >= lastStepAt else { return }
         streak += 1
+        lastStepAt = MonotonicClock.now()
         pause(seconds: ChoreBackoff.delay(afterAttempt: streak, random: Double.random(in: 0..<1)))
     }
+
+    /// How many backoff steps the run has taken in a row.
+    var steps: Int { streak }
 
     /// A call went through: the backoff starts again from its base.
     func succeeded() { streak = 0 }
