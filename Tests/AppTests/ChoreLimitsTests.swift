@@ -30,6 +30,13 @@ struct ChoreLimitsTests {
         #expect(await throttle.steps == 0)
     }
 
+    /// README: another instance takes over a dead holder's chores within 2 minutes: the lease lapses, then the next
+    /// look at most `maxPollInterval` later takes it (found by an audit at up to 180 s).
+    @Test func aDeadHoldersLeaseIsTakenOverWithinTwoMinutes() {
+        #expect(ChoreLease.duration + ChoreSchedule.maxPollInterval <= 120)
+        #expect(ChoreLease.renewal == 30, "two renewals may fail before the lease lapses")
+    }
+
     @Test func retryAfterIsHonouredUpToTheCap() {
         #expect(ChoreBackoff.retryAfter(3600) == ChoreBackoff.maxRetryAfter)
         #expect(ChoreBackoff.retryAfter(3601) == ChoreBackoff.maxRetryAfter)

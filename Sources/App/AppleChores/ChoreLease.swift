@@ -10,8 +10,9 @@ struct ChoreLease: Sendable {
     let holder: String
     let name: String
 
-    /// How long the lease lasts without renewal: how soon another instance takes over from a dead holder.
-    static let duration: TimeInterval = 120
+    /// How long the lease lasts without renewal: with `ChoreSchedule.maxPollInterval`, how soon another instance
+    /// takes over from a dead holder (README: within 2 minutes).
+    static let duration: TimeInterval = 90
     /// How often a holder renews it (a third of `duration`, so two renewals may fail before it lapses).
     static let renewal: TimeInterval = duration / 3
 

@@ -17,8 +17,10 @@ struct ChoreSchedule: Sendable {
     let logger: Logger
     let clock: @Sendable () -> Date
 
-    /// The longest time between two looks at whether a run is due, in seconds.
-    static let maxPollInterval: TimeInterval = 60
+    /// The longest time between two looks at whether a run is due, in seconds: a dead holder's lease
+    /// (`ChoreLease.duration`) is taken over at most this long after it lapses, within 2 minutes in all. Found by an
+    /// audit at 180 s, with a lease of 120 s and looks every 60 s.
+    static let maxPollInterval: TimeInterval = 20
 
     var pollInterval: TimeInterval { min(interval, Self.maxPollInterval) }
 
