@@ -36,9 +36,9 @@ extension FakeAppleController {
             return response
         }
         guard let form = try? req.content.decode(MigrationForm.self) else { return Self.oauthError("invalid_request") }
-        guard let team = clientSecrets.team(of: form.client_secret, clientID: form.client_id, now: clock()) else {
-            return Self.oauthError("invalid_client")
-        }
+        guard let team = clientSecrets.team(of: form.client_secret, clientID: form.client_id, now: clock()),
+              await !transfers.refusesMigrationCredentials
+        else { return Self.oauthError("invalid_client") }
         let bearer = req.headers["Authorization"] ?? ""
         guard bearer.hasPrefix("Bearer "),
               await transfers.team(ofAccessToken: String(bearer.dropFirst("Bearer ".count)), now: clock()) == team

@@ -33,6 +33,11 @@ actor FakeAppleTransfers {
     private(set) var throttledCalls = 0
     private var throttleLeft = 0
     private var throttleRetryAfter = 1
+    /// Whether `/auth/usermigrationinfo` answers `invalid_client` to every call, the access token endpoint not.
+    private(set) var refusesMigrationCredentials = false
+
+    /// Makes `/auth/usermigrationinfo` answer `invalid_client` (or not) whatever the client secret.
+    func refuseMigrationCredentials(_ refuse: Bool) { refusesMigrationCredentials = refuse }
 
     /// The next `count` calls to `/auth/usermigrationinfo` answer 429 with `Retry-After: retryAfter`.
     func throttle(next count: Int, retryAfter: Int) {

@@ -94,6 +94,21 @@ struct AppleTransferInputTests {
         }
     }
 
+    /// `invalid_client` from the migration endpoint itself, with an access token issued: found by an audit, the
+    /// file's pairs were stored before the first exchange met it. The refusal now comes before anything changes.
+    @Test func applesInvalidClientAtTheMigrationEndpointStopsAnImportWithNothingChanged() async throws {
+        try await TestApp.withTwoTeams { app in
+            try await app.seedUsers(3)
+            let out = app.directory.appendingPathComponent("export.jsonl").path
+            #expect(try await app.command(["apple", "transfer", "export", "--to", Self.target, "--out", out]).status == 0)
+            // The receiving side's copy holds no identifiers yet: the file is what brings them.
+            _ = try await app.server.services.database.write(SQL("UPDATE users SET transfer_sub = NULL, transfer_target = NULL"))
+            await app.apple.refuseMigrationCredentials(true)
+            try await refused(app, ["apple", "transfer", "import", out], app.receivingTeam, status: 1,
+                              saying: "invalid_client", asksApple: true)
+        }
+    }
+
     @Test func withoutTheAppleKeyATransferIsOneLine() async throws {
         try await TestApp.withTwoTeams { app in
             try await app.seedUsers(1)

@@ -24,7 +24,9 @@ extension AppleTransfer {
             throw OperatorError("\(malformed)")
         }
         let transfer = try await open(environment, clock: clock)
-        try await transfer.checkCredentials()
+        // The file's pairs are stored before the exchanges: Apple's refusal of the key at the migration endpoint
+        // must come first (found by an audit, an `invalid_client` there left every pair stored).
+        try await transfer.checkCredentials(probe: lines?.first?.transferSub)
         var unknown: [Int] = []
         if let lines { unknown = try await transfer.store(lines) }
         var report = try await transfer.importStored()

@@ -64,12 +64,21 @@ package struct AppleTransfer: Sendable {
         return clientIDs[0]
     }
 
-    /// Asks Apple for the team's access token before anything changes, waiting out throttling: a key Apple refuses
-    /// stops the command here.
+    /// Asks Apple for the team's access token before anything changes, waiting out throttling, and with `probe` (a
+    /// transfer identifier) also `/auth/usermigrationinfo` once, whose own `invalid_client` the token endpoint does
+    /// not show: a key Apple refuses stops the command here. Any other answer to the probe (the identifier refused,
+    /// say) is left to the run that follows.
     /// - Throws: `OperatorError` naming `invalid_client`, or why Apple could not be asked.
-    func checkCredentials() async throws {
+    func checkCredentials(probe: String? = nil) async throws {
+        let clientID = clientIDs[0], client = self.client, tokens = self.tokens
         let (result, _) = await ChoreAttempts.settle(throttle: ChoreThrottle(), loop: client.http.group.next()) {
-            try await tokens.token(for: clientIDs[0])
+            let token = try await tokens.token(for: clientID)
+            guard let probe else { return }
+            do {
+                _ = try await client.exchangeTransfer(probe, clientID: clientID, accessToken: token)
+            } catch let error as AppleAuthError where !error.isTransient && error.kind != .apple("invalid_client") {
+                return
+            }
         }
         switch result {
         case .success?: return
