@@ -44,7 +44,8 @@ enum ErrorRenderer {
         return response
     }
 
-    /// The request's method and path as a log line shows them (control characters escaped).
+    /// The request's method and path as a log line shows them (control characters escaped, credential-shaped path
+    /// segments redacted: `LogEscaping.path`).
     static func logged(_ request: Request) -> String {
         "\(LogEscaping.escape(request.method.rawValue)) \(LogEscaping.path(request.path))"
     }
