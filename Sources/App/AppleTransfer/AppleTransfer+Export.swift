@@ -25,12 +25,15 @@ extension AppleTransfer {
             throw OperatorError("--to \(target) is this team (APPLE_TEAM_ID); give the receiving team's id")
         }
         let file = try out.map(TransferFileWriter.init(path:))
-        try await transfer.checkCredentials()
-        return try await transfer.export(to: target, file: file)
+        let throttled = try await transfer.checkCredentials()
+        return try await transfer.export(to: target, file: file, throttledBefore: throttled)
     }
 
-    private func export(to target: String, file: TransferFileWriter?) async throws -> ChoreReport {
+    private func export(to target: String, file: TransferFileWriter?, throttledBefore: Int) async throws
+        -> ChoreReport
+    {
         var tally = TransferTally(label: "export to \(target)", doneWord: "exported")
+        tally.throttledRetries = throttledBefore
         tally.due = try await repository.countToExport(target: target)
         let repository = self.repository, client = self.client, tokens = self.tokens
         let run = makeRun(page: { after, limit in

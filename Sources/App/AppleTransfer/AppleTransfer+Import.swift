@@ -26,10 +26,10 @@ extension AppleTransfer {
         let transfer = try await open(environment, clock: clock)
         // The file's pairs are stored before the exchanges: Apple's refusal of the key at the migration endpoint
         // must come first (found by an audit, an `invalid_client` there left every pair stored).
-        try await transfer.checkCredentials(probe: lines?.first?.transferSub)
+        let throttled = try await transfer.checkCredentials(probe: lines?.first?.transferSub)
         var unknown: [Int] = []
         if let lines { unknown = try await transfer.store(lines) }
-        var report = try await transfer.importStored()
+        var report = try await transfer.importStored(throttledBefore: throttled)
         if let file, !unknown.isEmpty {
             let listed = unknown.prefix(listedLines).map(String.init).joined(separator: ", ")
             let more = unknown.count > listedLines ? " and \(unknown.count - listedLines) more" : ""
@@ -63,8 +63,9 @@ extension AppleTransfer {
         return unknown.sorted()
     }
 
-    private func importStored() async throws -> ChoreReport {
+    private func importStored(throttledBefore: Int) async throws -> ChoreReport {
         var tally = TransferTally(label: "import into \(teamID)", doneWord: "migrated")
+        tally.throttledRetries = throttledBefore
         let team = teamID
         tally.due = try await repository.countToImport(team: team)
         let repository = self.repository, client = self.client, tokens = self.tokens, clock = self.clock

@@ -68,10 +68,11 @@ package struct AppleTransfer: Sendable {
     /// transfer identifier) also `/auth/usermigrationinfo` once, whose own `invalid_client` the token endpoint does
     /// not show: a key Apple refuses stops the command here. Any other answer to the probe (the identifier refused,
     /// say) is left to the run that follows.
+    /// - Returns: how many throttled answers were waited out, for the run's summary.
     /// - Throws: `OperatorError` naming `invalid_client`, or why Apple could not be asked.
-    func checkCredentials(probe: String? = nil) async throws {
+    func checkCredentials(probe: String? = nil) async throws -> Int {
         let clientID = clientIDs[0], client = self.client, tokens = self.tokens
-        let (result, _) = await ChoreAttempts.settle(throttle: ChoreThrottle(), loop: client.http.group.next()) {
+        let (result, throttled) = await ChoreAttempts.settle(throttle: ChoreThrottle(), loop: client.http.group.next()) {
             let token = try await tokens.token(for: clientID)
             guard let probe else { return }
             do {
@@ -81,7 +82,7 @@ package struct AppleTransfer: Sendable {
             }
         }
         switch result {
-        case .success?: return
+        case .success?: return throttled
         case nil: throw OperatorError("stopped before Apple answered; nothing was changed")
         case .failure(let error)?:
             if let error = error as? AppleAuthError, error.kind == .apple("invalid_client") {
