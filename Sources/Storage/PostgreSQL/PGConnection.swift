@@ -37,25 +37,42 @@ final class PGConnection: @unchecked Sendable {
     /// Opens a connection to `url` without blocking: `PQconnectStart`, then `PQconnectPoll` whenever the socket
     /// is ready, as libpq's documentation describes (https://www.postgresql.org/docs/current/libpq-connect.html).
     /// A URI listing several hosts is tried host by host, in order, each within the URI's `connect_timeout` or
-    /// else `timeout` (`PostgresURL.hostParameters`), so that a host that does not answer cannot hide the others.
+    /// else `timeout` (`PostgresURL.hostParameters`), so that a host that does not answer cannot hide the others;
+    /// all of them within `deadline`, the time of the call that needs the connection, when there is one.
     /// - Throws: `PostgresError` (`.unavailable`) naming host and port, never the password.
-    static func connect(_ url: PostgresURL, loop: EventLoop, preparedStatements: Bool = true, timeout: Duration)
-        async throws -> PGConnection
+    static func connect(_ url: PostgresURL, loop: EventLoop, preparedStatements: Bool = true, timeout: Duration,
+                        deadline: ContinuousClock.Instant? = nil) async throws -> PGConnection
     {
+        /// What a host may take: its own time, within what is left of the call's; nil when nothing is left.
+        func time(_ own: Duration) -> Duration? {
+            guard let deadline else { return own }
+            let left = deadline - ContinuousClock.now
+            return left > .zero ? min(own, left) : nil
+        }
         guard !url.hostParameters.isEmpty else {
+            guard let time = time(timeout) else { throw Self.outOfTime(url.description) }
             return try await connect(PQconnectStart(url.uri), to: url.description, loop: loop,
-                                     preparedStatements: preparedStatements, timeout: timeout)
+                                     preparedStatements: preparedStatements, timeout: time)
         }
         var reasons: [String] = []
         for parameters in url.hostParameters {
+            guard let time = time(url.connectTimeout ?? timeout) else {
+                reasons.append(Self.outOfTime(PostgresURL.hostAndPort(parameters)).message)
+                break
+            }
             do {
                 return try await connect(start(parameters), to: PostgresURL.hostAndPort(parameters), loop: loop,
-                                         preparedStatements: preparedStatements, timeout: url.connectTimeout ?? timeout)
+                                         preparedStatements: preparedStatements, timeout: time)
             } catch let error as PostgresError where error.reason == .unavailable {
                 reasons.append(error.message)
             }
         }
         throw PostgresError.connection("cannot connect to \(url): \(reasons.joined(separator: "; "))")
+    }
+
+    /// The error for `server` when the call's time ran out before it could be tried.
+    private static func outOfTime(_ server: String) -> PostgresError {
+        PostgresError.connection("cannot connect to \(server): the call's time ran out before it was tried")
     }
 
     /// `PQconnectStartParams` with `parameters` as they are (no `dbname` expansion).

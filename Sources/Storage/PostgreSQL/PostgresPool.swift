@@ -146,7 +146,7 @@ package final class PostgresPool: Sendable {
                 release(slot: ())
                 throw Self.outOfTime(timeout, url: url)
             }
-            return try await open(within: min(timeToConnect, left))
+            return try await open(before: deadline)
         case .timedOut:
             throw PostgresError.connection("no connection to PostgreSQL at \(url) came free within \(timeout) "
                                            + "(all \(size) of DATABASE_POOL_SIZE busy)")
@@ -206,10 +206,11 @@ package final class PostgresPool: Sendable {
         PostgresError.connection("PostgreSQL at \(url) did not answer within \(timeout)")
     }
 
-    private func open(within timeout: Duration) async throws -> PGConnection {
+    /// A new connection, each host within `timeToConnect` (or the URL's `connect_timeout`), all before `deadline`.
+    private func open(before deadline: ContinuousClock.Instant) async throws -> PGConnection {
         do {
             return try await PGConnection.connect(url, loop: group.any(), preparedStatements: preparedStatements,
-                                                  timeout: timeout)
+                                                  timeout: timeToConnect, deadline: deadline)
         } catch {
             release(slot: ())
             throw error

@@ -129,6 +129,18 @@ struct PostgresPoolTests {
         #expect(error?.reason == .unavailable)
         #expect(ContinuousClock.now - started < .seconds(30), "within the call's time, not the connect time")
         #expect(error?.message.contains("no answer within 0.") == true, "\(error?.message ?? "")")
+
+        // Several hosts share the call's time; found by a review, each had its own connect time.
+        let second = try SilentListener()
+        let hosts = try PostgresPool(url: try PostgresURL("postgres://postgres@127.0.0.1:\(silent.port),"
+                                                          + "127.0.0.1:\(second.port)/x"), size: 1, connectTimeout: .seconds(60))
+        let both = ContinuousClock.now
+        let shared = await #expect(throws: PostgresError.self) {
+            try await hosts.execute([SQL("SELECT 1")], timeout: .milliseconds(300))
+        }
+        #expect(ContinuousClock.now - both < .seconds(30), "within the call's time, not one connect time per host")
+        #expect(shared?.message.contains("the call's time ran out before it was tried") == true,
+                "\(shared?.message ?? "")")
     }
 
     @Test func theServerGoingAwayIsUnavailableAndThePoolReconnects() async throws {

@@ -13,6 +13,12 @@ final class BearerToken: @unchecked Sendable {
         get { lock.withLock { token } }
         set { lock.withLock { token = newValue } }
     }
+
+    /// Forgets the token if it is still `sent`: a late answer about a token that was since replaced (signed out,
+    /// then in again) leaves the new one alone.
+    func clear(ifStill sent: String?) {
+        lock.withLock { if token == sent { token = nil } }
+    }
 }
 
 /// Sends `Authorization: Bearer <token>` (RFC 6750 §2.1) on the operations the document secures with `bearerAuth`.

@@ -87,13 +87,13 @@ public final class SiwaClient: Sendable {
     /// - Throws: `SiwaError`: `.notSignedIn` before a sign-in, 401 when the token no longer works (it is forgotten:
     ///   the app is signed out), 503.
     public func me() async throws -> SiwaUser {
-        guard token.value != nil else { throw SiwaError.notSignedIn }
-        switch try await withBearer({ try await client.getMe() }) {
+        guard let sent = token.value else { throw SiwaError.notSignedIn }
+        switch try await withBearer(sent, { try await client.getMe() }) {
         case .ok(let ok):
             let me = try decoded { try ok.body.json }
             return SiwaUser(id: me.id, name: me.name, username: me.username, email: me.email,
                             isPrivateEmail: me.isPrivateEmail)
-        case .unauthorized(let r): throw ended(SiwaError.server(.unauthorized, 401, try? r.body.json))
+        case .unauthorized(let r): throw ended(sent, SiwaError.server(.unauthorized, 401, try? r.body.json))
         case .serviceUnavailable(let r):
             throw SiwaError.server(.serviceUnavailable, 503, try? r.body.json, retryAfter: r.headers.retryAfter)
         case .undocumented(let status, let payload):
@@ -106,16 +106,15 @@ public final class SiwaClient: Sendable {
     /// - Throws: `SiwaError`: `.notSignedIn` before a sign-in, 503 or `.transport` (the token is kept, to try
     ///   again; `signOutLocally()` forgets it without the server).
     public func logOut() async throws {
-        guard token.value != nil else { throw SiwaError.notSignedIn }
+        guard let sent = token.value else { throw SiwaError.notSignedIn }
         let answer: Operations.LogOut.Output
         do {
-            answer = try await withBearer({ try await client.logOut() })
+            answer = try await withBearer(sent, { try await client.logOut() })
         } catch let error as SiwaError where error.kind == .unauthorized {
             return
         }
         switch answer {
-        case .noContent: token.value = nil
-        case .unauthorized: token.value = nil
+        case .noContent, .unauthorized: token.clear(ifStill: sent)
         case .serviceUnavailable(let r):
             throw SiwaError.server(.serviceUnavailable, 503, try? r.body.json, retryAfter: r.headers.retryAfter)
         case .undocumented(let status, let payload):
@@ -128,10 +127,10 @@ public final class SiwaClient: Sendable {
     /// - Throws: `SiwaError`: `.notSignedIn` before a sign-in, 401 when the token no longer works (it is forgotten),
     ///   503.
     public func deleteAccount() async throws {
-        guard token.value != nil else { throw SiwaError.notSignedIn }
-        switch try await withBearer({ try await client.deleteAccount() }) {
-        case .noContent: token.value = nil
-        case .unauthorized(let r): throw ended(SiwaError.server(.unauthorized, 401, try? r.body.json))
+        guard let sent = token.value else { throw SiwaError.notSignedIn }
+        switch try await withBearer(sent, { try await client.deleteAccount() }) {
+        case .noContent: token.clear(ifStill: sent)
+        case .unauthorized(let r): throw ended(sent, SiwaError.server(.unauthorized, 401, try? r.body.json))
         case .serviceUnavailable(let r):
             throw SiwaError.server(.serviceUnavailable, 503, try? r.body.json, retryAfter: r.headers.retryAfter)
         case .undocumented(let status, let payload):
@@ -155,18 +154,19 @@ public final class SiwaClient: Sendable {
         }
     }
 
-    /// `call` for an operation with the bearer token: an unreadable 401 also ends the token.
-    private func withBearer<Output>(_ body: () async throws -> Output) async throws -> Output {
+    /// `call` for an operation sent with the bearer token `sent`: an unreadable 401 also ends that token.
+    private func withBearer<Output>(_ sent: String, _ body: () async throws -> Output) async throws -> Output {
         do {
             return try await call(body)
         } catch let error as SiwaError where error.kind == .unauthorized {
-            throw ended(error)
+            throw ended(sent, error)
         }
     }
 
-    /// Forgets the token the server no longer takes, and returns `error` to throw.
-    private func ended(_ error: SiwaError) -> SiwaError {
-        token.value = nil
+    /// Forgets `sent`, the token the server no longer takes, unless another replaced it meanwhile (a sign-in after
+    /// a logout while the call was on its way), and returns `error` to throw.
+    private func ended(_ sent: String, _ error: SiwaError) -> SiwaError {
+        token.clear(ifStill: sent)
         return error
     }
 

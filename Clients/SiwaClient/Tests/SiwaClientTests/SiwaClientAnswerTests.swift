@@ -81,4 +81,30 @@ struct SiwaClientAnswerTests {
         call.cancel()
         await #expect(throws: CancellationError.self) { try await call.value }
     }
+
+    /// Answers `getMe` 401 after a pause, and `signIn` 200 with the token "T2" at once.
+    struct SlowRefusalThenSignIn: ClientTransport {
+        func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws
+            -> (HTTPResponse, HTTPBody?)
+        {
+            if operationID == "signIn" {
+                let json = #"{"id":"0193a7c4-5f6e-7d8c-9b0a-1c2d3e4f5a6b","value":"T2","user":{"id":"0193a7c4-5f6e-7d8c-9b0a-1c2d3e4f5a6c"}}"#
+                return (HTTPResponse(status: .ok, headerFields: [.contentType: "application/json"]), HTTPBody(json))
+            }
+            try await Task.sleep(for: .milliseconds(300))
+            return (HTTPResponse(status: .unauthorized, headerFields: [.contentType: "application/json"]),
+                    HTTPBody(#"{"error":true,"reason":"Invalid or expired bearer token"}"#))
+        }
+    }
+
+    /// A late 401 about a token that a sign-in replaced meanwhile leaves the new token alone (found by a review).
+    @Test func aLateRefusalOfAReplacedTokenKeepsTheNewOne() async throws {
+        let siwa = SiwaClient(serverURL: Self.server, bearerToken: "T1", transport: SlowRefusalThenSignIn())
+        let late = Task { try await siwa.me() }
+        try await Task.sleep(for: .milliseconds(50))
+        try await siwa.signIn(identityToken: "x")
+        #expect(siwa.bearerToken == "T2")
+        await #expect(throws: SiwaError.self) { try await late.value }
+        #expect(siwa.bearerToken == "T2", "the 401 was about T1")
+    }
 }
