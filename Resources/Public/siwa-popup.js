@@ -14,8 +14,16 @@
     return tag ? tag.content : "";
   }
 
-  function show(text) {
+  function show(text, startAgain) {
     message.textContent = text;
+    if (startAgain) {
+      // The page's state was used or has expired: a fresh page brings a new one.
+      var link = document.createElement("a");
+      link.href = window.location.pathname;
+      link.textContent = "Start again";
+      message.appendChild(document.createTextNode(" "));
+      message.appendChild(link);
+    }
     message.hidden = false;
   }
 
@@ -42,9 +50,12 @@
       headers: { "Content-Type": "application/json", "Accept": "application/json" },
       body: JSON.stringify(body)
     }).then(function (response) {
-      return response.json().then(function (answer) {
-        if (!response.ok) {
-          show((answer && answer.reason) || "Sign in with Apple did not complete. Please try again.");
+      // An answer that is not the server's JSON (a proxy's error page) still says the server was reached.
+      return response.json().catch(function () { return null; }).then(function (answer) {
+        if (!response.ok || !answer) {
+          show((answer && answer.reason)
+            || "The server could not complete the sign-in (HTTP " + response.status + "). Please try again.",
+            response.status === 401);
           return;
         }
         window.location.assign(answer.redirect || "/");

@@ -105,6 +105,28 @@ struct WebFlowTests {
         }
     }
 
+    /// Cancelling on Apple's page (`error=user_cancelled_authorize`) goes back to the login page, which says so; an
+    /// error page offers to sign in again. Found by an audit in a real browser: the page said nothing.
+    @Test func aSignInCancelledAtAppleIsSaidOnTheLoginPage() async throws {
+        try await TestApp.with { app in
+            let (state, _) = try await loginState(app)
+            let callback = try await app.sendForm("/login/siwa/callback",
+                                                  [("state", state), ("error", "user_cancelled_authorize")],
+                                                  cookies: ["SIWA_STATE": state])
+            #expect(callback.status == .seeOther)
+            #expect(callback.headers["Location"] == "/login?cancelled")
+            let page = try await app.send(.GET, "/login?cancelled")
+            #expect(page.text.contains("it was cancelled on Apple's page"))
+            #expect(!(try await app.send(.GET, "/login")).text.contains("cancelled on Apple's page"))
+            let refused = try await app.send(.POST, "/login/siwa/callback", headers: [
+                "Content-Type": "application/x-www-form-urlencoded", "Accept": "text/html",
+            ], body: Array(TestApp.formEncode([("state", "a"), ("id_token", "x")]).utf8))
+            #expect(refused.status == .unauthorized)
+            #expect(refused.text.contains(#"<a href="/login">Sign in again</a>"#))
+            #expect(refused.text.contains("or it took longer than 5 minutes"))
+        }
+    }
+
     /// Errors of the web routes have the API's JSON shape, unless the client asks for HTML first (a browser).
     @Test func webRouteErrorsAreJSONUnlessTheClientPrefersHTML() async throws {
         try await TestApp.with { app in

@@ -23,8 +23,12 @@ extension SignInFailure: AbortError {
         case .identityToken(let error): error.clientMessage
         case .codeExchange(let error): error.clientMessage
         case .missingEmail: "The identity token carries no email, which a new account needs."
-        case .stateMismatch: "The sign-in state does not match this browser. Start again from the login page."
-        case .notStartedHere: "This sign-in did not start in this browser. Start again from the login page."
+        case .stateMismatch:
+            "The sign-in state does not match this browser (another tab may have started a new sign-in). Start again "
+                + "from the login page."
+        case .notStartedHere:
+            "This sign-in did not start in this browser, or it took longer than 5 minutes. Start again from the login "
+                + "page."
         case .alreadyUsed: "This sign-in has already been used. Start again from the login page."
         case .webNotConfigured:
             "Sign in with Apple on the web is not configured (WEBSITE_APPLICATION_IDENTIFIER)."

@@ -32,8 +32,13 @@ struct WebAuthController: RouteCollection {
         var appleScriptURL, authorizeURL, buttonType: String
         /// Whether the button opens Apple in a popup (`SIWA_WEB_MODE=popup`).
         var popup: Bool
+        /// Whether the last sign-in was cancelled on Apple's page (`?cancelled`, set by the callback).
+        var cancelled: Bool
         var currentUser: CurrentUserContext?
     }
+
+    /// The query the callback adds to `/login` when the user cancelled on Apple's page.
+    static let cancelledQuery = "cancelled"
 
     func signInPage(_ req: Request, template: String, buttonType: String) async throws -> Response {
         let (clientID, redirectURL) = try configuration.webFlowSettings()
@@ -49,6 +54,7 @@ struct WebAuthController: RouteCollection {
             authorizeURL: configuration.authorizeURL(clientID: clientID, redirectURL: redirectURL, state: state,
                                                      nonce: nonce),
             buttonType: buttonType, popup: popup,
+            cancelled: !req.query.values(for: Self.cancelledQuery).isEmpty,
             currentUser: try await accounts.user(inSession: req.sessionUserID).map { CurrentUserContext($0) }
         )
         var response = try req.view.render(template, context).encodeResponse(for: req)

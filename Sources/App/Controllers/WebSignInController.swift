@@ -30,7 +30,8 @@ struct WebSignInController: RouteCollection {
         if let error = form.error {
             req.logger.info("Apple sign-in ended without a token",
                             metadata: ["apple_error": "\(LogEscaping.escape(error.prefix(64)))"])
-            return StateCookie.clearing(Response.redirect(to: "/login"))
+            // Apple's `user_cancelled_authorize` (or any other error): back to the page, saying so.
+            return StateCookie.clearing(Response.redirect(to: "/login?\(WebAuthController.cancelledQuery)"))
         }
         guard let token = form.id_token, !token.isEmpty else { throw Abort(.badRequest, reason: "Missing field 'id_token'") }
         let user = try AppleUser.parse(formField: form.user)

@@ -10,9 +10,10 @@ extension SignInService {
     /// Checks that the `state` Apple handed back equals the browser's `SIWA_STATE` cookie, in constant time (the
     /// CSRF check of RFC 6749 §10.12): 401 when either is missing or empty, or they differ.
     static func checkState(_ state: String?, cookie: String?) throws {
-        guard let state, !state.isEmpty, let cookie, !cookie.isEmpty, constantTimeEquals(state, cookie) else {
-            throw SignInFailure.stateMismatch
-        }
+        // No cookie: not started in this browser, or started over 5 minutes ago (its Max-Age), which a user who was
+        // slow on Apple's page is told as such.
+        guard let cookie, !cookie.isEmpty else { throw SignInFailure.notStartedHere }
+        guard let state, !state.isEmpty, constantTimeEquals(state, cookie) else { throw SignInFailure.stateMismatch }
     }
 
     /// The nonce a browser's `SIWA_STATE` cookie binds its identity token to.
