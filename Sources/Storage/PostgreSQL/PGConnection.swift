@@ -38,16 +38,17 @@ final class PGConnection: @unchecked Sendable {
     /// is ready, as libpq's documentation describes (https://www.postgresql.org/docs/current/libpq-connect.html).
     /// A URI listing several hosts is tried host by host, in order, each within the URI's `connect_timeout` or
     /// else `timeout` (`PostgresURL.hostParameters`), so that a host that does not answer cannot hide the others;
-    /// all of them within `deadline`, the time of the call that needs the connection, when there is one.
+    /// all of them before `deadline` (monotonic ns), the end of the call that needs the connection, when there is
+    /// one.
     /// - Throws: `PostgresError` (`.unavailable`) naming host and port, never the password.
     static func connect(_ url: PostgresURL, loop: EventLoop, preparedStatements: Bool = true, timeout: Duration,
-                        deadline: ContinuousClock.Instant? = nil) async throws -> PGConnection
+                        deadline: UInt64? = nil) async throws -> PGConnection
     {
         /// What a host may take: its own time, within what is left of the call's; nil when nothing is left.
         func time(_ own: Duration) -> Duration? {
             guard let deadline else { return own }
-            let left = deadline - ContinuousClock.now
-            return left > .zero ? min(own, left) : nil
+            let now = MonotonicClock.now()
+            return now < deadline ? min(own, .nanoseconds(Int64(clamping: deadline - now))) : nil
         }
         guard !url.hostParameters.isEmpty else {
             guard let time = time(timeout) else { throw Self.outOfTime(url.description) }
@@ -158,10 +159,9 @@ final class PGConnection: @unchecked Sendable {
     /// or, when one fails, none does. Each statement is prepared the first time this connection sees it (the
     /// prepare travels in the same pipeline), so PostgreSQL parses and plans it once per connection.
     /// - Throws: `PostgresError`: the first statement's error that failed, or `.unavailable` when the connection
-    ///   broke or `timeout` passed (the connection is then marked broken).
-    func execute(_ statements: [SQL], timeout: Duration) async throws -> [PGResult] {
+    ///   broke or `deadline` (monotonic ns) passed (the connection is then marked broken).
+    func execute(_ statements: [SQL], until deadline: UInt64) async throws -> [PGResult] {
         guard !isBroken else { throw PostgresError.connection("the connection is closed") }
-        let deadline = MonotonicClock.deadline(after: timeout)
         let encoded = statements.map { $0.arguments.map(PostgresBinary.encode) }
         let keys = zip(statements, encoded).map { PreparedKey(sql: $0.text, types: $1.map(\.type)) }
         let pipelined = statements.count > 1 || preparesStatements && keys.contains { prepared[$0] == nil }

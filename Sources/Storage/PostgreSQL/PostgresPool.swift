@@ -94,7 +94,7 @@ package final class PostgresPool: Sendable {
 
     private func executeOnLoop(_ statements: [SQL], timeout: Duration) async throws -> [SQLResult] {
         let rewritten = statements.map { SQL(placeholders.rewrite($0.text), $0.arguments) }
-        let deadline = ContinuousClock.now + timeout
+        let deadline = MonotonicClock.deadline(after: timeout)
         let connection = try await checkOut(timeout: timeout, deadline: deadline)
         defer { checkIn(connection) }
         if connection.serverIsReadOnly {
@@ -104,10 +104,9 @@ package final class PostgresPool: Sendable {
             throw PostgresError(sqlState: "25006", message: "PostgreSQL at \(url) takes no writes "
                                 + "(it reports in_hot_standby or default_transaction_read_only on)")
         }
-        let left = deadline - ContinuousClock.now
-        guard left > .zero else { throw Self.outOfTime(timeout, url: url) }
+        guard MonotonicClock.now() < deadline else { throw Self.outOfTime(timeout, url: url) }
         roundTripCount.add(1, ordering: .relaxed)
-        return try await connection.execute(rewritten, timeout: left)
+        return try await connection.execute(rewritten, until: deadline)
             .map { SQLResult(rows: .postgres($0), changes: $0.changes) }
     }
 
@@ -128,25 +127,19 @@ package final class PostgresPool: Sendable {
         }
     }
 
-    /// An idle connection, a new one in a free slot, or the first one handed back, waiting in line at most
-    /// `timeout`: under a server that stopped answering, calls queue behind the stuck ones, and each still ends in
-    /// time (a 503) instead of waiting for ever.
-    private func checkOut(timeout: Duration, deadline: ContinuousClock.Instant) async throws -> PGConnection {
+    /// An idle connection, a new one in a free slot, or the first one handed back, waiting in line until the
+    /// call's `deadline` (monotonic ns, `timeout` from its start): under a server that stopped answering, calls
+    /// queue behind the stuck ones, and each still ends in time (a 503) instead of waiting for ever.
+    private func checkOut(timeout: Duration, deadline: UInt64) async throws -> PGConnection {
         let handoff: Handoff
         if let now = state.withLock({ Self.takeFree(&$0, size: size) }) {
             handoff = now
         } else {
-            handoff = await waitInLine(timeout: timeout)
+            handoff = await waitInLine(until: deadline)
         }
         switch handoff {
         case .connection(let connection): return connection
-        case .openYourOwn:
-            let left = deadline - ContinuousClock.now
-            guard left > .zero else {
-                release(slot: ())
-                throw Self.outOfTime(timeout, url: url)
-            }
-            return try await open(before: deadline)
+        case .openYourOwn: return try await open(before: deadline)
         case .timedOut:
             throw PostgresError.connection("no connection to PostgreSQL at \(url) came free within \(timeout) "
                                            + "(all \(size) of DATABASE_POOL_SIZE busy)")
@@ -161,11 +154,10 @@ package final class PostgresPool: Sendable {
         return .openYourOwn
     }
 
-    /// Waits for the first connection or slot handed back, at most `timeout`. What came free since the first look
+    /// Waits for the first connection or slot handed back, until `deadline`. What came free since the first look
     /// is taken at once, so a call never waits while a connection idles.
-    private func waitInLine(timeout: Duration) async -> Handoff {
-        let deadline = MonotonicClock.deadline(after: timeout)
-        return await withCheckedContinuation { (continuation: CheckedContinuation<Handoff, Never>) in
+    private func waitInLine(until deadline: UInt64) async -> Handoff {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Handoff, Never>) in
             let (now, arm) = state.withLock { state -> (Handoff?, Bool) in
                 if let free = Self.takeFree(&state, size: size) { return (free, false) }
                 state.waiters.append(Waiter(deadline: deadline, continuation: continuation))
@@ -200,14 +192,14 @@ package final class PostgresPool: Sendable {
         if let next { armExpiry(at: next) }
     }
 
-    /// Opens a connection for a slot already counted in `open`; gives the slot back when it fails.
     /// The error of a call whose time ran out between its steps.
     private static func outOfTime(_ timeout: Duration, url: PostgresURL) -> PostgresError {
         PostgresError.connection("PostgreSQL at \(url) did not answer within \(timeout)")
     }
 
-    /// A new connection, each host within `timeToConnect` (or the URL's `connect_timeout`), all before `deadline`.
-    private func open(before deadline: ContinuousClock.Instant) async throws -> PGConnection {
+    /// Opens a connection for a slot already counted in `open`, each host within `timeToConnect` (or the URL's
+    /// `connect_timeout`), all before `deadline`; gives the slot back when it fails.
+    private func open(before deadline: UInt64) async throws -> PGConnection {
         do {
             return try await PGConnection.connect(url, loop: group.any(), preparedStatements: preparedStatements,
                                                   timeout: timeToConnect, deadline: deadline)
