@@ -1,3 +1,4 @@
+import IOCore
 import Storage
 import Synchronization
 import Web
@@ -43,18 +44,17 @@ struct ReadinessController: RouteCollection {
 }
 
 extension ReadinessController {
-    /// What `check` answers, or false once `timeout` has passed first; `check` itself runs on to its own end.
+    /// What `check` answers, or false once `timeout` has passed first (a timer on the calling loop, else on one of
+    /// the shared group's); `check` itself runs on to its own end.
     static func answer(within timeout: Duration, _ check: @escaping @Sendable () async -> Bool) async -> Bool {
         let first = FirstAnswer()
+        let loop = EventLoop.current ?? EventLoopGroup.shared.any()
         return await withCheckedContinuation { continuation in
             first.await(continuation)
-            let timer = Task {
-                guard (try? await Task.sleep(for: timeout)) != nil else { return }
-                first.give(false)
-            }
+            let timer = loop.schedule(at: MonotonicClock.deadline(after: timeout)) { first.give(false) }
             Task {
                 first.give(await check())
-                timer.cancel()
+                loop.cancel(timer)
             }
         }
     }
