@@ -32,7 +32,11 @@ package struct ContentContainer {
     package var mediaType: String? { MediaType.essence(of: request.headers["Content-Type"]) }
 
     /// Whether the body is JSON by its media type (`application/json` or a `+json` type).
-    package var isJSON: Bool { mediaType.map { $0 == "application/json" || $0.hasSuffix("+json") } ?? false }
+    package var isJSON: Bool { mediaType.map(Self.isJSON) ?? false }
+
+    private static func isJSON(_ mediaType: String) -> Bool {
+        mediaType == "application/json" || mediaType.hasSuffix("+json")
+    }
 
     /// Decodes the body as `T`.
     ///
@@ -49,7 +53,7 @@ package struct ContentContainer {
             throw Abort(.unsupportedMediaType, reason: "Missing Content-Type; expected \(accepted.description)")
         }
         do {
-            if isJSON, accepted != .form {
+            if Self.isJSON(mediaType), accepted != .form {
                 guard !request.body.isEmpty else { throw Abort(.badRequest, reason: "Request body is empty") }
                 guard let text = try? JSONValue.decoderInput(request.body) else {
                     throw Abort(.badRequest, reason: "Malformed request body")
