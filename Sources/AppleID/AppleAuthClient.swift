@@ -106,7 +106,7 @@ package struct AppleAuthClient: Sendable {
         if response.status.code >= 500 {
             calls.record(endpoint, .serverError)
             throw AppleAuthError(.unreachable, detail: "\(path) answered \(response.status.code)",
-                                 retryAfterSeconds: retryAfter)
+                                 retryAfterSeconds: retryAfter, status: response.status.code)
         }
         calls.record(endpoint, .malformedResponse)
         throw AppleAuthError(.malformedResponse, detail: "\(path) answered \(response.status.code) without an error code")

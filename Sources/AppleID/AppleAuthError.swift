@@ -4,7 +4,7 @@ package struct AppleAuthError: Error, Equatable, Sendable, CustomStringConvertib
     package enum Kind: Equatable, Sendable {
         /// Apple answered `{"error": code}` (RFC 6749 §5.2).
         case apple(String)
-        /// Apple could not be reached, timed out, or answered 5xx.
+        /// Apple could not be reached, timed out, or answered 5xx (`status` then says which).
         case unreachable
         /// Apple answered 429 Too Many Requests.
         case throttled
@@ -19,11 +19,15 @@ package struct AppleAuthError: Error, Equatable, Sendable, CustomStringConvertib
     package var detail: String
     /// Seconds Apple asked the caller to wait (its `Retry-After`, RFC 9110 §10.2.3), when it sent one.
     package var retryAfterSeconds: Int?
+    /// The status of Apple's answer, when it answered at all: a 5xx tells a fault at Apple from a network that did
+    /// not reach it.
+    package var status: Int?
 
-    package init(_ kind: Kind, detail: String = "", retryAfterSeconds: Int? = nil) {
+    package init(_ kind: Kind, detail: String = "", retryAfterSeconds: Int? = nil, status: Int? = nil) {
         self.kind = kind
         self.detail = detail
         self.retryAfterSeconds = retryAfterSeconds
+        self.status = status
     }
 
     package static func == (lhs: AppleAuthError, rhs: AppleAuthError) -> Bool { lhs.kind == rhs.kind }
@@ -39,7 +43,9 @@ package struct AppleAuthError: Error, Equatable, Sendable, CustomStringConvertib
         case .apple("unauthorized_client"): "unauthorized_client: the client id is not allowed to use this grant"
         case .apple("unsupported_grant_type"): "unsupported_grant_type: Apple does not accept this grant_type"
         case .apple(let code): "Apple answered \(code.prefix(40))"
-        case .unreachable: "Apple is unreachable (network, DNS, TLS, a timeout or a 5xx answer)"
+        case .unreachable:
+            status.map { "Apple answered \($0): a fault on Apple's side" }
+                ?? "Apple is unreachable (network, DNS, TLS or a timeout)"
         case .throttled: "Apple is throttling this server (429 Too Many Requests)"
         case .malformedResponse: "Apple's answer was not understood"
         case .tokenMismatch: "the id_token from Apple does not belong to this sign-in"

@@ -234,7 +234,7 @@ struct AppleLifecycleTests {
             #expect(await app.apple.revocations().isEmpty)
 
             let stillDown = try await app.runChore(.retryRevocations)
-            #expect(stillDown.summary.contains("1 failed (unreachable: 1)"), "\(stillDown)")
+            #expect(stillDown.summary.contains("1 failed (apple: HTTP 503: 1)"), "\(stillDown)")
             #expect(stillDown.exitStatus == 1)
             await app.apple.simulateOutage(false)
             let report = try await app.runChore(.retryRevocations)

@@ -1,3 +1,4 @@
+import AppleID
 import Foundation
 import IOCore
 import Testing
@@ -79,5 +80,13 @@ struct ChoreLimitsTests {
             + "1 failed (unreachable: 1), 1 interrupted, in 0.0 s")
         tally.seconds = 2
         #expect(ChoreProgress.line(tally) == "validate-tokens: 3/4 (75%), 2/s, 1 s left, 2 throttled")
+    }
+
+    @Test func aFailureSaysWhetherAppleAnsweredOrWasNotReached() {
+        #expect(ChoreRun.reason(AppleAuthError(.unreachable, detail: "connect refused")) == "unreachable")
+        #expect(ChoreRun.reason(AppleAuthError(.unreachable, detail: "answered 500", status: 500)) == "apple: HTTP 500")
+        #expect(ChoreRun.reason(AppleAuthError(.apple("invalid_client"))) == "apple: invalid_client")
+        #expect(AppleAuthError(.unreachable, status: 502).likelyCause.contains("Apple answered 502"))
+        #expect(!AppleAuthError(.unreachable).likelyCause.contains("answered"))
     }
 }

@@ -109,11 +109,12 @@ struct ChoreRun: Sendable {
         return (outcome, throttled)
     }
 
-    /// A short reason for the summary, naming no token: `unreachable`, `malformed response`, `apple: invalid_client`.
+    /// A short reason for the summary, naming no token: `unreachable`, `apple: HTTP 500`, `malformed response`,
+    /// `apple: invalid_client`.
     static func reason(_ error: any Error) -> String {
         guard let error = error as? AppleAuthError else { return "error" }
         switch error.kind {
-        case .unreachable: return "unreachable"
+        case .unreachable: return error.status.map { "apple: HTTP \($0)" } ?? "unreachable"
         case .throttled: return "throttled"
         case .malformedResponse: return "malformed response"
         case .tokenMismatch: return "token mismatch"
