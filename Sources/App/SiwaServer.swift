@@ -40,30 +40,28 @@ package final class SiwaServer: Sendable {
         self.configuration = configuration
         let loops = try EventLoopGroup()
         self.loops = loops
-        let database: any DatabaseClient
+        // A start refused anywhere here (database down, another key, a template that does not parse) closes what it
+        // opened and leaves no loop threads behind.
+        var opened: (any DatabaseClient)?
         do {
-            database = try await AppMigrations.openAndMigrate(configuration, logger: logger, group: loops)
-        } catch {
-            loops.shutdown()  // a start refused here (database down, another key) leaves no loop threads behind
-            throw error
-        }
-        do {
+            let database = try await AppMigrations.openAndMigrate(configuration, logger: logger, group: loops)
+            opened = database
             try await RefreshTokenKeyCheck.check(configuration, database: database)
+            let http = HTTPClient(configuration: configuration.appleClientConfiguration, group: loops)
+            let appleKeys = AppleKeySet.apple(configuration: configuration, database: database, client: http,
+                                              logger: logger, clock: clock)
+            services = Services(configuration: configuration, database: database, appleKeys: appleKeys, http: http,
+                                logger: logger, clock: clock)
+            application = Application(trustProxy: configuration.trustProxy, logger: logger)
+            application.collectsMetrics = configuration.metricsToken != nil
+            application.views = try ViewRenderer(directory: configuration.resourcesPath + "/Views")
+            try routes(application, services: services)
+            try application.boot()
         } catch {
-            await database.close()
+            await opened?.close()
             loops.shutdown()
             throw error
         }
-        let http = HTTPClient(configuration: configuration.appleClientConfiguration, group: loops)
-        let appleKeys = AppleKeySet.apple(configuration: configuration, database: database, client: http, logger: logger,
-                                          clock: clock)
-        services = Services(configuration: configuration, database: database, appleKeys: appleKeys, http: http, logger: logger,
-                            clock: clock)
-        application = Application(trustProxy: configuration.trustProxy, logger: logger)
-        application.collectsMetrics = configuration.metricsToken != nil
-        application.views = try ViewRenderer(directory: configuration.resourcesPath + "/Views")
-        try routes(application, services: services)
-        try application.boot()
         server = HTTPServer(configuration: Self.httpConfiguration(configuration), responder: application, logger: logger, group: loops)
         services.metrics.attach(server)
         housekeeping = Task { [services] in await Housekeeping(services: services).run() }
