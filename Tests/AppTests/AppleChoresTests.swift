@@ -89,14 +89,22 @@ struct AppleChoresTests {
             try await Task.sleep(for: .milliseconds(300))
             let checked = try await app.checkedTokens()
             #expect(checked >= 20 && checked < count, "killed midway: \(checked)")
+            // Run again at once: the tokens the killed run claimed are still under its lease, so the rerun checks the
+            // others and says how many another run holds.
+            let early = try await app.runChore(.validateTokens)
+            let held = count - (try await app.checkedTokens())
+            #expect(held > 0, "the killed run had claimed tokens it did not finish")
+            #expect(early.summary.contains("\(count - checked - held) valid"), "\(early)")
+            #expect(early.summary.contains(", \(held) held by other runs, in "), "\(early)")
+            #expect(early.exitStatus == 0, "\(early)")
             let before = await app.apple.refreshCalls()
-            // The killed run's lease on the tokens it had claimed but not finished lapses; a rerun after that checks
-            // exactly those and the ones never claimed.
+            // Once the killed run's lease lapses, a rerun checks exactly those.
             let report = try await app.runChore(.validateTokens,
                                                 clock: { Date().addingTimeInterval(ChoreQueue.lease + 1) })
             #expect(report.exitStatus == 0, "\(report)")
-            #expect(report.summary.contains("\(count - checked) valid"), "\(report)")
-            #expect(await app.apple.refreshCalls() - before == count - checked)
+            #expect(report.summary.contains("\(held) valid"), "\(report)")
+            #expect(!report.summary.contains("held by"), "\(report)")
+            #expect(await app.apple.refreshCalls() - before == held)
             #expect(try await app.checkedTokens() == count)
         }
     }
@@ -111,6 +119,8 @@ struct AppleChoresTests {
             let reports = try await [first, second]
             #expect(reports.allSatisfy { $0.exitStatus == 0 }, "\(reports)")
             #expect(await app.apple.refreshCalls() == count, "each token was checked once: \(reports)")
+            // Each summary accounts for what the other run did: the first to count saw all 200 due.
+            #expect(reports.contains { $0.summary.contains(" taken by other runs") }, "\(reports)")
             #expect(try await app.checkedTokens() == count)
         }
     }

@@ -80,6 +80,12 @@ struct ChoreLimitsTests {
             + "1 failed (unreachable: 1), 1 interrupted, in 0.0 s")
         tally.seconds = 2
         #expect(ChoreProgress.line(tally) == "validate-tokens: 3/4 (75%), 2/s, 1 s left, 2 throttled")
+        tally.seconds = 0
+        tally.due = 10
+        tally.heldByOtherRuns = 3
+        #expect(tally.exitStatus == 1)
+        #expect(tally.summary.hasSuffix("1 interrupted, 6 taken by other runs, 3 held by other runs, in 0.0 s"),
+                "\(tally.summary)")
     }
 
     @Test func aFailureSaysWhetherAppleAnsweredOrWasNotReached() {

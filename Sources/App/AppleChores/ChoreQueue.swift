@@ -63,6 +63,13 @@ struct ChoreQueue: Sendable {
         } ?? 0
     }
 
+    /// How many rows another run holds under its lease at `now`: claimed, and not finished. A row checked, or
+    /// handed back, is due at its next check (a day on) or already; only a lease ends within `lease` of `now`.
+    func countLeased(at now: Date) async throws -> Int {
+        try await pool.readOne(SQL("SELECT COUNT(*) FROM \(table) WHERE \(condition) AND due_at > ? AND due_at <= ?",
+                                   [now, now.addingTimeInterval(Self.lease)])) { try $0[0] as Int } ?? 0
+    }
+
     /// Hands a claimed row back, due at `dueAt` (a failure: due again for the next run).
     func release(id: UUID, dueAt: Date) async throws {
         try await pool.write(SQL("UPDATE \(table) SET due_at = ? WHERE id = ?", [dueAt, id]))

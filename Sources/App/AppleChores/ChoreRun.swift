@@ -77,6 +77,11 @@ struct ChoreRun: Sendable {
         if Task.isCancelled, let left = try? await chore.queue.countDue(before: started), left > 0 {
             tally.interrupted += left
         }
+        // What other runs still hold: a run killed leaves its claimed rows leased until the lease lapses, and the
+        // summary says so rather than "all done".
+        if !Task.isCancelled, let held = try? await chore.queue.countLeased(at: chore.clock()) {
+            tally.heldByOtherRuns = held
+        }
         tally.seconds = Double(MonotonicClock.now() - startedAt) / 1e9
         return tally
     }

@@ -13,6 +13,9 @@ struct ChoreTally: Sendable, Equatable {
     /// Failures by reason.
     var failed: [String: Int] = [:]
     var interrupted = 0
+    /// Rows another run held under its lease when this one ended: a run still working, or one killed, whose rows are
+    /// due again when its lease lapses.
+    var heldByOtherRuns = 0
     var seconds: Double = 0
 
     init(chore: AppleChoreKind) { self.chore = chore }
@@ -30,11 +33,16 @@ struct ChoreTally: Sendable, Equatable {
         }
     }
 
-    /// 0 when everything this run took on was done; 1 when some is left due (failures, or a stop).
+    /// Rows due when the run began that another run took (two instances, an overlapping cron).
+    var takenByOtherRuns: Int { max(0, due - done - interrupted) }
+
+    /// 0 when everything this run took on was done; 1 when some is left due (failures, or a stop). Rows other runs
+    /// took or hold are theirs to finish, so they leave it 0.
     var exitStatus: Int32 { failedCount == 0 && interrupted == 0 ? 0 : 1 }
 
     /// One line: `validate-tokens: 120 due, 118 valid, 1 revoked, 3 throttled and retried, 1 failed (unreachable: 1),
-    /// 0 interrupted, in 2.4 s`.
+    /// 0 interrupted, in 2.4 s`; with `, 40 taken by other runs` and `, 20 held by other runs` before the time when
+    /// other runs shared the work.
     var summary: String {
         let reasons = failed.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
         var parts = ["\(due) due"]
@@ -43,6 +51,8 @@ struct ChoreTally: Sendable, Equatable {
         parts.append("\(throttledRetries) throttled and retried")
         parts.append("\(failedCount) failed" + (reasons.isEmpty ? "" : " (\(reasons))"))
         parts.append("\(interrupted) interrupted")
+        if takenByOtherRuns > 0 { parts.append("\(takenByOtherRuns) taken by other runs") }
+        if heldByOtherRuns > 0 { parts.append("\(heldByOtherRuns) held by other runs") }
         return "\(chore.rawValue): " + parts.joined(separator: ", ") + ", in " + String(format: "%.1f s", seconds)
     }
 }
