@@ -39,16 +39,19 @@ final class PGConnection: @unchecked Sendable {
     /// A URI listing several hosts is tried host by host, in order, each within the URI's `connect_timeout` or
     /// else `timeout` (`PostgresURL.hostParameters`), so that a host that does not answer cannot hide the others;
     /// all of them before `deadline` (monotonic ns), the end of the call that needs the connection, when there is
-    /// one.
+    /// one, each host within an even share of the time left to the hosts not yet tried.
     /// - Throws: `PostgresError` (`.unavailable`) naming host and port, never the password.
     static func connect(_ url: PostgresURL, loop: EventLoop, preparedStatements: Bool = true, timeout: Duration,
                         deadline: UInt64? = nil) async throws -> PGConnection
     {
-        /// What a host may take: its own time, within what is left of the call's; nil when nothing is left.
-        func time(_ own: Duration) -> Duration? {
+        /// What a host may take: its own time, within its share of what is left of the call's, the hosts still to
+        /// try sharing it evenly (so a `connect_timeout` as long as the call cannot let a frozen first host take all
+        /// of it); nil when nothing is left.
+        func time(_ own: Duration, sharedWith hostsLeft: Int = 1) -> Duration? {
             guard let deadline else { return own }
             let now = MonotonicClock.now()
-            return now < deadline ? min(own, .nanoseconds(Int64(clamping: deadline - now))) : nil
+            guard now < deadline else { return nil }
+            return min(own, .nanoseconds(Int64(clamping: (deadline - now) / UInt64(max(hostsLeft, 1)))))
         }
         guard !url.hostParameters.isEmpty else {
             guard let time = time(timeout) else { throw Self.outOfTime(url.description) }
@@ -56,8 +59,8 @@ final class PGConnection: @unchecked Sendable {
                                      preparedStatements: preparedStatements, timeout: time)
         }
         var reasons: [String] = []
-        for parameters in url.hostParameters {
-            guard let time = time(url.connectTimeout ?? timeout) else {
+        for (index, parameters) in url.hostParameters.enumerated() {
+            guard let time = time(url.connectTimeout ?? timeout, sharedWith: url.hostParameters.count - index) else {
                 reasons.append(Self.outOfTime(PostgresURL.hostAndPort(parameters)).message)
                 break
             }

@@ -39,6 +39,19 @@ struct PostgresFailoverTests {
                 "each host named with its own time: \(error?.message ?? "")")
     }
 
+    /// Found by an audit: with a `connect_timeout` as long as the call's `statementTimeout`, a frozen first host took
+    /// the whole call and the healthy host after it was never reached. The hosts still to try now share what is left.
+    @Test func aConnectTimeoutAsLongAsTheCallStillLeavesTheNextHostItsShare() async throws {
+        let cluster = try await PostgresCluster.sharedCluster()
+        let database = String(try await cluster.newDatabase().split(separator: "/").last ?? "")
+        let silent = try SilentListener()
+        let seconds = Int(PostgresPool.statementTimeout.components.seconds)
+        let url = try PostgresURL("postgres://postgres@127.0.0.1:\(silent.port),127.0.0.1:\(cluster.port)/\(database)"
+                                  + "?target_session_attrs=read-write&connect_timeout=\(seconds)")
+        let pool = try PostgresPool(url: url, size: 1, connectTimeout: .seconds(60))
+        #expect(try await pool.readOne(SQL("SELECT 1")) { try $0[0] as Int } == 1)
+    }
+
     /// A server that stops answering on an open connection (its backend frozen, as a partition or a frozen machine
     /// would leave it) costs a call `statementTimeout`, then `.unavailable` (a 503); found by an audit at 30 s.
     @Test func aServerThatStopsAnsweringIsUnavailableAfterTheStatementTimeout() async throws {

@@ -73,10 +73,11 @@ struct PostgresPoolTests {
 
     /// Returns once a `pg_sleep` runs in `watcher`'s database: the pool's one connection is busy.
     private func waitUntilSleeping(_ watcher: PostgresPool) async throws {
-        while try await watcher.readOne(SQL("""
+        let sleeping = SQL("""
             SELECT count(*)::bigint FROM pg_stat_activity WHERE datname = current_database() AND state = 'active'
                 AND query LIKE 'SELECT pg_sleep%'
-            """)) { try $0[0] as Int } != 1 {
+            """)
+        while try await watcher.readOne(sleeping, { try $0[0] as Int }) != 1 {
             try await Task.sleep(for: .milliseconds(20))
         }
     }
@@ -130,7 +131,8 @@ struct PostgresPoolTests {
         #expect(ContinuousClock.now - started < .seconds(30), "within the call's time, not the connect time")
         #expect(error?.message.contains("no answer within 0.") == true, "\(error?.message ?? "")")
 
-        // Several hosts share the call's time; found by a review, each had its own connect time.
+        // Several hosts share the call's time, each an even share of what is left; found by a review, each had its
+        // own connect time.
         let second = try SilentListener()
         let hosts = try PostgresPool(url: try PostgresURL("postgres://postgres@127.0.0.1:\(silent.port),"
                                                           + "127.0.0.1:\(second.port)/x"), size: 1, connectTimeout: .seconds(60))
@@ -139,8 +141,8 @@ struct PostgresPoolTests {
             try await hosts.execute([SQL("SELECT 1")], timeout: .milliseconds(300))
         }
         #expect(ContinuousClock.now - both < .seconds(30), "within the call's time, not one connect time per host")
-        #expect(shared?.message.contains("the call's time ran out before it was tried") == true,
-                "\(shared?.message ?? "")")
+        let message = shared?.message ?? ""
+        #expect(message.components(separatedBy: "no answer within 0.1").count == 3, "both tried, each in its share: \(message)")
     }
 
     @Test func theServerGoingAwayIsUnavailableAndThePoolReconnects() async throws {
