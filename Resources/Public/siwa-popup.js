@@ -1,18 +1,13 @@
-// Popup mode of the login pages (SIWA_WEB_MODE=popup): configures Apple's button from the page's
-// appleid-signin-* meta tags with usePopup: true, and posts what AppleID.auth.signIn() resolves with,
-// {authorization: {code, id_token, state}, user?}, to POST /login/siwa/popup. A file of its own, so that the
-// page needs no inline script. Apple's JS reports the popup's end with the AppleIDSignInOnSuccess and
-// AppleIDSignInOnFailure events ("Configuring your webpage for Sign in with Apple").
+// Popup mode of the login pages (SIWA_WEB_MODE=popup): the page configures Apple's button with
+// AppleID.auth.init({..., usePopup: true}); this script posts what the popup resolves with,
+// {authorization: {code, id_token, state}, user?}, to POST /login/siwa/popup, and says why a sign-in did not
+// finish. Apple's JS reports the popup's end with the AppleIDSignInOnSuccess and AppleIDSignInOnFailure events
+// ("Configuring your webpage for Sign in with Apple").
 (function () {
   "use strict";
   var button = document.getElementById("appleid-signin");
   var message = document.getElementById("signin-message");
   if (!window.AppleID || !button) { return; }
-
-  function meta(name) {
-    var tag = document.querySelector('meta[name="appleid-signin-' + name + '"]');
-    return tag ? tag.content : "";
-  }
 
   function show(text, startAgain) {
     message.textContent = text;
@@ -65,16 +60,6 @@
     });
   }
 
-  AppleID.auth.init({
-    clientId: meta("client-id"),
-    scope: meta("scope"),
-    redirectURI: meta("redirect-uri"),
-    state: meta("state"),
-    nonce: meta("nonce"),
-    usePopup: true
-  });
   document.addEventListener("AppleIDSignInOnSuccess", function (event) { send(event.detail && event.detail.data); });
   document.addEventListener("AppleIDSignInOnFailure", function (event) { failed(event.detail && event.detail.error); });
-  var fallback = document.querySelector(".fallback");
-  if (fallback) { fallback.hidden = true; }
 })();

@@ -40,6 +40,26 @@ struct PopupSignInTests {
         }
     }
 
+    /// Found by an audit: `user` as the JSON string Apple's `form_post` carries (a page that passes it on as it
+    /// is) was a 400, and the sign-in failed on a field that only carries the name.
+    @Test func theUserMayBeTheFormPostsJSONString() async throws {
+        try await TestApp.with { app in
+            let state = try TestApp.newState()
+            var result = try app.popupResult(state: state, subject: "001.string")
+            result["user"] = #"{"name":{"firstName":"Str","lastName":"Ing"},"email":"ignored@example.com"}"#
+            let answer = try await app.popup(result, state: state)
+            #expect(answer.status == .ok)
+            let stored = try #require(try await app.server.services.users.find(siwaIdentifier: "001.string"))
+            #expect(stored.name == "Str Ing")
+            #expect(stored.email != "ignored@example.com")
+            let other = try TestApp.newState()
+            let number = try await app.popup(["id_token": try app.webToken(state: other), "state": other, "user": 7],
+                                             state: other)
+            #expect(number.status == .badRequest)
+            #expect(try await app.count("sessions") == 1)
+        }
+    }
+
     @Test func aSecondUseOfTheSameResultIs401() async throws {
         try await TestApp.with { app in
             let state = try TestApp.newState()

@@ -34,28 +34,31 @@ struct WebModeTests {
         #expect(throws: ConfigurationError.self) { try configuration(["SIWA_WEB_MODE": "nope"]) }
     }
 
-    /// Popup mode: the button is configured with `usePopup: true` by `/siwa-popup.js` from the page's meta tags
-    /// (no inline script), under `Cross-Origin-Opener-Policy: same-origin-allow-popups`; the no-script link stays.
-    @Test func popupPagesCarryTheOpenerPolicyTheMetaTagsAndTheScriptFile() async throws {
+    /// Popup mode: the page configures the button with `AppleID.auth.init({…, usePopup: true})` and loads
+    /// `/siwa-popup.js`, which posts the result, under `Cross-Origin-Opener-Policy: same-origin-allow-popups`; the
+    /// no-script link stays.
+    @Test func popupPagesCarryTheOpenerPolicyThePopupSettingsAndTheScriptFile() async throws {
         try await TestApp.with(configure: { $0.webMode = .popup }) { app in
             for path in ["/login", "/register"] {
                 let page = try await app.send(.GET, path)
                 #expect(page.status == .ok)
                 #expect(page.headers["Cross-Origin-Opener-Policy"] == "same-origin-allow-popups")
                 let state = try #require(page.cookieValue("SIWA_STATE"))
-                #expect(page.text.contains(#"<meta name="appleid-signin-use-popup" content="true">"#))
-                #expect(page.text.contains(#"<meta name="appleid-signin-client-id" content="\#(TestApp.webClientID)">"#))
-                #expect(page.text.contains(#"<meta name="appleid-signin-state" content="\#(state)">"#))
-                #expect(page.text.contains(#"content="\#(TestApp.nonce(forState: state))">"#))
+                #expect(page.text.contains("AppleID.auth.init"))
+                #expect(page.text.contains("clientId: \"\(TestApp.webClientID)\","))
+                #expect(page.text.contains("scope: \"name email\""))
+                #expect(page.text.contains("state: \"\(state)\","))
+                #expect(page.text.contains("nonce: \"\(TestApp.nonce(forState: state))\","))
+                #expect(page.text.contains("usePopup: true"))
+                #expect(!page.text.contains("usePopup: false"))
                 #expect(page.text.contains(#"<script type="text/javascript" src="/siwa-popup.js"></script>"#))
-                #expect(!page.text.contains("AppleID.auth.init"), "no inline script in popup mode")
                 #expect(page.text.contains(#"id="signin-message""#))
                 #expect(page.text.contains("&amp;nonce=\(TestApp.nonce(forState: state))"), "the no-script link")
                 #expect(page.text.contains("response_mode=form_post"), "which works without script: a redirect")
             }
             let script = try await app.send(.GET, "/siwa-popup.js")
             #expect(script.status == .ok)
-            #expect(script.text.contains("usePopup: true"))
+            #expect(script.text.contains("AppleIDSignInOnSuccess"))
             #expect(script.text.contains("/login/siwa/popup"))
         }
     }

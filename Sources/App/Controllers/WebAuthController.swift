@@ -26,9 +26,6 @@ struct WebAuthController: RouteCollection {
         /// documentation (and the Vapor book's template) writes them. The nonce is `hex(SHA-256(state))`: Apple
         /// copies it into the identity token, binding the token to this browser.
         var clientIdLiteral, redirectURILiteral, stateLiteral, nonceLiteral: String
-        /// The same settings as text, for the `appleid-signin-*` meta tags popup mode configures the button with
-        /// (HTML-escaped by the template; no inline script, so the page's script is a file of its own).
-        var clientID, redirectURI, state, nonce: String
         var appleScriptURL, authorizeURL, buttonType: String
         /// Whether the button opens Apple in a popup (`SIWA_WEB_MODE=popup`).
         var popup: Bool
@@ -49,7 +46,6 @@ struct WebAuthController: RouteCollection {
             clientIdLiteral: ScriptEscaping.stringLiteral(clientID),
             redirectURILiteral: ScriptEscaping.stringLiteral(redirectURL),
             stateLiteral: ScriptEscaping.stringLiteral(state), nonceLiteral: ScriptEscaping.stringLiteral(nonce),
-            clientID: clientID, redirectURI: redirectURL, state: state, nonce: nonce,
             appleScriptURL: configuration.appleScriptURL,
             authorizeURL: configuration.authorizeURL(clientID: clientID, redirectURL: redirectURL, state: state,
                                                      nonce: nonce),

@@ -51,11 +51,26 @@ extension WebSignInController {
     }
 
     /// What the popup page's script posts: `AppleID.auth.signIn()`'s result, `{authorization: {code, id_token,
-    /// state}, user?}`, flattened.
+    /// state}, user?}`, flattened. `user` is Apple's object, or the JSON string the `form_post` carries.
     struct PopupBody: Decodable, Sendable {
         var id_token: String
         var state: String
         var code: String?
         var user: AppleUser?
+    }
+}
+
+extension WebSignInController.AppleUser {
+    private enum CodingKeys: String, CodingKey { case name, email }
+
+    /// Apple's object, or the same as a JSON string (the `form_post`'s shape, which a page may pass on as it is).
+    init(from decoder: any Decoder) throws {
+        if let json = try? decoder.singleValueContainer().decode(String.self) {
+            self = try Self.parse(formField: json)
+            return
+        }
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(name: try container.decodeIfPresent(Name.self, forKey: .name),
+                  email: try container.decodeIfPresent(String.self, forKey: .email))
     }
 }
