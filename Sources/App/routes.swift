@@ -7,8 +7,9 @@ func routes(_ app: Application, services: Services) throws {
     app.middleware.use(SecurityHeadersMiddleware())
     app.middleware.use(DatabaseUnavailableMiddleware())
     app.middleware.use(try FileMiddleware(publicDirectory: services.configuration.resourcesPath + "/Public"))
-    // Below /api every error is JSON whatever Accept prefers, the 404s and 405s of paths no route has included.
-    app.jsonErrorPaths = ["/api"]
+    // Below /api and on the other JSON routes every error is JSON whatever Accept prefers, the 404s and 405s of
+    // paths no route has included (`/metrics` is a 404 when METRICS_TOKEN is not set).
+    app.jsonErrorPaths = ["/api", "/login/siwa/popup", "/metrics", "/health", "/ready"]
 
     // In front of the sign-in routes, the API's and the web flow's: one per-address rate limit (or none when off).
     let signInLimit = SignInRateLimit.middleware(services.configuration)

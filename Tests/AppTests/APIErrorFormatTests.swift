@@ -28,10 +28,13 @@ struct APIErrorFormatTests {
         }
     }
 
-    /// Found by an audit against the README: the router's 404 and 405 below /api were HTML pages to a browser.
+    /// Found by audits against the README and the API document: the router's 404 and 405 below /api, and on the
+    /// other JSON routes (`/metrics` without METRICS_TOKEN is a 404), were HTML pages to a browser.
     @Test(arguments: [
         (HTTPMethod.GET, "/api/users/nope", HTTPStatus.notFound), (.PUT, "/api/users/siwa", .methodNotAllowed),
         (.GET, "/api/apple/notifications", .methodNotAllowed), (.GET, "/api", .notFound),
+        (.PUT, "/login/siwa/popup", .methodNotAllowed), (.GET, "/metrics", .notFound),
+        (.POST, "/health", .methodNotAllowed), (.POST, "/ready", .methodNotAllowed),
     ])
     func pathsNoRouteHasBelowTheAPIAnswerJSONToABrowser(_ method: HTTPMethod, _ path: String,
                                                         _ status: HTTPStatus) async throws {
