@@ -80,14 +80,14 @@ struct PersonName: Sendable, Equatable {
             .filter { !$0.isEmpty }.joined(separator: " "))
     }
 
-    /// Longest name stored, in characters; longer input is cut, not refused.
+    /// Longest name stored, in Unicode code points (what JSON Schema's `maxLength` counts; at most 800 UTF-8
+    /// bytes); longer input is cut at a character's end, not refused.
     static let maximumLength = 200
-    /// Longest name stored, in UTF-8 bytes: one character may carry any number of combining marks.
-    static let maximumBytes = 800
 
-    /// The name as stored: without control characters (C0, C1, DEL), cut to `maximumLength` characters and
-    /// `maximumBytes` bytes at a character's end. Found by an audit: one character of 250,000 combining marks passed
-    /// the character count, and `/me` then answered half a megabyte.
+    /// The name as stored: without control characters (C0, C1, DEL), cut to `maximumLength` code points at a
+    /// character's end. Found by audits: one character of 250,000 combining marks passed a count of characters, and
+    /// `/me` then answered half a megabyte; 200 characters of two code points each broke the API document's
+    /// `maxLength`.
     var stored: String {
         // Printable ASCII within the limit, nearly every name, is stored as it is, without the Unicode walk below.
         if fullName.utf8.count <= Self.maximumLength, fullName.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
@@ -97,12 +97,12 @@ struct PersonName: Sendable, Equatable {
             ? String(String.UnicodeScalarView(fullName.unicodeScalars.filter { $0.properties.generalCategory != .control }))
             : fullName
         var end = printable.startIndex
-        var (characters, bytes) = (0, 0)
-        while end < printable.endIndex, characters < Self.maximumLength {
+        var scalars = 0
+        while end < printable.endIndex {
             let next = printable.index(after: end)
-            bytes += printable.utf8.distance(from: end, to: next)
-            guard bytes <= Self.maximumBytes else { break }
-            (end, characters) = (next, characters + 1)
+            scalars += printable.unicodeScalars.distance(from: end, to: next)
+            guard scalars <= Self.maximumLength else { break }
+            end = next
         }
         return String(printable[..<end])
     }
