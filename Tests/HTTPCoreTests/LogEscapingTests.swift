@@ -11,6 +11,7 @@ struct LogEscapingTests {
         ("del\u{7F}", "del\\u{7f}"),
         ("nel\u{85}c1\u{9F}", "nel\\u{85}c1\\u{9f}"),
         ("ls\u{2028}ps\u{2029}", "ls\\u{2028}ps\\u{2029}"),
+        ("user\u{202E}nimda\u{202C} \u{2066}x\u{2069}\u{200F}", "user\\u{202e}nimda\\u{202c} \\u{2066}x\\u{2069}\\u{200f}"),
         ("a\\nb", "a\\\\nb"),
         ("café ünïcode ✓", "café ünïcode ✓"),
         ("", ""),
@@ -39,5 +40,15 @@ struct LogEscapingTests {
     ])
     func pathsKeepNoCredentialShapedSegment(_ raw: String, _ logged: String) {
         #expect(LogEscaping.path(raw) == logged)
+    }
+
+    /// A method or a media type shaped like a credential is not logged, nor echoed in an error's reason.
+    @Test(arguments: [
+        ("GET", "GET"), ("QUERY", "QUERY"), ("application/json", "application/json"),
+        (String(repeating: "T", count: 43), "[redacted]"),
+        (String(repeating: "t", count: 43) + "/json; charset=utf-8", "[redacted]/json; charset=utf-8"),
+    ])
+    func shortValuesKeepNoCredential(_ raw: String, _ logged: String) {
+        #expect(LogEscaping.value(raw) == logged)
     }
 }

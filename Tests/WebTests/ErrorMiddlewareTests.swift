@@ -61,6 +61,26 @@ struct ErrorMiddlewareTests {
         }
     }
 
+    /// Found by an audit: a token sent as the method or the media type was echoed whole in the 501's and the 415's
+    /// reasons and logged, the 501 at level error. Both are redacted, and a client's 501 is not the server's error.
+    @Test func aCredentialSentAsTheMethodOrMediaTypeIsNeitherEchoedNorLogged() async throws {
+        struct Body: Decodable { var x: Int }
+        let lines = LogCapture()
+        let app = Application(logger: Logger(label: "t") { _ in lines })
+        app.post("json") { req -> String in _ = try req.content.decode(Body.self, accepting: .json); return "ok" }
+        let token = "eyJhbGciOiJSUzI1NiJ9" + String(repeating: "A", count: 40)
+        let method = try await app.testing.send(HTTPMethod(rawValue: token), "/json")
+        #expect(method.status == .notImplemented)
+        #expect(try method.decode(ErrorBody.self).reason == "The method [redacted] is not implemented")
+        let media = try await app.testing.send(.POST, "/json", headers: ["Content-Type": token + "/json"],
+                                               body: Array("{}".utf8))
+        #expect(media.status == .unsupportedMediaType)
+        #expect(!media.text.contains(token.lowercased()) && media.text.contains("[redacted]/json"), "\(media.text)")
+        #expect(!lines.messages.isEmpty)
+        #expect(!lines.messages.contains { $0.lowercased().contains(token.lowercased()) }, "\(lines.messages)")
+        #expect(lines.levels.allSatisfy { $0 != .error }, "\(lines.levels)")
+    }
+
     @Test func customAbortErrorsAreHonoured() async throws {
         struct Teapot: AbortError { var status: HTTPStatus { 418 }; var reason: String { "short and stout" } }
         let app = Application.fixture()
@@ -173,8 +193,9 @@ struct ErrorMiddlewareTests {
 
 /// A log handler that keeps the messages it receives.
 final class LogCapture: LogHandler, Sendable {
-    private let stored = Mutex<[String]>([])
-    var messages: [String] { stored.withLock { $0 } }
+    private let stored = Mutex<[(level: Logger.Level, message: String)]>([])
+    var messages: [String] { stored.withLock { $0.map(\.message) } }
+    var levels: [Logger.Level] { stored.withLock { $0.map(\.level) } }
     var metadata: Logger.Metadata {
         get { [:] }
         set {}
@@ -188,6 +209,6 @@ final class LogCapture: LogHandler, Sendable {
         set {}
     }
     func log(event: LogEvent) {
-        stored.withLock { $0.append(event.message.description) }
+        stored.withLock { $0.append((event.level, event.message.description)) }
     }
 }

@@ -197,7 +197,7 @@ final class Connection {
         guard acceptor.accessLog, logger.logLevel <= .info else { return }
         let micros = (MonotonicClock.now() - started) / 1000
         let ms = "\(micros / 1000).\(String(micros % 1000 / 100))"
-        let method = LogEscaping.escape(request.method.rawValue), path = LogEscaping.path(request.path)
+        let method = LogEscaping.value(request.method.rawValue), path = LogEscaping.path(request.path)
         logger.info("\(method) \(path) \(status.code) \(ms)ms")
     }
 }

@@ -7,7 +7,8 @@
 package enum LogEscaping {
     /// `value` with LF, CR and HTAB as `\n`, `\r`, `\t`, the backslash as `\\` (so an escape cannot be faked), and
     /// every other control character as `\u{…}`: the C0 controls and DEL (RFC 20), the C1 controls U+0080–U+009F
-    /// (NEL among them) and the line and paragraph separators U+2028 and U+2029. Anything else is kept as it is.
+    /// (NEL among them), the line and paragraph separators U+2028 and U+2029, and the bidirectional formatting
+    /// characters (U+200E, U+200F, U+202A–U+202E, U+2066–U+2069). Anything else is kept as it is.
     package static func escape(_ value: some StringProtocol) -> String {
         guard value.utf8.contains(where: { $0 < 0x20 || $0 >= 0x7F || $0 == 0x5C }),
               value.unicodeScalars.contains(where: needsEscape) else { return String(value) }
@@ -47,6 +48,11 @@ package enum LogEscaping {
         }.joined(separator: "/")
     }
 
+    /// Another short request value for a log line or an error's reason (a method, a media type): escaped, with a
+    /// credential-shaped run between slashes `[redacted]`, as `path` treats a path. Found by an audit: a token sent
+    /// as the method was written whole into the 501's reason and two log lines.
+    package static func value(_ value: some StringProtocol) -> String { path(value) }
+
     private static func isTokenByte(_ byte: UInt8) -> Bool {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
@@ -60,6 +66,9 @@ package enum LogEscaping {
     private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {
         switch scalar.value {
         case 0..<0x20, 0x7F...0x9F, 0x2028, 0x2029, 0x5C: true
+        // The bidirectional marks, embeddings, overrides and isolates, which can make a line read otherwise than
+        // it is written (CVE-2021-42574, "Trojan Source").
+        case 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: true
         default: false
         }
     }

@@ -1,4 +1,5 @@
 import Foundation
+import HTTPCore
 import JSON
 
 extension Request {
@@ -72,7 +73,7 @@ package struct ContentContainer {
             throw Abort(.badRequest, reason: DecodingErrorReason.describe(error))
         }
         throw Abort(.unsupportedMediaType,
-                    reason: "Unsupported Content-Type '\(mediaType)'; expected \(accepted.description)")
+                    reason: "Unsupported Content-Type '\(LogEscaping.value(mediaType))'; expected \(accepted.description)")
     }
 }
 

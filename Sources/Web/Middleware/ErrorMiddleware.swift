@@ -27,7 +27,8 @@ enum ErrorRenderer {
         switch error {
         case let abort as any AbortError:
             (status, reason, headers) = (abort.status, abort.reason, abort.headers)
-            let level: Logger.Level = status.code >= 500 ? .error : .debug
+            // A 501 is the client's (a method no one defines), not a fault of the server's.
+            let level: Logger.Level = status.code >= 500 && status != .notImplemented ? .error : .debug
             request.logger.log(level: level, "\(logged(request)) -> \(status.code): \(LogEscaping.escape(reason))")
         case let decoding as DecodingError:
             (status, reason, headers) = (.badRequest, DecodingErrorReason.describe(decoding), [:])
@@ -44,10 +45,10 @@ enum ErrorRenderer {
         return response
     }
 
-    /// The request's method and path as a log line shows them (control characters escaped, credential-shaped path
-    /// segments redacted: `LogEscaping.path`).
+    /// The request's method and path as a log line shows them (control characters escaped, credential-shaped
+    /// values and path segments redacted: `LogEscaping.value`, `LogEscaping.path`).
     static func logged(_ request: Request) -> String {
-        "\(LogEscaping.escape(request.method.rawValue)) \(LogEscaping.path(request.path))"
+        "\(LogEscaping.value(request.method.rawValue)) \(LogEscaping.path(request.path))"
     }
 
     /// HTML for a client that asks for it first, unless the route's errors are JSON only (`JSONErrorsMiddleware`,
