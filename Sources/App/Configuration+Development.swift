@@ -8,15 +8,23 @@ extension Configuration {
     /// The Services ID of the development web flow.
     package static let developmentWebsiteClientID = "dev.siwa.web"
 
+    /// The variables `siwa dev` takes from the environment: how the server behaves, not how it is wired to the
+    /// stand-in (addresses, database, client ids, Apple's URL and key are `siwa dev`'s own).
+    package static let developmentVariables = [
+        "LOG_LEVEL", WebMode.variable, "TRUST_PROXY", "MAX_BODY_SIZE", "BODY_TIMEOUT", "MAX_CONNECTIONS",
+        "MAX_CONNECTIONS_PER_IP", "SHUTDOWN_GRACE_PERIOD", "SIGNIN_RATE_LIMIT", "SIGNIN_RATE_BURST", "METRICS_TOKEN",
+        "APPLE_MAX_CONNECTIONS", "APPLE_TIMEOUT", "APPLE_CHORES_INTERVAL",
+    ]
+
     /// What `siwa dev` serves with: the server and the Apple stand-in on `hostname`, configured for each other, so a
-    /// fresh checkout signs in on `http://127.0.0.1:8080/login` with no Apple account. `LOG_LEVEL` and
-    /// `SIWA_WEB_MODE` from the environment still apply.
-    /// - Throws: `ConfigurationError` for a `SIWA_WEB_MODE` other than `redirect` or `popup`.
+    /// fresh checkout signs in on `http://127.0.0.1:8080/login` with no Apple account. The variables of
+    /// `developmentVariables` in `environment` still apply, checked as `siwa serve` checks them.
+    /// - Throws: `ConfigurationError` naming a variable of those that is malformed.
     package static func development(hostname: String, port: Int, applePort: Int, databasePath: String,
                                     environment: [String: String] = ProcessInfo.processInfo.environment)
         throws -> Configuration
     {
-        var configuration = Configuration()
+        var configuration = try Configuration(Environment(environment.filter { developmentVariables.contains($0.key) }))
         configuration.hostname = hostname
         configuration.port = port
         configuration.databasePath = databasePath
@@ -26,15 +34,6 @@ extension Configuration {
         configuration.redirectURL = "http://\(host):\(port)/login/siwa/callback"
         configuration.appleBaseURL = "http://\(host):\(applePort)"
         configuration.resourcesPath = Configuration.locateResources(configuration.resourcesPath)
-        if let mode = environment[WebMode.variable] {
-            guard let parsed = WebMode(environmentValue: mode) else {
-                throw ConfigurationError.malformed(name: WebMode.variable, expected: "redirect or popup")
-            }
-            configuration.webMode = parsed
-        }
-        if let level = environment["LOG_LEVEL"].flatMap({ Logger.Level(rawValue: $0.lowercased()) }) {
-            configuration.logLevel = level
-        }
         return configuration
     }
 }

@@ -104,4 +104,27 @@ struct ConfigurationTests {
         #expect(migrateDefault.status == 0, "no .env is no variables: \(migrateDefault.output)")
         #expect(FileManager.default.fileExists(atPath: directory.appendingPathComponent("siwa.sqlite").path))
     }
+
+    /// `siwa dev` wires the server to the stand-in itself, and takes how the server behaves from the environment as
+    /// `siwa serve` does. Found by an audit: TRUST_PROXY, MAX_BODY_SIZE and BODY_TIMEOUT were ignored, while its
+    /// start-up line advised setting TRUST_PROXY.
+    @Test func devTakesTheServersBehaviourFromTheEnvironmentAndItsWiringFromItself() throws {
+        let configuration = try Configuration.development(
+            hostname: "127.0.0.1", port: 8080, applePort: 9090, databasePath: "dev.sqlite",
+            environment: ["TRUST_PROXY": "true", "MAX_BODY_SIZE": "100", "BODY_TIMEOUT": "3", "APPLE_TIMEOUT": "2",
+                          "APPLE_BASE_URL": "https://appleid.apple.com", "PORT": "not a port",
+                          "DATABASE_URL": "postgres://db/siwa", "IOS_APPLICATION_IDENTIFIER": "com.example.app"])
+        #expect(configuration.trustProxy)
+        #expect(configuration.maxBodySize == 100)
+        #expect(configuration.bodyTimeoutSeconds == 3)
+        #expect(configuration.appleTimeout == .seconds(2))
+        #expect(configuration.appleBaseURL == "http://127.0.0.1:9090")
+        #expect(configuration.port == 8080 && configuration.databaseURL == nil && configuration.databasePath == "dev.sqlite")
+        #expect(configuration.iosClientIDs == [Configuration.developmentIOSClientID])
+        let refused = #expect(throws: ConfigurationError.self) {
+            try Configuration.development(hostname: "127.0.0.1", port: 8080, applePort: 9090, databasePath: "d",
+                                          environment: ["BODY_TIMEOUT": "0"])
+        }
+        #expect(refused?.description.contains("BODY_TIMEOUT") == true)
+    }
 }
