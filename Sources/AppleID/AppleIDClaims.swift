@@ -4,7 +4,7 @@ import JSON
 /// The registered and Apple claims of a JWT (RFC 7519 §4.1), picked out in one pass over the
 /// members; the typed reads throw `.malformed` for a claim of the wrong type.
 struct AppleIDClaims {
-    var iss: JSONValue?, aud: JSONValue?, exp: JSONValue?, iat: JSONValue?, sub: JSONValue?
+    var iss: JSONValue?, aud: JSONValue?, exp: JSONValue?, iat: JSONValue?, nbf: JSONValue?, sub: JSONValue?
     var nonce: JSONValue?, email: JSONValue?, emailVerified: JSONValue?, isPrivateEmail: JSONValue?
     var nonceSupported: JSONValue?, realUserStatus: JSONValue?, authTime: JSONValue?
     var atHash: JSONValue?, cHash: JSONValue?
@@ -18,6 +18,7 @@ struct AppleIDClaims {
             case (3, "aud"): aud = value
             case (3, "exp"): exp = value
             case (3, "iat"): iat = value
+            case (3, "nbf"): nbf = value
             case (3, "sub"): sub = value
             case (5, "nonce"): nonce = value
             case (5, "email"): email = value

@@ -19,7 +19,7 @@ package struct AppleIDError: ReasonError, CustomStringConvertible {
         case wrongAudience
         /// `exp` is in the past (beyond the leeway), or missing.
         case expired
-        /// `iat` is in the future (beyond the leeway), or missing.
+        /// `iat` (or `nbf`, when present) is in the future (beyond the leeway).
         case issuedInFuture
         /// `iat` is older than the verifier's maximum token age (server notifications).
         case tooOld

@@ -5,7 +5,8 @@ import JSON
 
 extension IdentityTokenVerifier {
     /// Verifies any Apple-signed JWT: header policy (RS256 only), key, signature, `iss`, `aud`,
-    /// `iat` (required, not in the future, within ``maximumTokenAge`` when set) and `exp`.
+    /// `iat` (required, not in the future, within ``maximumTokenAge`` when set), `nbf` (when present, not in the
+    /// future) and `exp`.
     /// - Parameters:
     ///   - token: the compact JWT.
     ///   - requireExpiration: whether `exp` must be present (identity tokens: yes).
@@ -90,6 +91,10 @@ extension IdentityTokenVerifier {
         guard let issuedAt = try AppleIDClaims.date(claims.iat, "iat") else { throw AppleIDError(.malformed, detail: "iat missing") }
         guard issuedAt.timeIntervalSince(now) <= leeway else {
             throw AppleIDError(.issuedInFuture, detail: "iat is in the future")
+        }
+        // Apple's tokens carry no `nbf`; one that does is not accepted before it (RFC 7519 §4.1.5).
+        if let notBefore = try AppleIDClaims.date(claims.nbf, "nbf"), notBefore.timeIntervalSince(now) > leeway {
+            throw AppleIDError(.issuedInFuture, detail: "nbf is in the future")
         }
         if let maximumTokenAge, now.timeIntervalSince(issuedAt) > maximumTokenAge + leeway {
             throw AppleIDError(.tooOld, detail: "iat older than \(Int(maximumTokenAge)) s")

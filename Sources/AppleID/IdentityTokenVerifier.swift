@@ -10,7 +10,8 @@ import JSON
 /// no `jku`/`x5u`/`jwk`/`x5c` — all checked before any key is looked up; `kid` names one of
 /// Apple's keys; the RSASSA-PKCS1-v1_5 SHA-256 signature verifies; `iss` is exactly
 /// ``issuer``; `aud` (string or array) contains one of ``clientIDs``; `exp` not past and `iat`
-/// not future, each with ``leeway`` (RFC 7519 §4.1.4, §4.1.6); `sub` present and non-empty;
+/// not future, each with ``leeway`` (RFC 7519 §4.1.4, §4.1.6), and `nbf` not future when present
+/// (§4.1.5); `sub` present and non-empty;
 /// when the request carries a nonce, the token's `nonce` equals it or its SHA-256 hex; and when the
 /// token carries a `nonce`, the request carries the matching one.
 ///

@@ -153,6 +153,16 @@ struct IdentityTokenVerifierTests {
         try await expectRefusal(.malformed, Fixture.token(claims: ["iat": nil]))
     }
 
+    /// Apple's tokens carry no `nbf`; one that does is not accepted before it, with the same leeway (RFC 7519
+    /// §4.1.5). Found by an audit: `nbf` was not read.
+    @Test func notBeforeBoundaryWithLeeway() async throws {
+        let t = Fixture.now.timeIntervalSince1970
+        _ = try await verify(Fixture.token(claims: ["nbf": .number(t + 60)]))
+        _ = try await verify(Fixture.token(claims: ["nbf": .number(t - 3600)]))
+        try await expectRefusal(.issuedInFuture, Fixture.token(claims: ["nbf": .number(t + 61)]))
+        try await expectRefusal(.malformed, Fixture.token(claims: ["nbf": "later"]))
+    }
+
     @Test(arguments: [nil, .string(""), .number(12)] as [JSONValue?])
     func missingSubject(_ sub: JSONValue?) async throws {
         try await expectRefusal(.missingSubject, Fixture.token(claims: ["sub": sub]))
