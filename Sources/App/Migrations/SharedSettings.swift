@@ -24,14 +24,21 @@ enum SharedSettings {
     /// - Throws: `Mismatch`, naming the variable, when another instance of this database uses another key.
     static func check(_ configuration: Configuration, database: any DatabaseClient) async throws {
         guard let key = configuration.encryptionKey else { return }
-        let mine = fingerprint(of: key)
         try await database.write(SQL("INSERT INTO shared_settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
-                                     [keyFingerprintName, mine]))
+                                     [keyFingerprintName, fingerprint(of: key)]))
+        if let mismatch = try await mismatch(configuration, database: database) { throw mismatch }
+    }
+
+    /// Whether the stored settings differ from this instance's, writing nothing (`siwa doctor`, the operators'
+    /// commands): nil when they agree or none are stored.
+    static func mismatch(_ configuration: Configuration, database: any DatabaseClient) async throws -> Mismatch? {
+        guard let key = configuration.encryptionKey else { return nil }
+        let mine = fingerprint(of: key)
         let stored = try await database.readOne(SQL("SELECT value FROM shared_settings WHERE name = ?",
                                                     [keyFingerprintName])) { try $0[0] as String }
-        guard let stored, stored != mine else { return }
-        throw Mismatch(description: "SIWA_ENCRYPTION_KEY differs from the key the other instances of this database use "
-            + "(fingerprint \(mine), stored \(stored)): every instance must have the same key to open the refresh "
+        guard let stored, stored != mine else { return nil }
+        return Mismatch(description: "SIWA_ENCRYPTION_KEY differs from the key the other instances of this database "
+            + "use (fingerprint \(mine), stored \(stored)): every instance must have the same key to open the refresh "
             + "tokens the others sealed")
     }
 }

@@ -74,12 +74,12 @@ package struct Doctor: Sendable {
         return passed
     }
 
-    /// With the Apple key on SQLite: the refresh-token key opens the sealed refresh tokens the database holds
-    /// (`RefreshTokenKeyCheck`, what start-up refuses without); nil when there is nothing to check or the database
-    /// does not open (`databaseFinding` says why).
+    /// With the Apple key: the refresh-token key opens the sealed refresh tokens the database holds, and on
+    /// PostgreSQL is the key its instances recorded (`RefreshTokenKeyCheck`, what start-up refuses without); nil when
+    /// there is nothing to check or the database does not open (`databaseFinding` says why).
     func refreshTokenKeyFinding() async -> DoctorFinding? {
         let configuration = environment.configuration
-        guard configuration.appleKey != nil, configuration.databaseURL == nil,
+        guard configuration.appleKey != nil, configuration.databaseURL == nil || configuration.encryptionKey != nil,
               let (database, _) = try? await environment.openClient() else { return nil }
         let subject = configuration.encryptionKey == nil ? "refresh-token key" : "SIWA_ENCRYPTION_KEY"
         do {
@@ -89,10 +89,17 @@ package struct Doctor: Sendable {
         } catch {
             return DoctorFinding(verdict: .fail, subject: subject, message: "\(error)")
         }
-        let place = configuration.encryptionKey == nil
-            ? AppleTokenLifecycle.keyFilePath(databasePath: configuration.databasePath) : "the variable"
+        guard configuration.encryptionKey == nil else {
+            return DoctorFinding(verdict: .ok, subject: subject, message:
+                "the variable opens the refresh tokens stored, if any (back it up apart from the database)")
+        }
+        let keyPath = AppleTokenLifecycle.keyFilePath(databasePath: configuration.databasePath)
+        guard FileManager.default.fileExists(atPath: keyPath) else {
+            return DoctorFinding(verdict: .ok, subject: subject, message: "no key at \(keyPath) yet, and no sealed "
+                + "refresh token needs one: the server makes it at start (back it up apart from the database)")
+        }
         return DoctorFinding(verdict: .ok, subject: subject, message:
-            "\(place) opens the refresh tokens stored, if any (back it up apart from the database)")
+            "\(keyPath) opens the refresh tokens stored, if any (back it up apart from the database)")
     }
 
     /// The database is reachable and has exactly this build's migrations; read only, nothing applied.
