@@ -73,7 +73,11 @@ package final class SiwaServer: Sendable {
         var serverConfiguration = HTTPServerConfiguration(hostname: configuration.hostname, port: configuration.port,
                                                           accessLog: false)
         serverConfiguration.limits.maxBodySize = configuration.maxBodySize
+        // BODY_TIMEOUT bounds a body whatever its rate: no pause limit or minimum rate of its own cuts it sooner
+        // (found by two audits: a body that paused 25 s was a 408 after 20 s with the default of 60).
         serverConfiguration.limits.bodyTimeout = .seconds(configuration.bodyTimeoutSeconds)
+        serverConfiguration.limits.bodyReadTimeout = .seconds(configuration.bodyTimeoutSeconds)
+        serverConfiguration.limits.minimumBodyRate = 0
         serverConfiguration.limits.maxConnections = configuration.maxConnections
         serverConfiguration.limits.maxConnectionsPerAddress = configuration.maxConnectionsPerIP
         serverConfiguration.shutdownGracePeriod = .seconds(configuration.shutdownGracePeriodSeconds)

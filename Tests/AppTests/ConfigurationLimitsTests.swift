@@ -57,6 +57,9 @@ struct ConfigurationLimitsTests {
         #expect(try load([:]).bodyTimeoutSeconds == 60)
         try await TestApp.with(configure: { configuration in configuration.bodyTimeoutSeconds = 7 }) { app in
             #expect(app.server.server.configuration.limits.bodyTimeout == .seconds(7))
+            // Whatever the body's rate: neither a pause limit nor a minimum rate cuts it before BODY_TIMEOUT.
+            #expect(app.server.server.configuration.limits.bodyReadTimeout == .seconds(7))
+            #expect(app.server.server.configuration.limits.minimumBodyRate == 0)
         }
     }
 
