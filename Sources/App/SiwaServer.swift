@@ -145,6 +145,7 @@ package final class SiwaServer: Sendable {
         signal(SIGXFSZ, SIG_IGN)
         // Before the hold's listener (which serves with these files too) and before any database is made.
         try TLSFilesCheck.check(configuration)
+        try checkListenAddress(configuration)
         guard try await ReadOnlyStartHold(configuration: configuration, logger: logger).waitForWritable() else { return }
         // SIGINT or SIGTERM while the server gets ready (up to 30 s waiting for PostgreSQL) ends the start cleanly,
         // exit 0, as it would end the server: the wait is cancelled, or the server, once made, is not started.
@@ -163,15 +164,37 @@ package final class SiwaServer: Sendable {
         let server = try made.get()
         do {
             try server.start()
-        } catch let error as SocketError where error.call.hasPrefix("getaddrinfo(") {
-            throw ConfigurationError.malformed(name: "HOSTNAME", expected: "an address or a name of this machine to "
-                + "listen on (\(error))")
+        } catch let error as SocketError {
+            throw listenError(error, configuration)
         }
         let signals = ShutdownSignals.install { await server.shutdown() }
         let scheme = configuration.tls == nil ? "http" : "https"
         logger.notice("siwa listening on \(scheme)://\(configuration.hostname):\(server.localPort)")
         try await server.run()
         withExtendedLifetime(signals) {}
+    }
+
+    /// Fails the start before anything is made (a database, its key) when the server could not listen: a
+    /// `HOSTNAME` that does not resolve, a `PORT` in use. Found by an audit: such a start left a new database behind.
+    private static func checkListenAddress(_ configuration: Configuration) throws {
+        do {
+            try HTTPServer.checkAddress(hostname: configuration.hostname, port: configuration.port)
+        } catch let error as SocketError {
+            throw listenError(error, configuration)
+        }
+    }
+
+    /// What `siwa serve` says when it cannot listen, naming the variable to change.
+    private static func listenError(_ error: SocketError, _ configuration: Configuration) -> Error {
+        if error.call.hasPrefix("getaddrinfo(") {
+            return ConfigurationError.malformed(name: "HOSTNAME", expected: "an address or a name of this machine to "
+                + "listen on (\(error))")
+        }
+        if error.call.hasPrefix("bind(") {
+            return ConfigurationError.malformed(name: "PORT", expected: "a port free on \(configuration.hostname) "
+                + "(\(error)), or HOSTNAME an address of this machine")
+        }
+        return error
     }
 
     /// `siwa migrate`: applies pending migrations to the configured database (PostgreSQL when `DATABASE_URL` is

@@ -103,6 +103,24 @@ struct CommandLineInputTests {
         ]) { $1 }, directory: directory, timeout: 30)
         #expect(result.status == 1, "\(variable): \(result.output)")
         #expect(result.lines.last?.hasPrefix("Error: Environment variable \(variable) must be") == true, "\(result.output)")
+        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("s.sqlite").path), "\(variable)")
+    }
+
+    /// A port in use stops the start naming `PORT`, before any database is made; found by an audit, the start left a
+    /// new database (and with the Apple key, its refresh-token key) behind.
+    @Test func aPortInUseIsNamedAtStartAndMakesNothing() async throws {
+        try await TestApp.with(lifecycle: false) { app in
+            let directory = TestApp.temporaryDirectory()
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: directory) }
+            let result = try await SiwaProcess.run(["serve", "--port", "\(app.server.localPort)"], environment: [
+                "DATABASE_PATH": directory.appendingPathComponent("s.sqlite").path, "LOG_LEVEL": "error",
+            ], directory: directory, timeout: 30)
+            #expect(result.status == 1, "\(result.output)")
+            #expect(result.lines.last?.hasPrefix("Error: Environment variable PORT must be a port free on 127.0.0.1")
+                    == true, "\(result.output)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+        }
     }
 
     /// Set values Apple would refuse are warned about at start, as `siwa doctor` reports them.
