@@ -3,7 +3,7 @@ import ArgumentParser
 
 /// `siwa apple`: Apple token chores for operators. Each prints a live line on a terminal and one summary line, and
 /// exits 0 when everything due was done, 1 when some is left (the summary says why), 2 for bad usage.
-struct AppleCommand: AsyncParsableCommand {
+struct AppleCommand: CommandGroupCommand {
     static let configuration = CommandConfiguration(
         commandName: "apple",
         abstract: "Apple token lifecycle chores (need APPLE_TEAM_ID, APPLE_KEY_ID, APPLE_PRIVATE_KEY_PATH; SIWA_ENCRYPTION_KEY or the key file the server made).",

@@ -4,7 +4,7 @@ import ArgumentParser
 /// `siwa apple transfer`: moving the app and its users to another Apple team (README "Moving the app to another
 /// team"). Export and import print one summary line (and what else they did), and exit 0 when every user was done,
 /// 1 when some are left or a line named no user, 2 for bad usage.
-struct AppleTransferCommand: AsyncParsableCommand {
+struct AppleTransferCommand: CommandGroupCommand {
     static let configuration = CommandConfiguration(
         commandName: "transfer",
         abstract: "Move Sign in with Apple users to another team (TN3159): export, import, status.",

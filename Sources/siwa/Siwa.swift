@@ -21,8 +21,8 @@ struct Siwa: AsyncParsableCommand {
     /// The exit status of bad usage (an unknown option, a missing argument), as POSIX utilities use.
     static let usageExitStatus: Int32 = 2
 
-    /// Runs the command the arguments name; bad usage prints ArgumentParser's message and exits
-    /// `usageExitStatus` (ArgumentParser's own would be 64).
+    /// Runs the command the arguments name; bad usage prints one line, ArgumentParser's error and where to find
+    /// the usage, and exits `usageExitStatus` (ArgumentParser's own would be 64).
     static func main() async {
         do {
             var command = try parseAsRoot()
@@ -33,8 +33,27 @@ struct Siwa: AsyncParsableCommand {
             }
         } catch {
             guard exitCode(for: error) == .validationFailure else { exit(withError: error) }
-            FileHandle.standardError.write(Data((fullMessage(for: error) + "\n").utf8))
+            FileHandle.standardError.write(Data((oneLine(fullMessage(for: error)) + "\n").utf8))
             Foundation.exit(usageExitStatus)
         }
+    }
+
+    /// The first line of ArgumentParser's usage message (`Error: …`) and its pointer to the command's help, in one
+    /// line: "Every command exits non-zero with one clear line on bad input".
+    static func oneLine(_ message: String) -> String {
+        let lines = message.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        guard let first = lines.first else { return message }
+        guard let help = lines.dropFirst().last(where: { $0.hasPrefix("See '") }) else { return first }
+        return first + ". " + help
+    }
+}
+
+/// A command that only groups others fails, as bad usage, when none is named.
+protocol CommandGroupCommand: AsyncParsableCommand {}
+
+extension CommandGroupCommand {
+    func run() async throws {
+        let names = Self.configuration.subcommands.map { $0._commandName }.joined(separator: ", ")
+        throw ValidationError("'\(Self._commandName)' needs one of its commands: \(names)")
     }
 }

@@ -3,7 +3,7 @@ import ArgumentParser
 import Glibc
 
 /// `siwa users show|export|delete`: user support for requests that arrive by email.
-struct UsersCommand: AsyncParsableCommand {
+struct UsersCommand: CommandGroupCommand {
     static let configuration = CommandConfiguration(
         commandName: "users",
         abstract: "Show, export or delete one user (support requests, GDPR access and erasure).",

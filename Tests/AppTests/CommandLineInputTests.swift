@@ -15,6 +15,11 @@ struct CommandLineInputTests {
         (["fake-apple", "--port", "70000"], "--port must be a port in 0...65535, not 70000"),
         (["mint", "--aud", "x", "--count", "2", "--first", "\(Int.max)"],
          "--first plus --count must be at most \(Int.max)"),
+        // Found by an audit: a command that only groups others printed its help and exited 0.
+        (["users"], "'users' needs one of its commands: show, export, delete"),
+        (["apple"], "'apple' needs one of its commands: validate-tokens, retry-revocations, transfer"),
+        (["apple", "transfer"], "'transfer' needs one of its commands: export, import, status"),
+        (["users", "show"], "Missing expected argument '<user>'"),
     ])
     func badValuesAreRefusedBeforeAnythingStarts(_ arguments: [String], _ message: String) async throws {
         let directory = TestApp.temporaryDirectory()
@@ -22,7 +27,8 @@ struct CommandLineInputTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let result = try await SiwaProcess.run(arguments, environment: [:], directory: directory, timeout: 30)
         #expect(result.status == 2, "a usage error: \(result.output)")
-        #expect(result.lines.first == "Error: \(message)", "\(result.output)")
+        #expect(result.lines.first?.hasPrefix("Error: \(message). See '") == true, "\(result.output)")
+        #expect(result.lines.count == 1, "one line: \(result.output)")
         #expect(!result.output.contains("listening"), "nothing started: \(result.output)")
         #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty, "nothing written")
     }

@@ -71,6 +71,10 @@ struct ConfigurationTests {
         let configuration = try Configuration.load(dotEnvPath: file.path, environment: ["PORT": "7001"])
         #expect(configuration.port == 7001)
         #expect(configuration.hostname == "0.0.0.0")
+        // Empty counts as unset, in the process as in the file: the file's value applies.
+        let empty = try Configuration.load(dotEnvPath: file.path, environment: ["PORT": "", "HOSTNAME": ""])
+        #expect(empty.port == 7000)
+        #expect(empty.hostname == "0.0.0.0")
     }
 
     /// A file named with `--env-file` must be there: a typo stops every command reading the configuration with one

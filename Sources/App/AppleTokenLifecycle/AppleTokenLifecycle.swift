@@ -118,7 +118,7 @@ package final class AppleTokenLifecycle: Sendable {
         for token in tokens {
             if let error = await revoke(clientID: token.clientID, encryptedToken: token.encryptedRefreshToken) {
                 logger.warning("Apple token revocation failed; queued for retry", metadata: [
-                    "user_id": "\(userID)", "client_id": "\(token.clientID)", "cause": "\(error)",
+                    "user_id": "\(userID.text(uppercase: false))", "client_id": "\(token.clientID)", "cause": "\(error)",
                 ])
                 failures.append(PendingRevocation(retrying: token, createdAt: clock(), lastError: error))
             }

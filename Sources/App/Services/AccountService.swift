@@ -25,7 +25,7 @@ final class AccountService: Sendable {
     func deleteAccount(_ user: User, logger: Logger) async throws -> Int {
         let failures = try await lifecycle.revokeAll(userID: user.id, logger: logger)
         try await users.delete(id: user.id, queueing: failures)
-        logger.info("account deleted", metadata: ["user_id": "\(user.id)", "revocations_queued": "\(failures.count)"])
+        logger.info("account deleted", metadata: ["user_id": "\(user.id.text(uppercase: false))", "revocations_queued": "\(failures.count)"])
         return failures.count
     }
 }

@@ -109,9 +109,9 @@ final class SignInService: Sendable {
             throw Self.nonceAlreadyUsed(logger: logger)
         }
         if result.transferred {
-            logger.notice("user moved from the previous Apple team by transfer_sub", metadata: ["user_id": "\(result.user.id)"])
+            logger.notice("user moved from the previous Apple team by transfer_sub", metadata: ["user_id": "\(result.user.id.text(uppercase: false))"])
         }
-        logger.info(result.created ? "user created" : "user signed in", metadata: ["user_id": "\(result.user.id)"])
+        logger.info(result.created ? "user created" : "user signed in", metadata: ["user_id": "\(result.user.id.text(uppercase: false))"])
         guard let value, let stored = result.token else { return (result.user, nil) }
         return (result.user, IssuedBearerToken(token: stored, value: value, user: result.user))
     }
