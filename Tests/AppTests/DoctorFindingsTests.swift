@@ -39,6 +39,18 @@ struct DoctorFindingsTests {
         #expect(finding.message.contains("not a registered domain"))
     }
 
+    /// Found by an audit: a user name and password, or a fragment, were "ok", and the password was printed.
+    @Test func credentialsOrAFragmentAreWrongAndTheCredentialsAreNotShown() throws {
+        let credentials = try redirect("https://user:hunter2@siwa.example.com/login/siwa/callback")
+        #expect(credentials.verdict == .fail)
+        #expect(!credentials.description.contains("hunter2") && !credentials.description.contains("user:"),
+                "\(credentials)")
+        #expect(credentials.message.hasPrefix("https://siwa.example.com/login/siwa/callback with a user name"))
+        let fragment = try redirect("https://siwa.example.com/login/siwa/callback#top")
+        #expect(fragment.verdict == .fail)
+        #expect(fragment.message.contains("RFC 6749 §3.1.2"))
+    }
+
     @Test func anotherPathIsNotTheServersCallback() throws {
         let finding = try redirect("https://siwa.example.com/callback")
         #expect(finding.verdict == .fail)

@@ -84,6 +84,17 @@ struct IdentifierCheck {
         guard let parts = URLComponents(string: url), let host = parts.host, let scheme = parts.scheme?.lowercased() else {
             return DoctorFinding(verdict: .fail, subject: "SIWA_REDIRECT_URL", message: "\(url) is not an absolute URL; \(https)")
         }
+        if parts.user != nil || parts.password != nil {
+            var shown = parts
+            (shown.user, shown.password) = (nil, nil)
+            return DoctorFinding(verdict: .fail, subject: "SIWA_REDIRECT_URL", message: "\(shown.string ?? "it") with a user "
+                + "name or password (not shown) is not a redirect URI Apple takes, and every login page would carry "
+                + "it; \(https)")
+        }
+        if parts.fragment != nil {
+            return DoctorFinding(verdict: .fail, subject: "SIWA_REDIRECT_URL", message:
+                "\(url) has a fragment (#…), which a redirect URI must not have (RFC 6749 §3.1.2); \(https)")
+        }
         let standIn = configuration.appleBaseURL.lowercased().hasPrefix("http://")
         if scheme == "http" && !(HTTPClient.isLoopback(host: host) && standIn) {
             let why = HTTPClient.isLoopback(host: host)
