@@ -117,6 +117,17 @@ struct ContentTests {
         #expect(try response.decode(ErrorBody.self).error)
     }
 
+    /// A body with a content coding other than `identity` cannot be read, so it is 415 (RFC 9110 §15.5.16), not a
+    /// 400 for "malformed" bytes or, with `br` on a plain body, read as if uncoded. Found by an audit.
+    @Test(arguments: [("gzip", 415), ("br", 415), ("identity, gzip", 415), ("identity", 200), ("Identity", 200)])
+    func aContentCodingOtherThanIdentityIs415(coding: String, status: Int) async throws {
+        let response = try await Self.app().testing.send(.POST, "/signin", headers: [
+            "Content-Type": "application/json", "Content-Encoding": coding,
+        ], body: Array(#"{"token":"t"}"#.utf8))
+        #expect(response.status.code == status, "\(coding)")
+        if status == 415 { #expect(try response.decode(ErrorBody.self).reason.contains("Content-Encoding")) }
+    }
+
     /// A route that documents one media type answers 415 for the other, as its API document says.
     @Test func aRouteTakesOnlyTheBodiesItAccepts() async throws {
         let app = Application.fixture()

@@ -47,11 +47,16 @@ package struct ContentContainer {
     ///   of a repeated member name, the last is read (`JSONValue.decoderInput`);
     /// - `application/x-www-form-urlencoded` with `FormDecoder`.
     ///
-    /// Throws 415 for a missing content type or one `accepted` leaves out, and 400 with a reason naming the field
+    /// Throws 415 for a missing content type or one `accepted` leaves out, or a content coding other than
+    /// `identity` (RFC 9110 §8.4.1, §15.5.16: the body is not decoded, so it cannot be read), and 400 with a reason naming the field
     /// when the body does not decode (`Missing field 'token'`, `Field 'name' must be a string`).
     package func decode<T: Decodable>(_ type: T.Type = T.self, accepting accepted: Accepted = .jsonOrForm) throws -> T {
         guard let mediaType else {
             throw Abort(.unsupportedMediaType, reason: "Missing Content-Type; expected \(accepted.description)")
+        }
+        if let coding = request.headers["Content-Encoding"], !Self.isIdentity(coding) {
+            throw Abort(.unsupportedMediaType, reason: "Content-Encoding '\(LogEscaping.value(coding))' is not "
+                + "supported; send the body uncompressed")
         }
         do {
             if Self.isJSON(mediaType), accepted != .form {
@@ -90,5 +95,12 @@ enum JSONCoding {
         encoder.dateEncodingStrategy = .iso8601
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return encoder
+    }
+}
+
+extension ContentContainer {
+    /// Whether a `Content-Encoding` value names no coding but `identity` (RFC 9110 §8.4.1).
+    static func isIdentity(_ value: String) -> Bool {
+        value.split(separator: ",").allSatisfy { $0.trimmingCharacters(in: .whitespaces).lowercased() == "identity" }
     }
 }
