@@ -12,4 +12,10 @@ static const int CSQLITE_CONSTRAINT_PRIMARYKEY = SQLITE_CONSTRAINT_PRIMARYKEY;
 static const int CSQLITE_CONSTRAINT_FOREIGNKEY = SQLITE_CONSTRAINT_FOREIGNKEY;
 static const int CSQLITE_IOERR_WRITE = SQLITE_IOERR_WRITE;
 
+/// sqlite3_db_config is variadic, which Swift cannot call. SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE (SQLite 3.28) keeps the
+/// last connection to close from checkpointing the WAL into the database file and deleting it.
+static inline int csqlite_set_no_checkpoint_on_close(sqlite3 *db, int on) {
+    return sqlite3_db_config(db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, on, (int *)0);
+}
+
 #endif

@@ -60,6 +60,11 @@ package final class Database {
     private func configure(_ configuration: DatabaseConfiguration, readOnly: Bool) throws {
         sqlite3_extended_result_codes(handle, 1)
         sqlite3_busy_timeout(handle, Int32(clamping: configuration.busyTimeoutMilliseconds))
+        if !configuration.checkpointsOnClose {
+            guard csqlite_set_no_checkpoint_on_close(handle, 1) == SQLITE_OK else {
+                throw SQLiteError.misuse("cannot keep \(path) from checkpointing when it closes")
+            }
+        }
         // SQLite silently falls back to read-only when the file is not writable; a writer must say so at once.
         if !readOnly, sqlite3_db_readonly(handle, "main") == 1 {
             throw SQLiteError(extendedCode: SQLITE_READONLY,

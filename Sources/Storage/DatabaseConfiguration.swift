@@ -59,6 +59,9 @@ package struct DatabaseConfiguration: Sendable {
     /// How long a write that may wait (`WriteUrgency.mayWait`) waits at most for other writes to share its commit
     /// with; zero commits it like any other.
     package var commitWait: Duration
+    /// Whether the last connection to close checkpoints the WAL into the database file and deletes it (SQLite's
+    /// default). Off for commands that must leave the file as they found it (`siwa doctor` after a crash).
+    package var checkpointsOnClose = true
     /// Where writes queued from inside a round of this executor commit: at the end of that round, on its thread
     /// (see `RoundExecutor`); `nil` sends every write to the pool's writer thread.
     package var roundExecutor: (any RoundExecutor)?

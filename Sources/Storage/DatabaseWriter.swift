@@ -27,6 +27,8 @@ final class DatabaseWriter: Sendable {
     let walLimitPages: Int
     let queue: Mutex<WriteQueue>
     private let maxWriteBatch: Int
+    /// `DatabaseConfiguration.checkpointsOnClose`: whether `close()` checkpoints the WAL into the file.
+    let checkpointsOnClose: Bool
     private let roundExecutor: (any RoundExecutor)?
     /// How long a write that may wait waits at most for company before it commits.
     private let commitWait: Duration
@@ -51,6 +53,7 @@ final class DatabaseWriter: Sendable {
         self.connection = SerialConnection(database: database, label: "siwa.storage.writer")
         self.queue = Mutex(WriteQueue())
         self.maxWriteBatch = max(configuration.maxWriteBatch, 1)
+        self.checkpointsOnClose = configuration.checkpointsOnClose
         self.roundExecutor = configuration.roundExecutor
         self.commitWait = max(configuration.commitWait, .zero)
         let target = WeakWriter()

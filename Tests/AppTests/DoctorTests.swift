@@ -89,6 +89,27 @@ struct DoctorTests {
         }
     }
 
+    /// Found by an audit: after a crash, doctor (and `users show`) checkpointed the WAL the crash left into the
+    /// database file and deleted it, changing the file an operator may want to keep as it was.
+    @Test(.sqliteOnly) func aWALLeftByACrashIsReadAndLeftAsItWas() async throws {
+        try await TestApp.with { app in
+            #expect(try await app.signInWithAuthorizationCode(subject: "001.crash", email: "crash@example.com").status == .ok)
+            let live = app.server.configuration.databasePath
+            let crashed = app.directory.appendingPathComponent("crashed.sqlite").path
+            for suffix in ["", "-wal"] { try FileManager.default.copyItem(atPath: live + suffix, toPath: crashed + suffix) }
+            let before = try Data(contentsOf: URL(fileURLWithPath: crashed))
+            let wal = try Data(contentsOf: URL(fileURLWithPath: crashed + "-wal"))
+            #expect(!wal.isEmpty, "the copy holds a WAL, as a crash leaves it")
+            let doctor = try await app.command(["doctor"], ["DATABASE_PATH": crashed])
+            #expect(doctor.output.contains("has all \(AppMigrations.migrator.migrations.count) migrations (1 users)"),
+                    "the WAL's user is read: \(doctor.output)")
+            let show = try await app.command(["users", "show", "crash@example.com"], ["DATABASE_PATH": crashed])
+            #expect(show.status == 0, "\(show.output)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: crashed)) == before, "the database file is unchanged")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: crashed + "-wal")) == wal, "the WAL is kept")
+        }
+    }
+
     @Test func aConfigurationTheServerWouldRefuseIsOneLine() async throws {
         try await TestApp.with { app in
             let result = try await app.command(["doctor"], ["PORT": "eighty"])

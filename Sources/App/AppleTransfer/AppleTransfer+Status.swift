@@ -5,7 +5,7 @@ extension AppleTransfer {
     /// Users, those holding a transfer identifier (exported), those migrated, those still to migrate, and the days
     /// left of the 60-day window, counted from this database's first import. Needs no Apple key, changes nothing.
     package static func status(environment: OperatorEnvironment, now: Date = Date()) async throws -> String {
-        let repository = TransferRepository(pool: try await environment.openClient().client)
+        let repository = TransferRepository(pool: try await environment.openClient(readingOnly: true).client)
         let counts = try await repository.counts()
         var lines = [
             "users: \(counts.users)",

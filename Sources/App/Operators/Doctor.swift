@@ -80,7 +80,7 @@ package struct Doctor: Sendable {
     func refreshTokenKeyFinding() async -> DoctorFinding? {
         let configuration = environment.configuration
         guard configuration.appleKey != nil, configuration.databaseURL == nil || configuration.encryptionKey != nil,
-              let (database, _) = try? await environment.openClient() else { return nil }
+              let (database, _) = try? await environment.openClient(readingOnly: true) else { return nil }
         let subject = configuration.encryptionKey == nil ? "refresh-token key" : "SIWA_ENCRYPTION_KEY"
         do {
             try await RefreshTokenKeyCheck.check(configuration, database: database)
@@ -106,7 +106,7 @@ package struct Doctor: Sendable {
     func databaseFinding() async -> DoctorFinding {
         let subject = environment.configuration.databaseURL == nil ? "DATABASE_PATH" : "DATABASE_URL"
         do {
-            let (database, name) = try await environment.openClient()
+            let (database, name) = try await environment.openClient(readingOnly: true)
             let users = try await database.readOne(SQL("SELECT count(*) FROM users")) { row -> Int in try row[0] } ?? 0
             return DoctorFinding(verdict: .ok, subject: subject, message:
                 "\(name) opens and has all \(AppMigrations.migrator.migrations.count) migrations (\(users) users)")

@@ -38,11 +38,14 @@ package struct OperatorEnvironment: Sendable {
         return path
     }
 
-    /// A read-only connection to the existing database, whose schema must be this build's.
+    /// A read-only connection to the existing database, whose schema must be this build's. Closing it leaves the
+    /// file as it was, a WAL left by a crash included.
     func openReadOnly() throws -> Database {
         let database: Database
+        var leavingTheFile = DatabaseConfiguration()
+        leavingTheFile.checkpointsOnClose = false
         do {
-            database = try Database(path: try existingDatabasePath(), readOnly: true)
+            database = try Database(path: try existingDatabasePath(), configuration: leavingTheFile, readOnly: true)
         } catch let error as SQLiteError {
             throw OperatorError("DATABASE_PATH: cannot open \(configuration.databasePath): \(error.message)")
         }
@@ -52,9 +55,13 @@ package struct OperatorEnvironment: Sendable {
 
     /// The configured database, on either engine, once its schema is known to be this build's: PostgreSQL when
     /// `DATABASE_URL` is set (reachable within `operatorConnectTimeout`), else the existing SQLite file.
+    /// - Parameter readingOnly: the command only reads, and leaves a SQLite file exactly as it found it: a WAL left
+    ///   by a crash is read, not checkpointed into the file (`siwa doctor` never changes the database).
     /// - Returns: the client, and what a finding may call it (`host:port/database` or the file's path).
-    func openClient() async throws -> (client: any DatabaseClient, name: String) {
-        guard let url = configuration.databaseURL else { return (try openPool(), configuration.databasePath) }
+    func openClient(readingOnly: Bool = false) async throws -> (client: any DatabaseClient, name: String) {
+        guard let url = configuration.databaseURL else {
+            return (try openPool(readingOnly: readingOnly), configuration.databasePath)
+        }
         let pool: PostgresPool
         let status: Migrator.Status
         do {
@@ -73,13 +80,15 @@ package struct OperatorEnvironment: Sendable {
     /// How long an operator's command waits for PostgreSQL.
     static let operatorConnectTimeout: Duration = .seconds(5)
 
-    /// The existing database as the server opens it, once its schema is known to be this build's.
-    func openPool() throws -> DatabasePool {
+    /// The existing database as the server opens it, once its schema is known to be this build's; with
+    /// `readingOnly`, closing it leaves the file as it was.
+    func openPool(readingOnly: Bool = false) throws -> DatabasePool {
         _ = try openReadOnly()
+        var pool = DatabaseConfiguration(busyTimeoutMilliseconds: configuration.databaseBusyTimeoutMilliseconds,
+                                         readerCount: 1)
+        pool.checkpointsOnClose = !readingOnly
         do {
-            return try DatabasePool(path: configuration.databasePath, configuration: DatabaseConfiguration(
-                busyTimeoutMilliseconds: configuration.databaseBusyTimeoutMilliseconds, readerCount: 1
-            ))
+            return try DatabasePool(path: configuration.databasePath, configuration: pool)
         } catch let error as SQLiteError {
             throw OperatorError("DATABASE_PATH: cannot open \(configuration.databasePath): \(error.message)")
         }

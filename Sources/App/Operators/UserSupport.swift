@@ -17,7 +17,7 @@ package struct UserSupport: Sendable {
     /// timestamps, Apple client ids, and counts and expiry times of bearer tokens and sessions.
     /// - Throws: `OperatorError` when no user, or more than one (a shared email), matches.
     package func show(_ query: String) async throws -> String {
-        let repository = UserRecordRepository(database: try await environment.openClient().client)
+        let repository = UserRecordRepository(database: try await environment.openClient(readingOnly: true).client)
         let matches = try await repository.users(matching: query)
         guard let user = matches.first else {
             throw OperatorError("no user matches \(query) (give a user id, an Apple sub or an email address)")
@@ -32,7 +32,7 @@ package struct UserSupport: Sendable {
     /// Everything stored about the user with `id`, as JSON, with the same redactions as `show`.
     package func export(_ id: String) async throws -> String {
         let userID = try Self.userID(id, command: "export")
-        let repository = UserRecordRepository(database: try await environment.openClient().client)
+        let repository = UserRecordRepository(database: try await environment.openClient(readingOnly: true).client)
         guard let user = try await repository.users(matching: userID.uuidString).first else {
             throw OperatorError("no user has the id \(id)")
         }
