@@ -32,7 +32,14 @@ extension SignInService {
             throw SignInFailure.webNotConfigured
         }
         let nonce = try boundNonce(stateCookie: stateCookie, logger: logger)
-        let identity = try await verify(signIn.token, expecting: .exactly(nonce), with: verifier, logger: logger)
+        let identity: AppleIdentityToken
+        do {
+            identity = try await verify(signIn.token, expecting: .exactly(nonce), with: verifier, logger: logger)
+        } catch SignInFailure.identityToken(let error) where error.reason == .nonceMismatch {
+            // A token bound to another page's state (another tab, another browser), or to none: the browser's
+            // words for it, not the app's ("send the raw nonce"). Found by an audit.
+            throw SignInFailure.stateMismatch
+        }
         let use = try await unusedNonce(nonce, identity: identity, logger: logger)
         let appleToken = try await exchange(code: signIn.code, clientID: identity.audience, redirectURI: redirectURI,
                                             identity: identity, logger: logger)
