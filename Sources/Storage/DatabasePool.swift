@@ -67,10 +67,9 @@ package final class DatabasePool: Sendable {
     /// `read`. For short indexed lookups on hot paths (the bearer token of `GET /api/users/me`): the calling
     /// thread, an event loop, serves nothing else meanwhile. A WAL reader does not wait for the writer.
     package func readInline<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        let inline = readers.runInline { database in
-            Result { try database.transaction(.deferred) { try body(database) } }
+        if let inline = try readers.runInline({ database in try database.transaction(.deferred) { try body(database) } }) {
+            return inline
         }
-        if let inline { return try inline.get() }
         return try await read(body)
     }
 

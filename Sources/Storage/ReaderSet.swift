@@ -35,12 +35,12 @@ final class ReaderSet: Sendable {
     }
 
     /// Runs `work` on the calling thread when a connection is idle (no read waits in line then) and returns its
-    /// result; nil, without running it, when every connection is busy or the set is closed.
-    func runInline<T>(_ work: (Database) -> T) -> T? {
+    /// result, or throws what it throws; nil, without running it, when every connection is busy or the set is
+    /// closed. (Rethrowing rather than returning a `Result` spares a generic type's metadata lookup per call.)
+    func runInline<T>(_ work: (Database) throws -> T) rethrows -> T? {
         guard let connection = state.withLock({ $0.idle.popLast() }) else { return nil }
-        let result = connection.runHere(work)
-        if let next = next(after: connection) { run(next, on: connection) }
-        return result
+        defer { if let next = next(after: connection) { run(next, on: connection) } }
+        return try connection.runHere(work)
     }
 
     /// Takes no more reads, lets the reads already queued finish, closes every connection and returns once the

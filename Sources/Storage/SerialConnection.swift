@@ -22,8 +22,8 @@ final class SerialConnection: @unchecked Sendable {
 
     /// Runs `work` on the calling thread, now: only for a holder that owns the connection for the time being
     /// (a reader checked out of `ReaderSet`, whose queue has nothing queued meanwhile).
-    func runHere<T>(_ work: (Database) -> T) -> T {
-        work(database)
+    func runHere<T>(_ work: (Database) throws -> T) rethrows -> T {
+        try work(database)
     }
 
     /// Runs `work` on the connection's queue, later; `work` must not escape the database.
