@@ -6,8 +6,9 @@ import Logging
 /// One run of a chore: claims due tokens in batches (`ChoreQueue`) and keeps up to `bound` calls to Apple in
 /// flight (the pooled client's `APPLE_MAX_CONNECTIONS`), so memory holds a batch or two whatever the count.
 ///
-/// Each call is made as `ChoreAttempts` says: throttling is waited out and never fails a run; a network failure, a
-/// timeout or a bare 5xx is tried `ChoreBackoff.maxAttempts` times, then the token is left due. Cancelling the task (SIGTERM) stops claiming and calling; claimed tokens not done are handed back.
+/// Each call is made as `ChoreAttempts` says: Apple's 429s and 5xx are waited out and never fail a run; a network
+/// failure or a timeout is tried `ChoreBackoff.maxAttempts` times, then the token is left due. Cancelling the task
+/// (SIGTERM) stops claiming and calling; claimed tokens not done are handed back.
 struct ChoreRun: Sendable {
     let chore: AppleChore
     /// Calls in flight at most.

@@ -8,7 +8,7 @@ struct ChoreTally: Sendable, Equatable {
     var due = 0
     var valid = 0
     var revoked = 0
-    /// Calls Apple throttled (429, or a 5xx with `Retry-After`) that were waited out and tried again.
+    /// Calls Apple throttled or failed (429, 5xx) that were waited out and tried again.
     var throttledRetries = 0
     /// Failures by reason.
     var failed: [String: Int] = [:]

@@ -1,7 +1,7 @@
 import IOCore
 
-/// The pause a run keeps while Apple throttles it: once one call is told to wait (429, or a 5xx with
-/// `Retry-After`), every call of the run waits until then, rather than each finding out on its own.
+/// The pause a run keeps while Apple throttles it or fails: once one call is told to wait (429 or a 5xx), every
+/// call of the run waits until then, rather than each finding out on its own.
 actor ChoreThrottle {
     /// The monotonic time (ns) before which no call is made.
     private var resumeAt: UInt64 = 0
@@ -68,8 +68,8 @@ enum ChoreBackoff {
     static let cap: Double = 60
     /// No `Retry-After` is waited longer, in seconds: an hour, like `AppleAuthClient.maxRetryAfterSeconds`.
     static let maxRetryAfter: Double = 3600
-    /// How many times a call that failed without `Retry-After` (a network failure, a timeout, a bare 5xx) is made
-    /// before its token is left due for the next run. Throttling has no such limit: it never fails a run.
+    /// How many times a call that got no answer from Apple (a network failure, a timeout) is made before its token
+    /// is left due for the next run. Apple's own 429s and 5xx have no such limit: they never fail a run.
     static let maxAttempts = 3
 
     /// The delay before attempt `attempt + 1`, `attempt` ≥ 1 counting the attempts that failed; `random` in 0..<1.

@@ -95,7 +95,7 @@ extension Services {
             }
         }
         page.family("siwa_apple_chore_throttled_total", .counter,
-                    help: "Calls Apple throttled (429, or 5xx with Retry-After) that a chore waited out and retried.")
+                    help: "Calls Apple throttled or failed (429, 5xx) that a chore waited out and retried.")
         for chore in AppleChoreKind.allCases {
             page.sample("siwa_apple_chore_throttled_total", [("chore", chore.rawValue)], chores.throttledRetries(chore))
         }
