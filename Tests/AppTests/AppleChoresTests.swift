@@ -89,24 +89,52 @@ struct AppleChoresTests {
             try await Task.sleep(for: .milliseconds(300))
             let checked = try await app.checkedTokens()
             #expect(checked >= 20 && checked < count, "killed midway: \(checked)")
-            // Run again at once: the tokens the killed run claimed are still under its lease, so the rerun checks the
-            // others and says how many another run holds.
-            let early = try await app.runChore(.validateTokens)
-            let held = count - (try await app.checkedTokens())
-            #expect(held > 0, "the killed run had claimed tokens it did not finish")
-            #expect(early.summary.contains("\(count - checked - held) valid"), "\(early)")
-            #expect(early.summary.contains(", \(held) held by other runs, in "), "\(early)")
-            #expect(early.exitStatus == 0, "\(early)")
             let before = await app.apple.refreshCalls()
-            // Once the killed run's lease lapses, a rerun checks exactly those.
-            let report = try await app.runChore(.validateTokens,
-                                                clock: { Date().addingTimeInterval(ChoreQueue.lease + 1) })
+            // A rerun on the same machine sees that the killed run is gone and takes back what it had claimed, at
+            // once: it checks exactly the tokens the killed run did not, and nothing is left held.
+            let report = try await app.runChore(.validateTokens)
             #expect(report.exitStatus == 0, "\(report)")
-            #expect(report.summary.contains("\(held) valid"), "\(report)")
+            #expect(report.summary.contains("\(count - checked) valid"), "\(report)")
             #expect(!report.summary.contains("held by"), "\(report)")
-            #expect(await app.apple.refreshCalls() - before == held)
+            #expect(await app.apple.refreshCalls() - before == count - checked)
             #expect(try await app.checkedTokens() == count)
         }
+    }
+
+    /// A claimant that cannot be judged (another machine, another container) keeps its rows until the lease lapses;
+    /// the rerun says how many it holds.
+    @Test func anotherMachinesClaimIsLeftUntilItsLeaseLapses() async throws {
+        try await TestApp.with { app in
+            try await app.seedAppleTokens(10)
+            let now = Date()
+            let queue = ChoreQueue.appleTokens(app.server.services.database)
+            let claimed = try await queue.claim(limit: 4, dueBefore: now.addingTimeInterval(1),
+                                                leaseEnd: now.addingTimeInterval(ChoreQueue.lease))
+            #expect(claimed.count == 4)
+            try await app.server.services.database.write(SQL("UPDATE apple_tokens SET claimed_by = ? WHERE claimed_by IS NOT NULL",
+                                                              ["0000-other-boot/4026531836/12345/678"]))
+            let report = try await app.runChore(.validateTokens)
+            #expect(report.summary.contains("6 valid"), "\(report)")
+            #expect(report.summary.contains(", 4 held by other runs, in "), "\(report)")
+            let lapsed = try await app.runChore(.validateTokens, clock: { Date().addingTimeInterval(ChoreQueue.lease + 1) })
+            #expect(lapsed.summary.contains("4 valid"), "\(lapsed)")
+        }
+    }
+
+    @Test func aClaimantIsGoneOnlyWhenItCanBeJudged() throws {
+        let here = try #require(ChoreClaimant.current)
+        #expect(ChoreClaimant(text: here.text) == here)
+        #expect(!here.isGone(seenFrom: here))
+        var dead = here
+        dead.startTime = "1"
+        #expect(dead.isGone(seenFrom: here), "a pid reused since")
+        var elsewhere = dead
+        elsewhere.bootID = "another-boot"
+        #expect(!elsewhere.isGone(seenFrom: here))
+        var otherContainer = dead
+        otherContainer.pidNamespace = "1"
+        #expect(!otherContainer.isGone(seenFrom: here))
+        #expect(ChoreClaimant(text: "not a claimant") == nil)
     }
 
     @Test func twoRunsAtOnceSplitTheWorkAndCheckEachTokenOnce() async throws {

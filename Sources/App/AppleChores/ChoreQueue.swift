@@ -7,7 +7,8 @@ import Storage
 /// A row is due while its `due_at` has passed. Claiming moves `due_at` to the end of a lease, in one short write
 /// transaction: on PostgreSQL the batch is picked with `FOR UPDATE SKIP LOCKED`, so concurrent claims never wait for
 /// or take each other's rows (PostgreSQL docs, "The Locking Clause"); SQLite runs one write transaction at a time, so
-/// the lease alone splits the work. A run killed before it finishes a row leaves it due again when the lease ends.
+/// the lease alone splits the work. A run killed before it finishes a row leaves it due again when the lease ends,
+/// or at once for the next run on the same machine, which can tell that its claimant is gone (`ChoreClaimant`).
 struct ChoreQueue: Sendable {
     let pool: any DatabaseClient
     let table: String
@@ -29,16 +30,37 @@ struct ChoreQueue: Sendable {
         ChoreQueue(pool: pool, table: "pending_revocations", condition: "1 = 1", hasUser: false)
     }
 
-    /// Takes up to `limit` rows due before `dueBefore` (earliest first) and leases them until `leaseEnd`.
+    /// Takes up to `limit` rows due before `dueBefore` (earliest first) and leases them until `leaseEnd`, naming
+    /// this process as their claimant (`ChoreClaimant`).
     func claim(limit: Int, dueBefore: Date, leaseEnd: Date) async throws -> [ChoreItem] {
         let lock = pool.engine == .postgres ? " FOR UPDATE SKIP LOCKED" : ""
         let columns = hasUser ? "id, client_id, refresh_token, user_id" : "id, client_id, refresh_token"
         let result = try await pool.write(SQL("""
-            UPDATE \(table) SET due_at = ? WHERE id IN (
+            UPDATE \(table) SET due_at = ?, claimed_by = ? WHERE id IN (
                 SELECT id FROM \(table) WHERE \(condition) AND due_at < ? ORDER BY due_at LIMIT ?\(lock))
             RETURNING \(columns)
-            """, [leaseEnd, dueBefore, limit]))
+            """, [leaseEnd, ChoreClaimant.current?.text, dueBefore, limit]))
         return try result.map { try ChoreItem(row: $0, hasUser: hasUser, leaseEnd: leaseEnd) }
+    }
+
+    /// Hands back, due just before `now`, the rows still leased to claimants known to be gone: a run on this machine that
+    /// was killed (even with SIGKILL) before it finished them. Claimants that cannot be judged (another machine,
+    /// another container) keep their rows until the lease lapses.
+    /// - Returns: how many rows were handed back.
+    func releaseClaimsOfGoneRuns(now: Date) async throws -> Int {
+        guard let here = ChoreClaimant.current else { return 0 }
+        let leased = "\(condition) AND due_at > ? AND due_at <= ? AND claimed_by IS NOT NULL"
+        let leaseEnd = now.addingTimeInterval(Self.lease)
+        let claimants = try await pool.read(SQL("SELECT DISTINCT claimed_by FROM \(table) WHERE \(leased)",
+                                                [now, leaseEnd])) { try $0[0] as String }
+        var released = 0
+        for text in claimants {
+            guard let claimant = ChoreClaimant(text: text), claimant.isGone(seenFrom: here) else { continue }
+            // Due a second before `now`, so that a run that starts at `now` (to the stored resolution) takes them.
+            released += try await pool.write(SQL("UPDATE \(table) SET due_at = ? WHERE \(leased) AND claimed_by = ?",
+                                                 [now.addingTimeInterval(-1), now, leaseEnd, text])).changes
+        }
+        return released
     }
 
     /// Keeps a claimed row with its run: once less than half the lease is left, extends it by `lease` from `now`, so

@@ -27,6 +27,14 @@ struct ChoreRun: Sendable {
     /// Runs to the end of what was due when it began, or until the task is cancelled.
     /// - Parameter progress: told of each token done (the terminal's live line).
     func run(progress: ((ChoreTally) -> Void)? = nil) async -> ChoreTally {
+        do {
+            let released = try await chore.queue.releaseClaimsOfGoneRuns(now: chore.clock())
+            if released > 0 {
+                logger.notice("\(chore.kind.rawValue): took back \(released) token(s) claimed by a run that is gone")
+            }
+        } catch {
+            logger.warning("\(chore.kind.rawValue): looking for the claims of gone runs failed", metadata: ["cause": "\(error)"])
+        }
         let started = chore.clock()
         let startedAt = MonotonicClock.now()
         var tally = ChoreTally(chore: chore.kind)

@@ -31,6 +31,8 @@ package enum AppMigrations {
                           postgres: PostgresSchema.appleTransfers)
         migrator.register(version: 12, name: "record transfer exports", sqlite: SQLiteSchema.transferExports,
                           postgres: PostgresSchema.transferExports)
+        migrator.register(version: 13, name: "record chore claimants", sqlite: SQLiteSchema.choreClaimants,
+                          postgres: PostgresSchema.choreClaimants)
         return migrator
     }
 

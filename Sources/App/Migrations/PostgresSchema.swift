@@ -84,4 +84,10 @@ enum PostgresSchema {
 
     /// Version 12: see `SQLiteSchema.transferExports`.
     static let transferExports = ["ALTER TABLE users ADD COLUMN transfer_exported_at timestamptz"]
+
+    /// Version 13: see `SQLiteSchema.choreClaimants`.
+    static let choreClaimants = [
+        "ALTER TABLE apple_tokens ADD COLUMN claimed_by text",
+        "ALTER TABLE pending_revocations ADD COLUMN claimed_by text",
+    ]
 }

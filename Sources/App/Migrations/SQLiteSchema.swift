@@ -123,4 +123,11 @@ enum SQLiteSchema {
     static let transferExports = """
         ALTER TABLE users ADD COLUMN transfer_exported_at INTEGER;
         """
+
+    /// Version 13: which process claimed a chore's row (`ChoreClaimant`), so that a run on the same machine takes
+    /// back at once what a killed run had claimed.
+    static let choreClaimants = """
+        ALTER TABLE apple_tokens ADD COLUMN claimed_by TEXT;
+        ALTER TABLE pending_revocations ADD COLUMN claimed_by TEXT;
+        """
 }
