@@ -140,14 +140,19 @@ extension AppleAuthClient {
     package static let maxRetryAfterSeconds = 3600
 
     /// `Retry-After` as seconds from now (RFC 9110 §10.2.3): delay-seconds, or an HTTP-date; capped at
-    /// `maxRetryAfterSeconds`, nil when it is neither.
+    /// `maxRetryAfterSeconds`. Nil when it is neither, or when it asks for no wait at all (0, or a date past):
+    /// passed on as it is, that would invite apps and chores to ask again at once while Apple is throttling, so
+    /// the caller's own wait applies instead (found by an audit).
     static func retryAfterSeconds(_ value: String) -> Int? {
         let text = value.trimmingCharacters(in: .whitespaces)
+        let seconds: Int
         if !text.isEmpty, text.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
-            return min(Int(text.prefix(9)) ?? maxRetryAfterSeconds, maxRetryAfterSeconds)
+            seconds = min(Int(text.prefix(9)) ?? maxRetryAfterSeconds, maxRetryAfterSeconds)
+        } else {
+            guard let date = HTTPDate.parse(text) else { return nil }
+            seconds = min(max(0, date - Int(Date().timeIntervalSince1970)), maxRetryAfterSeconds)
         }
-        guard let date = HTTPDate.parse(text) else { return nil }
-        return min(max(0, date - Int(Date().timeIntervalSince1970)), maxRetryAfterSeconds)
+        return seconds > 0 ? seconds : nil
     }
 }
 

@@ -57,6 +57,19 @@ struct AppleExchangeFaultTests {
         }
     }
 
+    /// `Retry-After: 0` from Apple is no advice: passed on, it would invite the app to ask again at once while Apple
+    /// throttles. The server's own wait applies. Found by an audit.
+    @Test func applesRetryAfterOfZeroIsReplacedByTheServersOwn() async throws {
+        try await with { app, proxy in
+            let issued = try await issueCode(app, subject: "001.zero")
+            proxy.setTokenFault(.throttled(retryAfter: 0))
+            let refused = try await app.sendJSON(.POST, "/api/users/siwa",
+                                                 ["token": issued.idToken, "authorizationCode": issued.code])
+            #expect(refused.status == .serviceUnavailable)
+            #expect(refused.headers["Retry-After"] == "\(SignInFailure.appleRetryAfterSeconds)")
+        }
+    }
+
     @Test func appleFailingWithoutRetryAfterIs503WithTheServersOwn() async throws {
         try await with { app, proxy in
             let issued = try await issueCode(app, subject: "001.failing")
