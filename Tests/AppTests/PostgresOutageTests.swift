@@ -92,6 +92,24 @@ struct PostgresStartupTests {
         }
     }
 
+    /// Credentials the server refuses (here a role that does not exist; a wrong password alike) stop the start at
+    /// once, naming host, port and PostgreSQL's reason: no wait mends them. Found by an audit: a wrong password
+    /// waited the whole 30 s, then read as a server that did not answer.
+    @Test func credentialsTheServerRefusesStopTheStartAtOnce() async throws {
+        let cluster = try await PostgresCluster.sharedCluster()
+        try await SpawnedApp.with { app in
+            let server = try app.spawn([
+                "DATABASE_URL": "postgresql://nobody:n0t-to-be-logged@127.0.0.1:\(cluster.port)/postgres",
+            ])
+            let status = await server.exited(within: .seconds(60))
+            #expect(status != nil && status != 0)
+            #expect(server.output.contains("127.0.0.1:\(cluster.port)"), "\(server.output.suffix(500))")
+            #expect(server.output.contains(#"role "nobody" does not exist"#), "\(server.output.suffix(500))")
+            #expect(!server.output.contains("did not answer within"), "no wait: \(server.output.suffix(500))")
+            #expect(!server.output.contains("n0t-to-be-logged"))
+        }
+    }
+
     /// SIGTERM during that wait ends the start cleanly, exit 0, as it ends a running server (a rolling restart or a
     /// deploy stopped early). Found by an audit: the process was killed by the signal (status 143).
     @Test func sigtermDuringTheWaitAtStartExitsCleanly() async throws {

@@ -119,7 +119,17 @@ final class PGConnection: @unchecked Sendable {
             }
             break
         }
-        throw PostgresError.connection("cannot connect to \(server): \(connection.libpqMessage)")
+        let message = "cannot connect to \(server): \(connection.libpqMessage)"
+        if Self.refusesCredentials(connection.libpqMessage) { throw PostgresError.configuration(message) }
+        throw PostgresError.connection(message)
+    }
+
+    /// Whether the server refused who the URL says is connecting (a wrong password, a role or database that does not
+    /// exist, no `pg_hba.conf` entry): no wait mends that, so start-up reports it at once (found by an audit: a
+    /// wrong password waited the whole 30 s, then read as a server that did not answer).
+    static func refusesCredentials(_ message: String) -> Bool {
+        ["password authentication failed", "no pg_hba.conf entry", "authentication failed for user", "\" does not exist"]
+            .contains { message.contains($0) } && message.contains("FATAL")
     }
 
     /// Whether the server says, in the parameters it reports by itself (PostgreSQL 14 and later report

@@ -88,6 +88,7 @@ package final class PostgresPool: Sendable {
     }
 
     /// `write` for a migration: one transaction, within `migrationTimeout` instead of `statementTimeout`.
+    @discardableResult
     package func migrationWrite(_ statements: [SQL]) async throws -> [SQLResult] {
         try await execute(statements, timeout: Self.migrationTimeout)
     }
