@@ -62,6 +62,27 @@ struct APIErrorFormatTests {
         }
     }
 
+    /// A coded body cannot be read, on the sign-in route's own fast path too, and with the coding in a second
+    /// `Content-Encoding` field. Found by a review: `POST /api/users/siwa` read a `br` body as if uncoded.
+    @Test func aCodedBodyIsRefusedOnTheSignInRoute() async throws {
+        try await TestApp.with(lifecycle: false) { app in
+            let body = Array("{\"token\":\"\(try app.identityToken())\"}".utf8)
+            for codings in [["br"], ["identity", "gzip"]] {
+                var headers: HTTPHeaders = ["Content-Type": "application/json"]
+                for coding in codings { headers.add(name: "Content-Encoding", value: coding) }
+                let response = try await app.send(.POST, "/api/users/siwa", headers: headers, body: body)
+                #expect(response.status == .unsupportedMediaType, "\(codings)")
+                #expect(try response.json()["reason"] as? String == "Content-Encoding '\(codings.last ?? "")' is not "
+                    + "supported; send the body uncompressed")
+            }
+            #expect(try await app.count("users") == 0)
+            let plain = try await app.send(.POST, "/api/users/siwa", headers: [
+                "Content-Type": "application/json", "Content-Encoding": "identity",
+            ], body: body)
+            #expect(plain.status == .ok)
+        }
+    }
+
     @Test func webFormPostsStillAnswerABrowserWithAPage() async throws {
         try await TestApp.with(lifecycle: false) { app in
             let response = try await app.send(.POST, "/login/siwa/handle", headers: [

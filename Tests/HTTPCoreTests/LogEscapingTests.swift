@@ -51,4 +51,14 @@ struct LogEscapingTests {
     func shortValuesKeepNoCredential(_ raw: String, _ logged: String) {
         #expect(LogEscaping.value(raw) == logged)
     }
+
+    /// A credential anywhere in a value, between spaces or commas too, is redacted; what is around it is kept, and
+    /// `redactingCredentials` escapes nothing (a reason's log line escapes it once).
+    @Test func aCredentialAnywhereInAValueIsRedacted() {
+        let token = "eyJ" + String(repeating: "x", count: 40)
+        #expect(LogEscaping.redactingCredentials("gzip, \(token)") == "gzip, [redacted]")
+        #expect(LogEscaping.redactingCredentials("Bearer \(token) é\u{85}") == "Bearer [redacted] é\u{85}")
+        #expect(LogEscaping.value("Bearer \(token)\n") == "Bearer [redacted]\\n")
+        #expect(LogEscaping.redactingCredentials("text/x\u{85}forged") == "text/x\u{85}forged")
+    }
 }

@@ -48,10 +48,36 @@ package enum LogEscaping {
         }.joined(separator: "/")
     }
 
-    /// Another short request value for a log line or an error's reason (a method, a media type): escaped, with a
-    /// credential-shaped run between slashes `[redacted]`, as `path` treats a path. Found by an audit: a token sent
-    /// as the method was written whole into the 501's reason and two log lines.
-    package static func value(_ value: some StringProtocol) -> String { path(value) }
+    /// Another short request value for a log line (a method, a media type): escaped as `escape` does, with every
+    /// run of `opaqueSegmentLength` or more of a token's characters `[redacted]` (`redactingCredentials`). Found by
+    /// an audit: a token sent as the method was written whole into the 501's reason and two log lines.
+    package static func value(_ value: some StringProtocol) -> String { escape(redactingCredentials(value)) }
+
+    /// `value` with every run of `opaqueSegmentLength` or more of a token's characters written `[redacted]`, and
+    /// nothing else changed: for an error's reason, which its log line escapes in turn.
+    package static func redactingCredentials(_ value: some StringProtocol) -> String {
+        var run = 0
+        guard value.utf8.contains(where: { byte in
+            run = isTokenByte(byte) ? run + 1 : 0
+            return run >= opaqueSegmentLength
+        }) else { return String(value) }
+        var output: [UInt8] = []
+        var pending: [UInt8] = []
+        func flush() {
+            output += pending.count >= opaqueSegmentLength ? Array("[redacted]".utf8) : pending
+            pending.removeAll(keepingCapacity: true)
+        }
+        for byte in value.utf8 {
+            if isTokenByte(byte) {
+                pending.append(byte)
+            } else {
+                flush()
+                output.append(byte)
+            }
+        }
+        flush()
+        return String(decoding: output, as: UTF8.self)
+    }
 
     private static func isTokenByte(_ byte: UInt8) -> Bool {
         switch byte {

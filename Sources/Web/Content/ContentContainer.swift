@@ -54,10 +54,7 @@ package struct ContentContainer {
         guard let mediaType else {
             throw Abort(.unsupportedMediaType, reason: "Missing Content-Type; expected \(accepted.description)")
         }
-        if let coding = request.headers["Content-Encoding"], !Self.isIdentity(coding) {
-            throw Abort(.unsupportedMediaType, reason: "Content-Encoding '\(LogEscaping.value(coding))' is not "
-                + "supported; send the body uncompressed")
-        }
+        try checkCoding()
         do {
             if Self.isJSON(mediaType), accepted != .form {
                 guard !request.body.isEmpty else { throw Abort(.badRequest, reason: "Request body is empty") }
@@ -78,7 +75,7 @@ package struct ContentContainer {
             throw Abort(.badRequest, reason: DecodingErrorReason.describe(error))
         }
         throw Abort(.unsupportedMediaType,
-                    reason: "Unsupported Content-Type '\(LogEscaping.value(mediaType))'; expected \(accepted.description)")
+                    reason: "Unsupported Content-Type '\(LogEscaping.redactingCredentials(mediaType))'; expected \(accepted.description)")
     }
 }
 
@@ -99,6 +96,15 @@ enum JSONCoding {
 }
 
 extension ContentContainer {
+    /// Throws 415 unless every `Content-Encoding` field names no coding but `identity` (RFC 9110 §8.4.1,
+    /// §15.5.16): the body is not decoded, so a coded one cannot be read. Every reader of a request body calls it.
+    package func checkCoding() throws {
+        for coding in request.headers.values(for: "Content-Encoding") where !Self.isIdentity(coding) {
+            throw Abort(.unsupportedMediaType, reason: "Content-Encoding '\(LogEscaping.redactingCredentials(coding))' "
+                + "is not supported; send the body uncompressed")
+        }
+    }
+
     /// Whether a `Content-Encoding` value names no coding but `identity` (RFC 9110 §8.4.1).
     static func isIdentity(_ value: String) -> Bool {
         value.split(separator: ",").allSatisfy { $0.trimmingCharacters(in: .whitespaces).lowercased() == "identity" }

@@ -66,7 +66,7 @@ struct Router: Responder {
     /// 501 for a method neither HTTP nor a route defines.
     private func refuseUnrecognized(_ method: HTTPMethod) throws {
         guard methods.contains(method) else {
-            throw Abort(.notImplemented, reason: "The method \(LogEscaping.value(method.rawValue)) is not implemented")
+            throw Abort(.notImplemented, reason: "The method \(LogEscaping.redactingCredentials(method.rawValue)) is not implemented")
         }
     }
 
