@@ -64,6 +64,35 @@ struct AppleChoresTests {
         }
     }
 
+    /// A 5xx that says Apple is down for now (500, 502, 503, 504) is waited out like a 429; one no wait mends (501)
+    /// is tried `ChoreBackoff.maxAttempts` times and left due, so a run cannot wait for ever on it.
+    @Test func applesOutageIsWaitedOutAndA501IsNot() async throws {
+        var proxy: AppleProxy?
+        try await TestApp.with(configure: { configuration in
+            let port = Int(configuration.appleBaseURL.split(separator: ":").last ?? "") ?? 0
+            proxy = try? AppleProxy(upstreamPort: port)
+            configuration.appleBaseURL = proxy?.baseURL ?? configuration.appleBaseURL
+        }) { app in
+            let proxy = try #require(proxy)
+            try await app.seedAppleTokens(3)
+            proxy.setTokenFault(.reply(status: "502 Bad Gateway", body: "{}"))
+            let lifted = Task {
+                try await Task.sleep(for: .milliseconds(1200))
+                proxy.setTokenFault(.none)
+            }
+            let waited = try await app.runChore(.validateTokens)
+            try await lifted.value
+            #expect(waited.exitStatus == 0, "\(waited)")
+            #expect(waited.summary.contains("3 valid") && !waited.summary.contains(" 0 throttled and retried"),
+                    "\(waited)")
+
+            proxy.setTokenFault(.reply(status: "501 Not Implemented", body: "{}"))
+            let refused = try await app.runChore(.validateTokens, clock: { Date().addingTimeInterval(24 * 3600 + 60) })
+            #expect(refused.exitStatus == 1, "\(refused)")
+            #expect(refused.summary.contains("3 failed (apple: HTTP 501: 3)"), "\(refused)")
+        }
+    }
+
     @Test func aTokenCheckedWithinADayIsNotAskedAgain() async throws {
         try await TestApp.with { app in
             try await app.seedAppleTokens(20)
@@ -97,6 +126,25 @@ struct AppleChoresTests {
             #expect(report.summary.contains("\(count - checked) valid"), "\(report)")
             #expect(!report.summary.contains("held by"), "\(report)")
             #expect(await app.apple.refreshCalls() - before == count - checked)
+            #expect(try await app.checkedTokens() == count)
+        }
+    }
+
+    /// A live run in another process keeps what it claimed: the run beside it checks the rest and says how many the
+    /// other holds, and no token is asked about twice. Found by a review: an unreadable `/proc/<pid>/stat` counted
+    /// as gone.
+    @Test func aLiveRunInAnotherProcessKeepsItsClaims() async throws {
+        try await TestApp.with { app in
+            let count = 200
+            try await app.seedAppleTokens(count)
+            await app.apple.setTokenLatency(0.05)
+            let other = try await app.spawnValidation(bound: 2, untilChecked: 4)
+            let report = try await app.runChore(.validateTokens)
+            #expect(report.exitStatus == 0, "\(report)")
+            #expect(report.summary.contains(" held by other runs, in ") || report.summary.contains(" taken by other runs"),
+                    "\(report)")
+            #expect(await other.exited(within: .seconds(60)) == 0, "\(other.output)")
+            #expect(await app.apple.refreshCalls() == count, "each token asked about once")
             #expect(try await app.checkedTokens() == count)
         }
     }

@@ -12,10 +12,12 @@ struct ChoreClaimant: Sendable, Equatable {
     var pid: Int32
     var startTime: String
 
-    /// This process, read once.
+    /// This process, read once; nil when `/proc` does not show this process under its own pid (a pid namespace
+    /// whose `/proc` is another's), so nothing could be judged.
     static let current: ChoreClaimant? = {
         let pid = getpid()
-        guard let bootID = bootID(), let namespace = pidNamespace(), let start = startTime(of: pid) else { return nil }
+        guard let bootID = bootID(), let namespace = pidNamespace(), let own = stat(of: pid), own.pid == pid,
+              let start = own.startTime else { return nil }
         return ChoreClaimant(bootID: bootID, pidNamespace: namespace, pid: pid, startTime: start)
     }()
 
@@ -34,10 +36,14 @@ struct ChoreClaimant: Sendable, Equatable {
     }
 
     /// Whether this claimant is known to have ended: it ran on this machine since its boot, in this pid namespace,
-    /// and no process with its pid and start time runs now. False when that cannot be known.
+    /// and either no process has its pid (`kill(pid, 0)` fails with `ESRCH`), or the one that has it started at
+    /// another time (a pid reused) or is a zombie. False whenever that cannot be known: a process that `/proc` hides
+    /// (`hidepid`, systemd's `ProtectProc`) or that may not be signalled (`EPERM`) counts as alive.
     func isGone(seenFrom here: ChoreClaimant) -> Bool {
         guard bootID == here.bootID, pidNamespace == here.pidNamespace, self != here else { return false }
-        return Self.startTime(of: pid) != startTime
+        if kill(pid, 0) == -1 && errno == ESRCH { return true }
+        guard let seen = Self.stat(of: pid), seen.pid == pid else { return false }
+        return seen.startTime != startTime || seen.state == "Z"
     }
 
     private static func bootID() -> String? {
@@ -53,13 +59,14 @@ struct ChoreClaimant: Sendable, Equatable {
             .filter { $0.isNumber }
     }
 
-    /// Field 22 of `/proc/<pid>/stat` (proc(5)): when the process started, in clock ticks since boot; nil when no
-    /// such process runs.
-    static func startTime(of pid: Int32) -> String? {
+    /// Fields of `/proc/<pid>/stat` (proc(5)): the pid (1), the state (3), and when the process started (22, clock
+    /// ticks since boot); nil when it cannot be read.
+    static func stat(of pid: Int32) -> (pid: Int32, state: Character?, startTime: String?)? {
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+              let open = stat.firstIndex(of: " "), let read = Int32(stat[..<open]),
               let close = stat.lastIndex(of: ")") else { return nil }
-        // The fields after the command name (which may hold spaces), from field 3 on.
+        // The fields after the command name (which may hold spaces and parentheses), from field 3 on.
         let fields = stat[stat.index(after: close)...].split(separator: " ")
-        return fields.count > 19 ? String(fields[19]) : nil
+        return (read, fields.first?.first, fields.count > 19 ? String(fields[19]) : nil)
     }
 }

@@ -68,9 +68,13 @@ enum ChoreBackoff {
     static let cap: Double = 60
     /// No `Retry-After` is waited longer, in seconds: an hour, like `AppleAuthClient.maxRetryAfterSeconds`.
     static let maxRetryAfter: Double = 3600
-    /// How many times a call that got no answer from Apple (a network failure, a timeout) is made before its token
-    /// is left due for the next run. Apple's own 429s and 5xx have no such limit: they never fail a run.
+    /// How many times a call that got no answer from Apple (a network failure, a timeout), or a 5xx no wait mends,
+    /// is made before its token is left due for the next run. Apple's 429s and `waitedOutStatuses` have no such
+    /// limit: they never fail a run.
     static let maxAttempts = 3
+    /// The 5xx statuses that say a service is down for now (RFC 9110 §15.6: 500, 502, 503, 504), waited out like a
+    /// 429; 501, 505 and the rest would answer the same however long the run waited.
+    static let waitedOutStatuses: Set<Int> = [500, 502, 503, 504]
 
     /// The delay before attempt `attempt + 1`, `attempt` ≥ 1 counting the attempts that failed; `random` in 0..<1.
     static func delay(afterAttempt attempt: Int, random: Double) -> Double {
