@@ -44,7 +44,7 @@ struct Siwa: AsyncParsableCommand {
         let lines = message.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
         guard let first = lines.first else { return message }
         guard let help = lines.dropFirst().last(where: { $0.hasPrefix("See '") }) else { return first }
-        return first + ". " + help
+        return first + (first.hasSuffix(".") ? " " : ". ") + help
     }
 }
 

@@ -71,9 +71,10 @@ struct ConfigurationTests {
         let configuration = try Configuration.load(dotEnvPath: file.path, environment: ["PORT": "7001"])
         #expect(configuration.port == 7001)
         #expect(configuration.hostname == "0.0.0.0")
-        // Empty counts as unset, in the process as in the file: the file's value applies.
-        let empty = try Configuration.load(dotEnvPath: file.path, environment: ["PORT": "", "HOSTNAME": ""])
-        #expect(empty.port == 7000)
+        // A variable set empty in the environment still wins: it unsets the file's, and the default applies (so an
+        // operator can turn off from the environment what .env turns on).
+        let empty = try Configuration.load(dotEnvPath: file.path, environment: ["PORT": ""])
+        #expect(empty.port == Configuration().port)
         #expect(empty.hostname == "0.0.0.0")
     }
 

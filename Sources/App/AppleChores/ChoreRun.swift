@@ -61,6 +61,7 @@ struct ChoreRun: Sendable {
                         } catch {
                             logger.warning("\(chore.kind.rawValue): claiming tokens failed", metadata: ["cause": "\(error)"])
                             tally.add(.failed(reason: "database"))
+                            tally.failuresOfNoRow += 1
                         }
                         exhausted = buffer.isEmpty
                     }

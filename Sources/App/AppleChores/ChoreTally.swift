@@ -33,8 +33,11 @@ struct ChoreTally: Sendable, Equatable {
         }
     }
 
+    /// Failures that were no row's (claiming a batch failed), counted among `failed` for the exit status.
+    var failuresOfNoRow = 0
+
     /// Rows due when the run began that another run took (two instances, an overlapping cron).
-    var takenByOtherRuns: Int { max(0, due - done - interrupted) }
+    var takenByOtherRuns: Int { max(0, due - (done - failuresOfNoRow) - interrupted) }
 
     /// 0 when everything this run took on was done; 1 when some is left due (failures, or a stop). Rows other runs
     /// took or hold are theirs to finish, so they leave it 0.

@@ -44,7 +44,12 @@ package enum AppMigrations {
         path: String, configuration: DatabaseConfiguration = DatabaseConfiguration()
     ) async throws -> DatabasePool {
         let pool = try open(path: path, configuration: configuration)
-        try await migrator.migrate(pool)
+        do {
+            try await migrator.migrate(pool)
+        } catch {
+            await pool.close()  // a refused start (a newer database) leaves nothing open
+            throw error
+        }
         return pool
     }
 
@@ -83,14 +88,19 @@ package enum AppMigrations {
         let pool = PostgresPool(url: url, size: configuration.databasePoolSize,
                                 preparedStatements: configuration.databasePreparedStatements, group: group)
         do {
-            try await pool.waitUntilAvailable(timeout: postgresStartupTimeout)
-        } catch let error as PostgresError where error.reason == .unavailable {
-            throw PostgresError.connection("PostgreSQL at \(url.server) did not answer within "
-                + "\(postgresStartupTimeout): \(error.message)")
+            do {
+                try await pool.waitUntilAvailable(timeout: postgresStartupTimeout)
+            } catch let error as PostgresError where error.reason == .unavailable {
+                throw PostgresError.connection("PostgreSQL at \(url.server) did not answer within "
+                    + "\(postgresStartupTimeout): \(error.message)")
+            }
+            let applied = try await migrator.migrate(pool)
+            if !applied.isEmpty { logger.notice("PostgreSQL \(url) migrated", metadata: ["versions": "\(applied)"]) }
+            try await SharedSettings.check(configuration, database: pool)
+        } catch {
+            await pool.close()  // a refused start leaves no connection open
+            throw error
         }
-        let applied = try await migrator.migrate(pool)
-        if !applied.isEmpty { logger.notice("PostgreSQL \(url) migrated", metadata: ["versions": "\(applied)"]) }
-        try await SharedSettings.check(configuration, database: pool)
         return pool
     }
 }

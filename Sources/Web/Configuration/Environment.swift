@@ -16,12 +16,12 @@ package struct Environment: Sendable {
     }
 
     /// The process environment over the variables of the `.env` file at `dotEnvPath` (skipped when nil or missing).
-    /// A variable set empty in the process counts as unset there too, so the file's value applies (found by an
-    /// audit: `PORT= siwa serve` listened on the default, not on the file's port).
+    /// A variable set in the process wins even when empty, so `METRICS_TOKEN= siwa serve` turns off what `.env`
+    /// turns on: the empty value then counts as unset, and the default applies.
     package static func load(dotEnvPath: String? = ".env",
                             processEnvironment: [String: String] = ProcessInfo.processInfo.environment) throws -> Environment {
         let fromFile = try dotEnvPath.map { try DotEnv.load(path: $0) } ?? [:]
-        return Environment(fromFile.merging(processEnvironment.filter { !$0.value.isEmpty }) { _, process in process })
+        return Environment(fromFile.merging(processEnvironment) { _, process in process })
     }
 
     /// The text of `key`, nil when unset or empty.
