@@ -11,6 +11,18 @@ import Testing
 /// Each runs on SQLite and, in the suite's PostgreSQL pass, on PostgreSQL.
 @Suite(.serialized, .timeLimit(.minutes(3)))
 struct AppleChoresTests {
+    /// A server whose calls to the stand-in go through an `AppleProxy`, which can answer for Apple instead.
+    private func withProxy(_ body: (TestApp, AppleProxy) async throws -> Void) async throws {
+        var proxy: AppleProxy?
+        try await TestApp.with(configure: { configuration in
+            let port = Int(configuration.appleBaseURL.split(separator: ":").last ?? "") ?? 0
+            proxy = try? AppleProxy(upstreamPort: port)
+            configuration.appleBaseURL = proxy?.baseURL ?? configuration.appleBaseURL
+        }) { app in
+            try await body(app, try #require(proxy))
+        }
+    }
+
     @Test func callsInFlightReachTheBoundAndNeverPassIt() async throws {
         try await TestApp.with { app in
             try await app.seedAppleTokens(60)
@@ -40,13 +52,7 @@ struct AppleChoresTests {
     }
 
     @Test func applesRetryAfterIsWaitedOutAndNeverFailsTheRun() async throws {
-        var proxy: AppleProxy?
-        try await TestApp.with(configure: { configuration in
-            let port = Int(configuration.appleBaseURL.split(separator: ":").last ?? "") ?? 0
-            proxy = try? AppleProxy(upstreamPort: port)
-            configuration.appleBaseURL = proxy?.baseURL ?? configuration.appleBaseURL
-        }) { app in
-            let proxy = try #require(proxy)
+        try await withProxy { app, proxy in
             try await app.seedAppleTokens(10)
             proxy.setTokenFault(.throttled(retryAfter: 2))
             let lifted = Task {
@@ -67,13 +73,7 @@ struct AppleChoresTests {
     /// A 5xx that says Apple is down for now (500, 502, 503, 504) is waited out like a 429; one no wait mends (501)
     /// is tried `ChoreBackoff.maxAttempts` times and left due, so a run cannot wait for ever on it.
     @Test func applesOutageIsWaitedOutAndA501IsNot() async throws {
-        var proxy: AppleProxy?
-        try await TestApp.with(configure: { configuration in
-            let port = Int(configuration.appleBaseURL.split(separator: ":").last ?? "") ?? 0
-            proxy = try? AppleProxy(upstreamPort: port)
-            configuration.appleBaseURL = proxy?.baseURL ?? configuration.appleBaseURL
-        }) { app in
-            let proxy = try #require(proxy)
+        try await withProxy { app, proxy in
             try await app.seedAppleTokens(3)
             proxy.setTokenFault(.reply(status: "502 Bad Gateway", body: "{}"))
             let lifted = Task {
