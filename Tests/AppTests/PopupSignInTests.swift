@@ -56,6 +56,7 @@ struct PopupSignInTests {
             let number = try await app.popup(["id_token": try app.webToken(state: other), "state": other, "user": 7],
                                              state: other)
             #expect(number.status == .badRequest)
+            #expect(try number.json()["reason"] as? String == "Field 'user' must be an object or the JSON string of one")
             #expect(try await app.count("sessions") == 1)
         }
     }

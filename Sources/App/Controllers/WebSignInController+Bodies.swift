@@ -69,7 +69,12 @@ extension WebSignInController.AppleUser {
             self = try Self.parse(formField: json)
             return
         }
-        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let container: KeyedDecodingContainer<CodingKeys>
+        do {
+            container = try decoder.container(keyedBy: CodingKeys.self)
+        } catch DecodingError.typeMismatch {
+            throw Abort(.badRequest, reason: "Field 'user' must be an object or the JSON string of one")
+        }
         self.init(name: try container.decodeIfPresent(Name.self, forKey: .name),
                   email: try container.decodeIfPresent(String.self, forKey: .email))
     }
