@@ -145,6 +145,7 @@ package final class SiwaServer: Sendable {
         signal(SIGXFSZ, SIG_IGN)
         // Before the hold's listener (which serves with these files too) and before any database is made.
         try TLSFilesCheck.check(configuration)
+        try AppleKeyFileCheck.check(configuration)
         try checkListenAddress(configuration)
         guard try await ReadOnlyStartHold(configuration: configuration, logger: logger).waitForWritable() else { return }
         // SIGINT or SIGTERM while the server gets ready (up to 30 s waiting for PostgreSQL) ends the start cleanly,

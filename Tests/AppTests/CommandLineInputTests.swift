@@ -99,6 +99,9 @@ struct CommandLineInputTests {
         (["SIWA_EXTRA_CA_FILE": "/nonexistent/ca.pem"], "SIWA_EXTRA_CA_FILE"),
         (["HOSTNAME": "not..valid"], "HOSTNAME"),
         (["RESOURCES_PATH": "/nonexistent/Resources"], "RESOURCES_PATH"),
+        // Found by an audit: a key set but missing only turned code exchange and revocation off, in a log line.
+        (["APPLE_TEAM_ID": "ABCDE12345", "APPLE_KEY_ID": "XYZ987WVU6", "APPLE_PRIVATE_KEY_PATH": "/nonexistent/k.p8"],
+         "APPLE_PRIVATE_KEY_PATH"),
     ])
     func valuesThatCannotWorkAreNamedAtStart(_ variables: [String: String], _ variable: String) async throws {
         let directory = TestApp.temporaryDirectory()
