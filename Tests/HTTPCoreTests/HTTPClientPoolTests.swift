@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import IOCore
+import Synchronization
 import TestSupport
 import Testing
 @testable import HTTPCore
@@ -124,6 +125,50 @@ struct HTTPClientPoolTests {
             let after = try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(port)/"))
             #expect(after.status == .ok)
         }
+    }
+
+    /// A call handed a connection with less than `minimumTimeToSend` left does not send its request: it would time
+    /// out after the server acted on it. Found by an audit. The first call holds the only connection until the test
+    /// opens the gate, 50 ms before the second call's deadline; whenever the connection comes free after that, the
+    /// second call times out without the server ever seeing its request.
+    @Test func aCallWithNoTimeLeftDoesNotSendItsRequest() async throws {
+        let gate = Gate()
+        try await withServer(responder: GatedApple(gate: gate)) { server, port in
+            let client = HTTPClient(configuration: .init(timeout: .seconds(15), maxConnectionsPerOrigin: 1))
+            async let first = client.send(HTTPClientRequest(url: "http://127.0.0.1:\(port)/gate"))
+            for _ in 0..<750 where client.statistics.open != 1 || client.statistics.idle != 0 {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            let started = ContinuousClock.now
+            async let second = HTTPClientError.kind {
+                _ = try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(port)/second", timeout: .milliseconds(500)))
+            }
+            try await Task.sleep(until: started + .milliseconds(450))
+            gate.open()
+            #expect(try await first.status == .ok)
+            #expect(await second == .poolTimeout)
+            #expect(gate.paths == ["/gate"], "the second request never reached the server")
+            _ = server
+        }
+    }
+
+    /// Answers `/gate` once `gate` opens, and records every path it is asked for.
+    struct GatedApple: HTTPResponder {
+        let gate: Gate
+
+        func respond(to request: HTTPRequest, connection: ConnectionInfo) async -> HTTPResponse {
+            gate.record(String(request.path))
+            while request.path == "/gate", !gate.isOpen { try? await Task.sleep(for: .milliseconds(2)) }
+            return HTTPResponse(string: "ok")
+        }
+    }
+
+    final class Gate: Sendable {
+        private let state = Mutex<(open: Bool, paths: [String])>((false, []))
+        var isOpen: Bool { state.withLock { $0.open } }
+        var paths: [String] { state.withLock { $0.paths } }
+        func open() { state.withLock { $0.open = true } }
+        func record(_ path: String) { state.withLock { $0.paths.append(path) } }
     }
 
     @Test func aConnectionTheServerClosedIsNotReused() async throws {

@@ -60,13 +60,24 @@ final class HTTPConnectionPool: Sendable {
                                     reused: counters.reused.load(ordering: .relaxed))
     }
 
+    /// The least time a call must have left for its request to be sent: a round trip to Apple takes tens of
+    /// milliseconds, so one sent with less would time out after Apple acted on it. Found by an audit: when many
+    /// calls timed out together, a waiting one took a freed connection at its deadline and sent its code.
+    static let minimumTimeToSend: Duration = .milliseconds(100)
+
     /// Sends one request and reads its response before `deadline` (monotonic ns). A request that failed on a
     /// reused connection before any byte of it was written is sent once more on a new connection; one that was
-    /// (even partly) written is never sent again.
+    /// (even partly) written is never sent again; one left less than `minimumTimeToSend` is not sent at all.
     func execute(_ bytes: [UInt8], method: HTTPMethod, deadline: UInt64) async throws -> HTTPClientResponse {
         var retried = false
         while true {
             let (connection, reused) = try await lease(deadline: deadline)
+            // A request is not sent with less than `minimumTimeToSend` of its call left: it would time out after
+            // the server acted on it (an authorization code spent, and the user's retry refused as used).
+            guard MonotonicClock.deadline(after: Self.minimumTimeToSend) < deadline else {
+                giveBack(connection, reusable: true)
+                throw HTTPClientError(.poolTimeout, "the call's time ran out before its request to \(origin) was sent")
+            }
             connection.beginRequest()
             do {
                 try await connection.write(bytes, until: deadline)
