@@ -204,7 +204,7 @@ package final class SiwaServer: Sendable {
         guard let url = configuration.databaseURL else {
             return try await AppMigrations.migrator.migrate(try AppMigrations.open(path: configuration.databasePath))
         }
-        let pool = try PostgresPool(url: url, size: 1)
+        let pool = try PostgresPool(url: url, size: 1, preparedStatements: configuration.databasePreparedStatements)
         try await pool.waitUntilAvailable(timeout: AppMigrations.postgresStartupTimeout)
         return try await AppMigrations.migrator.migrate(pool)
     }

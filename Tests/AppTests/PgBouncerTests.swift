@@ -96,4 +96,32 @@ struct PgBouncerTests {
             }
         }
     }
+
+    /// With `DATABASE_PREPARED_STATEMENTS=off`, nothing the binary runs prepares a named statement: the server, its
+    /// read-only probe, `siwa migrate` and the operators' commands. Found by an audit: `siwa apple transfer
+    /// export|import`, `users`, `doctor` and `migrate` ignored the setting, and behind PgBouncer a transfer failed
+    /// with `prepared statement "siwa_…" does not exist`. On a cluster of its own, whose log shows every statement.
+    @Test func nothingPreparesANamedStatementWhenToldNotTo() async throws {
+        let cluster = try await PostgresCluster.started()
+        defer { cluster.stop() }
+        let url = try PostgresURL(try cluster.createDatabase())
+        _ = try cluster.query("ALTER SYSTEM SET log_statement = 'all'")
+        _ = try cluster.query("SELECT pg_reload_conf()")
+        try await TestApp.with(configure: { configuration in
+            configuration.databaseURL = url
+            configuration.databasePreparedStatements = false
+        }) { app in
+            let signedIn = try await app.signInWithAuthorizationCode(subject: "001.unnamed", email: "u@example.com")
+            let id = try #require((try signedIn.json()["user"] as? [String: Any])?["id"] as? String)
+            for arguments in [["migrate"], ["doctor"], ["users", "show", id], ["users", "export", id],
+                              ["apple", "transfer", "status"], ["apple", "validate-tokens"]] {
+                let run = try await app.command(arguments)
+                #expect(run.status == 0 || arguments == ["doctor"], "\(arguments): \(run.output)")
+            }
+        }
+        let log = try String(contentsOfFile: cluster.directory + "/server.log", encoding: .utf8)
+        let named = log.split(separator: "\n").filter { $0.contains("execute siwa_") || $0.contains("prepare siwa_") }
+        #expect(log.contains("execute <unnamed>"), "the log shows the statements")
+        #expect(named.isEmpty, "\(named.prefix(3))")
+    }
 }

@@ -65,7 +65,7 @@ package struct OperatorEnvironment: Sendable {
         let pool: PostgresPool
         let status: Migrator.Status
         do {
-            pool = try PostgresPool(url: url, size: 2)
+            pool = try PostgresPool(url: url, size: 2, preparedStatements: configuration.databasePreparedStatements)
             try await pool.waitUntilAvailable(timeout: Self.operatorConnectTimeout)
             status = try await AppMigrations.migrator.status(pool)
         } catch let error as PostgresError where error.reason == .unavailable {

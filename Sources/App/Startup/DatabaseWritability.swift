@@ -12,8 +12,9 @@ enum DatabaseWritability: Equatable {
     case unreachable
 
     /// Asks once, within the pool's connect timeout.
-    static func probe(_ url: PostgresURL, group: EventLoopGroup) async -> DatabaseWritability {
-        let pool = PostgresPool(url: url, size: 1, group: group)
+    /// - Parameter preparedStatements: `DATABASE_PREPARED_STATEMENTS`: off behind a pooler in transaction mode.
+    static func probe(_ url: PostgresURL, preparedStatements: Bool, group: EventLoopGroup) async -> DatabaseWritability {
+        let pool = PostgresPool(url: url, size: 1, preparedStatements: preparedStatements, group: group)
         do {
             let answer = try await pool.readOne(SQL("SELECT current_setting('transaction_read_only') = 'off'")) {
                 try $0[0] as Bool

@@ -23,7 +23,10 @@ struct ReadOnlyStartHold {
         // the process default group would keep a thread per CPU idle for the server's whole life.
         let group = try EventLoopGroup(loopCount: 1)
         defer { group.shutdown() }
-        guard case .readOnly(let reason) = await DatabaseWritability.probe(url, group: group) else { return true }
+        func probe() async -> DatabaseWritability {
+            await DatabaseWritability.probe(url, preparedStatements: configuration.databasePreparedStatements, group: group)
+        }
+        guard case .readOnly(let reason) = await probe() else { return true }
         logger.warning("""
             PostgreSQL at \(url.server) is read-only (\(reason)): serving /health and waiting for a server \
             that takes writes; list the primary in DATABASE_URL, or several hosts with target_session_attrs=read-write
@@ -43,7 +46,7 @@ struct ReadOnlyStartHold {
             """)
         while !stopped.load(ordering: .relaxed) {
             try? await Task.sleep(for: Self.retryInterval)
-            if await DatabaseWritability.probe(url, group: group) == .writable { break }
+            if await probe() == .writable { break }
         }
         await server.shutdown()
         guard !stopped.load(ordering: .relaxed) else { return false }
