@@ -49,18 +49,24 @@ struct ChoreQueue: Sendable {
     /// - Returns: how many rows were handed back.
     func releaseClaimsOfGoneRuns(now: Date) async throws -> Int {
         guard let here = ChoreClaimant.current else { return 0 }
-        let leased = "\(condition) AND due_at > ? AND due_at <= ? AND claimed_by IS NOT NULL"
-        let leaseEnd = now.addingTimeInterval(Self.lease)
-        let claimants = try await pool.read(SQL("SELECT DISTINCT claimed_by FROM \(table) WHERE \(leased)",
-                                                [now, leaseEnd])) { try $0[0] as String }
+        let leased = leased(at: now)
+        let claimants = try await pool.read(SQL("""
+            SELECT DISTINCT claimed_by FROM \(table) WHERE \(leased.condition) AND claimed_by IS NOT NULL
+            """, leased.arguments)) { try $0[0] as String }
         var released = 0
         for text in claimants {
             guard let claimant = ChoreClaimant(text: text), claimant.isGone(seenFrom: here) else { continue }
             // Due a second before `now`, so that a run that starts at `now` (to the stored resolution) takes them.
-            released += try await pool.write(SQL("UPDATE \(table) SET due_at = ? WHERE \(leased) AND claimed_by = ?",
-                                                 [now.addingTimeInterval(-1), now, leaseEnd, text])).changes
+            released += try await pool.write(SQL("UPDATE \(table) SET due_at = ? WHERE \(leased.condition) AND claimed_by = ?",
+                                                 [now.addingTimeInterval(-1)] + leased.arguments + [text])).changes
         }
         return released
+    }
+
+    /// The rows under some run's lease at `now`: claimed and not finished. A row checked, or handed back, is due at
+    /// its next check (a day on) or already; only a lease ends within `lease` of `now`.
+    private func leased(at now: Date) -> (condition: String, arguments: [any DatabaseValueConvertible]) {
+        ("\(condition) AND due_at > ? AND due_at <= ?", [now, now.addingTimeInterval(Self.lease)])
     }
 
     /// Keeps a claimed row with its run: once less than half the lease is left, extends it by `lease` from `now`, so
@@ -85,11 +91,12 @@ struct ChoreQueue: Sendable {
         } ?? 0
     }
 
-    /// How many rows another run holds under its lease at `now`: claimed, and not finished. A row checked, or
-    /// handed back, is due at its next check (a day on) or already; only a lease ends within `lease` of `now`.
+    /// How many rows another run holds under its lease at `now` (`leased(at:)`).
     func countLeased(at now: Date) async throws -> Int {
-        try await pool.readOne(SQL("SELECT COUNT(*) FROM \(table) WHERE \(condition) AND due_at > ? AND due_at <= ?",
-                                   [now, now.addingTimeInterval(Self.lease)])) { try $0[0] as Int } ?? 0
+        let leased = leased(at: now)
+        return try await pool.readOne(SQL("SELECT COUNT(*) FROM \(table) WHERE \(leased.condition)", leased.arguments)) {
+            try $0[0] as Int
+        } ?? 0
     }
 
     /// Hands a claimed row back, due at `dueAt` (a failure: due again for the next run).
