@@ -88,19 +88,15 @@ package enum AppMigrations {
         let pool = PostgresPool(url: url, size: configuration.databasePoolSize,
                                 preparedStatements: configuration.databasePreparedStatements, group: group)
         do {
-            do {
-                try await pool.waitUntilAvailable(timeout: postgresStartupTimeout)
-            } catch let error as PostgresError where error.reason == .unavailable {
-                throw PostgresError.connection("PostgreSQL at \(url.server) did not answer within "
-                    + "\(postgresStartupTimeout): \(error.message)")
-            }
-            let applied = try await migrator.migrate(pool)
-            if !applied.isEmpty { logger.notice("PostgreSQL \(url) migrated", metadata: ["versions": "\(applied)"]) }
-            try await SharedSettings.check(configuration, database: pool)
-        } catch {
-            await pool.close()  // a refused start leaves no connection open
-            throw error
+            try await pool.waitUntilAvailable(timeout: postgresStartupTimeout)
+        } catch let error as PostgresError where error.reason == .unavailable {
+            throw PostgresError.connection("PostgreSQL at \(url.server) did not answer within "
+                + "\(postgresStartupTimeout): \(error.message)")
         }
+        // A start refused below leaves nothing to close: the pool's connections end with it (PostgresPool.close).
+        let applied = try await migrator.migrate(pool)
+        if !applied.isEmpty { logger.notice("PostgreSQL \(url) migrated", metadata: ["versions": "\(applied)"]) }
+        try await SharedSettings.check(configuration, database: pool)
         return pool
     }
 }
