@@ -128,7 +128,8 @@ final class PGConnection: @unchecked Sendable {
     /// exist, no `pg_hba.conf` entry): no wait mends that, so start-up reports it at once (found by an audit: a
     /// wrong password waited the whole 30 s, then read as a server that did not answer).
     static func refusesCredentials(_ message: String) -> Bool {
-        ["password authentication failed", "no pg_hba.conf entry", "authentication failed for user", "\" does not exist"]
+        // "authentication failed for user" covers every method's wording: password, md5, SCRAM, ident, PAM.
+        ["authentication failed for user", "no pg_hba.conf entry", "\" does not exist"]
             .contains { message.contains($0) } && message.contains("FATAL")
     }
 
