@@ -55,9 +55,7 @@ struct AppleChoresScheduleTests {
     @Test func sigtermStopsAChoreAndHandsItsTokensBack() async throws {
         try await TestApp.with { app in
             let count = 300
-            try await app.seedAppleTokens(count)
-            await app.apple.setTokenLatency(0.05)
-            let run = try await app.spawnValidation(bound: 2, untilChecked: 10)
+            let run = try await app.spawnValidation(seeding: count, bound: 2, untilChecked: 10)
             run.signal(SIGTERM)
             #expect(await run.exited(within: .seconds(30 * Sanitizer.timeScale)) == 1, "\(run.output)")
             #expect(run.output.contains(" interrupted, in "), "\(run.output)")

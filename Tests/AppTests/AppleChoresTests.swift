@@ -110,9 +110,7 @@ struct AppleChoresTests {
     @Test func aRunKilledWithSIGKILLResumesWithWhatIsStillDue() async throws {
         try await TestApp.with { app in
             let count = 300
-            try await app.seedAppleTokens(count)
-            await app.apple.setTokenLatency(0.05)
-            let run = try await app.spawnValidation(bound: 2, untilChecked: 20)
+            let run = try await app.spawnValidation(seeding: count, bound: 2, untilChecked: 20)
             run.signal(SIGKILL)
             #expect(await run.exited(within: .seconds(10)) != nil)
             try await Task.sleep(for: .milliseconds(300))
@@ -136,9 +134,7 @@ struct AppleChoresTests {
     @Test func aLiveRunInAnotherProcessKeepsItsClaims() async throws {
         try await TestApp.with { app in
             let count = 200
-            try await app.seedAppleTokens(count)
-            await app.apple.setTokenLatency(0.05)
-            let other = try await app.spawnValidation(bound: 2, untilChecked: 4)
+            let other = try await app.spawnValidation(seeding: count, bound: 2, untilChecked: 4)
             let report = try await app.runChore(.validateTokens)
             #expect(report.exitStatus == 0, "\(report)")
             #expect(report.summary.contains(" held by other runs, in ") || report.summary.contains(" taken by other runs"),

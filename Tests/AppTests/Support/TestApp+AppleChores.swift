@@ -20,9 +20,12 @@ extension TestApp {
         return try await AppleTokenLifecycle.runChore(kind, environment: environment, clock: clock)
     }
 
-    /// Starts `siwa apple validate-tokens` as a process with `bound` calls in flight, and returns once it has
+    /// Seeds `count` stored tokens, puts Apple 50 ms away (so that the run is still going when the test acts on it),
+    /// starts `siwa apple validate-tokens` as a process with `bound` calls in flight, and returns once it has
     /// checked at least `checked` tokens (or a minute has passed).
-    func spawnValidation(bound: Int, untilChecked checked: Int) async throws -> SiwaProcess {
+    func spawnValidation(seeding count: Int, bound: Int, untilChecked checked: Int) async throws -> SiwaProcess {
+        try await seedAppleTokens(count)
+        await apple.setTokenLatency(0.05)
         let run = try SiwaProcess(["apple", "validate-tokens"],
                                   environment: operatorEnvironment.merging(["APPLE_MAX_CONNECTIONS": "\(bound)"]) { $1 },
                                   directory: directory)
