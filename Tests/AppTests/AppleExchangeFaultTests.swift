@@ -30,6 +30,11 @@ struct AppleExchangeFaultTests {
         }
     }
 
+    /// `POST /api/users/siwa` with the identity token and the authorization code the stand-in issued together.
+    private func signIn(_ app: TestApp, _ issued: (code: String, idToken: String)) async throws -> HTTPClientResponse {
+        try await app.sendJSON(.POST, "/api/users/siwa", ["token": issued.idToken, "authorizationCode": issued.code])
+    }
+
     private func issueCode(_ app: TestApp, subject: String) async throws -> (code: String, idToken: String) {
         try await app.apple.issueAuthorizationCode(clientID: TestApp.iosClientID, subject: subject,
                                                    email: "\(subject)@example.com")
@@ -39,8 +44,7 @@ struct AppleExchangeFaultTests {
         try await with { app, proxy in
             let issued = try await issueCode(app, subject: "001.throttled")
             proxy.setTokenFault(.throttled(retryAfter: 17))
-            let refused = try await app.sendJSON(.POST, "/api/users/siwa",
-                                                 ["token": issued.idToken, "authorizationCode": issued.code])
+            let refused = try await signIn(app, issued)
             #expect(refused.status == .serviceUnavailable)
             #expect(refused.headers["Retry-After"] == "17")
             #expect(try refused.json()["error"] as? Bool == true)
@@ -49,8 +53,7 @@ struct AppleExchangeFaultTests {
             #expect(try await app.count("apple_tokens") == 0)
 
             proxy.setTokenFault(.none)
-            let accepted = try await app.sendJSON(.POST, "/api/users/siwa",
-                                                  ["token": issued.idToken, "authorizationCode": issued.code])
+            let accepted = try await signIn(app, issued)
             #expect(accepted.status == .ok, "the same user signs in once Apple serves again")
             #expect(try await app.count("users") == 1)
             #expect(try await app.count("apple_tokens") == 1)
@@ -63,8 +66,7 @@ struct AppleExchangeFaultTests {
         try await with { app, proxy in
             let issued = try await issueCode(app, subject: "001.zero")
             proxy.setTokenFault(.throttled(retryAfter: 0))
-            let refused = try await app.sendJSON(.POST, "/api/users/siwa",
-                                                 ["token": issued.idToken, "authorizationCode": issued.code])
+            let refused = try await signIn(app, issued)
             #expect(refused.status == .serviceUnavailable)
             #expect(refused.headers["Retry-After"] == "\(SignInFailure.appleRetryAfterSeconds)")
         }
@@ -74,8 +76,7 @@ struct AppleExchangeFaultTests {
         try await with { app, proxy in
             let issued = try await issueCode(app, subject: "001.failing")
             proxy.setTokenFault(.reply(status: "502 Bad Gateway", body: "{}"))
-            let refused = try await app.sendJSON(.POST, "/api/users/siwa",
-                                                 ["token": issued.idToken, "authorizationCode": issued.code])
+            let refused = try await signIn(app, issued)
             #expect(refused.status == .serviceUnavailable)
             #expect(refused.headers["Retry-After"] == "\(SignInFailure.appleRetryAfterSeconds)")
             #expect(try await app.count("users") == 0)
@@ -92,8 +93,7 @@ struct AppleExchangeFaultTests {
             let finished = Flag()
             let hanging = Task {
                 defer { finished.set() }
-                return try await app.sendJSON(.POST, "/api/users/siwa",
-                                              ["token": issued.idToken, "authorizationCode": issued.code])
+                return try await signIn(app, issued)
             }
             try await Task.sleep(for: .milliseconds(200))
             #expect(try await app.send(.GET, "/health").status == .ok)
