@@ -119,6 +119,27 @@ struct WebFlowBindingTests {
         }
     }
 
+    /// Two posts of one sign-in with its code, the second while the first waits for Apple: both find the nonce
+    /// unused, the first spends the code and signs in, and Apple refuses the second's code. That is a second use of
+    /// the nonce, 401, not a bad code (400). Found by an audit.
+    @Test func aSecondUseWhoseCodeTheFirstSpentIs401() async throws {
+        try await TestApp.with { app in
+            let state = try TestApp.newState()
+            let issued = try await app.apple.issueAuthorizationCode(
+                clientID: TestApp.webClientID, redirectURI: "http://127.0.0.1/login/siwa/callback",
+                subject: "001.spent", email: "spent@example.com", nonce: TestApp.nonce(forState: state))
+            let fields = [("token", issued.idToken), ("code", issued.code)]
+            await app.apple.setTokenLatency(0.5)
+            async let first = app.handle(fields, state: state)
+            try await Task.sleep(for: .milliseconds(200))
+            let second = try await app.handle(fields, state: state)
+            #expect(try await first.status == .seeOther)
+            #expect(second.status == .unauthorized)
+            #expect(try second.text.contains("already been used"))
+            #expect(try await app.count("sessions") == 1)
+        }
+    }
+
     @Test func aUsedNonceStaysUsedAfterARestart() async throws {
         let first = try await TestApp.start()
         defer { try? FileManager.default.removeItem(at: first.directory) }
