@@ -39,6 +39,7 @@ struct APISignInTests {
             let token = try app.identityToken(subject: "001.new.user", email: "jane@example.com")
             let response = try await app.sendJSON(.POST, "/api/users/siwa", ["token": token, "name": "Jane Appleseed"])
             #expect(response.status == .ok)
+            #expect(response.headers["Cache-Control"] == "no-store", "a bearer token is never cached (RFC 6749 §5.1)")
             let body = try response.json()
             let value = try #require(body["value"] as? String)
             #expect(UUID(uuidString: body["id"] as? String ?? "") != nil)
@@ -56,6 +57,7 @@ struct APISignInTests {
 
             let me = try await app.sendJSON(.GET, "/api/users/me", [:], bearer: value)
             #expect(me.status == .ok)
+            #expect(me.headers["Cache-Control"] == "no-store")
             let profile = try me.json()
             #expect(profile["id"] as? String == userID)
             #expect(profile["name"] as? String == "Jane Appleseed")

@@ -67,9 +67,12 @@ struct WebFlowTests {
             #expect(home.status == .ok)
             #expect(home.text.contains("Jane &lt;Appleseed&gt;"))
             #expect(home.text.contains("web@example.com"))
+            #expect(home.headers["Cache-Control"] == "no-store", "the page shows the user's e-mail")
 
             let logout = try await app.sendForm("/logout", [], cookies: ["session": session])
             #expect(logout.status == .seeOther)
+            #expect(logout.setCookies["session"]?.hasSuffix("; Path=/; HttpOnly; SameSite=Lax") == true,
+                    "removed with the attributes it was set with")
             let after = try await app.send(.GET, "/", headers: ["Cookie": "session=\(session)"])
             #expect(!after.text.contains("web@example.com"))
         }

@@ -104,9 +104,25 @@ struct SessionsTests {
         let id = try #require(try await app.testing.send(.POST, "/login/u1").cookies["session"])
         let logout = try await app.testing.send(.POST, "/logout", headers: ["Cookie": "session=\(id)"])
         #expect(logout.status == .seeOther)
-        #expect(logout.setCookies == ["session=; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Path=/; HttpOnly"])
+        #expect(logout.setCookies == [
+            "session=; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Path=/; HttpOnly; SameSite=Lax",
+        ])
         #expect(await memory.load(id: id) == nil)
         #expect(await memory.count == 0)
+    }
+
+    /// The cookie goes with the attributes it came with: `Secure` over HTTPS, as when it was set.
+    @Test func overHTTPSTheCookieIsExpiredSecure() async throws {
+        let clock = TestClock()
+        let app = Self.app(store: MemorySessionStore(now: { clock.now }), clock: clock)
+        let tls = ConnectionInfo(remoteAddress: "127.0.0.1:50000", isSecure: true)
+        let login = try await app.testing.send(.POST, "/login/u1", connection: tls)
+        #expect(login.setCookies.first?.hasSuffix("; Path=/; HttpOnly; Secure; SameSite=Lax") == true)
+        let id = try #require(login.cookies["session"])
+        let logout = try await app.testing.send(.POST, "/logout", headers: ["Cookie": "session=\(id)"], connection: tls)
+        #expect(logout.setCookies == [
+            "session=; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Path=/; HttpOnly; Secure; SameSite=Lax",
+        ])
     }
 
     @Test func sessionsExpire() async throws {

@@ -13,12 +13,15 @@ struct HomeController: RouteCollection {
         var currentUser: CurrentUserContext?
     }
 
-    @Sendable func index(_ req: Request) async throws -> View {
-        guard let user = try await accounts.user(inSession: req.sessionUserID) else {
-            return try req.view.render("index", IndexContext(currentUser: nil))
+    /// The page depends on the session and shows the user's e-mail: no cache keeps it (RFC 9111 §5.2.2.5).
+    @Sendable func index(_ req: Request) async throws -> Response {
+        var context = IndexContext(currentUser: nil)
+        if let user = try await accounts.user(inSession: req.sessionUserID) {
+            context.currentUser = CurrentUserContext(user, csrfToken: try AccountController.csrfToken(for: req))
         }
-        let context = CurrentUserContext(user, csrfToken: try AccountController.csrfToken(for: req))
-        return try req.view.render("index", IndexContext(currentUser: context))
+        var response = try req.view.render("index", context).encodeResponse(for: req)
+        response.headers.replaceOrAdd(name: "Cache-Control", value: "no-store")
+        return response
     }
 }
 

@@ -82,9 +82,10 @@ extension UsersController.SignInRequest {
 }
 
 extension UsersController {
-    /// An object answer; `members` sorted by name, as `Response.json` sorts them.
+    /// An object answer; `members` sorted by name, as `Response.json` sorts them. Both answers carry a credential
+    /// or a person's data, which no cache may keep (`no-store`, RFC 6749 §5.1, RFC 9111 §5.2.2.5).
     static func json(_ members: KeyValuePairs<String, JSONValue>) -> Response {
-        Response(status: .ok, headers: ["Content-Type": "application/json; charset=utf-8"],
+        Response(status: .ok, headers: ["Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store"],
                  body: .bytes(JSONValue.serializedObject(members)))
     }
 }

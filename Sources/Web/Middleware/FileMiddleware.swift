@@ -11,6 +11,8 @@ import Glibc
 /// ones are resolved too; segments with `/`, `\`, NUL or a leading `.` (hidden files, `.env`) are refused;
 /// the final path is resolved with `realpath(3)` and must still be inside the directory (symlinks out are refused).
 /// Responses carry `ETag` and `Last-Modified`; `If-None-Match` / `If-Modified-Since` give 304 (RFC 9110 §13.1).
+/// `Cache-Control: no-cache` has a browser ask again, by those validators, before it reuses a copy (RFC 9111
+/// §5.2.2.4), so a file changed by an upgrade (a page's script) is never used stale.
 /// Files larger than `streamThreshold` are streamed in chunks rather than read into memory.
 package struct FileMiddleware: Middleware {
     /// Files up to this size are sent from memory; larger ones are streamed.
@@ -45,6 +47,7 @@ package struct FileMiddleware: Middleware {
             "ETag": etag,
             "Last-Modified": HTTPDate.format(secondsSince1970: Int(info.st_mtim.tv_sec)),
             "Content-Type": MediaType.forFileExtension((file as NSString).pathExtension),
+            "Cache-Control": "no-cache",
         ]
         if Self.isNotModified(request.headers, etag: etag, modified: modified) {
             headers.remove(name: "Content-Type")

@@ -26,9 +26,10 @@ package struct ResponseCookies: Sendable {
 
     /// Tells the client to drop cookie `name` (empty value, `Max-Age=0` and an `Expires` in the past,
     /// RFC 6265 §5.3 steps 3-4); `path` and `domain` must match the ones it was set with. Invalid names are ignored.
-    package mutating func expire(_ name: String, path: String? = "/", domain: String? = nil) {
+    package mutating func expire(_ name: String, path: String? = "/", domain: String? = nil, secure: Bool = false,
+                                 sameSite: HTTPCookie.SameSite = .unset) {
         let cookie = HTTPCookie(name: name, value: "", maxAge: 0, expires: .init(timeIntervalSince1970: 0),
-                                path: path, domain: domain, httpOnly: true)
+                                path: path, domain: domain, secure: secure, httpOnly: true, sameSite: sameSite)
         try? set(cookie)
     }
 

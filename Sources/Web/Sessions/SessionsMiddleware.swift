@@ -61,11 +61,11 @@ package struct SessionsMiddleware: Middleware {
         }
         if session.isDestroyed {
             if let id = session.replacedID { try await store.delete(id: id) }
-            if cookieSent { response.cookies.expire(cookieName, path: "/") }
+            if cookieSent { expireCookie(request: request, response: &response) }
             return
         }
         guard session.hasChanges, !(session.id == nil && session.data.isEmpty) else {
-            if cookieSent, session.id == nil, loadsSessions { response.cookies.expire(cookieName, path: "/") }
+            if cookieSent, session.id == nil, loadsSessions { expireCookie(request: request, response: &response) }
             return
         }
         let id: String
@@ -78,6 +78,11 @@ package struct SessionsMiddleware: Middleware {
         try await store.save(id: id, record: SessionRecord(data: session.data, expiresAt: now() + expiry))
         session.id = id
         try setCookie(id, request: request, response: &response)
+    }
+
+    /// The session cookie's removal, with the attributes it was set with.
+    private func expireCookie(request: Request, response: inout Response) {
+        response.cookies.expire(cookieName, path: "/", secure: request.isSecure, sameSite: .lax)
     }
 
     private func setCookie(_ id: String, request: Request, response: inout Response) throws {
