@@ -154,6 +154,24 @@ struct HTTPServerTests {
         }
     }
 
+    /// An error the parser answers, to a HEAD request: the head says the length, and no byte of content follows
+    /// (RFC 9110 §9.3.2), whether the head failed or its body did. Found by an audit.
+    @Test(arguments: [
+        ("HEAD /e HTTP/1.1\r\nHost: x\r\nExpect: something\r\nContent-Length: 1\r\n\r\nx", 417),
+        ("HEAD /e HTTP/1.1\r\nHost: x\r\nHost: y\r\n\r\n", 400),
+        ("HEAD /e HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", 400),
+    ])
+    func parserErrorsToHEADCarryNoContent(request: String, status: Int) async throws {
+        try await withServer { _, port in
+            let client = try RawClient(port: port)
+            try client.send(request)
+            let response = try await client.readResponse(head: true)
+            #expect(response.status == status)
+            #expect(Int(response.headers["Content-Length"] ?? "") ?? 0 > 0)
+            #expect(await client.readToEnd().isEmpty, "nothing after the head but the close")
+        }
+    }
+
     @Test func largeResponseReachesASlowReader() async throws {
         try await withServer { _, port in
             let client = try RawClient(port: port)

@@ -32,6 +32,8 @@ struct HTTPRequestParser {
     private var fieldsStart = 0
     private var inRequestLine = true
     private var current: HTTPRequestHead?
+    /// Whether the body being read is a HEAD request's.
+    private var bodyIsHeads = false
 
     init(limits: HTTPLimits, gauge: BodyBytesGauge? = nil) {
         self.limits = limits
@@ -49,11 +51,21 @@ struct HTTPRequestParser {
         return true
     }
 
+    /// Whether the request being read from `buffer`, which may have failed, is a HEAD: its answer, an error too,
+    /// carries no content (RFC 9110 §9.3.2). A head that failed to parse is still in `buffer`.
+    func isReadingHeadRequest(in buffer: ReadBuffer) -> Bool {
+        if case .head = state { return buffer.readable.starts(with: Self.headMethodPrefix) }
+        return bodyIsHeads
+    }
+
+    private static let headMethodPrefix = Array("HEAD ".utf8)
+
     /// Parses what `buffer` holds, consuming the bytes it uses.
     mutating func next(_ buffer: ReadBuffer) throws(HTTPParseError) -> Event {
         switch state {
         case .head:
             guard let head = try parseHead(buffer) else { return .needMore }
+            bodyIsHeads = head.request.method == .HEAD
             switch head.framing {
             case .none:
                 return .request(head)

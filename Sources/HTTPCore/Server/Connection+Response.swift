@@ -102,13 +102,14 @@ extension Connection {
         out.append(contentsOf: crlf)
     }
 
-    /// A JSON error in the project's shape, `{"error": true, "reason": "..."}`, closing the connection.
-    func writeError(_ status: HTTPStatus, reason: String, version: HTTPVersion) {
+    /// A JSON error in the project's shape, `{"error": true, "reason": "..."}`, closing the connection; to a HEAD
+    /// request without the body, whose length the head still gives (RFC 9110 §9.3.2).
+    func writeError(_ status: HTTPStatus, reason: String, version: HTTPVersion, toHead: Bool = false) {
         let body = Array("{\"error\":true,\"reason\":\"\(reason)\"}".utf8)
         var headers: HTTPHeaders = ["Content-Type": "application/json; charset=utf-8"]
         for (name, value) in acceptor.errorHeaders { headers.add(name: name, value: value) }
         writeHead(status: status, headers: headers, version: version, keepAlive: false, framing: .length(body.count))
-        output.append(contentsOf: body)
+        if !toHead { output.append(contentsOf: body) }
     }
 
     /// No CR, LF, NUL or other CTL but HTAB in a value or reason phrase (RFC 9110 §5.5): no response splitting.

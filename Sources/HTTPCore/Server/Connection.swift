@@ -77,8 +77,9 @@ final class Connection {
                 _ = await flush()
                 return
             case .failed(let error):
+                let toHead = parser.isReadingHeadRequest(in: input)
                 parser.discardBody()
-                writeError(error.status, reason: error.reason.rawValue, version: .http1_1)
+                writeError(error.status, reason: error.reason.rawValue, version: .http1_1, toHead: toHead)
                 logRefusal(error.status)
                 if await flush() { await lingeringClose() }
                 return
