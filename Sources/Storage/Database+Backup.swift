@@ -17,6 +17,9 @@ extension Database {
         package enum Reason: Equatable, Sendable {
             /// The destination exists; a backup never overwrites a file.
             case destinationExists
+            /// A `-wal`, `-shm` or `-journal` file of this name is beside the destination, left by a database that
+            /// had the name: SQLite would apply it to the copy when the copy is first opened.
+            case leftoverBeside(String)
             /// The destination cannot be created (`errno`'s text): a missing folder, no permission.
             case cannotCreate(String)
             /// `PRAGMA integrity_check` found this in the copy.
@@ -29,6 +32,9 @@ extension Database {
         package var description: String {
             switch reason {
             case .destinationExists: "\(path) already exists; a backup never overwrites a file (choose a new name)"
+            case .leftoverBeside(let file):
+                "\(file) exists, left by a database of that name: SQLite would apply it to the copy when it is first "
+                    + "opened; move it away or choose a new name"
             case .cannotCreate(let cause): "cannot create \(path): \(cause)"
             case .integrityCheckFailed(let problem): "the copy failed PRAGMA integrity_check (\(problem)); nothing was kept"
             }
@@ -56,7 +62,10 @@ extension Database {
                        pagesPerStep: Int32 = backupPagesPerStep, pause: Duration = backupPause) throws -> BackupReport {
         var status = stat()
         if lstat(destinationPath, &status) == 0 { throw BackupError(reason: .destinationExists, path: destinationPath) }
-        let temporaryPath = destinationPath + ".siwa-backup-\(getpid())"
+        for suffix in Self.companionSuffixes where lstat(destinationPath + suffix, &status) == 0 {
+            throw BackupError(reason: .leftoverBeside(destinationPath + suffix), path: destinationPath)
+        }
+        let temporaryPath = Self.backupTemporaryPath(for: destinationPath)
         let descriptor = open(temporaryPath, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             let cause = String(cString: strerror(errno))
@@ -64,7 +73,7 @@ extension Database {
                               path: destinationPath)
         }
         Glibc.close(descriptor)
-        defer { for suffix in ["", "-journal", "-wal", "-shm"] { unlink(temporaryPath + suffix) } }
+        defer { for path in Self.backupTemporaryFiles(for: destinationPath) { unlink(path) } }
         let rowCount = try transaction(.deferred) { () throws -> Int in
             _ = try fetchOne(sql: "SELECT count(*) FROM sqlite_schema") { row -> Int in try row[0] }
             let backup = try OnlineBackup(source: self, destinationPath: temporaryPath)
@@ -85,6 +94,21 @@ extension Database {
             throw BackupError(reason: .cannotCreate(String(cString: strerror(errno))), path: destinationPath)
         }
         return BackupReport(path: destinationPath, bytes: Int(status.st_size), rowCount: rowCount)
+    }
+
+    /// The files SQLite keeps beside a database, by the suffix of their names.
+    static let companionSuffixes = ["-wal", "-shm", "-journal"]
+
+    /// Where this process writes its copy for `destinationPath` until the copy is checked.
+    static func backupTemporaryPath(for destinationPath: String) -> String {
+        destinationPath + ".siwa-backup-\(getpid())"
+    }
+
+    /// Every file this process's backup to `destinationPath` may have made before the copy is in place: what an
+    /// interrupted backup removes (`siwa backup` on SIGINT or SIGTERM).
+    package static func backupTemporaryFiles(for destinationPath: String) -> [String] {
+        let temporaryPath = backupTemporaryPath(for: destinationPath)
+        return [temporaryPath] + companionSuffixes.map { temporaryPath + $0 }
     }
 
     /// `fsync(2)` of a file or folder, so the copy and its name survive a crash.

@@ -1,5 +1,9 @@
 import App
 import ArgumentParser
+import Dispatch
+import Glibc
+import HTTPCore
+import Web
 
 /// `siwa backup DEST`: an online, checked copy of the SQLite database (never the refresh-token key).
 struct BackupCommand: AsyncParsableCommand {
@@ -15,9 +19,26 @@ struct BackupCommand: AsyncParsableCommand {
 
     func run() async throws {
         try OperatorFailure.report {
-            for line in try BackupOperation.run(options.load(), destination: destination) {
+            if let environment = try? Environment.load(dotEnvPath: options.path) {
+                try BackupOperation.refusePostgres(environment)
+            }
+            let loaded = try options.load()
+            let interruption = Self.removeTheCopyWhenInterrupted(destination: destination)
+            defer { interruption.forEach { $0.cancel() } }
+            for line in try BackupOperation.run(loaded, destination: destination) {
                 print(line)
             }
+        }
+    }
+
+    /// On SIGINT or SIGTERM while the copy is made, its unfinished files are removed (they hold users and sealed
+    /// refresh tokens) and the command exits 128 + the signal's number, as a shell reports a signal.
+    static func removeTheCopyWhenInterrupted(destination: String) -> [any DispatchSourceSignal] {
+        let unfinished = BackupOperation.unfinishedFiles(destination: destination)
+        return SignalHandlers.install([SIGINT, SIGTERM]) { signal in
+            for path in unfinished { unlink(path) }
+            OperatorFailure.writeError("siwa: backup interrupted by \(SignalHandlers.name(of: signal)); nothing was kept")
+            _exit(128 + signal)
         }
     }
 }

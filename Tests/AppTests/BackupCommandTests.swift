@@ -2,6 +2,7 @@
 import Foundation
 import Glibc
 import HTTPCore
+import Storage
 import TestSupport
 import Testing
 @testable import App
@@ -85,11 +86,18 @@ struct BackupCommandTests {
             try Data("keep me".utf8).write(to: URL(fileURLWithPath: existing))
             let fresh = app.directory.appendingPathComponent("fresh.sqlite").path
             let missingDatabase = app.directory.appendingPathComponent("db/none.sqlite").path
+            // A log left beside a name by a database that had it: the copy's first open would apply it. Found by an audit.
+            let reused = app.directory.appendingPathComponent("reused.sqlite").path
+            try Data("an old database's log".utf8).write(to: URL(fileURLWithPath: reused + "-wal"))
             let cases: [(String, [String: String], String)] = [
                 (existing, [:], "siwa: \(existing) already exists; a backup never overwrites a file"),
                 (app.directory.appendingPathComponent("no/such/folder.sqlite").path, [:], "siwa: cannot create "),
                 (app.directory.path, [:], "siwa: \(app.directory.path) is a folder; give the new file's path"),
+                (reused, [:], "siwa: \(reused)-wal exists, left by a database of that name: SQLite would apply it"),
                 (fresh, ["DATABASE_URL": "postgres://siwa:secret@db.example.com/siwa"],
+                 "siwa: DATABASE_URL names PostgreSQL: back it up with pg_dump"),
+                // Whatever else the configuration lacks, PostgreSQL's answer is pg_dump.
+                (fresh, ["DATABASE_URL": "postgres://siwa:secret@db.example.com/siwa", "PORT": "abc"],
                  "siwa: DATABASE_URL names PostgreSQL: back it up with pg_dump"),
                 (fresh, ["DATABASE_PATH": missingDatabase], "siwa: DATABASE_PATH: no database at \(missingDatabase)"),
             ]
@@ -103,10 +111,41 @@ struct BackupCommandTests {
             }
             #expect(try String(contentsOfFile: existing, encoding: .utf8) == "keep me")
             #expect(!FileManager.default.fileExists(atPath: fresh))
+            #expect(!FileManager.default.fileExists(atPath: reused))
             #expect(!FileManager.default.fileExists(atPath: missingDatabase))
             let leftovers = try FileManager.default.contentsOfDirectory(atPath: app.directory.path)
                 .filter { $0.contains("siwa-backup") }
             #expect(leftovers.isEmpty)
+        }
+    }
+
+    /// SIGINT while the copy is made: its unfinished files, which hold users and sealed refresh tokens, are removed,
+    /// and the command exits 130 saying so. Found by an audit.
+    @Test func anInterruptedBackupLeavesNothingBehind() async throws {
+        try await SpawnedApp.with { app in
+            let migrate = try await SiwaProcess.run(["migrate"], environment: app.environment(), directory: app.directory)
+            #expect(migrate.status == 0, "\(migrate.output)")
+            // 64 MiB: a copy of 256 steps with a pause between each, half a second at the least.
+            do {
+                let database = try Database(path: app.databasePath)
+                try database.execute(sql: "CREATE TABLE filler (x BLOB)")
+                for _ in 0..<64 { try database.execute(sql: "INSERT INTO filler VALUES (zeroblob(1048576))") }
+            }
+            let copy = app.directory.appendingPathComponent("interrupted.sqlite").path
+            let backup = try SiwaProcess(["backup", copy], environment: app.environment(), directory: app.directory)
+            let unfinished = copy + ".siwa-backup-\(backup.pid)"
+            let deadline = ContinuousClock.now + .seconds(30)
+            while !FileManager.default.fileExists(atPath: unfinished), backup.process.isRunning,
+                  ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(1))
+            }
+            #expect(FileManager.default.fileExists(atPath: unfinished), "the copy had begun")
+            backup.signal(SIGINT)
+            #expect(await backup.exited(within: .seconds(30)) == 130, "\(backup.output)")
+            #expect(backup.lines == ["siwa: backup interrupted by SIGINT; nothing was kept"])
+            let left = try FileManager.default.contentsOfDirectory(atPath: app.directory.path)
+                .filter { $0.hasPrefix("interrupted.sqlite") }
+            #expect(left.isEmpty, "\(left)")
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Storage
+import Web
 
 /// `siwa backup DEST`: a consistent copy of the SQLite database, taken while the server runs and serves, checked
 /// with `PRAGMA integrity_check` before it is reported. Restoring is starting the server with the copy as
@@ -9,10 +10,7 @@ package enum BackupOperation {
     /// - Throws: `OperatorError` (one line) when nothing was copied: PostgreSQL, no database, an existing or
     ///   uncreatable destination, a failed check.
     package static func run(_ environment: OperatorEnvironment, destination: String) throws -> [String] {
-        if environment.configuration.databaseURL != nil {
-            throw OperatorError("DATABASE_URL names PostgreSQL: back it up with pg_dump (e.g. `pg_dump --format=custom "
-                + "--file=siwa.dump \"$DATABASE_URL\"`); siwa backup copies SQLite only")
-        }
+        if environment.configuration.databaseURL != nil { throw postgresRefusal }
         guard !destination.isEmpty else { throw OperatorError("DEST must be a file path") }
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: destination, isDirectory: &isDirectory), isDirectory.boolValue {
@@ -38,6 +36,20 @@ package enum BackupOperation {
             restoreNote(copy: report.path, database: database.path, configuration: environment.configuration),
         ]
     }
+
+    /// The refusal on PostgreSQL, given as soon as `DATABASE_URL` is seen in `environment`, before the rest of the
+    /// configuration is checked: whatever else is missing, the answer is `pg_dump`.
+    package static func refusePostgres(_ environment: Environment) throws {
+        if let url = environment.get("DATABASE_URL"), !url.isEmpty { throw postgresRefusal }
+    }
+
+    /// The files of a copy to `destination` not yet in place, which an interrupted backup removes.
+    package static func unfinishedFiles(destination: String) -> [String] {
+        Database.backupTemporaryFiles(for: destination)
+    }
+
+    static let postgresRefusal = OperatorError("DATABASE_URL names PostgreSQL: back it up with pg_dump (e.g. `pg_dump "
+        + "--format=custom --file=siwa.dump \"$DATABASE_URL\"`); siwa backup copies SQLite only")
 
     /// How to restore from the copy: with its refresh-token key (the server refuses a database holding sealed
     /// tokens without the key that opens them, `RefreshTokenKeyCheck`), and, copied over the database, without the
