@@ -24,6 +24,18 @@ struct AppleCommandTests {
         }
     }
 
+    /// At the default `LOG_LEVEL`, with the refresh-token key in its file beside the database, cron still mails one
+    /// line: where the key is kept is the server's to say at its start. Found by an audit.
+    @Test(.sqliteOnly) func aChoreSaysNothingButItsSummaryAtTheDefaultLogLevel() async throws {
+        try await TestApp.with(configure: { $0.encryptionKey = nil }) { app in
+            let response = try await app.signInWithAuthorizationCode(subject: "001.quiet", email: "quiet@example.com")
+            #expect(response.status == .ok, "\(response.text)")
+            let validate = try await app.command(["apple", "validate-tokens"], ["LOG_LEVEL": "info"])
+            #expect(validate.status == 0, "\(validate.output)")
+            #expect(validate.lines.count == 1, "\(validate.output)")
+        }
+    }
+
     /// Without the Apple key a chore says so in one line and exits 1, before it opens the database: run in the
     /// wrong folder, it leaves no new database file behind.
     @Test(.sqliteOnly) func withoutTheAppleKeyAChoreIsOneLineAndCreatesNoDatabase() async throws {

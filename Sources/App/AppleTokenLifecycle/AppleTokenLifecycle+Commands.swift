@@ -46,7 +46,7 @@ extension AppleTokenLifecycle {
         let lifecycle = AppleTokenLifecycle(
             configuration: configuration, appleTokens: AppleTokenRepository(pool: database),
             pending: PendingRevocationRepository(pool: database), keys: keys, http: http, logger: logger,
-            clock: Date.init
+            clock: Date.init, saysWhereTheKeyIs: false
         )
         guard lifecycle.isEnabled else { throw notConfigured(lifecycle.disabledReason ?? "not configured") }
         return (lifecycle, logger)

@@ -21,8 +21,11 @@ package final class AppleTokenLifecycle: Sendable {
     let keys: AppleKeySet
     let clock: @Sendable () -> Date
 
+    /// - Parameter saysWhereTheKeyIs: log, at notice, that the refresh-token key is the file beside the database
+    ///   (the server's start); a one-shot command, whose output is one summary line, says it only at debug.
     init(configuration: Configuration, appleTokens: AppleTokenRepository, pending: PendingRevocationRepository,
-         keys: AppleKeySet, http: HTTPClient, logger: Logger, clock: @escaping @Sendable () -> Date) {
+         keys: AppleKeySet, http: HTTPClient, logger: Logger, clock: @escaping @Sendable () -> Date,
+         saysWhereTheKeyIs: Bool = true) {
         self.appleTokens = appleTokens
         self.pending = pending
         self.keys = keys
@@ -32,7 +35,8 @@ package final class AppleTokenLifecycle: Sendable {
             return
         }
         do {
-            let encryptionKey = try Self.encryptionKey(configuration, logger: logger)
+            let encryptionKey = try Self.encryptionKey(configuration, logger: logger,
+                                                       level: saysWhereTheKeyIs ? .notice : .debug)
             let secret = try ClientSecret.load(teamID: key.teamID, keyID: key.keyID, privateKeyPath: key.privateKeyPath,
                                                clock: clock)
             (client, sealer, disabledReason) = (
@@ -67,12 +71,15 @@ package final class AppleTokenLifecycle: Sendable {
     /// its own (mode 0600), so that a copy of the database alone does not yield Apple's refresh tokens.
     package static func keyFilePath(databasePath: String) -> String { databasePath + ".refresh-token-key" }
 
-    private static func encryptionKey(_ configuration: Configuration, logger: Logger) throws -> [UInt8] {
+    private static func encryptionKey(_ configuration: Configuration, logger: Logger, level: Logger.Level) throws
+        -> [UInt8]
+    {
         if let key = configuration.encryptionKey { return key }
         guard configuration.databaseURL == nil else { throw MissingSharedKey() }
         let path = keyFilePath(databasePath: configuration.databasePath)
         let key = try SecretFile.loadOrCreate(path: path, count: AES256GCM.keySize)
-        logger.notice("SIWA_ENCRYPTION_KEY is not set: Apple refresh tokens are encrypted with the key kept in \(path)")
+        logger.log(level: level,
+                   "SIWA_ENCRYPTION_KEY is not set: Apple refresh tokens are encrypted with the key kept in \(path)")
         return key
     }
 
