@@ -1,6 +1,7 @@
 import App
 import ArgumentParser
 import Foundation
+import HTTPCore
 
 /// How the operators' commands fail: one line on standard error, exit status 1.
 enum OperatorFailure {
@@ -17,7 +18,7 @@ enum OperatorFailure {
     }
 
     private static func fail(_ error: OperatorError) throws -> Never {
-        writeError("siwa: \(error)")
+        writeError("siwa: \(LogEscaping.escape(error.description))")
         throw ExitCode.failure
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import FakeApple
 import Foundation
+import HTTPCore
 
 /// The `siwa` command: a Sign in with Apple server and its tools.
 @main
@@ -32,10 +33,22 @@ struct Siwa: AsyncParsableCommand {
                 try command.run()
             }
         } catch {
-            guard exitCode(for: error) == .validationFailure else { exit(withError: error) }
-            FileHandle.standardError.write(Data((oneLine(fullMessage(for: error)) + "\n").utf8))
-            Foundation.exit(usageExitStatus)
+            let code = exitCode(for: error)
+            if code == .validationFailure {
+                FileHandle.standardError.write(Data((oneLine(fullMessage(for: error)) + "\n").utf8))
+                Foundation.exit(usageExitStatus)
+            }
+            guard code == .failure, !(error is ExitCode) else { exit(withError: error) }
+            FileHandle.standardError.write(Data(("Error: " + failureLine(message(for: error)) + "\n").utf8))
+            Foundation.exit(EXIT_FAILURE)
         }
+    }
+
+    /// A command's failure as one line: the lines of `message` (an SQL statement an error quotes) joined by spaces,
+    /// and any control character left written out, so input echoed in it cannot end the line or reach the terminal.
+    static func failureLine(_ message: String) -> String {
+        LogEscaping.escape(message.split(whereSeparator: \.isNewline)
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }.joined(separator: " "))
     }
 
     /// The first line of ArgumentParser's usage message (`Error: …`) and its pointer to the command's help, in one

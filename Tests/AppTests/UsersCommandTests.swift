@@ -89,8 +89,10 @@ struct UsersCommandTests {
             let cases: [([String], String)] = [
                 (["users", "show", "nobody@example.com"], "siwa: no user matches nobody@example.com"),
                 (["users", "show", "twin@example.com"], "siwa: 2 users have the email twin@example.com; give one of their ids"),
-                (["users", "export", "001.twin1"], "siwa: siwa users export takes a user id (a UUID)"),
+                (["users", "export", "001.twin1"], "siwa: users export takes a user id (a UUID)"),
                 (["users", "delete", UUID().uuidString.lowercased(), "--yes"], "siwa: no user has the id"),
+                // Control characters in what was typed are written out: one line, no terminal escape. Found by an audit.
+                (["users", "show", "x\nsecond\u{1B}[31m"], "siwa: no user matches x\\nsecond\\u{1b}[31m"),
             ]
             for (arguments, message) in cases {
                 let result = try await app.command(arguments)

@@ -74,7 +74,7 @@ package struct UserSupport: Sendable {
 
     private static func userID(_ text: String, command: String) throws -> UUID {
         guard let id = UUID(uuidString: text) else {
-            throw OperatorError("siwa users \(command) takes a user id (a UUID), not \(text); "
+            throw OperatorError("users \(command) takes a user id (a UUID), not \(text); "
                 + "find it with `siwa users show <sub or email>`")
         }
         return id
