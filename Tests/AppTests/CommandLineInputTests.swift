@@ -1,5 +1,6 @@
 import Foundation
 import TestSupport
+import Storage
 import Testing
 
 /// Bad command-line values are one clear line and a non-zero exit before anything starts. Found by an audit: a port
@@ -57,6 +58,31 @@ struct CommandLineInputTests {
         #expect(result.status == 1, "\(result.output)")
         #expect(result.lines.last == "Error: Environment variable DATABASE_PATH must be a SQLite file that can be "
                 + "opened or created (\(path): unable to open database file)", "\(result.output)")
+    }
+
+    /// Another application's SQLite file is refused before anything is written to it. Found by an audit: `siwa migrate`
+    /// turned it to WAL mode, added `schema_migrations`, then failed with nine lines of SQL.
+    @Test(arguments: [["migrate"], ["serve", "--port", "0"]])
+    func anotherApplicationsDatabaseIsRefusedUnchanged(_ arguments: [String]) async throws {
+        let directory = TestApp.temporaryDirectory()
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("other.sqlite").path
+        do {
+            let other = try Database(path: path)
+            try other.execute(sql: "PRAGMA journal_mode = DELETE")
+            try other.execute(sql: "CREATE TABLE users (x TEXT)")
+            try other.execute(sql: "INSERT INTO users VALUES ('theirs')")
+        }
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let result = try await SiwaProcess.run(arguments, environment: ["DATABASE_PATH": path, "LOG_LEVEL": "error"],
+                                               directory: directory, timeout: 30)
+        #expect(result.status == 1, "\(result.output)")
+        #expect(result.lines == ["Error: Environment variable DATABASE_PATH must be a siwa database (\(path) holds "
+                + "another application's tables and no siwa migrations; nothing was changed)"], "\(result.output)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("other") }
+                == ["other.sqlite"])
     }
 
     /// TLS files OpenSSL cannot use stop the start naming their variable, before any database is made. Found by an

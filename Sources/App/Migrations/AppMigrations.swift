@@ -1,3 +1,4 @@
+import Glibc
 import IOCore
 import Logging
 import Storage
@@ -53,12 +54,34 @@ package enum AppMigrations {
         return pool
     }
 
+    /// Refuses, before anything is written to it (its journal mode included), a SQLite file that holds tables but
+    /// no record of siwa's migrations: another application's database, which migrating would change. Found by an
+    /// audit. A file this cannot read is left to the open that follows, which says why.
+    static func refuseAnotherApplicationsDatabase(path: String) throws {
+        var status = stat()
+        guard stat(path, &status) == 0, status.st_size > 0 else { return }
+        var leavingTheFile = DatabaseConfiguration()
+        leavingTheFile.checkpointsOnClose = false
+        guard let database = try? Database(path: path, configuration: leavingTheFile, readOnly: true),
+              let tables = try? database.fetchOne(sql: "SELECT count(*) FROM sqlite_schema WHERE type = 'table'",
+                                                  { row -> Int in try row[0] }),
+              let recorded = try? database.fetchOne(
+                  sql: "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'schema_migrations'",
+                  { row -> Int in try row[0] })
+        else { return }
+        if tables > 0, recorded == 0 {
+            throw ConfigurationError.malformed(name: "DATABASE_PATH", expected: "a siwa database (\(path) holds "
+                + "another application's tables and no siwa migrations; nothing was changed)")
+        }
+    }
+
     /// Opens (or creates) the SQLite database at `path`, `DATABASE_PATH`.
     /// - Throws: `ConfigurationError` naming `DATABASE_PATH` and the path when the file can be neither opened nor
-    ///   created (a missing folder, no permission); `SQLiteError` else.
+    ///   created (a missing folder, no permission) or is another application's; `SQLiteError` else.
     package static func open(path: String, configuration: DatabaseConfiguration = DatabaseConfiguration()) throws
         -> DatabasePool
     {
+        try refuseAnotherApplicationsDatabase(path: path)
         do {
             return try DatabasePool(path: path, configuration: configuration)
         } catch let error as SQLiteError where error.isCannotOpen {
