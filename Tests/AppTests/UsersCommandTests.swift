@@ -169,6 +169,29 @@ struct UsersCommandTests {
         }
     }
 
+    /// The database refuses the deletion after Apple revoked (another process holds the write lock): one line that
+    /// says the user was not deleted and to run again, and the user is whole. Found by an audit: the line was only
+    /// SQLite's error.
+    @Test(.sqliteOnly) func aDeletionTheDatabaseRefusesSaysSoAndKeepsTheUser() async throws {
+        try await TestApp.with { app in
+            let user = try await signIn(app, subject: "001.locked", email: "locked@example.com")
+            let holder = try Database(path: app.server.configuration.databasePath)
+            try holder.execute(sql: "BEGIN IMMEDIATE")
+            let refused = try await app.command(["users", "delete", user.id, "--yes"], ["DATABASE_BUSY_TIMEOUT_MS": "200"])
+            try holder.execute(sql: "ROLLBACK")
+            #expect(refused.status == 1, "\(refused.output)")
+            #expect(refused.lines.count == 1, "\(refused.output)")
+            #expect(refused.output.hasPrefix("siwa: user \(user.id) was not deleted ("), "\(refused.output)")
+            #expect(refused.output.contains("nothing of theirs was removed"))
+            #expect(refused.output.hasSuffix("run the command again\n"))
+            #expect(try await app.count("users") == 1)
+            #expect(try await app.count("apple_tokens") == 1)
+            let again = try await app.command(["users", "delete", user.id, "--yes"])
+            #expect(again.status == 0, "\(again.output)")
+            #expect(try await app.count("users") == 0)
+        }
+    }
+
     /// `siwa users delete <id>` on a terminal (a pseudo-terminal from script(1)) answered with `answer`.
     private func deleteOnATerminal(_ app: TestApp, id: String, answer: String) throws
         -> (status: Int32, output: String)

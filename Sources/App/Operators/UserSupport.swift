@@ -62,7 +62,15 @@ package struct UserSupport: Sendable {
             http: http, logger: logger
         )
         let active = (record.appleTokens ?? []).filter { $0.revokedAt == nil }.count
-        let queued = try await services.accounts.deleteAccount(user, logger: logger)
+        let queued: Int
+        do {
+            queued = try await services.accounts.deleteAccount(user, logger: logger)
+        } catch {
+            // The revocations at Apple come first, so a write refused after them (a database locked or gone) leaves a
+            // user whose tokens Apple may no longer honour. Found by an audit: the message was SQLite's alone.
+            throw OperatorError("user \(id) was not deleted (\(error)); nothing of theirs was removed. Apple may "
+                + "already have revoked their tokens, which revoking again does not harm: run the command again")
+        }
         var line = "Deleted user \(id) with \(record.bearerTokens.count) bearer token(s) and \(record.sessions.count) "
             + "session(s); Apple tokens revoked: \(active - queued)"
         if queued > 0 {
