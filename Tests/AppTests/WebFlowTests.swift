@@ -121,6 +121,13 @@ struct WebFlowTests {
             let page = try await app.send(.GET, "/login?cancelled")
             #expect(page.text.contains("it was cancelled on Apple's page"))
             #expect(!(try await app.send(.GET, "/login")).text.contains("cancelled on Apple's page"))
+            // Another of Apple's errors is not called a cancel. Found by an audit.
+            let failed = try await app.sendForm("/login/siwa/callback", [("state", state), ("error", "invalid_request")],
+                                                cookies: ["SIWA_STATE": state])
+            #expect(failed.headers["Location"] == "/login?failed")
+            let failedPage = try await app.send(.GET, "/login?failed")
+            #expect(failedPage.text.contains("Apple reported an error"))
+            #expect(!failedPage.text.contains("cancelled on Apple's page"))
             let refused = try await app.send(.POST, "/login/siwa/callback", headers: [
                 "Content-Type": "application/x-www-form-urlencoded", "Accept": "text/html",
             ], body: Array(TestApp.formEncode([("state", "a"), ("id_token", "x")]).utf8))

@@ -31,11 +31,15 @@ struct WebAuthController: RouteCollection {
         var popup: Bool
         /// Whether the last sign-in was cancelled on Apple's page (`?cancelled`, set by the callback).
         var cancelled: Bool
+        /// Whether Apple ended the last sign-in with another error (`?failed`, set by the callback).
+        var failed: Bool
         var currentUser: CurrentUserContext?
     }
 
     /// The query the callback adds to `/login` when the user cancelled on Apple's page.
     static let cancelledQuery = "cancelled"
+    /// The query the callback adds to `/login` when Apple ended the sign-in with another error.
+    static let failedQuery = "failed"
 
     func signInPage(_ req: Request, template: String, buttonType: String) async throws -> Response {
         let (clientID, redirectURL) = try configuration.webFlowSettings()
@@ -51,6 +55,7 @@ struct WebAuthController: RouteCollection {
                                                      nonce: nonce),
             buttonType: buttonType, popup: popup,
             cancelled: !req.query.values(for: Self.cancelledQuery).isEmpty,
+            failed: !req.query.values(for: Self.failedQuery).isEmpty,
             currentUser: try await accounts.user(inSession: req.sessionUserID).map { CurrentUserContext($0) }
         )
         var response = try req.view.render(template, context).encodeResponse(for: req)

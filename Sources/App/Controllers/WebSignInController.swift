@@ -21,6 +21,9 @@ struct WebSignInController: RouteCollection {
         routes.grouped(JSONErrorsMiddleware()).grouped(signInLimit).post("login", "siwa", "popup", use: popup)
     }
 
+    /// The `error` Apple posts when the user cancels on its page.
+    static let userCancelled = "user_cancelled_authorize"
+
     /// Apple's `form_post` (`response_mode=form_post`): checks the state and renders the auto-submitting hand-off,
     /// which posts to `handle` from this origin, where the `SameSite=Lax` session cookie can then be set.
     @Sendable func callback(_ req: Request) async throws -> Response {
@@ -30,8 +33,10 @@ struct WebSignInController: RouteCollection {
         if let error = form.error {
             req.logger.info("Apple sign-in ended without a token",
                             metadata: ["apple_error": "\(LogEscaping.escape(error.prefix(64)))"])
-            // Apple's `user_cancelled_authorize` (or any other error): back to the page, saying so.
-            return StateCookie.clearing(Response.redirect(to: "/login?\(WebAuthController.cancelledQuery)"))
+            // Back to the page, saying which: the user's cancel (`user_cancelled_authorize`), or another of Apple's
+            // errors, which the page does not call a cancel. Found by an audit.
+            let query = error == Self.userCancelled ? WebAuthController.cancelledQuery : WebAuthController.failedQuery
+            return StateCookie.clearing(Response.redirect(to: "/login?\(query)"))
         }
         guard let token = form.id_token, !token.isEmpty else { throw Abort(.badRequest, reason: "Missing field 'id_token'") }
         let user = try AppleUser.parse(formField: form.user)
