@@ -128,6 +128,19 @@ struct ContentTests {
         if status == 415 { #expect(try response.decode(ErrorBody.self).reason.contains("Content-Encoding")) }
     }
 
+    /// Two `Content-Type` fields are 400 in either order: a proxy could read the other one. Found by an audit: the
+    /// first counted, so JSON then text was read as JSON and text then JSON was 415.
+    @Test(arguments: [["application/json", "text/plain"], ["text/plain", "application/json"],
+                      ["application/json", "application/json"]])
+    func twoContentTypeFieldsAre400(types: [String]) async throws {
+        var headers: HTTPHeaders = [:]
+        for type in types { headers.add(name: "Content-Type", value: type) }
+        let response = try await Self.app().testing.send(.POST, "/signin", headers: headers,
+                                                         body: Array(#"{"token":"t"}"#.utf8))
+        #expect(response.status == .badRequest)
+        #expect(try response.decode(ErrorBody.self).reason == "Content-Type is given more than once")
+    }
+
     /// A route that documents one media type answers 415 for the other, as its API document says.
     @Test func aRouteTakesOnlyTheBodiesItAccepts() async throws {
         let app = Application.fixture()

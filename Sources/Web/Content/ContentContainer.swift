@@ -48,8 +48,8 @@ package struct ContentContainer {
     /// - `application/x-www-form-urlencoded` with `FormDecoder`.
     ///
     /// Throws 415 for a missing content type or one `accepted` leaves out, or a content coding other than
-    /// `identity` (RFC 9110 §8.4.1, §15.5.16: the body is not decoded, so it cannot be read), and 400 with a reason naming the field
-    /// when the body does not decode (`Missing field 'token'`, `Field 'name' must be a string`).
+    /// `identity` (RFC 9110 §8.4.1, §15.5.16: the body is not decoded, so it cannot be read), 400 for two `Content-Type`
+    /// fields (`checkCoding`), and 400 with a reason naming the field when the body does not decode (`Missing field 'token'`, `Field 'name' must be a string`).
     package func decode<T: Decodable>(_ type: T.Type = T.self, accepting accepted: Accepted = .jsonOrForm) throws -> T {
         guard let mediaType else {
             throw Abort(.unsupportedMediaType, reason: "Missing Content-Type; expected \(accepted.description)")
@@ -96,14 +96,22 @@ enum JSONCoding {
 }
 
 extension ContentContainer {
-    /// Throws 415 unless every `Content-Encoding` field names no coding but `identity` (RFC 9110 §8.4.1,
-    /// §15.5.16): the body is not decoded, so a coded one cannot be read. Every reader of a request body calls it.
+    /// Checks the fields that say how to read the body; every reader of a request body calls it:
+    /// - 415 unless every `Content-Encoding` field names no coding but `identity` (RFC 9110 §8.4.1, §15.5.16): the
+    ///   body is not decoded, so a coded one cannot be read;
+    /// - 400 for more than one `Content-Type` field, a singleton (RFC 9110 §5.3, §8.3): which one counts is what a
+    ///   proxy and this server could read differently. Found by an audit: the first counted.
     package func checkCoding() throws {
         // One pass over the fields, allocating nothing: every sign-in comes through here.
-        for field in request.headers where HTTPHeaders.equalsIgnoringCase(field.name, "Content-Encoding")
-            && !Self.isIdentity(field.value) {
-            throw Abort(.unsupportedMediaType, reason: "Content-Encoding '\(LogEscaping.redactingCredentials(field.value))' "
-                + "is not supported; send the body uncompressed")
+        var contentTypes = 0
+        for field in request.headers {
+            if HTTPHeaders.equalsIgnoringCase(field.name, "Content-Type") {
+                contentTypes += 1
+                if contentTypes > 1 { throw Abort(.badRequest, reason: "Content-Type is given more than once") }
+            } else if HTTPHeaders.equalsIgnoringCase(field.name, "Content-Encoding"), !Self.isIdentity(field.value) {
+                throw Abort(.unsupportedMediaType, reason: "Content-Encoding '\(LogEscaping.redactingCredentials(field.value))' "
+                    + "is not supported; send the body uncompressed")
+            }
         }
     }
 
