@@ -1,6 +1,7 @@
 @testable import FakeApple
 import Foundation
 import HTTPCore
+import Storage
 import TestSupport
 import Testing
 @testable import App
@@ -35,6 +36,44 @@ struct CrossInstanceRaceTests {
             #expect(try await apps[0].count("users") == 1)
             #expect(try await apps[1].count("tokens") == total)
         }
+    }
+
+    /// A returning user's sign-in while their deletion commits (another session deletes them and holds its
+    /// transaction open until the sign-in waits on it): the sign-in's write finds the user gone and is written again,
+    /// answering as a sign-in after the deletion does. Found by an audit: a 500 from the foreign key on `tokens`.
+    @Test func aSignInWhileTheUserIsDeletedAnswersAsAfterTheDeletion() async throws {
+        try await TestApp.instances(1) { apps in
+            let app = apps[0]
+            let subject = "001.deleted.meanwhile"
+            let first = try await app.sendJSON(.POST, "/api/users/siwa", [
+                "token": try app.identityToken(subject: subject, email: "deleted@example.com"),
+            ])
+            #expect(first.status == .ok)
+            let url = try #require(app.server.configuration.databaseURL?.uri)
+            let deleter = try PsqlSession(url: url)
+            defer { deleter.close() }
+            deleter.send("BEGIN; DELETE FROM users WHERE siwa_identifier = '\(subject)';")
+            try await Self.waitFor(app, "SELECT count(*) FROM pg_stat_activity WHERE state = 'idle in transaction'")
+            // Without an email, as a returning user's token may be: after the deletion it cannot make a new user.
+            async let signIn = app.sendJSON(.POST, "/api/users/siwa", ["token": try app.identityToken(subject: subject, email: nil)])
+            try await Self.waitFor(app, "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'")
+            deleter.send("COMMIT;")
+            let answer = try await signIn
+            #expect(answer.status == .badRequest, "\(answer.text)")
+            #expect(try answer.json()["reason"] as? String == SignInFailure.missingEmail.reason)
+            #expect(try await app.count("users") == 0)
+        }
+    }
+
+    /// Polls `countQuery` on `app`'s database until it counts at least one row, for at most ten seconds.
+    private static func waitFor(_ app: TestApp, _ countQuery: String) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            let count = try await app.server.services.database.readOne(SQL(countQuery)) { try $0[0] as Int } ?? 0
+            if count > 0 { return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        Issue.record("nothing matched \(countQuery) within ten seconds")
     }
 
     /// The same hand-off (token and `SIWA_STATE` cookie) posted to two instances at once: one 303 with a session,

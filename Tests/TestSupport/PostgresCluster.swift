@@ -259,3 +259,33 @@ extension PostgresCluster {
         try await offThePool { [self] in try start() }
     }
 }
+
+/// psql on one connection that stays open, fed statements one at a time: a transaction a test holds open across its
+/// steps (a lock another session then waits on).
+package final class PsqlSession {
+    private let process: ChildProcess
+
+    /// Connects to `url` (a `postgres://` URI); fails when PostgreSQL is not installed.
+    package init(url: String) throws {
+        guard let binaries = PostgresCluster.binaryDirectory else {
+            throw ChildProcess.Failure(description: "PostgreSQL is not installed")
+        }
+        process = try ChildProcess(binaries + "/psql", arguments: ["-Atq", "-v", "ON_ERROR_STOP=1", "-d", url],
+                                   input: .pipe, output: .null, error: .null)
+    }
+
+    /// Sends `sql`, which psql runs when it reads it; no answer is awaited.
+    package func send(_ sql: String) {
+        process.input?.write(Data((sql + "\n").utf8))
+    }
+
+    /// Ends the session: psql reads the end of its input and exits (an open transaction rolls back).
+    package func close() {
+        try? process.input?.close()
+        process.waitUntilExit()
+    }
+
+    deinit {
+        if process.isRunning { close() }
+    }
+}

@@ -70,14 +70,27 @@ extension UserRepository {
         }
         if let session { statements += DatabaseSessionStore.statements(storing: session, forUserWith: sub) }
         if let nonce { statements.append(UsedNonceRepository.record(nonce, forUserWith: sub)) }
-        let results: [SQLResult]
-        do {
-            // After a round trip to Apple, a few milliseconds more are nothing, and the commit can be shared.
-            results = try await pool.write(statements, urgency: appleToken == nil ? .prompt : .mayWait)
-        } catch let failure as any DatabaseFailure where nonce != nil && failure.statementIndex == statements.count - 1
-            && failure.failureKind == .uniqueConstraint
-        {
-            throw UsedNonceRepository.AlreadyUsed()
+        var results: [SQLResult] = []
+        var attempts = 0
+        while true {
+            attempts += 1
+            do {
+                // After a round trip to Apple, a few milliseconds more are nothing, and the commit can be shared.
+                results = try await pool.write(statements, urgency: appleToken == nil ? .prompt : .mayWait)
+                break
+            } catch let failure as any DatabaseFailure where nonce != nil
+                && failure.statementIndex == statements.count - 1 && failure.failureKind == .uniqueConstraint
+            {
+                throw UsedNonceRepository.AlreadyUsed()
+            } catch let failure as any DatabaseFailure where failure.failureKind == .foreignKeyConstraint
+                && attempts <= Self.deletedMeanwhileRetries
+            {
+                // PostgreSQL: the user was deleted (their account, a notification) after this write read them and
+                // before its inserts named them, so the write rolled back whole. Written again, it finds no user: it
+                // makes one, as a sign-in after the deletion would, or refuses one without an email. Found by an
+                // audit: a 500. (SQLite runs one write at a time, so no deletion comes in between.)
+                continue
+            }
         }
         guard let user = try results[selected].first(User.init(row:)) else { throw SignInError.missingEmail }
         var stored = token
@@ -85,6 +98,9 @@ extension UserRepository {
         return SignIn(user: user, token: stored, created: user.id == candidate.id,
                       transferred: transferSub != nil && results[0].changes == 1)
     }
+
+    /// How many times a sign-in is written again when the user it found was deleted meanwhile.
+    static let deletedMeanwhileRetries = 2
 
     /// Gives the user holding transfer identifier `transferSub` the `sub` of this team, unless a user has that `sub`
     /// already (then the sign-in is theirs) or none holds the identifier (then it is a new user).
