@@ -86,7 +86,7 @@ extension IdentityTokenVerifier {
         if let expiresAt {
             guard now.timeIntervalSince(expiresAt) <= leeway else { throw AppleIDError(.expired, detail: "exp passed") }
         } else if requireExpiration {
-            throw AppleIDError(.expired, detail: "exp missing")
+            throw AppleIDError(.malformed, detail: "exp missing")
         }
         guard let issuedAt = try AppleIDClaims.date(claims.iat, "iat") else { throw AppleIDError(.malformed, detail: "iat missing") }
         guard issuedAt.timeIntervalSince(now) <= leeway else {

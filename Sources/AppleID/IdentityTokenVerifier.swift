@@ -106,7 +106,7 @@ package struct IdentityTokenVerifier: Sendable {
                 throw AppleIDError(.nonceMismatch, detail: tokenNonce == nil ? "token has no nonce" : "nonce differs")
             }
         }
-        guard let expiresAt = jwt.expiresAt else { throw AppleIDError(.expired, detail: "exp missing") }
+        guard let expiresAt = jwt.expiresAt else { throw AppleIDError(.malformed, detail: "exp missing") }
         return AppleIdentityToken(
             sub: sub,
             email: try AppleIDClaims.string(claims.email, "email"),

@@ -142,7 +142,8 @@ struct IdentityTokenVerifierTests {
         let t = Fixture.now.timeIntervalSince1970
         _ = try await verify(Fixture.token(claims: ["exp": .number(t - 60)]))
         try await expectRefusal(.expired, Fixture.token(claims: ["exp": .number(t - 61)]))
-        try await expectRefusal(.expired, Fixture.token(claims: ["exp": nil]))
+        // A token that never had an expiry is not "expired": it is malformed. Found by an audit.
+        try await expectRefusal(.malformed, Fixture.token(claims: ["exp": nil]))
         try await expectRefusal(.malformed, Fixture.token(claims: ["exp": "tomorrow"]))
     }
 
