@@ -19,6 +19,13 @@ package struct FakeAppleKeys: Sendable {
         keyID = "fake-" + String(Base64URL.encode(SHA256.hash(publicKey.modulus + publicKey.exponent)).prefix(10))
     }
 
+    /// Loads the key a running stand-in signs with: `path` must exist (a new key there would sign what no stand-in
+    /// serves the key of).
+    package static func load(path: String) throws -> FakeAppleKeys {
+        guard FileManager.default.fileExists(atPath: path) else { throw FakeAppleError.noKeyFile(path) }
+        return try loadOrCreate(path: path)
+    }
+
     /// Loads the key at `path`, or generates one and writes it there.
     package static func loadOrCreate(path: String) throws -> FakeAppleKeys {
         if FileManager.default.fileExists(atPath: path) {
@@ -77,6 +84,8 @@ package struct FakeAppleKeys: Sendable {
 /// Failures of the stand-in's own set-up.
 package enum FakeAppleError: Error, CustomStringConvertible {
     case cannotWriteKeyFile(String)
+    /// No stand-in key file where one is needed.
+    case noKeyFile(String)
     /// A `--team` that is not `TEAM_ID:KEY_ID:PATH` of a readable ES256 key.
     case malformedTeamKey(String)
     /// The operator's key named by `--client-secret-key` or `APPLE_PRIVATE_KEY_PATH` cannot be read.
@@ -85,6 +94,8 @@ package enum FakeAppleError: Error, CustomStringConvertible {
     package var description: String {
         switch self {
         case .cannotWriteKeyFile(let path): "cannot write the stand-in's key file at \(path)"
+        case .noKeyFile(let path):
+            "no stand-in key file at \(path): run this where `siwa fake-apple` runs, or give its --key-file"
         case .malformedTeamKey(let reason): "--team: \(reason)"
         case .unreadableOperatorKey(let path):
             "APPLE_PRIVATE_KEY_PATH (or --client-secret-key): no readable key at \(path)"

@@ -35,7 +35,7 @@ package enum FakeAppleNotifier {
     /// Signs and posts one event to `url`; returns the status the server answered.
     package static func send(event: String, subject: String, audience: String, email: String?, to url: String,
                             keyFile: String) async throws -> Int {
-        let keys = try FakeAppleKeys.loadOrCreate(path: keyFile)
+        let keys = try FakeAppleKeys.load(path: keyFile)
         let jwt = try payload(event: event, subject: subject, audience: audience, email: email, keys: keys)
         let body = JSONValue.object(["payload": .string(jwt)]).serialized()
         let response = try await HTTPClient().send(HTTPClientRequest(

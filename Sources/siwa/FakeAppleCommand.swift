@@ -73,7 +73,7 @@ struct FakeAppleNotify: AsyncParsableCommand {
     @Option(help: "The user's (relay) email, for email events.")
     var email: String?
 
-    @Option(help: "File holding the stand-in's signing keys.")
+    @Option(help: "File holding the stand-in's signing keys, which must exist (the running stand-in's).")
     var keyFile: String = FakeAppleKeys.defaultPath
 
     /// Prints the server's status; exits 1 unless it is 2xx, so a script can tell a refused notification.

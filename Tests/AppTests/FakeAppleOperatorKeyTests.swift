@@ -57,4 +57,19 @@ struct FakeAppleOperatorKeyTests {
         #expect(refused.lines.last == "Error: APPLE_PRIVATE_KEY_PATH (or --client-secret-key): no readable key at \(missing)",
                 "\(refused.output)")
     }
+
+    /// `siwa fake-apple notify` signs with the running stand-in's key: without the file it says so and makes none
+    /// (a new key would sign what no stand-in serves). Found by an audit.
+    @Test func notifyWithoutTheStandInsKeyFileSaysSoAndMakesNone() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("siwa-notify-key-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let refused = try await SiwaProcess.run(["fake-apple", "notify", "--event", "email-disabled", "--sub", "001.n",
+                                                 "--aud", "dev.siwa.ios", "--url", "http://127.0.0.1:9/x"],
+                                                environment: [:], directory: directory)
+        #expect(refused.status == 1)
+        #expect(refused.lines == ["Error: no stand-in key file at fake-apple-key.pem: run this where `siwa fake-apple` "
+                                  + "runs, or give its --key-file"], "\(refused.output)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+    }
 }
