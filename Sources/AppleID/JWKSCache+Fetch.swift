@@ -22,6 +22,7 @@ extension JWKSCache {
             }
             guard !parsed.isEmpty else { throw JWKSFetchFailure("key set is empty", outcome: .invalid) }
             fetches.record(.ok)
+            lastFetchFailed = false
             let lifetime = policy.lifetime(for: response.headers, now: clock())
             keys = parsed
             expiresAt = clock().addingTimeInterval(lifetime)
@@ -32,6 +33,7 @@ extension JWKSCache {
             await store?.save(response.body)
         } catch {
             fetches.record((error as? JWKSFetchFailure)?.outcome ?? JWKSFetchOutcome(error))
+            lastFetchFailed = true
             let reason = (error as? HTTPClientError)?.description ?? (error as? JWKSFetchFailure)?.reason
                 ?? "\(type(of: error))"
             let kept = keys.isEmpty ? "no keys cached"

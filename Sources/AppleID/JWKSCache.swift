@@ -12,8 +12,9 @@ import Logging
 ///   at least `policy.minimumRefetchInterval` apart, so a flood of bogus kids costs at most one fetch per
 ///   interval; they are counted apart from the first fetch and from refreshes of an expired set, so a key
 ///   rotated in just after one of those is fetched at once.
-/// - A failed fetch keeps the current keys. With no keys at all the error is `keysUnavailable` (a 503),
-///   otherwise `unknownKeyID` (a 401).
+/// - A failed fetch keeps the current keys. An unknown `kid` is `unknownKeyID` (a 401) only when the last fetch
+///   got Apple's set: with no keys at all, or when Apple could not be asked (the key may be a rotation Apple's set
+///   would have), it is `keysUnavailable` (a 503, which the client retries).
 /// - `store` seeds the cache before the first fetch and saves every body that parsed, so the last good set
 ///   survives a restart during an outage.
 ///
@@ -38,6 +39,8 @@ package actor JWKSCache<Key: Sendable> {
     var lastFetchAttempt: Date?
     /// When the last refetch for an unknown `kid` started.
     var lastUnknownKeyRefetch: Date?
+    /// Whether the last fetch failed: then a `kid` the cached set lacks may be one Apple has rotated in.
+    var lastFetchFailed = false
     var inFlight: Task<Void, Never>?
     var seeding: Task<Void, Never>?
     var isSeeded = false
@@ -63,7 +66,8 @@ package actor JWKSCache<Key: Sendable> {
     }
 
     /// The key named `kid`.
-    /// - Throws: `JWKSCacheError` with reason `unknownKeyID`, or `keysUnavailable` when no key set is known.
+    /// - Throws: `JWKSCacheError` with reason `unknownKeyID`, or `keysUnavailable` when no key set is known or the
+    ///   last fetch failed.
     package func key(for kid: String) async throws -> Key {
         await seedIfNeeded()
         if let key = keys[kid] {
@@ -81,7 +85,7 @@ package actor JWKSCache<Key: Sendable> {
             await inFlight?.value
         }
         if let key = keys[kid] { return key }
-        throw JWKSCacheError(keys.isEmpty ? .keysUnavailable : .unknownKeyID)
+        throw JWKSCacheError(keys.isEmpty || lastFetchFailed ? .keysUnavailable : .unknownKeyID)
     }
 
     /// Fetches now unless a fetch is running or ran within the refetch interval; e.g. to warm up at start.
