@@ -77,7 +77,7 @@ final class Connection {
                 _ = await flush()
                 return
             case .failed(let error):
-                let toHead = parser.isReadingHeadRequest(in: input)
+                let toHead = failedRequestIsHead()
                 parser.discardBody()
                 writeError(error.status, reason: error.reason.rawValue, version: .http1_1, toHead: toHead)
                 logRefusal(error.status)
@@ -103,6 +103,12 @@ final class Connection {
             }
         }
     }
+
+    /// Whether the request the parser failed on is a HEAD. Not inlined: the parser it reads would otherwise be copied
+    /// into `run()`'s async frame, which every connection holds for its whole life (1.1 KB more per idle
+    /// connection, measured).
+    @inline(never)
+    private func failedRequestIsHead() -> Bool { parser.isReadingHeadRequest(in: input) }
 
     /// Reads until the parser yields a complete request. `waitFirst` skips a read that would only say EAGAIN.
     /// A short read counts as drained: edge-triggered epoll reports any byte that arrives after it.
