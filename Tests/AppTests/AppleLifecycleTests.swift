@@ -187,9 +187,7 @@ struct AppleLifecycleTests {
         try await TestApp.with { app in
             let page = try await app.send(.GET, "/login")
             let state = try #require(page.cookieValue("SIWA_STATE"))
-            let issued = try await app.apple.issueAuthorizationCode(
-                clientID: TestApp.webClientID, redirectURI: "http://127.0.0.1/login/siwa/callback", subject: "001.w",
-                email: "w@example.com", nonce: TestApp.nonce(forState: state))
+            let issued = try await app.webCode(state: state, subject: "001.w", email: "w@example.com")
             let callback = try await app.sendForm("/login/siwa/callback", [
                 ("state", state), ("code", issued.code), ("id_token", issued.idToken),
             ], cookies: ["SIWA_STATE": state])

@@ -121,9 +121,7 @@ struct PopupSignInTests {
     @Test func theCodeIsExchangedAndAnOutageIs503() async throws {
         try await TestApp.with { app in
             let state = try TestApp.newState()
-            let issued = try await app.apple.issueAuthorizationCode(
-                clientID: TestApp.webClientID, redirectURI: "http://127.0.0.1/login/siwa/callback",
-                subject: "001.code", email: "code@example.com", nonce: TestApp.nonce(forState: state))
+            let issued = try await app.webCode(state: state, subject: "001.code", email: "code@example.com")
             let body: [String: Any] = ["id_token": issued.idToken, "state": state, "code": issued.code]
             await app.apple.simulateOutage(true)
             let refused = try await app.popup(body, state: state)

@@ -125,9 +125,7 @@ struct WebFlowBindingTests {
     @Test func aSecondUseWhoseCodeTheFirstSpentIs401() async throws {
         try await TestApp.with { app in
             let state = try TestApp.newState()
-            let issued = try await app.apple.issueAuthorizationCode(
-                clientID: TestApp.webClientID, redirectURI: "http://127.0.0.1/login/siwa/callback",
-                subject: "001.spent", email: "spent@example.com", nonce: TestApp.nonce(forState: state))
+            let issued = try await app.webCode(state: state, subject: "001.spent", email: "spent@example.com")
             let fields = [("token", issued.idToken), ("code", issued.code)]
             await app.apple.setTokenLatency(0.5)
             async let first = app.handle(fields, state: state)

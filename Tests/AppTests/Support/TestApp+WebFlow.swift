@@ -20,6 +20,14 @@ extension TestApp {
                           nonce: TestApp.nonce(forState: state))
     }
 
+    /// A web authorization code and its identity token from the stand-in, for the Services ID and the redirect URI
+    /// the tests configure, bound to `state` as the login page asks Apple.
+    func webCode(state: String, subject: String, email: String) async throws -> (code: String, idToken: String) {
+        try await apple.issueAuthorizationCode(clientID: TestApp.webClientID,
+                                               redirectURI: "http://127.0.0.1/login/siwa/callback", subject: subject,
+                                               email: email, nonce: TestApp.nonce(forState: state))
+    }
+
     /// Posts the hand-off form as the browser holding `state` (and `cookies`) in its cookies does.
     func handle(_ fields: [(String, String)], state: String?, cookies: [String: String] = [:]) async throws
         -> HTTPClientResponse
