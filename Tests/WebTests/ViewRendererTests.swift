@@ -27,6 +27,21 @@ struct ViewRendererTests {
         #expect(anonymous.contains(">Sign in</p>"))
     }
 
+    /// A special character that a combining mark follows (U+0301), or a prepended mark precedes (U+0600), is one
+    /// grapheme with it, and is escaped all the same: in the template, in a partial, and in a parent's block. Found
+    /// by an audit: swift-mustache's escaping compares whole Characters, and let `"\u{301}>` end an attribute.
+    @Test(arguments: ["\"\u{301}>\u{301}<img src=x onerror=alert(1)>\u{301}", "\u{600}<script>\u{600}&\u{301}'\u{301}"])
+    func specialCharactersInAGraphemeAreEscaped(value: String) throws {
+        let views = try ViewRenderer(templates: Self.templates.merging(["footer": "<footer>{{clientID}}</footer>"]) { $1 })
+        let html = try views.render("login", LoginContext(title: value, clientID: value, user: .init(name: value))).html
+        let markup = html.unicodeScalars.filter { "<>\"'".unicodeScalars.contains($0) }.count
+        let template = try ViewRenderer(templates: Self.templates.merging(["footer": "<footer>{{clientID}}</footer>"]) { $1 })
+            .render("login", LoginContext(title: "", clientID: "", user: .init(name: ""))).html
+            .unicodeScalars.filter { "<>\"'".unicodeScalars.contains($0) }.count
+        #expect(markup == template, "only the templates' own markup characters are left: \(html)")
+        #expect(!html.contains("<img") && !html.contains("<script"))
+    }
+
     @Test func missingTemplateIsNamed() throws {
         let views = try ViewRenderer(templates: Self.templates)
         #expect(throws: ViewError.templateNotFound("register")) { try views.render("register") }

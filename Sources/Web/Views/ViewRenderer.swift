@@ -5,7 +5,8 @@ import Mustache
 ///
 /// Every `*.mustache` file under the directory is a template named by its path without the extension
 /// (`login`, `partials/head`); templates use each other as partials (`{{> head}}`) or parents
-/// (`{{< layout}}{{$ body}}...{{/ body}}{{/ layout}}`). Values are HTML-escaped unless written `{{{triple}}}`.
+/// (`{{< layout}}{{$ body}}...{{/ body}}{{/ layout}}`). Values are HTML-escaped unless written `{{{triple}}}`, by
+/// `HTMLEscaping`, one Unicode scalar at a time (`ScalarHTML`).
 package struct ViewRenderer: Sendable {
     private let library: MustacheLibrary
     /// The names of the loaded templates, sorted.
@@ -30,10 +31,13 @@ package struct ViewRenderer: Sendable {
 
     /// Parses templates given as text, name to source.
     package init(templates: [String: String]) throws {
+        MustacheContentTypes.register(ScalarHTML(), named: ScalarHTML.name)
         var library = MustacheLibrary()
         for (name, source) in templates {
             do {
-                try library.register(source, named: name)
+                // Each template, partials included (swift-mustache gives a partial its default escaping again),
+                // begins with the pragma that selects `ScalarHTML`, before anything it renders.
+                try library.register(ScalarHTML.pragma + source, named: name)
             } catch {
                 throw ViewError.invalidTemplate(name: name, message: String(describing: error))
             }
@@ -56,6 +60,19 @@ package struct ViewRenderer: Sendable {
     package func render(_ name: String) throws -> View {
         try render(name, [String: String]())
     }
+}
+
+/// HTML escaping for templates: `HTMLEscaping.escape`, which looks at each Unicode scalar. swift-mustache's own looks
+/// up whole `Character`s, so a `"` or `>` followed by a combining mark (U+0301), or a `<` after a prepended
+/// mark (U+0600), is one grapheme that is not in its table and went out unescaped: a name Apple posted could end an
+/// attribute and add markup. Found by an audit.
+struct ScalarHTML: MustacheContentType {
+    /// The name the pragma selects it by.
+    static let name = "SIWA_SCALAR_HTML"
+    /// The pragma put before every template.
+    static let pragma = "{{% CONTENT_TYPE: \(name)}}"
+
+    func escapeText(_ text: String) -> String { HTMLEscaping.escape(text) }
 }
 
 /// Why a page could not be rendered.
