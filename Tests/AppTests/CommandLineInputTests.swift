@@ -62,8 +62,9 @@ struct CommandLineInputTests {
 
     /// Another application's SQLite file is refused before anything is written to it. Found by an audit: `siwa migrate`
     /// turned it to WAL mode, added `schema_migrations`, then failed with nine lines of SQL.
-    @Test(arguments: [["migrate"], ["serve", "--port", "0"]])
-    func anotherApplicationsDatabaseIsRefusedUnchanged(_ arguments: [String]) async throws {
+    @Test(arguments: [["migrate"], ["serve", "--port", "0"]], ["CREATE TABLE users (x TEXT)",
+                                                               "CREATE TABLE schema_migrations (version TEXT)"])
+    func anotherApplicationsDatabaseIsRefusedUnchanged(_ arguments: [String], table: String) async throws {
         let directory = TestApp.temporaryDirectory()
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -71,8 +72,7 @@ struct CommandLineInputTests {
         do {
             let other = try Database(path: path)
             try other.execute(sql: "PRAGMA journal_mode = DELETE")
-            try other.execute(sql: "CREATE TABLE users (x TEXT)")
-            try other.execute(sql: "INSERT INTO users VALUES ('theirs')")
+            try other.execute(sql: table)
         }
         let before = try Data(contentsOf: URL(fileURLWithPath: path))
         let result = try await SiwaProcess.run(arguments, environment: ["DATABASE_PATH": path, "LOG_LEVEL": "error"],

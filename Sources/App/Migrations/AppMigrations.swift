@@ -55,7 +55,8 @@ package enum AppMigrations {
     }
 
     /// Refuses, before anything is written to it (its journal mode included), a SQLite file that holds tables but
-    /// no record of siwa's migrations: another application's database, which migrating would change. Found by an
+    /// no record of siwa's migrations (no `schema_migrations`, or another application's table of that name, such as
+    /// Rails' with only `version`): another application's database, which migrating would change. Found by an
     /// audit. A file this cannot read is left to the open that follows, which says why.
     static func refuseAnotherApplicationsDatabase(path: String) throws {
         var status = stat()
@@ -65,11 +66,12 @@ package enum AppMigrations {
         guard let database = try? Database(path: path, configuration: leavingTheFile, readOnly: true),
               let tables = try? database.fetchOne(sql: "SELECT count(*) FROM sqlite_schema WHERE type = 'table'",
                                                   { row -> Int in try row[0] }),
-              let recorded = try? database.fetchOne(
-                  sql: "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'schema_migrations'",
-                  { row -> Int in try row[0] })
+              let recorded = try? database.fetchOne(sql: """
+                  SELECT count(*) FROM pragma_table_info('schema_migrations')
+                  WHERE name IN ('version', 'name', 'applied_at')
+                  """, { row -> Int in try row[0] })
         else { return }
-        if tables > 0, recorded == 0 {
+        if tables > 0, recorded < 3 {
             throw ConfigurationError.malformed(name: "DATABASE_PATH", expected: "a siwa database (\(path) holds "
                 + "another application's tables and no siwa migrations; nothing was changed)")
         }
