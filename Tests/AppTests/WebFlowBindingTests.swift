@@ -138,6 +138,23 @@ struct WebFlowBindingTests {
         }
     }
 
+    /// The same, posted at the same moment: whichever hears Apple first, the one that does not sign in is 401.
+    @Test func aSignInWithItsCodePostedTwiceAtOnceIsOneSessionAndOne401() async throws {
+        try await TestApp.with { app in
+            await app.apple.setTokenLatency(0.1)
+            for round in 0..<5 {
+                let state = try TestApp.newState()
+                let issued = try await app.webCode(state: state, subject: "001.twice.\(round)", email: "twice@example.com")
+                let fields = [("token", issued.idToken), ("code", issued.code)]
+                async let first = app.handle(fields, state: state)
+                async let second = app.handle(fields, state: state)
+                let statuses = [try await first.status, try await second.status]
+                #expect(statuses.sorted { $0.code < $1.code } == [.seeOther, .unauthorized], "round \(round): \(statuses)")
+            }
+            #expect(try await app.count("sessions") == 5)
+        }
+    }
+
     @Test func aUsedNonceStaysUsedAfterARestart() async throws {
         let first = try await TestApp.start()
         defer { try? FileManager.default.removeItem(at: first.directory) }

@@ -16,6 +16,23 @@ extension SignInService {
         var name: PersonName
     }
 
+    /// How long a web sign-in whose code Apple refused waits for another request with the same nonce to commit:
+    /// posted at the same moment, the other one spent the code and may commit a little after this one hears Apple.
+    static let concurrentUseWait: Duration = .seconds(1)
+    /// How often the nonce is looked at meanwhile.
+    static let concurrentUsePoll: Duration = .milliseconds(20)
+
+    /// Whether `nonce` is used, now or within `concurrentUseWait`. Found by an audit: checked once, right after
+    /// Apple's answer, the other request had often not committed yet, and the second post got invalid_grant's 400.
+    func nonceIsUsedSoon(_ nonce: String) async throws -> Bool {
+        let deadline = ContinuousClock.now + Self.concurrentUseWait
+        while true {
+            if try await usedNonces.isUsed(nonce) { return true }
+            guard ContinuousClock.now < deadline else { return false }
+            try await Task.sleep(for: Self.concurrentUsePoll)
+        }
+    }
+
     /// Signs the browser in and starts its session, in this order:
     /// - the token must carry the nonce `hex(SHA-256(SIWA_STATE))` of `stateCookie` (401 without one, or for
     ///   another), with the Services ID as its audience (`webVerifier`; Apple's "Verifying a user");
@@ -47,9 +64,9 @@ extension SignInService {
             appleToken = try await exchange(code: signIn.code, clientID: identity.audience, redirectURI: redirectURI,
                                             identity: identity, logger: logger)
         } catch SignInFailure.codeExchange(let error) where error.kind == .apple("invalid_grant") {
-            // The same sign-in posted twice at once: the other request spent the code, then signed in. This one is
-            // a second use of the nonce (401), not a bad code.
-            if try await usedNonces.isUsed(nonce) { throw Self.nonceAlreadyUsed(logger: logger) }
+            // The same sign-in posted twice at once: the other request spent the code and signs in. This one is a
+            // second use of the nonce (401), not a bad code.
+            if try await nonceIsUsedSoon(nonce) { throw Self.nonceAlreadyUsed(logger: logger) }
             throw SignInFailure.codeExchange(error)
         }
         return try await self.signIn(identity: identity, name: signIn.name, issueToken: false, appleToken: appleToken,
