@@ -128,17 +128,18 @@ struct AppleChoresTests {
         }
     }
 
-    /// A live run in another process keeps what it claimed: the run beside it checks the rest and says how many the
-    /// other holds, and no token is asked about twice. Found by a review: an unreadable `/proc/<pid>/stat` counted
-    /// as gone.
+    /// A live run in another process keeps what it claimed: the run beside it takes on only the rest (fewer than
+    /// were seeded are due to it), and no token is asked about twice. Found by a review: an unreadable
+    /// `/proc/<pid>/stat` counted as gone. (Whether the other still holds rows when this run ends, which the summary
+    /// would add, depends on which run the machine favours.)
     @Test func aLiveRunInAnotherProcessKeepsItsClaims() async throws {
         try await TestApp.with { app in
             let count = 200
             let other = try await app.spawnValidation(seeding: count, bound: 2, untilChecked: 4)
             let report = try await app.runChore(.validateTokens)
             #expect(report.exitStatus == 0, "\(report)")
-            #expect(report.summary.contains(" held by other runs, in ") || report.summary.contains(" taken by other runs"),
-                    "\(report)")
+            let due = Int(report.summary.split(separator: " ").dropFirst().first ?? "") ?? count
+            #expect(due < count, "the other run's claims were left to it: \(report)")
             #expect(await other.exited(within: .seconds(60)) == 0, "\(other.output)")
             #expect(await app.apple.refreshCalls() == count, "each token asked about once")
             #expect(try await app.checkedTokens() == count)

@@ -16,7 +16,10 @@ struct AppleExchangeFaultTests {
         var isSet: Bool { value.load(ordering: .relaxed) }
     }
 
-    private func with(timeout: Duration = .seconds(10), _ body: (TestApp, AppleProxy) async throws -> Void)
+    /// `timeout` is `APPLE_TIMEOUT`: long by default, for the faults Apple answers at once. A run of the full suite
+    /// on a loaded machine once took the whole of 10 s to bring the proxy's 429 back, and answered the server's own
+    /// `Retry-After` instead of the proxy's.
+    private func with(timeout: Duration = .seconds(30), _ body: (TestApp, AppleProxy) async throws -> Void)
         async throws
     {
         var proxy: AppleProxy?

@@ -134,7 +134,8 @@ struct HTTPClientPoolTests {
     @Test func aCallWithNoTimeLeftDoesNotSendItsRequest() async throws {
         let gate = Gate()
         try await withServer(responder: GatedApple(gate: gate)) { server, port in
-            let client = HTTPClient(configuration: .init(timeout: .seconds(15), maxConnectionsPerOrigin: 1))
+            // The first call's own time is long: a loaded machine once stalled this test past 15 s.
+            let client = HTTPClient(configuration: .init(timeout: .seconds(60), maxConnectionsPerOrigin: 1))
             async let first = client.send(HTTPClientRequest(url: "http://127.0.0.1:\(port)/gate"))
             for _ in 0..<750 where client.statistics.open != 1 || client.statistics.idle != 0 {
                 try await Task.sleep(for: .milliseconds(20))
