@@ -38,8 +38,8 @@ extension SignInService {
     ///   another), with the Services ID as its audience (`webVerifier`; Apple's "Verifying a user");
     /// - the nonce must not have signed in before, on any instance (the one read: a replay does not spend the code);
     /// - the code is exchanged (RFC 6749 §4.1.3) for the redirect URI it was issued with (503 with Retry-After when
-    ///   Apple cannot be reached); when Apple says the code was used and the nonce has signed in meanwhile (the
-///   same sign-in posted twice at once), the answer is the replay's 401;
+    ///   Apple cannot be reached); when Apple says the code was used and the nonce signs in meanwhile (the same
+    ///   sign-in posted twice at once), the answer is the replay's 401;
     /// - the user, Apple's token, the nonce and the new session are written in one transaction, which also deletes
     ///   the session the browser's cookie named (`login`: a new id at login, OWASP ASVS V3.2.1).
     /// - Returns: the user; the caller hands the browser its session once this has returned.
@@ -61,8 +61,8 @@ extension SignInService {
         let use = try await unusedNonce(nonce, identity: identity, logger: logger)
         let appleToken: AppleToken?
         do {
-            appleToken = try await exchange(code: signIn.code, clientID: identity.audience, redirectURI: redirectURI,
-                                            identity: identity, logger: logger)
+            appleToken = try await exchange(code: signIn.code, clientID: identity.audience,
+                                            redirectURI: redirectURI, identity: identity, logger: logger)
         } catch SignInFailure.codeExchange(let error) where error.kind == .apple("invalid_grant") {
             // The same sign-in posted twice at once: the other request spent the code and signs in. This one is a
             // second use of the nonce (401), not a bad code.
