@@ -206,6 +206,7 @@ package final class SiwaServer: Sendable {
         }
         let pool = try PostgresPool(url: url, size: 1, preparedStatements: configuration.databasePreparedStatements)
         try await pool.waitUntilAvailable(timeout: AppMigrations.postgresStartupTimeout)
+        try await AppMigrations.refuseAnotherApplicationsDatabase(pool, url: url)
         return try await AppMigrations.migrator.migrate(pool)
     }
 

@@ -15,7 +15,7 @@ package struct MigrationError: Error, Equatable, CustomStringConvertible {
             let versions = unknown.map(String.init).joined(separator: ", ")
             return "The database \(path) has migration(s) \(versions) that this build does not know: "
                 + "it was written by a newer version of siwa. Refusing to use it; upgrade siwa or use another "
-                + "DATABASE_PATH."
+                + "database."
         }
     }
 }

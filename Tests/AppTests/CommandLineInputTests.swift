@@ -85,6 +85,30 @@ struct CommandLineInputTests {
                 == ["other.sqlite"])
     }
 
+    /// The same on PostgreSQL: a database holding another application's `schema_migrations` (Rails': `version`
+    /// only) is refused in one line naming `DATABASE_URL`, and left as it was. Found by an audit: the message was
+    /// the failed INSERT, or named SQLite.
+    @Test(.postgres, arguments: [["migrate"], ["serve", "--port", "0"]])
+    func anotherApplicationsPostgresDatabaseIsRefusedUnchanged(_ arguments: [String]) async throws {
+        let url = try await PostgresCluster.sharedCluster().newDatabase()
+        let other = try PsqlSession(url: url)
+        other.send("CREATE TABLE schema_migrations (version varchar PRIMARY KEY); INSERT INTO schema_migrations VALUES ('1');")
+        other.close()
+        let directory = TestApp.temporaryDirectory()
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let result = try await SiwaProcess.run(arguments, environment: ["DATABASE_URL": url, "LOG_LEVEL": "error"],
+                                               directory: directory, timeout: 60)
+        #expect(result.status == 1, "\(result.output)")
+        #expect(result.lines.count == 1, "\(result.output)")
+        #expect(result.output.hasPrefix("Error: Environment variable DATABASE_URL must be a siwa database ("),
+                "\(result.output)")
+        let pool = try PostgresPool(url: try PostgresURL(url), size: 1)
+        let tables = try await pool.readOne(SQL(
+            "SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema()")) { try $0[0] as Int }
+        #expect(tables == 1, "nothing was made")
+    }
+
     /// TLS files OpenSSL cannot use stop the start naming their variable, before any database is made. Found by an
     /// audit: the errors named only the file, came after the database was created, and a key with a passphrase made
     /// OpenSSL ask for it on the terminal.

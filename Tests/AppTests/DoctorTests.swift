@@ -1,6 +1,7 @@
 import CryptoCore
 import Foundation
 import TestSupport
+import Storage
 import Testing
 @testable import App
 
@@ -86,6 +87,15 @@ struct DoctorTests {
             #expect(unmigrated.status == 1)
             #expect(unmigrated.output.contains("lacks migrations 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13; run `siwa migrate` first"))
             #expect(try FileManager.default.attributesOfItem(atPath: empty)[.size] as? Int == 0, "no migration applied")
+
+            // Another application's file is said so, not "run `siwa migrate`", which would refuse it. Found by an audit.
+            let other = app.directory.appendingPathComponent("other.sqlite").path
+            do { try Database(path: other).execute(sql: "CREATE TABLE schema_migrations (version TEXT)") }
+            let foreign = try await app.command(["doctor"], ["DATABASE_PATH": other])
+            #expect(foreign.status == 1)
+            #expect(foreign.output.contains("DATABASE_PATH must be a siwa database (\(other) holds another application's"),
+                    "\(foreign.output)")
+            #expect(!foreign.output.contains("run `siwa migrate`"))
         }
     }
 

@@ -77,6 +77,21 @@ package enum AppMigrations {
         }
     }
 
+    /// `refuseAnotherApplicationsDatabase(path:)` for PostgreSQL: tables in the current schema, but no
+    /// `schema_migrations` with siwa's columns, name another application's database (`DATABASE_URL`), which
+    /// migrating would change. Found by an audit: a Rails database failed on its `schema_migrations`, in a message
+    /// that named SQLite.
+    package static func refuseAnotherApplicationsDatabase(_ database: any DatabaseClient, url: PostgresURL) async throws {
+        let counts = try await database.readOne(SQL("""
+            SELECT (SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema()),
+                   (SELECT count(*) FROM information_schema.columns WHERE table_schema = current_schema()
+                        AND table_name = 'schema_migrations' AND column_name IN ('version', 'name', 'applied_at'))
+            """)) { row in (try row[0] as Int, try row[1] as Int) }
+        guard let (tables, recorded) = counts, tables > 0, recorded < 3 else { return }
+        throw ConfigurationError.malformed(name: "DATABASE_URL", expected: "a siwa database (\(url.server) holds "
+            + "another application's tables and no siwa migrations; nothing was changed)")
+    }
+
     /// Opens (or creates) the SQLite database at `path`, `DATABASE_PATH`.
     /// - Throws: `ConfigurationError` naming `DATABASE_PATH` and the path when the file can be neither opened nor
     ///   created (a missing folder, no permission) or is another application's; `SQLiteError` else.
@@ -119,6 +134,7 @@ package enum AppMigrations {
                 + "\(postgresStartupTimeout): \(error.message)")
         }
         // A start refused below leaves nothing to close: the pool's connections end with it (PostgresPool.close).
+        try await refuseAnotherApplicationsDatabase(pool, url: url)
         let applied = try await migrator.migrate(pool)
         if !applied.isEmpty { logger.notice("PostgreSQL \(url) migrated", metadata: ["versions": "\(applied)"]) }
         try await SharedSettings.check(configuration, database: pool)

@@ -45,6 +45,13 @@ package struct OperatorEnvironment: Sendable {
         var leavingTheFile = DatabaseConfiguration()
         leavingTheFile.checkpointsOnClose = false
         do {
+            // Another application's file is said so: `siwa migrate` would refuse it too, so "run `siwa migrate`"
+            // would mislead. Found by an audit.
+            try AppMigrations.refuseAnotherApplicationsDatabase(path: try existingDatabasePath())
+        } catch let error as ConfigurationError {
+            throw OperatorError("\(error)")
+        }
+        do {
             database = try Database(path: try existingDatabasePath(), configuration: leavingTheFile, readOnly: true)
         } catch let error as SQLiteError {
             throw OperatorError("DATABASE_PATH: cannot open \(configuration.databasePath): \(error.message)")
@@ -67,11 +74,14 @@ package struct OperatorEnvironment: Sendable {
         do {
             pool = try PostgresPool(url: url, size: 2, preparedStatements: configuration.databasePreparedStatements)
             try await pool.waitUntilAvailable(timeout: Self.operatorConnectTimeout)
+            try await AppMigrations.refuseAnotherApplicationsDatabase(pool, url: url)
             status = try await AppMigrations.migrator.status(pool)
         } catch let error as PostgresError where error.reason == .unavailable {
             throw OperatorError("DATABASE_URL: cannot reach PostgreSQL at \(url.server): \(error.message)")
         } catch let error as PostgresError where error.reason == .misconfigured {
             throw OperatorError(error.message)
+        } catch let error as ConfigurationError {
+            throw OperatorError("\(error)")
         }
         try Self.requireCurrent(status, name: url.description, variable: "DATABASE_URL")
         return (pool, url.description)
