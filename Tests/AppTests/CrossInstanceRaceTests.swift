@@ -53,10 +53,12 @@ struct CrossInstanceRaceTests {
             let deleter = try PsqlSession(url: url)
             defer { deleter.close() }
             deleter.send("BEGIN; DELETE FROM users WHERE siwa_identifier = '\(subject)';")
-            try await Self.waitFor(app, "SELECT count(*) FROM pg_stat_activity WHERE state = 'idle in transaction'")
+            try await Self.waitFor(app, "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                                   + "AND state = 'idle in transaction' AND query LIKE 'DELETE FROM users%'")
             // Without an email, as a returning user's token may be: after the deletion it cannot make a new user.
             async let signIn = app.sendJSON(.POST, "/api/users/siwa", ["token": try app.identityToken(subject: subject, email: nil)])
-            try await Self.waitFor(app, "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'")
+            try await Self.waitFor(app, "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() "
+                                   + "AND wait_event_type = 'Lock'")
             deleter.send("COMMIT;")
             let answer = try await signIn
             #expect(answer.status == .badRequest, "\(answer.text)")
@@ -65,7 +67,8 @@ struct CrossInstanceRaceTests {
         }
     }
 
-    /// Polls `countQuery` on `app`'s database until it counts at least one row, for at most ten seconds.
+    /// Polls `countQuery` on `app`'s database until it counts at least one row, for at most ten seconds. The cluster
+    /// is shared by the suite's other tests: a query of `pg_stat_activity` names this test's database.
     private static func waitFor(_ app: TestApp, _ countQuery: String) async throws {
         let deadline = ContinuousClock.now + .seconds(10)
         while ContinuousClock.now < deadline {
