@@ -109,6 +109,40 @@ struct CommandLineInputTests {
         #expect(tables == 1, "nothing was made")
     }
 
+    /// SQLite's own tables are not another application's: an empty file someone ran `ANALYZE` on holds only
+    /// `sqlite_stat1`, and migrates.
+    @Test func sqlitesOwnTablesAreNotAnotherApplications() async throws {
+        let directory = TestApp.temporaryDirectory()
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("analyzed.sqlite").path
+        do { try Database(path: path).execute(sql: "ANALYZE") }
+        let result = try await SiwaProcess.run(["migrate"], environment: ["DATABASE_PATH": path, "LOG_LEVEL": "error"],
+                                               directory: directory, timeout: 30)
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.output.hasPrefix("Applied migrations: 1, "), "\(result.output)")
+    }
+
+    /// What an extension put in the database (some hosts put PostGIS's `spatial_ref_sys` in every new one) is not
+    /// another application's: `siwa migrate` migrates beside it.
+    @Test(.postgres) func anExtensionsTablesAreNotAnotherApplications() async throws {
+        let url = try await PostgresCluster.sharedCluster().newDatabase()
+        let other = try PsqlSession(url: url)
+        other.send("CREATE EXTENSION pg_stat_statements;")
+        other.close()
+        let directory = TestApp.temporaryDirectory()
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let pool = try PostgresPool(url: try PostgresURL(url), size: 1)
+        let views = try await pool.readOne(SQL(
+            "SELECT count(*) FROM information_schema.views WHERE table_schema = current_schema()")) { try $0[0] as Int }
+        #expect(views ?? 0 > 0, "the extension made its views")
+        let result = try await SiwaProcess.run(["migrate"], environment: ["DATABASE_URL": url, "LOG_LEVEL": "error"],
+                                               directory: directory, timeout: 60)
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.output.hasPrefix("Applied migrations: 1, "), "\(result.output)")
+    }
+
     /// TLS files OpenSSL cannot use stop the start naming their variable, before any database is made. Found by an
     /// audit: the errors named only the file, came after the database was created, and a key with a passphrase made
     /// OpenSSL ask for it on the terminal.

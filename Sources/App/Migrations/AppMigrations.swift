@@ -64,8 +64,9 @@ package enum AppMigrations {
         var leavingTheFile = DatabaseConfiguration()
         leavingTheFile.checkpointsOnClose = false
         guard let database = try? Database(path: path, configuration: leavingTheFile, readOnly: true),
-              let tables = try? database.fetchOne(sql: "SELECT count(*) FROM sqlite_schema WHERE type = 'table'",
-                                                  { row -> Int in try row[0] }),
+              let tables = try? database.fetchOne(
+                  sql: "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'",
+                  { row -> Int in try row[0] }),
               let recorded = try? database.fetchOne(sql: """
                   SELECT count(*) FROM pragma_table_info('schema_migrations')
                   WHERE name IN ('version', 'name', 'applied_at')
@@ -79,11 +80,15 @@ package enum AppMigrations {
 
     /// `refuseAnotherApplicationsDatabase(path:)` for PostgreSQL: tables in the current schema, but no
     /// `schema_migrations` with siwa's columns, name another application's database (`DATABASE_URL`), which
-    /// migrating would change. Found by an audit: a Rails database failed on its `schema_migrations`, in a message
-    /// that named SQLite.
+    /// migrating would change. Tables an extension made (PostGIS's `spatial_ref_sys`, which some hosts put in every
+    /// new database) are not another application's. Found by an audit: a Rails database failed on its
+    /// `schema_migrations`, in a message that named SQLite.
     package static func refuseAnotherApplicationsDatabase(_ database: any DatabaseClient, url: PostgresURL) async throws {
         let counts = try await database.readOne(SQL("""
-            SELECT (SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema()),
+            SELECT (SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                    WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p', 'v', 'm', 'f')
+                        AND NOT EXISTS (SELECT 1 FROM pg_depend d
+                                        WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid AND d.deptype = 'e')),
                    (SELECT count(*) FROM information_schema.columns WHERE table_schema = current_schema()
                         AND table_name = 'schema_migrations' AND column_name IN ('version', 'name', 'applied_at'))
             """)) { row in (try row[0] as Int, try row[1] as Int) }
