@@ -45,7 +45,8 @@ struct AppleTransferExportTests {
             #expect(Set(lines.compactMap { $0["user_id"] }) == Set(rows.map { $0.id.uuidString.lowercased() }))
             #expect(Set(lines.compactMap { $0["transfer_sub"] }) == Set(rows.compactMap(\.transferSub)))
             #expect(!text.contains("@") && !rows.contains { text.contains($0.sub) }, "no e-mail, no sub")
-            #expect(!FileManager.default.fileExists(atPath: out + ".partial-\(getpid())"))
+            let folder = URL(fileURLWithPath: out).deletingLastPathComponent().path
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.contains(".partial-") }.isEmpty)
 
             let again = try await app.command(["apple", "transfer", "export", "--to", Self.target])
             #expect(again.status == 0, "\(again.output)")
@@ -97,8 +98,29 @@ struct AppleTransferExportTests {
         }
     }
 
-    /// A run killed with SIGKILL leaves its `FILE.partial-<pid>`; the next run removes it (found by an audit), and
-    /// leaves alone the new file of a run still going.
+    /// The new file has a name nobody can guess and is never opened through a link: a symlink planted at the name an
+    /// earlier build used (`FILE.partial-<pid>`) in a shared folder is left alone, and so is the file it points to.
+    /// Found by a security review: the export truncated and wrote the link's target, and `FILE` became the link.
+    @Test func aSymlinkPlantedBesideTheFileIsNotWrittenThrough() throws {
+        let folder = TestApp.temporaryDirectory()
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let out = folder.appendingPathComponent("t.jsonl").path
+        let victim = folder.appendingPathComponent("victim.conf").path
+        #expect(FileManager.default.createFile(atPath: victim, contents: Data("keep".utf8)))
+        try FileManager.default.createSymbolicLink(atPath: out + ".partial-\(getpid())", withDestinationPath: victim)
+        let writer = try TransferFileWriter(path: out)
+        #expect(writer.temporary.hasPrefix(out + ".partial-\(getpid())-") && writer.temporary != out + ".partial-\(getpid())")
+        let mode = try FileManager.default.attributesOfItem(atPath: writer.temporary)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        try writer.append(Data("{}\n".utf8))
+        try writer.commit()
+        #expect(try String(contentsOfFile: victim, encoding: .utf8) == "keep")
+        #expect(try FileManager.default.attributesOfItem(atPath: out)[.type] as? FileAttributeType == .typeRegular)
+    }
+
+    /// A run killed with SIGKILL leaves its `FILE.partial-<pid>-<random>`; the next run removes it (found by an
+    /// audit), and leaves alone the new file of a run still going.
     @Test func theNextRunRemovesTheNewFileOfAKilledOne() async throws {
         let folder = TestApp.temporaryDirectory()
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -106,8 +128,8 @@ struct AppleTransferExportTests {
         let out = folder.appendingPathComponent("t.jsonl").path
         let gone = try ChildProcess("/bin/true", arguments: [])
         gone.waitUntilExit()
-        let abandoned = out + ".partial-\(gone.pid)", running = out + ".partial-\(getppid())"
-        let other = folder.appendingPathComponent("other.jsonl.partial-\(gone.pid)").path
+        let abandoned = out + ".partial-\(gone.pid)-3f9a", running = out + ".partial-\(getppid())-77c1"
+        let other = folder.appendingPathComponent("other.jsonl.partial-\(gone.pid)-3f9a").path
         for file in [abandoned, running, other] { #expect(FileManager.default.createFile(atPath: file, contents: Data())) }
         TransferFileWriter.removeAbandoned(besides: out)
         #expect(!FileManager.default.fileExists(atPath: abandoned))

@@ -22,8 +22,11 @@ final class TransferFileWriter {
             throw OperatorError("--out: \(path) is a folder; give the file's path, e.g. \(path)/transfer.jsonl")
         }
         Self.removeAbandoned(besides: path)
-        let temporary = path + ".partial-\(getpid())"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        // A name nobody can guess, made only if it does not exist and never through a link: a file or symlink
+        // planted beside `path` (a shared folder) is never written through. Found by an audit: a predictable
+        // `FILE.partial-<pid>` opened without O_EXCL let a planted symlink truncate the file it pointed to.
+        let temporary = path + ".partial-\(getpid())-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
             throw OperatorError("--out: cannot create \(temporary): \(String(cString: strerror(errno)))")
         }
@@ -33,13 +36,14 @@ final class TransferFileWriter {
     }
 
     /// Removes the new files of earlier runs for `path` whose process is gone (an export killed with SIGKILL left
-    /// its `FILE.partial-<pid>` behind); those of a run still going are left alone.
+    /// its `FILE.partial-<pid>-<random>` behind); those of a run still going are left alone.
     static func removeAbandoned(besides path: String) {
         let url = URL(fileURLWithPath: path)
         let folder = url.deletingLastPathComponent().path
         let prefix = url.lastPathComponent + ".partial-"
         for name in (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? [] where name.hasPrefix(prefix) {
-            guard let pid = pid_t(name.dropFirst(prefix.count)), pid > 0, pid != getpid() else { continue }
+            guard let pid = pid_t(name.dropFirst(prefix.count).prefix { $0 != "-" }), pid > 0, pid != getpid()
+            else { continue }
             if kill(pid, 0) != 0, errno == ESRCH { unlink(folder + "/" + name) }
         }
     }
