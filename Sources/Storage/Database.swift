@@ -1,4 +1,5 @@
 import CSQLite
+import Glibc
 
 /// One SQLite connection: owns the `sqlite3 *` and closes it in `deinit`.
 ///
@@ -23,6 +24,7 @@ package final class Database {
     ///   - configuration: connection settings.
     ///   - readOnly: open with `query_only`, for reader connections.
     package init(path: String, configuration: DatabaseConfiguration = DatabaseConfiguration(), readOnly: Bool = false) throws {
+        Self.createPrivately(path)
         var connection: OpaquePointer?
         let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         let code = sqlite3_open_v2(path, &connection, flags, nil)
@@ -45,6 +47,17 @@ package final class Database {
     }
 
     deinit { close() }
+
+    /// Makes a database file that does not exist yet readable by its owner only (0600, whatever the umask), before
+    /// SQLite creates it: it holds e-mails, token hashes and sealed refresh tokens, and SQLite gives its `-wal` and
+    /// `-shm` the database file's mode. An empty file is an empty database. A file that exists keeps its mode; a
+    /// path that cannot be created is left to `sqlite3_open_v2`, which says why. Found by a security review: new
+    /// databases were 0644, readable by every local user.
+    static func createPrivately(_ path: String) {
+        guard path != ":memory:", !path.hasPrefix("file:") else { return }
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        if descriptor >= 0 { Glibc.close(descriptor) }
+    }
 
     /// Finalizes the cached statements and closes the connection now rather than in `deinit`; a second call does
     /// nothing. The last connection to a WAL database to close checkpoints it and deletes its `-wal` and `-shm`

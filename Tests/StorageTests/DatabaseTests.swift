@@ -23,6 +23,24 @@ struct DatabaseTests {
         #expect(try pragma("cache_size") == .integer(-Int64(DatabaseConfiguration.defaultCacheSizeKiB)))
     }
 
+    /// A new database, and the `-wal` and `-shm` SQLite makes beside it, are readable by their owner only, whatever
+    /// the umask; an existing file keeps its mode. Found by a security review: new databases were 0644.
+    @Test func aNewDatabaseIsTheOwnersOnly() throws {
+        func mode(_ path: String) throws -> Int? {
+            try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int
+        }
+        let path = directory.path("private.sqlite")
+        let fresh = try Database(path: path)
+        try fresh.executeScript("CREATE TABLE t (x); INSERT INTO t VALUES (1);")
+        #expect(try mode(path) == 0o600)
+        #expect(try mode(path + "-wal") == 0o600)
+        #expect(try mode(path + "-shm") == 0o600)
+        let shared = directory.path("shared.sqlite")
+        #expect(FileManager.default.createFile(atPath: shared, contents: Data(), attributes: [.posixPermissions: 0o640]))
+        _ = try Database(path: shared)
+        #expect(try mode(shared) == 0o640, "an existing file keeps its mode")
+    }
+
     @Test func aNewFileGetsTheConfiguredPageSizeAndAnExistingOneKeepsItsOwn() throws {
         #expect(try pragma("page_size") == .integer(Int64(DatabaseConfiguration.defaultPageSize)))
         let path = directory.path("sized.sqlite")
