@@ -52,6 +52,24 @@ struct AppleChoresScheduleTests {
         }
     }
 
+    /// A next run stored further off than the interval an instance now has (the operator went from 7 days to an
+    /// hour) is due at once; within the interval it waits as before. Found by an audit: a shortened
+    /// `APPLE_CHORES_INTERVAL` waited for the run the old one had set.
+    @Test func aShortenedIntervalMakesTheStoredNextRunDueAtOnce() async throws {
+        try await TestApp.with(lifecycle: false) { app in
+            let database = app.server.services.database
+            let first = ChoreLease(pool: database, holder: "first")
+            let now = Date()
+            #expect(try await first.acquire(now: now, interval: 7 * 86_400))
+            try await first.release(now: now, nextRun: now.addingTimeInterval(7 * 86_400))
+            let later = now.addingTimeInterval(60)
+            let second = ChoreLease(pool: database, holder: "second")
+            #expect(try await !second.acquire(now: later, interval: 7 * 86_400), "not due within its interval")
+            #expect(try await !second.acquire(now: later, interval: 30 * 86_400), "nor within a longer one")
+            #expect(try await second.acquire(now: later, interval: 3_600), "due at once with a shorter interval")
+        }
+    }
+
     @Test func sigtermStopsAChoreAndHandsItsTokensBack() async throws {
         try await TestApp.with { app in
             let count = 300

@@ -23,15 +23,19 @@ struct ChoreLease: Sendable {
     }
 
     /// Takes the lease when the next run is due at `now` and no live holder has it (one upsert, one transaction).
+    /// A next run set further off than `interval` from now was set with a longer interval than this instance's (the
+    /// operator shortened `APPLE_CHORES_INTERVAL`), and is due at once: this instance's interval is the schedule
+    /// from now on. Found by an audit: going from 24h to 1h waited up to a day for the first run.
     /// - Returns: whether this instance holds it now.
-    func acquire(now: Date) async throws -> Bool {
+    func acquire(now: Date, interval: TimeInterval) async throws -> Bool {
         let expires = now.addingTimeInterval(Self.duration)
         let result = try await pool.write(SQL("""
             INSERT INTO chore_leases (name, holder, expires_at, next_run_at) VALUES (?, ?, ?, ?)
             ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
-            WHERE chore_leases.next_run_at <= ? AND (chore_leases.holder IS NULL OR chore_leases.expires_at < ?)
+            WHERE (chore_leases.next_run_at <= ? OR chore_leases.next_run_at > ?)
+                AND (chore_leases.holder IS NULL OR chore_leases.expires_at < ?)
             RETURNING holder
-            """, [name, holder, expires, now, now, now]))
+            """, [name, holder, expires, now, now, now.addingTimeInterval(interval), now]))
         return result.count == 1
     }
 

@@ -28,7 +28,7 @@ struct ChoreSchedule: Sendable {
     func run() async {
         while !Task.isCancelled {
             do {
-                if try await lease.acquire(now: clock()) { await runHoldingLease() }
+                if try await lease.acquire(now: clock(), interval: interval) { await runHoldingLease() }
             } catch {
                 logger.warning("Apple's chores: the schedule's lease could not be read", metadata: ["cause": "\(error)"])
             }
