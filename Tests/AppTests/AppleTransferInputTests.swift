@@ -60,7 +60,10 @@ struct AppleTransferInputTests {
             let good = "{\"user_id\":\"\(id)\",\"transfer_sub\":\"000000.any.t000\"}"
             let files: [(lines: [String], line: Int)] = [
                 ([good, "not json"], 2),
-                ([good, good, "{\"user_id\":\"\(id)\"}"], 3),
+                (["", good, "{\"user_id\":\"x\"}"], 3),
+                // A user on two lines: which is right, the file cannot say. Found by an audit: the last one won.
+                ([good, "", good.replacingOccurrences(of: "t000", with: "t001")], 3),
+                ([good, good.replacingOccurrences(of: id, with: id.uppercased())], 2),
                 (["{\"transfer_sub\":\"000000.any.t000\"}"], 1),
                 ([good, "", "[\"user_id\", \"transfer_sub\"]"], 3),
                 (["{\"user_id\": 7, \"transfer_sub\": \"x\"}"], 1),
@@ -71,6 +74,9 @@ struct AppleTransferInputTests {
                 try await refused(app, ["apple", "transfer", "import", path], app.receivingTeam, status: 1,
                                   saying: "\(path) line \(file.line): ")
             }
+            let twice = app.directory.appendingPathComponent("bad2.jsonl").path
+            try await refused(app, ["apple", "transfer", "import", twice], app.receivingTeam, status: 1,
+                              saying: "\(twice) line 3: user_id \(id) is on line 1 too; nothing was changed")
             try await refused(app, ["apple", "transfer", "import", app.directory.appendingPathComponent("none").path],
                               app.receivingTeam, status: 1, saying: "cannot read")
         }

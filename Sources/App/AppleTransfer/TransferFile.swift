@@ -27,12 +27,14 @@ enum TransferFile {
 
     /// Reads every line of `path`; blank lines are skipped.
     /// - Throws: `Malformed` naming the first line that is not a JSON object with string `user_id` and
-    ///   `transfer_sub`; `OperatorError` when the file cannot be read.
+    ///   `transfer_sub`, or that names a user an earlier line named (which of the two is right, the file cannot
+    ///   say; found by an audit: the last one won, silently); `OperatorError` when the file cannot be read.
     static func read(_ path: String) throws -> [Line] {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw OperatorError("\(path): cannot read the transfer file")
         }
         var lines: [Line] = []
+        var firstLineOfUser: [String: Int] = [:]
         var number = 0
         for raw in data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
             number += 1
@@ -49,6 +51,9 @@ enum TransferFile {
             }
             guard let transferSub = object["transfer_sub"] as? String, !transferSub.isEmpty else {
                 throw Malformed(path: path, line: number, reason: "no transfer_sub string")
+            }
+            if let first = firstLineOfUser.updateValue(number, forKey: userID.lowercased()) {
+                throw Malformed(path: path, line: number, reason: "user_id \(userID) is on line \(first) too")
             }
             lines.append(Line(number: number, userID: userID, transferSub: transferSub))
         }
