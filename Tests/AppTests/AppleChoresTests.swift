@@ -90,6 +90,14 @@ struct AppleChoresTests {
             let refused = try await app.runChore(.validateTokens, clock: { Date().addingTimeInterval(24 * 3600 + 60) })
             #expect(refused.exitStatus == 1, "\(refused)")
             #expect(refused.summary.contains("3 failed (apple: HTTP 501: 3)"), "\(refused)")
+
+            // The same with a `Retry-After` (a header line after the status): no wait mends a 501 either, so it is
+            // not waited out for ever. Found by an audit: 13 calls for one token, reported as throttled.
+            proxy.setTokenFault(.reply(status: "501 Not Implemented\r\nRetry-After: 1", body: "{}"))
+            let advised = try await app.runChore(.validateTokens, clock: { Date().addingTimeInterval(2 * 24 * 3600) })
+            #expect(advised.exitStatus == 1, "\(advised)")
+            #expect(advised.summary.contains("0 throttled and retried") && advised.summary.contains("3 failed"),
+                    "\(advised)")
         }
     }
 

@@ -2,11 +2,11 @@ import AppleID
 import IOCore
 
 /// Asking Apple until its answer settles a call, the same way for every chore and for a transfer: Apple's
-/// throttling or failing (429, or a 5xx that says the service is down for now: `ChoreBackoff.waitedOutStatuses`, or
-/// any with `Retry-After`) pauses the whole run for as long as Apple asks (`Retry-After`, RFC 9110 §10.2.3), or by
-/// capped backoff with jitter without it, and the call is made again, however often: never a failed run. A network
-/// failure, a timeout, or another 5xx (501, 505: no wait mends them) is tried `ChoreBackoff.maxAttempts` times;
-/// anything else settles it at once.
+/// throttling or failing (429, or a 5xx that says the service is down for now: `ChoreBackoff.waitedOutStatuses`)
+/// pauses the whole run for as long as Apple asks (`Retry-After`, RFC 9110 §10.2.3), or by capped backoff with
+/// jitter without it, and the call is made again, however often: never a failed run. A network failure, a timeout,
+/// or another 5xx (501, 505: no wait mends them, whatever `Retry-After` they carry) is tried
+/// `ChoreBackoff.maxAttempts` times; anything else settles it at once.
 enum ChoreAttempts {
     /// Makes `call` until it returns, fails for good, or the task is cancelled.
     /// - Parameters:
@@ -29,7 +29,7 @@ enum ChoreAttempts {
                 let value = try await call()
                 await throttle.succeeded()
                 return (.success(value), throttled)
-            } catch let error as AppleAuthError where error.kind == .throttled || error.retryAfterSeconds != nil
+            } catch let error as AppleAuthError where error.kind == .throttled
                         || ChoreBackoff.waitedOutStatuses.contains(error.status ?? 0) {
                 throttled += 1
                 if let seconds = error.retryAfterSeconds {
