@@ -23,41 +23,38 @@ struct CommandLineInputTests {
         (["users", "show"], "Missing expected argument '<user>'"),
     ])
     func badValuesAreRefusedBeforeAnythingStarts(_ arguments: [String], _ message: String) async throws {
-        let directory = TestApp.temporaryDirectory()
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let result = try await SiwaProcess.run(arguments, environment: [:], directory: directory, timeout: 30)
-        #expect(result.status == 2, "a usage error: \(result.output)")
-        #expect(result.lines.first?.hasPrefix("Error: \(message). See '") == true, "\(result.output)")
-        #expect(result.lines.count == 1, "one line: \(result.output)")
-        #expect(!result.output.contains("listening"), "nothing started: \(result.output)")
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty, "nothing written")
+        try await TestApp.withTemporaryDirectory { directory in
+            let result = try await SiwaProcess.run(arguments, environment: [:], directory: directory, timeout: 30)
+            #expect(result.status == 2, "a usage error: \(result.output)")
+            #expect(result.lines.first?.hasPrefix("Error: \(message). See '") == true, "\(result.output)")
+            #expect(result.lines.count == 1, "one line: \(result.output)")
+            #expect(!result.output.contains("listening"), "nothing started: \(result.output)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty, "nothing written")
+        }
     }
 
     @Test func mintsUnwritableOutputIsOneLine() async throws {
-        let directory = TestApp.temporaryDirectory()
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let result = try await SiwaProcess.run(["mint", "--aud", "x", "--count", "2", "--output", "/nonexistent/tokens"],
-                                               environment: [:], directory: directory, timeout: 30)
-        #expect(result.status == 1)
-        #expect(result.lines.count == 1 && result.output.hasPrefix("siwa: --output: cannot write /nonexistent/tokens"),
-                "\(result.output)")
+        try await TestApp.withTemporaryDirectory { directory in
+            let result = try await SiwaProcess.run(["mint", "--aud", "x", "--count", "2", "--output", "/nonexistent/tokens"],
+                                                   environment: [:], directory: directory, timeout: 30)
+            #expect(result.status == 1)
+            #expect(result.lines.count == 1 && result.output.hasPrefix("siwa: --output: cannot write /nonexistent/tokens"),
+                    "\(result.output)")
+        }
     }
 
     /// A DATABASE_PATH whose folder is missing named neither the variable nor the path: `SQLite error 14: unable to
     /// open database file`.
     @Test(arguments: [["migrate"], ["serve", "--port", "0"]])
     func aDatabasePathThatCannotBeOpenedIsNamed(_ arguments: [String]) async throws {
-        let directory = TestApp.temporaryDirectory()
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("missing/siwa.sqlite").path
-        let result = try await SiwaProcess.run(arguments, environment: ["DATABASE_PATH": path, "LOG_LEVEL": "error"],
-                                               directory: directory, timeout: 30)
-        #expect(result.status == 1, "\(result.output)")
-        #expect(result.lines.last == "Error: Environment variable DATABASE_PATH must be a SQLite file that can be "
-                + "opened or created (\(path): unable to open database file)", "\(result.output)")
+        try await TestApp.withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("missing/siwa.sqlite").path
+            let result = try await SiwaProcess.run(arguments, environment: ["DATABASE_PATH": path, "LOG_LEVEL": "error"],
+                                                   directory: directory, timeout: 30)
+            #expect(result.status == 1, "\(result.output)")
+            #expect(result.lines.last == "Error: Environment variable DATABASE_PATH must be a SQLite file that can be "
+                    + "opened or created (\(path): unable to open database file)", "\(result.output)")
+        }
     }
 
     /// Another application's SQLite file is refused before anything is written to it. Found by an audit: `siwa migrate`
@@ -65,24 +62,32 @@ struct CommandLineInputTests {
     @Test(arguments: [["migrate"], ["serve", "--port", "0"]], ["CREATE TABLE users (x TEXT)",
                                                                "CREATE TABLE schema_migrations (version TEXT)"])
     func anotherApplicationsDatabaseIsRefusedUnchanged(_ arguments: [String], table: String) async throws {
-        let directory = TestApp.temporaryDirectory()
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("other.sqlite").path
-        do {
-            let other = try Database(path: path)
-            try other.execute(sql: "PRAGMA journal_mode = DELETE")
-            try other.execute(sql: table)
+        try await TestApp.withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("other.sqlite").path
+            do {
+                let other = try Database(path: path)
+                try other.execute(sql: "PRAGMA journal_mode = DELETE")
+                try other.execute(sql: table)
+            }
+            let before = try Data(contentsOf: URL(fileURLWithPath: path))
+            let result = try await SiwaProcess.run(arguments, environment: ["DATABASE_PATH": path, "LOG_LEVEL": "error"],
+                                                   directory: directory, timeout: 30)
+            #expect(result.status == 1, "\(result.output)")
+            #expect(result.lines == ["Error: Environment variable DATABASE_PATH must be a siwa database (\(path) holds "
+                    + "another application's tables and no siwa migrations; nothing was changed)"], "\(result.output)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("other") }
+                    == ["other.sqlite"])
         }
-        let before = try Data(contentsOf: URL(fileURLWithPath: path))
-        let result = try await SiwaProcess.run(arguments, environment: ["DATABASE_PATH": path, "LOG_LEVEL": "error"],
-                                               directory: directory, timeout: 30)
-        #expect(result.status == 1, "\(result.output)")
-        #expect(result.lines == ["Error: Environment variable DATABASE_PATH must be a siwa database (\(path) holds "
-                + "another application's tables and no siwa migrations; nothing was changed)"], "\(result.output)")
-        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("other") }
-                == ["other.sqlite"])
+    }
+
+    /// A new database of the suite's PostgreSQL cluster, in which `sql` ran; its URI.
+    private static func postgresDatabase(holding sql: String) async throws -> String {
+        let url = try await PostgresCluster.sharedCluster().newDatabase()
+        let session = try PsqlSession(url: url)
+        session.send(sql)
+        session.close()
+        return url
     }
 
     /// The same on PostgreSQL: a database holding another application's `schema_migrations` (Rails': `version`
@@ -90,88 +95,80 @@ struct CommandLineInputTests {
     /// the failed INSERT, or named SQLite.
     @Test(.postgres, arguments: [["migrate"], ["serve", "--port", "0"]])
     func anotherApplicationsPostgresDatabaseIsRefusedUnchanged(_ arguments: [String]) async throws {
-        let url = try await PostgresCluster.sharedCluster().newDatabase()
-        let other = try PsqlSession(url: url)
-        other.send("CREATE TABLE schema_migrations (version varchar PRIMARY KEY); INSERT INTO schema_migrations VALUES ('1');")
-        other.close()
-        let directory = TestApp.temporaryDirectory()
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let result = try await SiwaProcess.run(arguments, environment: ["DATABASE_URL": url, "LOG_LEVEL": "error"],
-                                               directory: directory, timeout: 60)
-        #expect(result.status == 1, "\(result.output)")
-        #expect(result.lines.count == 1, "\(result.output)")
-        #expect(result.output.hasPrefix("Error: Environment variable DATABASE_URL must be a siwa database ("),
-                "\(result.output)")
-        let pool = try PostgresPool(url: try PostgresURL(url), size: 1)
-        let tables = try await pool.readOne(SQL(
-            "SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema()")) { try $0[0] as Int }
-        #expect(tables == 1, "nothing was made")
+        let url = try await Self.postgresDatabase(holding: """
+            CREATE TABLE schema_migrations (version varchar PRIMARY KEY); INSERT INTO schema_migrations VALUES ('1');
+            """)
+        try await TestApp.withTemporaryDirectory { directory in
+            let result = try await SiwaProcess.run(arguments, environment: ["DATABASE_URL": url, "LOG_LEVEL": "error"],
+                                                   directory: directory, timeout: 60)
+            #expect(result.status == 1, "\(result.output)")
+            #expect(result.lines.count == 1, "\(result.output)")
+            #expect(result.output.hasPrefix("Error: Environment variable DATABASE_URL must be a siwa database ("),
+                    "\(result.output)")
+            let pool = try PostgresPool(url: try PostgresURL(url), size: 1)
+            let tables = try await pool.readOne(SQL(
+                "SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema()")) { try $0[0] as Int }
+            #expect(tables == 1, "nothing was made")
+        }
     }
 
     /// SQLite's own tables are not another application's: an empty file someone ran `ANALYZE` on holds only
     /// `sqlite_stat1`, and migrates.
     @Test func sqlitesOwnTablesAreNotAnotherApplications() async throws {
-        let directory = TestApp.temporaryDirectory()
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let path = directory.appendingPathComponent("analyzed.sqlite").path
-        do { try Database(path: path).execute(sql: "ANALYZE") }
-        let result = try await SiwaProcess.run(["migrate"], environment: ["DATABASE_PATH": path, "LOG_LEVEL": "error"],
-                                               directory: directory, timeout: 30)
-        #expect(result.status == 0, "\(result.output)")
-        #expect(result.output.hasPrefix("Applied migrations: 1, "), "\(result.output)")
+        try await TestApp.withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("analyzed.sqlite").path
+            do { try Database(path: path).execute(sql: "ANALYZE") }
+            let result = try await SiwaProcess.run(["migrate"], environment: ["DATABASE_PATH": path, "LOG_LEVEL": "error"],
+                                                   directory: directory, timeout: 30)
+            #expect(result.status == 0, "\(result.output)")
+            #expect(result.output.hasPrefix("Applied migrations: 1, "), "\(result.output)")
+        }
     }
 
     /// What an extension put in the database (some hosts put PostGIS's `spatial_ref_sys` in every new one) is not
     /// another application's: `siwa migrate` migrates beside it.
     @Test(.postgres) func anExtensionsTablesAreNotAnotherApplications() async throws {
-        let url = try await PostgresCluster.sharedCluster().newDatabase()
-        let other = try PsqlSession(url: url)
-        other.send("CREATE EXTENSION pg_stat_statements;")
-        other.close()
-        let directory = TestApp.temporaryDirectory()
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let pool = try PostgresPool(url: try PostgresURL(url), size: 1)
-        let views = try await pool.readOne(SQL(
-            "SELECT count(*) FROM information_schema.views WHERE table_schema = current_schema()")) { try $0[0] as Int }
-        #expect(views ?? 0 > 0, "the extension made its views")
-        let result = try await SiwaProcess.run(["migrate"], environment: ["DATABASE_URL": url, "LOG_LEVEL": "error"],
-                                               directory: directory, timeout: 60)
-        #expect(result.status == 0, "\(result.output)")
-        #expect(result.output.hasPrefix("Applied migrations: 1, "), "\(result.output)")
+        let url = try await Self.postgresDatabase(holding: "CREATE EXTENSION pg_stat_statements;")
+        try await TestApp.withTemporaryDirectory { directory in
+            let pool = try PostgresPool(url: try PostgresURL(url), size: 1)
+            let views = try await pool.readOne(SQL(
+                "SELECT count(*) FROM information_schema.views WHERE table_schema = current_schema()")) { try $0[0] as Int }
+            #expect(views ?? 0 > 0, "the extension made its views")
+            let result = try await SiwaProcess.run(["migrate"], environment: ["DATABASE_URL": url, "LOG_LEVEL": "error"],
+                                                   directory: directory, timeout: 60)
+            #expect(result.status == 0, "\(result.output)")
+            #expect(result.output.hasPrefix("Applied migrations: 1, "), "\(result.output)")
+        }
     }
 
     /// TLS files OpenSSL cannot use stop the start naming their variable, before any database is made. Found by an
     /// audit: the errors named only the file, came after the database was created, and a key with a passphrase made
     /// OpenSSL ask for it on the terminal.
     @Test func tlsFilesThatCannotBeUsedAreNamedByTheirVariable() async throws {
-        let directory = TestApp.temporaryDirectory()
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let first = try SelfSignedCertificate.make(), second = try SelfSignedCertificate.make()
-        let encrypted = directory.appendingPathComponent("encrypted.pem").path
-        #expect(try ChildProcess.run("/usr/bin/env", arguments: [
-            "openssl", "pkey", "-in", first.privateKeyPath, "-aes256", "-passout", "pass:secret", "-out", encrypted,
-        ]) == 0)
-        let cases: [(cert: String, key: String, variable: String)] = [
-            ("/nonexistent/cert.pem", first.privateKeyPath, "TLS_CERT_PATH"),
-            (first.privateKeyPath, first.privateKeyPath, "TLS_CERT_PATH"),
-            (first.certificatePath, "/nonexistent/key.pem", "TLS_KEY_PATH"),
-            (first.certificatePath, second.privateKeyPath, "TLS_KEY_PATH"),
-            (first.certificatePath, encrypted, "TLS_KEY_PATH"),
-        ]
-        for (cert, key, variable) in cases {
-            let result = try await SiwaProcess.run(["serve", "--port", "0"], environment: [
-                "TLS_CERT_PATH": cert, "TLS_KEY_PATH": key, "DATABASE_PATH": directory.appendingPathComponent("s.sqlite").path,
-                "LOG_LEVEL": "error",
-            ], directory: directory, timeout: 30)
-            #expect(result.status == 1, "\(variable): \(result.output)")
-            #expect(result.lines.last?.hasPrefix("Error: Environment variable \(variable) must be") == true,
-                    "\(cert) \(key): \(result.output)")
-            #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("s.sqlite").path),
-                    "no database made")
+        try await TestApp.withTemporaryDirectory { directory in
+            let first = try SelfSignedCertificate.make(), second = try SelfSignedCertificate.make()
+            let encrypted = directory.appendingPathComponent("encrypted.pem").path
+            #expect(try ChildProcess.run("/usr/bin/env", arguments: [
+                "openssl", "pkey", "-in", first.privateKeyPath, "-aes256", "-passout", "pass:secret", "-out", encrypted,
+            ]) == 0)
+            let cases: [(cert: String, key: String, variable: String)] = [
+                ("/nonexistent/cert.pem", first.privateKeyPath, "TLS_CERT_PATH"),
+                (first.privateKeyPath, first.privateKeyPath, "TLS_CERT_PATH"),
+                (first.certificatePath, "/nonexistent/key.pem", "TLS_KEY_PATH"),
+                (first.certificatePath, second.privateKeyPath, "TLS_KEY_PATH"),
+                (first.certificatePath, encrypted, "TLS_KEY_PATH"),
+            ]
+            for (cert, key, variable) in cases {
+                let result = try await SiwaProcess.run(["serve", "--port", "0"], environment: [
+                    "TLS_CERT_PATH": cert, "TLS_KEY_PATH": key, "DATABASE_PATH": directory.appendingPathComponent("s.sqlite").path,
+                    "LOG_LEVEL": "error",
+                ], directory: directory, timeout: 30)
+                #expect(result.status == 1, "\(variable): \(result.output)")
+                #expect(result.lines.last?.hasPrefix("Error: Environment variable \(variable) must be") == true,
+                        "\(cert) \(key): \(result.output)")
+                #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("s.sqlite").path),
+                        "no database made")
+            }
         }
     }
 
@@ -188,48 +185,45 @@ struct CommandLineInputTests {
          "APPLE_PRIVATE_KEY_PATH"),
     ])
     func valuesThatCannotWorkAreNamedAtStart(_ variables: [String: String], _ variable: String) async throws {
-        let directory = TestApp.temporaryDirectory()
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let result = try await SiwaProcess.run(["serve", "--port", "0"], environment: variables.merging([
-            "DATABASE_PATH": directory.appendingPathComponent("s.sqlite").path, "LOG_LEVEL": "error",
-        ]) { $1 }, directory: directory, timeout: 30)
-        #expect(result.status == 1, "\(variable): \(result.output)")
-        #expect(result.lines.last?.hasPrefix("Error: Environment variable \(variable) must be") == true, "\(result.output)")
-        #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("s.sqlite").path), "\(variable)")
+        try await TestApp.withTemporaryDirectory { directory in
+            let result = try await SiwaProcess.run(["serve", "--port", "0"], environment: variables.merging([
+                "DATABASE_PATH": directory.appendingPathComponent("s.sqlite").path, "LOG_LEVEL": "error",
+            ]) { $1 }, directory: directory, timeout: 30)
+            #expect(result.status == 1, "\(variable): \(result.output)")
+            #expect(result.lines.last?.hasPrefix("Error: Environment variable \(variable) must be") == true, "\(result.output)")
+            #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("s.sqlite").path), "\(variable)")
+        }
     }
 
     /// A port in use stops the start naming `PORT`, before any database is made; found by an audit, the start left a
     /// new database (and with the Apple key, its refresh-token key) behind.
     @Test func aPortInUseIsNamedAtStartAndMakesNothing() async throws {
         try await TestApp.with(lifecycle: false) { app in
-            let directory = TestApp.temporaryDirectory()
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            defer { try? FileManager.default.removeItem(at: directory) }
-            let result = try await SiwaProcess.run(["serve", "--port", "\(app.server.localPort)"], environment: [
-                "DATABASE_PATH": directory.appendingPathComponent("s.sqlite").path, "LOG_LEVEL": "error",
-            ], directory: directory, timeout: 30)
-            #expect(result.status == 1, "\(result.output)")
-            #expect(result.lines.last?.hasPrefix("Error: Environment variable PORT must be a port free on 127.0.0.1")
-                    == true, "\(result.output)")
-            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+            try await TestApp.withTemporaryDirectory { directory in
+                let result = try await SiwaProcess.run(["serve", "--port", "\(app.server.localPort)"], environment: [
+                    "DATABASE_PATH": directory.appendingPathComponent("s.sqlite").path, "LOG_LEVEL": "error",
+                ], directory: directory, timeout: 30)
+                #expect(result.status == 1, "\(result.output)")
+                #expect(result.lines.last?.hasPrefix("Error: Environment variable PORT must be a port free on 127.0.0.1")
+                        == true, "\(result.output)")
+                #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+            }
         }
     }
 
     /// Set values Apple would refuse are warned about at start, as `siwa doctor` reports them.
     @Test func valuesAppleWouldRefuseAreWarnedAboutAtStart() async throws {
-        let directory = TestApp.temporaryDirectory()
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let server = try SiwaProcess(["serve", "--port", "0"], environment: [
-            "DATABASE_PATH": directory.appendingPathComponent("s.sqlite").path, "LOG_LEVEL": "notice",
-            "IOS_APPLICATION_IDENTIFIER": "bad id!", "WEBSITE_APPLICATION_IDENTIFIER": "com.example.web",
-            "SIWA_REDIRECT_URL": "http://example.com/cb",
-        ], directory: directory)
-        defer { _ = server.stop() }
-        _ = try await server.waitForPort()
-        #expect(server.output.contains("IOS_APPLICATION_IDENTIFIER: bad id! is not shaped like a bundle id"), "\(server.output)")
-        #expect(server.output.contains("SIWA_REDIRECT_URL: http://example.com/cb is not HTTPS"), "\(server.output)")
-        #expect(!server.output.contains("WEBSITE_APPLICATION_IDENTIFIER:"), "a well-formed Services ID: \(server.output)")
+        try await TestApp.withTemporaryDirectory { directory in
+            let server = try SiwaProcess(["serve", "--port", "0"], environment: [
+                "DATABASE_PATH": directory.appendingPathComponent("s.sqlite").path, "LOG_LEVEL": "notice",
+                "IOS_APPLICATION_IDENTIFIER": "bad id!", "WEBSITE_APPLICATION_IDENTIFIER": "com.example.web",
+                "SIWA_REDIRECT_URL": "http://example.com/cb",
+            ], directory: directory)
+            defer { _ = server.stop() }
+            _ = try await server.waitForPort()
+            #expect(server.output.contains("IOS_APPLICATION_IDENTIFIER: bad id! is not shaped like a bundle id"), "\(server.output)")
+            #expect(server.output.contains("SIWA_REDIRECT_URL: http://example.com/cb is not HTTPS"), "\(server.output)")
+            #expect(!server.output.contains("WEBSITE_APPLICATION_IDENTIFIER:"), "a well-formed Services ID: \(server.output)")
+        }
     }
 }

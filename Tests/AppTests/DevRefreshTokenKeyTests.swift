@@ -12,16 +12,15 @@ struct DevRefreshTokenKeyTests {
     /// Runs `siwa dev` in a new folder, after `prepare` ran on it, until it serves; then `body`, then SIGTERM.
     private static func withDev(prepare: (URL) throws -> Void = { _ in },
                                 _ body: (URL) async throws -> Void) async throws {
-        let directory = TestApp.temporaryDirectory()
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try prepare(directory)
-        let dev = try SiwaProcess(["dev", "--port", "0", "--apple-port", "\(try LoopbackPort.free())"],
-                                  environment: ["LOG_LEVEL": "info"], directory: directory)
-        _ = try await dev.waitForPort(after: "siwa on http://127.0.0.1:")
-        try await body(directory)
-        dev.signal(SIGTERM)
-        #expect(await dev.exited(within: .seconds(30)) == 0)
+        try await TestApp.withTemporaryDirectory { directory in
+            try prepare(directory)
+            let dev = try SiwaProcess(["dev", "--port", "0", "--apple-port", "\(try LoopbackPort.free())"],
+                                      environment: ["LOG_LEVEL": "info"], directory: directory)
+            _ = try await dev.waitForPort(after: "siwa on http://127.0.0.1:")
+            try await body(directory)
+            dev.signal(SIGTERM)
+            #expect(await dev.exited(within: .seconds(30)) == 0)
+        }
     }
 
     @Test func devKeepsTheKeyWhereBackupSaysItIs() async throws {

@@ -126,6 +126,14 @@ final class TestApp: Sendable {
         FileManager.default.temporaryDirectory.appendingPathComponent("siwa-app-tests-\(UUID().uuidString)")
     }
 
+    /// Runs `body` with a new, empty `temporaryDirectory()`, removed afterwards whether `body` returns or throws.
+    static func withTemporaryDirectory<T>(_ body: (URL) async throws -> T) async throws -> T {
+        let directory = temporaryDirectory()
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        return try await body(directory)
+    }
+
     static func quietLogger(_ label: String) -> Logger {
         var logger = Logger(label: label)
         logger.logLevel = .critical
