@@ -34,7 +34,7 @@ extension UsersController.SignInRequest {
     /// result is the one `req.content.decode` gives; every other body (repeated names, of which the last counts;
     /// other media types; fields of the wrong type) goes through `req.content.decode`, with its status and reason.
     static func decode(from req: Request) throws -> Self {
-        try req.content.checkCoding()
+        try req.content.checkBodyFields()
         if req.content.isJSON, let members = try? JSONValue.parseObjectMembers(req.body),
            let body = Self(members: members) {
             return body

@@ -48,13 +48,14 @@ package struct ContentContainer {
     /// - `application/x-www-form-urlencoded` with `FormDecoder`.
     ///
     /// Throws 415 for a missing content type or one `accepted` leaves out, or a content coding other than
-    /// `identity` (RFC 9110 §8.4.1, §15.5.16: the body is not decoded, so it cannot be read), 400 for two `Content-Type`
-    /// fields (`checkCoding`), and 400 with a reason naming the field when the body does not decode (`Missing field 'token'`, `Field 'name' must be a string`).
+    /// `identity` (RFC 9110 §8.4.1, §15.5.16: the body is not decoded, so it cannot be read); 400 for two
+    /// `Content-Type` fields (`checkBodyFields`), and with a reason naming the field when the body does not decode
+    /// (`Missing field 'token'`, `Field 'name' must be a string`).
     package func decode<T: Decodable>(_ type: T.Type = T.self, accepting accepted: Accepted = .jsonOrForm) throws -> T {
         guard let mediaType else {
             throw Abort(.unsupportedMediaType, reason: "Missing Content-Type; expected \(accepted.description)")
         }
-        try checkCoding()
+        try checkBodyFields()
         do {
             if Self.isJSON(mediaType), accepted != .form {
                 guard !request.body.isEmpty else { throw Abort(.badRequest, reason: "Request body is empty") }
@@ -101,7 +102,7 @@ extension ContentContainer {
     ///   body is not decoded, so a coded one cannot be read;
     /// - 400 for more than one `Content-Type` field, a singleton (RFC 9110 §5.3, §8.3): which one counts is what a
     ///   proxy and this server could read differently. Found by an audit: the first counted.
-    package func checkCoding() throws {
+    package func checkBodyFields() throws {
         // One pass over the fields, allocating nothing: every sign-in comes through here.
         var contentTypes = 0
         for field in request.headers {
