@@ -63,8 +63,13 @@ package enum AppMigrations {
         guard stat(path, &status) == 0, status.st_size > 0 else { return }
         var leavingTheFile = DatabaseConfiguration()
         leavingTheFile.checkpointsOnClose = false
-        guard let database = try? Database(path: path, configuration: leavingTheFile, readOnly: true),
-              let tables = try? database.fetchOne(
+        guard let database = try? Database(path: path, configuration: leavingTheFile, readOnly: true) else { return }
+        try refuseAnotherApplicationsDatabase(database)
+    }
+
+    /// `refuseAnotherApplicationsDatabase(path:)` on a connection already open to the file (the operators' own).
+    static func refuseAnotherApplicationsDatabase(_ database: Database) throws {
+        guard let tables = try? database.fetchOne(
                   sql: "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'",
                   { row -> Int in try row[0] }),
               let recorded = try? database.fetchOne(sql: """
@@ -72,10 +77,14 @@ package enum AppMigrations {
                   WHERE name IN ('version', 'name', 'applied_at')
                   """, { row -> Int in try row[0] })
         else { return }
-        if tables > 0, recorded < 3 {
-            throw ConfigurationError.malformed(name: "DATABASE_PATH", expected: "a siwa database (\(path) holds "
-                + "another application's tables and no siwa migrations; nothing was changed)")
-        }
+        try refuse(tables: tables, recordedColumns: recorded, variable: "DATABASE_PATH", database: database.path)
+    }
+
+    /// Throws when a database holds `tables` and its `schema_migrations` lacks some of siwa's three columns.
+    private static func refuse(tables: Int, recordedColumns: Int, variable: String, database: String) throws {
+        guard tables > 0, recordedColumns < 3 else { return }
+        throw ConfigurationError.malformed(name: variable, expected: "a siwa database (\(database) holds another "
+            + "application's tables and no siwa migrations; nothing was changed)")
     }
 
     /// `refuseAnotherApplicationsDatabase(path:)` for PostgreSQL: tables in the current schema, but no
@@ -92,9 +101,8 @@ package enum AppMigrations {
                    (SELECT count(*) FROM information_schema.columns WHERE table_schema = current_schema()
                         AND table_name = 'schema_migrations' AND column_name IN ('version', 'name', 'applied_at'))
             """)) { row in (try row[0] as Int, try row[1] as Int) }
-        guard let (tables, recorded) = counts, tables > 0, recorded < 3 else { return }
-        throw ConfigurationError.malformed(name: "DATABASE_URL", expected: "a siwa database (\(url.server) holds "
-            + "another application's tables and no siwa migrations; nothing was changed)")
+        guard let (tables, recorded) = counts else { return }
+        try refuse(tables: tables, recordedColumns: recorded, variable: "DATABASE_URL", database: url.server)
     }
 
     /// Opens (or creates) the SQLite database at `path`, `DATABASE_PATH`.

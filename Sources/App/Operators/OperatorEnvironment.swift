@@ -45,13 +45,6 @@ package struct OperatorEnvironment: Sendable {
         var leavingTheFile = DatabaseConfiguration()
         leavingTheFile.checkpointsOnClose = false
         do {
-            // Another application's file is said so: `siwa migrate` would refuse it too, so "run `siwa migrate`"
-            // would mislead. Found by an audit.
-            try AppMigrations.refuseAnotherApplicationsDatabase(path: try existingDatabasePath())
-        } catch let error as ConfigurationError {
-            throw OperatorError("\(error)")
-        }
-        do {
             database = try Database(path: try existingDatabasePath(), configuration: leavingTheFile, readOnly: true)
         } catch let error as SQLiteError {
             throw OperatorError("DATABASE_PATH: cannot open \(configuration.databasePath): \(error.message)")
@@ -104,13 +97,17 @@ package struct OperatorEnvironment: Sendable {
         }
     }
 
-    /// Throws unless `database` has exactly the migrations this build knows.
+    /// Throws unless `database` has exactly the migrations this build knows. Another application's file is said so:
+    /// `siwa migrate` would refuse it too, so "run `siwa migrate`" would mislead (found by an audit).
     static func requireCurrentSchema(_ database: Database) throws {
         let status: Migrator.Status
         do {
+            try AppMigrations.refuseAnotherApplicationsDatabase(database)
             status = try AppMigrations.migrator.status(database)
         } catch let error as SQLiteError {
             throw OperatorError("DATABASE_PATH: cannot read \(database.path): \(error.message)")
+        } catch let error as ConfigurationError {
+            throw OperatorError("\(error)")
         }
         try requireCurrent(status, name: database.path, variable: "DATABASE_PATH")
     }
