@@ -3,7 +3,6 @@ import ArgumentParser
 import Dispatch
 import Glibc
 import HTTPCore
-import Web
 
 /// `siwa backup DEST`: an online, checked copy of the SQLite database (never the refresh-token key).
 struct BackupCommand: AsyncParsableCommand {
@@ -19,10 +18,10 @@ struct BackupCommand: AsyncParsableCommand {
 
     func run() async throws {
         try OperatorFailure.report {
-            if let environment = try? Environment.load(dotEnvPath: options.path) {
-                try BackupOperation.refusePostgres(environment)
-            }
-            let loaded = try options.load()
+            // Read once: `DATABASE_URL` is looked at before the rest is checked.
+            let environment = try OperatorEnvironment.environment(dotEnvPath: options.path)
+            try BackupOperation.refusePostgres(environment)
+            let loaded = try OperatorEnvironment(environment: environment)
             let interruption = Self.removeTheCopyWhenInterrupted(destination: destination)
             defer { interruption.forEach { $0.cancel() } }
             for line in try BackupOperation.run(loaded, destination: destination) {

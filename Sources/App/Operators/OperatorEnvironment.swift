@@ -14,9 +14,28 @@ package struct OperatorEnvironment: Sendable {
     package init(dotEnvPath: String = ".env", processEnvironment: [String: String] = ProcessInfo.processInfo.environment)
         throws
     {
+        try self.init(environment: Self.environment(dotEnvPath: dotEnvPath, processEnvironment: processEnvironment))
+    }
+
+    /// Checks `environment`, already read, as `siwa serve` does.
+    /// - Throws: `OperatorError` naming the variable that is missing or malformed.
+    package init(environment: Environment) throws {
         do {
-            configuration = try Configuration(Environment.load(dotEnvPath: dotEnvPath,
-                                                               processEnvironment: processEnvironment))
+            configuration = try Configuration(environment)
+        } catch let error as ConfigurationError {
+            throw OperatorError("the server is not configured: \(error)")
+        }
+    }
+
+    /// The process environment and `dotEnvPath`, read once, for a command that looks at a variable before the whole
+    /// configuration is checked.
+    /// - Throws: `OperatorError` for a malformed `.env`.
+    package static func environment(dotEnvPath: String = ".env",
+                                    processEnvironment: [String: String] = ProcessInfo.processInfo.environment) throws
+        -> Environment
+    {
+        do {
+            return try Environment.load(dotEnvPath: dotEnvPath, processEnvironment: processEnvironment)
         } catch let error as ConfigurationError {
             throw OperatorError("the server is not configured: \(error)")
         }
