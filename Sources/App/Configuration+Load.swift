@@ -15,106 +15,160 @@ extension Configuration {
     }
 
     /// Reads the configuration from `env`, checking every value.
+    /// - Throws: `ConfigurationError` naming the first missing or malformed variable.
     package init(_ env: Environment) throws {
+        var problems: [ConfigurationError] = []
+        self.init(env, problems: &problems)
+        if let first = problems.first { throw first }
+    }
+
+    /// Reads `env` as `init(_:)` does, but goes on past a missing or malformed variable: each is added to
+    /// `problems`, in the order read, and keeps its default, so that `siwa doctor` can name every one.
+    package init(_ env: Environment, problems: inout [ConfigurationError]) {
         self.init()
-        hostname = env.get("HOSTNAME") ?? hostname
-        port = try Self.integer(env, "PORT", in: HTTPServerConfiguration.portRange) ?? port
-        databasePath = env.get("DATABASE_PATH") ?? databasePath
-        if let url = env.get("DATABASE_URL") {
+        func read<T>(_ fallback: T, _ value: () throws(ConfigurationError) -> T?) -> T {
             do {
-                databaseURL = try PostgresURL(url)
-            } catch let error as PostgresURL.Invalid {
-                throw ConfigurationError.malformed(name: "DATABASE_URL", expected: "a postgres:// or postgresql:// URI "
-                    + "libpq accepts (it \(error))")
+                return try value() ?? fallback
+            } catch {
+                problems.append(error)
+                return fallback
             }
         }
-        databasePoolSize = try Self.integer(env, "DATABASE_POOL_SIZE", in: 1...1_000) ?? databasePoolSize
-        switch env.get("DATABASE_SYNCHRONOUS")?.lowercased() {
-        case nil, "normal": databaseSynchronous = .normal
-        case "full": databaseSynchronous = .full
-        default: throw ConfigurationError.malformed(name: "DATABASE_SYNCHRONOUS", expected: "normal or full")
+        hostname = env.get("HOSTNAME") ?? hostname
+        port = read(port) { () throws(ConfigurationError) in try Self.integer(env, "PORT", in: HTTPServerConfiguration.portRange) }
+        databasePath = env.get("DATABASE_PATH") ?? databasePath
+        databaseURL = read(databaseURL) { () throws(ConfigurationError) in
+            guard let url = env.get("DATABASE_URL") else { return nil }
+            do {
+                return try PostgresURL(url)
+            } catch {
+                throw .malformed(name: "DATABASE_URL", expected: "a postgres:// or postgresql:// URI libpq accepts "
+                    + "(it \(error))")
+            }
         }
-        iosClientIDs = try env.get("IOS_APPLICATION_IDENTIFIER", as: [String].self) ?? []
+        databasePoolSize = read(databasePoolSize) { () throws(ConfigurationError) in
+            try Self.integer(env, "DATABASE_POOL_SIZE", in: 1...1_000)
+        }
+        databaseSynchronous = read(databaseSynchronous) { () throws(ConfigurationError) in
+            switch env.get("DATABASE_SYNCHRONOUS")?.lowercased() {
+            case nil, "normal": .normal
+            case "full": .full
+            default: throw .malformed(name: "DATABASE_SYNCHRONOUS", expected: "normal or full")
+            }
+        }
+        iosClientIDs = read(iosClientIDs) { () throws(ConfigurationError) in
+            try env.get("IOS_APPLICATION_IDENTIFIER", as: [String].self)
+        }
         websiteClientID = env.get("WEBSITE_APPLICATION_IDENTIFIER")
-        if let url = env.get("SIWA_REDIRECT_URL") {
+        redirectURL = read(redirectURL) { () throws(ConfigurationError) in
+            guard let url = env.get("SIWA_REDIRECT_URL") else { return nil }
             guard let parsed = URLComponents(string: url), ["http", "https"].contains(parsed.scheme?.lowercased()),
                   parsed.host?.isEmpty == false
-            else { throw ConfigurationError.malformed(name: "SIWA_REDIRECT_URL", expected: "an absolute http(s) URL") }
-            redirectURL = url
+            else { throw .malformed(name: "SIWA_REDIRECT_URL", expected: "an absolute http(s) URL") }
+            return url
         }
-        if let mode = env.get(WebMode.variable) {
+        webMode = read(webMode) { () throws(ConfigurationError) in
+            guard let mode = env.get(WebMode.variable) else { return nil }
             guard let parsed = WebMode(environmentValue: mode) else {
-                throw ConfigurationError.malformed(name: WebMode.variable, expected: "redirect or popup")
+                throw .malformed(name: WebMode.variable, expected: "redirect or popup")
             }
-            webMode = parsed
+            return parsed
         }
-        if let base = env.get("APPLE_BASE_URL") {
-            appleBaseURL = try Self.checkedAppleBaseURL(base)
+        appleBaseURL = read(appleBaseURL) { () throws(ConfigurationError) in
+            guard let base = env.get("APPLE_BASE_URL") else { return nil }
+            return try Self.checkedAppleBaseURL(base)
         }
-        appleKey = try Self.appleKey(env)
-        if let key = env.get("SIWA_ENCRYPTION_KEY") {
+        appleKey = Self.appleKey(env, problems: &problems)
+        encryptionKey = read(encryptionKey) { () throws(ConfigurationError) in
+            guard let key = env.get("SIWA_ENCRYPTION_KEY") else { return nil }
             guard let bytes = Self.decodeKey(key), bytes.count == 32 else {
-                throw ConfigurationError.malformed(name: "SIWA_ENCRYPTION_KEY", expected: "32 bytes in base64 or hex")
+                throw .malformed(name: "SIWA_ENCRYPTION_KEY", expected: "32 bytes in base64 or hex")
             }
-            encryptionKey = bytes
+            return bytes
         }
-        switch (env.get("TLS_CERT_PATH"), env.get("TLS_KEY_PATH")) {
-        case let (cert?, key?): tls = TLSServerConfiguration(certificatePath: cert, privateKeyPath: key)
-        case (nil, nil): tls = nil
-        case (nil, _?): throw ConfigurationError.missing("TLS_CERT_PATH")
-        case (_?, nil): throw ConfigurationError.missing("TLS_KEY_PATH")
+        tls = read(tls) { () throws(ConfigurationError) in
+            switch (env.get("TLS_CERT_PATH"), env.get("TLS_KEY_PATH")) {
+            case let (cert?, key?): TLSServerConfiguration(certificatePath: cert, privateKeyPath: key)
+            case (nil, nil): nil
+            case (nil, _?): throw .missing("TLS_CERT_PATH")
+            case (_?, nil): throw .missing("TLS_KEY_PATH")
+            }
         }
-        trustProxy = try env.get("TRUST_PROXY", as: Bool.self) ?? false
-        maxBodySize = try Self.integer(env, "MAX_BODY_SIZE", in: 1...(1 << 30)) ?? maxBodySize
-        bodyTimeoutSeconds = try Self.integer(env, "BODY_TIMEOUT", in: 1...Self.maxBodyTimeout) ?? bodyTimeoutSeconds
-        maxConnections = try Self.integer(env, "MAX_CONNECTIONS", in: 1...1_000_000) ?? maxConnections
-        maxConnectionsPerIP = try Self.integer(env, "MAX_CONNECTIONS_PER_IP", in: 0...1_000_000) ?? maxConnectionsPerIP
-        shutdownGracePeriodSeconds = try Self.integer(env, "SHUTDOWN_GRACE_PERIOD", in: 0...Self.maxShutdownGracePeriod)
-            ?? shutdownGracePeriodSeconds
-        signInRateLimit = try Self.integer(env, "SIGNIN_RATE_LIMIT", in: 0...1_000_000) ?? signInRateLimit
-        signInRateBurst = try Self.integer(env, "SIGNIN_RATE_BURST", in: 1...1_000_000) ?? signInRateBurst
-        databaseCacheKiB = try Self.integer(env, "DATABASE_CACHE_KIB", in: 64...1_048_576) ?? databaseCacheKiB
-        databaseBusyTimeoutMilliseconds = try Self.integer(env, "DATABASE_BUSY_TIMEOUT_MS", in: 1...600_000)
-            ?? databaseBusyTimeoutMilliseconds
-        if let level = env.get("LOG_LEVEL") {
+        trustProxy = read(trustProxy) { () throws(ConfigurationError) in try env.get("TRUST_PROXY", as: Bool.self) }
+        maxBodySize = read(maxBodySize) { () throws(ConfigurationError) in
+            try Self.integer(env, "MAX_BODY_SIZE", in: 1...(1 << 30))
+        }
+        bodyTimeoutSeconds = read(bodyTimeoutSeconds) { () throws(ConfigurationError) in
+            try Self.integer(env, "BODY_TIMEOUT", in: 1...Self.maxBodyTimeout)
+        }
+        maxConnections = read(maxConnections) { () throws(ConfigurationError) in
+            try Self.integer(env, "MAX_CONNECTIONS", in: 1...1_000_000)
+        }
+        maxConnectionsPerIP = read(maxConnectionsPerIP) { () throws(ConfigurationError) in
+            try Self.integer(env, "MAX_CONNECTIONS_PER_IP", in: 0...1_000_000)
+        }
+        shutdownGracePeriodSeconds = read(shutdownGracePeriodSeconds) { () throws(ConfigurationError) in
+            try Self.integer(env, "SHUTDOWN_GRACE_PERIOD", in: 0...Self.maxShutdownGracePeriod)
+        }
+        signInRateLimit = read(signInRateLimit) { () throws(ConfigurationError) in
+            try Self.integer(env, "SIGNIN_RATE_LIMIT", in: 0...1_000_000)
+        }
+        signInRateBurst = read(signInRateBurst) { () throws(ConfigurationError) in
+            try Self.integer(env, "SIGNIN_RATE_BURST", in: 1...1_000_000)
+        }
+        databaseCacheKiB = read(databaseCacheKiB) { () throws(ConfigurationError) in
+            try Self.integer(env, "DATABASE_CACHE_KIB", in: 64...1_048_576)
+        }
+        databaseBusyTimeoutMilliseconds = read(databaseBusyTimeoutMilliseconds) { () throws(ConfigurationError) in
+            try Self.integer(env, "DATABASE_BUSY_TIMEOUT_MS", in: 1...600_000)
+        }
+        logLevel = read(logLevel) { () throws(ConfigurationError) in
+            guard let level = env.get("LOG_LEVEL") else { return nil }
             guard let parsed = Logger.Level(rawValue: level.lowercased()) else {
-                throw ConfigurationError.malformed(name: "LOG_LEVEL", expected: "one of trace, debug, info, notice, warning, error, critical")
+                throw .malformed(name: "LOG_LEVEL", expected: "one of trace, debug, info, notice, warning, error, critical")
             }
-            logLevel = parsed
+            return parsed
         }
-        metricsToken = try Self.metricsToken(env)
-        if let path = env.get("RESOURCES_PATH") {
+        metricsToken = read(metricsToken) { () throws(ConfigurationError) in try Self.metricsToken(env) }
+        resourcesPath = read(resourcesPath) { () throws(ConfigurationError) in
+            guard let path = env.get("RESOURCES_PATH") else { return nil }
             guard FileManager.default.fileExists(atPath: path + "/" + Self.resourcesMarker) else {
-                throw ConfigurationError.malformed(name: "RESOURCES_PATH", expected: "a folder holding Views/ and "
-                    + "Public/ (there is no \(Self.resourcesMarker) in \(path))")
+                throw .malformed(name: "RESOURCES_PATH", expected: "a folder holding Views/ and Public/ (there is no "
+                    + "\(Self.resourcesMarker) in \(path))")
             }
-            resourcesPath = path
+            return path
         }
         extraCAFile = env.get("SIWA_EXTRA_CA_FILE")
-        switch env.get("DATABASE_PREPARED_STATEMENTS")?.lowercased() {
-        case nil, "on", "true", "1": databasePreparedStatements = true
-        case "off", "false", "0": databasePreparedStatements = false
-        default: throw ConfigurationError.malformed(name: "DATABASE_PREPARED_STATEMENTS", expected: "on or off")
+        databasePreparedStatements = read(databasePreparedStatements) { () throws(ConfigurationError) in
+            switch env.get("DATABASE_PREPARED_STATEMENTS")?.lowercased() {
+            case nil, "on", "true", "1": true
+            case "off", "false", "0": false
+            default: throw .malformed(name: "DATABASE_PREPARED_STATEMENTS", expected: "on or off")
+            }
         }
-        if databaseURL != nil, appleKey != nil, encryptionKey == nil {
-            throw ConfigurationError.malformed(name: "SIWA_ENCRYPTION_KEY", expected: "set when DATABASE_URL and the "
+        if databaseURL != nil, appleKey != nil, encryptionKey == nil, env.get("SIWA_ENCRYPTION_KEY") == nil {
+            problems.append(.malformed(name: "SIWA_ENCRYPTION_KEY", expected: "set when DATABASE_URL and the "
                 + "Apple key are: every instance must open the refresh tokens the others sealed, so they share one "
-                + "32-byte key (base64 or hex, e.g. `openssl rand -base64 32`)")
+                + "32-byte key (base64 or hex, e.g. `openssl rand -base64 32`)"))
         }
-        appleMaxConnections = try Self.integer(env, "APPLE_MAX_CONNECTIONS", in: 1...10_000) ?? appleMaxConnections
-        if let text = env.get("APPLE_TIMEOUT") {
+        appleMaxConnections = read(appleMaxConnections) { () throws(ConfigurationError) in
+            try Self.integer(env, "APPLE_MAX_CONNECTIONS", in: 1...10_000)
+        }
+        appleTimeout = read(appleTimeout) { () throws(ConfigurationError) in
+            guard let text = env.get("APPLE_TIMEOUT") else { return nil }
             guard let seconds = Double(text), seconds > 0, seconds <= Self.maxAppleTimeoutSeconds else {
-                throw ConfigurationError.malformed(name: "APPLE_TIMEOUT",
-                                                  expected: "seconds, more than 0 and at most \(Int(Self.maxAppleTimeoutSeconds))")
+                throw .malformed(name: "APPLE_TIMEOUT",
+                                 expected: "seconds, more than 0 and at most \(Int(Self.maxAppleTimeoutSeconds))")
             }
-            appleTimeout = .milliseconds(Int((seconds * 1000).rounded()))
+            return .milliseconds(Int((seconds * 1000).rounded()))
         }
-        if let text = env.get("APPLE_CHORES_INTERVAL") {
+        appleChoresInterval = read(appleChoresInterval) { () throws(ConfigurationError) in
+            guard let text = env.get("APPLE_CHORES_INTERVAL") else { return nil }
             guard let seconds = Self.interval(text) else {
-                throw ConfigurationError.malformed(name: "APPLE_CHORES_INTERVAL",
-                                                  expected: "0 (off) or a duration such as 24h, 90m or 3600s, at most 7d")
+                throw .malformed(name: "APPLE_CHORES_INTERVAL",
+                                 expected: "0 (off) or a duration such as 24h, 90m or 3600s, at most 7d")
             }
-            appleChoresInterval = seconds
+            return seconds
         }
     }
 
@@ -124,7 +178,9 @@ extension Configuration {
                                  maxConnectionsPerOrigin: appleMaxConnections, extraCAFile: extraCAFile)
     }
 
-    private static func integer(_ env: Environment, _ name: String, in range: ClosedRange<Int>) throws -> Int? {
+    private static func integer(_ env: Environment, _ name: String, in range: ClosedRange<Int>) throws(ConfigurationError)
+        -> Int?
+    {
         guard let value = try env.get(name, as: Int.self) else { return nil }
         guard range.contains(value) else {
             throw ConfigurationError.malformed(name: name, expected: "an integer in \(range.lowerBound)...\(range.upperBound)")
@@ -134,7 +190,7 @@ extension Configuration {
 
     /// `APPLE_BASE_URL` without a trailing slash; `http://` only for a loopback host (the local stand-in, README
     /// "Quick start"): Apple's real endpoints are HTTPS.
-    static func checkedAppleBaseURL(_ value: String) throws -> String {
+    static func checkedAppleBaseURL(_ value: String) throws(ConfigurationError) -> String {
         let trimmed = value.hasSuffix("/") ? String(value.dropLast()) : value
         guard let url = URLComponents(string: trimmed), let scheme = url.scheme?.lowercased(),
               let host = url.host, !host.isEmpty, url.query == nil
@@ -159,7 +215,7 @@ extension Configuration {
 
     /// `METRICS_TOKEN`: at least `minimumMetricsTokenLength` visible ASCII characters (a bearer token,
     /// RFC 6750 §2.1, sent as is), so that a guessable value cannot open the metrics.
-    private static func metricsToken(_ env: Environment) throws -> String? {
+    private static func metricsToken(_ env: Environment) throws(ConfigurationError) -> String? {
         guard let token = env.get("METRICS_TOKEN") else { return nil }
         guard token.utf8.count >= minimumMetricsTokenLength, token.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
             throw ConfigurationError.malformed(
@@ -169,11 +225,16 @@ extension Configuration {
         return token
     }
 
-    private static func appleKey(_ env: Environment) throws -> AppleKeyConfiguration? {
+    /// The Apple key's three variables, all or none: each one missing of a partial set is a problem.
+    private static func appleKey(_ env: Environment, problems: inout [ConfigurationError]) -> AppleKeyConfiguration? {
         let names = ["APPLE_TEAM_ID", "APPLE_KEY_ID", "APPLE_PRIVATE_KEY_PATH"]
         let values = names.map { env.get($0) }
         if values.allSatisfy({ $0 == nil }) { return nil }
-        for (name, value) in zip(names, values) where value == nil { throw ConfigurationError.missing(name) }
+        let missing = zip(names, values).filter { $0.1 == nil }.map { ConfigurationError.missing($0.0) }
+        guard missing.isEmpty else {
+            problems += missing
+            return nil
+        }
         return AppleKeyConfiguration(teamID: values[0] ?? "", keyID: values[1] ?? "", privateKeyPath: values[2] ?? "")
     }
 

@@ -124,8 +124,24 @@ struct DoctorTests {
         try await TestApp.with { app in
             let result = try await app.command(["doctor"], ["PORT": "eighty"])
             #expect(result.status == 1)
-            #expect(result.lines.count == 1)
-            #expect(result.output.hasPrefix("FAIL configuration: the server is not configured: Environment variable PORT"))
+            #expect(result.lines == ["FAIL PORT: must be an integer (fix it in the environment or .env)"],
+                    "\(result.output)")
+        }
+    }
+
+    @Test func everyVariableTheServerWouldRefuseHasItsOwnLine() async throws {
+        try await TestApp.with { app in
+            let result = try await app.command(["doctor"], ["PORT": "eighty", "LOG_LEVEL": "loud", "APPLE_KEY_ID": "",
+                                                            "APPLE_TIMEOUT": "0", "TLS_CERT_PATH": "/tmp/cert.pem"])
+            #expect(result.status == 1)
+            #expect(result.lines == [
+                "FAIL PORT: must be an integer (fix it in the environment or .env)",
+                "FAIL APPLE_KEY_ID: required but not set (fix it in the environment or .env)",
+                "FAIL TLS_KEY_PATH: required but not set (fix it in the environment or .env)",
+                "FAIL LOG_LEVEL: must be one of trace, debug, info, notice, warning, error, critical (fix it in the "
+                    + "environment or .env)",
+                "FAIL APPLE_TIMEOUT: must be seconds, more than 0 and at most 300 (fix it in the environment or .env)",
+            ], "every problem, in the order read, and no check that needs the configuration: \(result.output)")
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPCore
 import Storage
+import Web
 
 /// One line of `siwa doctor`: what was checked, whether it holds, and how to fix it when it does not.
 package struct DoctorFinding: Sendable, Equatable, CustomStringConvertible {
@@ -48,14 +49,24 @@ package struct Doctor: Sendable {
     package static func run(dotEnvPath: String = ".env",
                            processEnvironment: [String: String] = ProcessInfo.processInfo.environment,
                            emit: (DoctorFinding) -> Void) async -> Bool {
-        let environment: OperatorEnvironment
+        let variables: Environment
         do {
-            environment = try OperatorEnvironment(dotEnvPath: dotEnvPath, processEnvironment: processEnvironment)
+            variables = try OperatorEnvironment.environment(dotEnvPath: dotEnvPath, processEnvironment: processEnvironment)
         } catch {
             emit(DoctorFinding(verdict: .fail, subject: "configuration",
                                message: "\(error) (fix it in the environment or \(dotEnvPath))"))
             return false
         }
+        var problems: [ConfigurationError] = []
+        let configuration = Configuration(variables, problems: &problems)
+        guard problems.isEmpty else {
+            for problem in problems {
+                emit(DoctorFinding(verdict: .fail, subject: problem.subject,
+                                   message: "\(problem.detail) (fix it in the environment or \(dotEnvPath))"))
+            }
+            return false
+        }
+        let environment = OperatorEnvironment(configuration: configuration)
         var passed = true
         func record(_ findings: [DoctorFinding]) {
             for finding in findings {

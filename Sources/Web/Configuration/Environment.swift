@@ -31,7 +31,7 @@ package struct Environment: Sendable {
     }
 
     /// The value of `key` as `T`, nil when unset. - Throws: `ConfigurationError.malformed` when it does not convert.
-    package func get<T: EnvironmentValue>(_ key: String, as type: T.Type) throws -> T? {
+    package func get<T: EnvironmentValue>(_ key: String, as type: T.Type) throws(ConfigurationError) -> T? {
         guard let text = get(key) else { return nil }
         guard let value = T(environmentValue: text) else {
             throw ConfigurationError.malformed(name: key, expected: T.environmentDescription)
@@ -72,6 +72,23 @@ package enum ConfigurationError: Error, Equatable, CustomStringConvertible {
         case .missing(let name): "Missing required environment variable \(name)"
         case .malformed(let name, let expected): "Environment variable \(name) must be \(expected)"
         case .malformedDotEnv(let line, let message): ".env line \(line): \(message)"
+        }
+    }
+
+    /// The variable the error is about, or `.env`.
+    package var subject: String {
+        switch self {
+        case .missing(let name), .malformed(let name, _): name
+        case .malformedDotEnv: ".env"
+        }
+    }
+
+    /// What is wrong, without the subject: the rest of a line that starts with `subject`.
+    package var detail: String {
+        switch self {
+        case .missing: "required but not set"
+        case .malformed(_, let expected): "must be \(expected)"
+        case .malformedDotEnv(let line, let message): "line \(line): \(message)"
         }
     }
 }
