@@ -35,7 +35,7 @@ public struct Row {
 
     /// The raw value of column `index`.
     public func value(at index: Int) throws -> DatabaseValue {
-        guard index >= 0, index < count else { throw SQLiteError.misuse("no column at index \(index)", sql: sql) }
+        guard index >= 0, index < count else { throw RowDecodingError("no column at index \(index)", sql: sql) }
         switch source {
         case .sqlite(let statement): return statement.value(at: Int32(index))
         case .postgres(let result, let row): return try result.value(row: row, column: index)
@@ -48,18 +48,18 @@ public struct Row {
         switch source {
         case .sqlite(let statement):
             guard let index = statement.columnIndex(named: name) else {
-                throw SQLiteError.misuse("no column named \(name)", sql: statement.sql)
+                throw RowDecodingError("no column named \(name)", sql: statement.sql)
             }
             return statement.value(at: index)
         case .postgres(let result, let row):
             guard let index = result.columnIndex(named: name) else {
-                throw SQLiteError.misuse("no column named \(name)")
+                throw RowDecodingError("no column named \(name)", sql: nil)
             }
             return try result.value(row: row, column: index)
         case .values(let values, let row):
             let wanted = name.lowercased()
             guard let index = values.columns.firstIndex(where: { $0.lowercased() == wanted }) else {
-                throw SQLiteError.misuse("no column named \(name)")
+                throw RowDecodingError("no column named \(name)", sql: nil)
             }
             return values.rows[row][index]
         }
@@ -67,7 +67,7 @@ public struct Row {
 
     /// Column `index`, decoded as `T`.
     ///
-    /// - Throws: `SQLiteError` (`SQLITE_MISMATCH`) when the stored value cannot be read as `T`.
+    /// - Throws: `RowDecodingError` when the stored value cannot be read as `T`.
     /// Inlinable, so callers in other modules decode with `T` known (no generic metadata looked up per column).
     @inlinable
     public subscript<T: DatabaseValueConvertible>(_ index: Int) -> T {
@@ -91,7 +91,7 @@ public struct Row {
     }
 
     @usableFromInline
-    func mismatch(column: String, type: Any.Type) -> SQLiteError {
-        SQLiteError.misuse("column \(column) cannot be read as \(type)", sql: sql, code: SQLITE_MISMATCH)
+    func mismatch(column: String, type: Any.Type) -> RowDecodingError {
+        RowDecodingError("column \(column) cannot be read as \(type)", sql: sql)
     }
 }

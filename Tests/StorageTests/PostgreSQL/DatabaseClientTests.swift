@@ -68,4 +68,21 @@ struct DatabaseClientTests {
         let names = try await db.read(SQL("SELECT name FROM people ORDER BY name")) { try $0[0] as String }
         #expect(names == ["ann"])
     }
+
+    @Test(arguments: [DatabaseEngine.sqlite, .postgres])
+    func aRowReadAsTheWrongTypeOrByAMissingNameIsTheSameErrorOnBothEngines(_ engine: DatabaseEngine) async throws {
+        let db = try await client(engine)
+        try await db.write(SQL("INSERT INTO people (id, name, admin, seen, visits) VALUES (?, 'ann', false, ?, 0)",
+                               [UUID(), Date()]))
+        let mismatch = await #expect(throws: RowDecodingError.self) {
+            _ = try await db.read(SQL("SELECT name FROM people")) { try $0[0] as Int }
+        }
+        #expect(mismatch?.message == "column 0 cannot be read as Int")
+        #expect(mismatch.map { "\($0)" }?.hasPrefix("cannot read a database row: column 0 cannot be read as Int") == true)
+        #expect(mismatch.map { "\($0)" }?.contains("SQLite") == false, "no engine named in a row's error")
+        let missing = await #expect(throws: RowDecodingError.self) {
+            _ = try await db.read(SQL("SELECT name FROM people")) { try $0["nickname"] as String }
+        }
+        #expect(missing?.message == "no column named nickname")
+    }
 }
