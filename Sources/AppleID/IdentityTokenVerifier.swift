@@ -11,7 +11,7 @@ import JSON
 /// Apple's keys; the RSASSA-PKCS1-v1_5 SHA-256 signature verifies; `iss` is exactly
 /// ``issuer``; `aud` (string or array) contains one of ``clientIDs``; `exp` not past and `iat`
 /// not future, each with ``leeway`` (RFC 7519 §4.1.4, §4.1.6), and `nbf` not future when present
-/// (§4.1.5); `sub` present and non-empty;
+/// (§4.1.5); `sub` present, with a character that is not white space;
 /// when the request carries a nonce, the token's `nonce` equals it or its SHA-256 hex; and when the
 /// token carries a `nonce`, the request carries the matching one.
 ///
@@ -95,8 +95,8 @@ package struct IdentityTokenVerifier: Sendable {
 
     /// The identity-token checks after the signature and the registered claims: `sub`, `nonce`, the Apple extras.
     func identityToken(jwt: VerifiedJWT, claims: AppleIDClaims, nonce: ExpectedNonce?) throws -> AppleIdentityToken {
-        guard case .string(let sub)? = claims.sub, !sub.isEmpty else {
-            throw AppleIDError(.missingSubject, detail: "sub missing, empty or not a string")
+        guard case .string(let sub)? = claims.sub, sub.unicodeScalars.contains(where: { !$0.properties.isWhitespace }) else {
+            throw AppleIDError(.missingSubject, detail: "sub missing, empty, only white space or not a string")
         }
         let tokenNonce = try AppleIDClaims.string(claims.nonce, "nonce")
         if nonce == .notSent, tokenNonce != nil {

@@ -164,7 +164,7 @@ struct IdentityTokenVerifierTests {
         try await expectRefusal(.malformed, Fixture.token(claims: ["nbf": "later"]))
     }
 
-    @Test(arguments: [nil, .string(""), .number(12)] as [JSONValue?])
+    @Test(arguments: [nil, .string(""), .string(" "), .string("\t\u{3000}"), .number(12)] as [JSONValue?])
     func missingSubject(_ sub: JSONValue?) async throws {
         try await expectRefusal(.missingSubject, Fixture.token(claims: ["sub": sub]))
     }
