@@ -209,6 +209,19 @@ struct WebFlowTests {
         }
     }
 
+    /// An empty token is malformed input on every route that takes one: 400, as on `/api/users/siwa` and the popup's
+    /// route, whatever the state cookie says.
+    @Test func handleTakesAnEmptyTokenAsMalformed() async throws {
+        try await TestApp.with { app in
+            let state = try TestApp.newState()
+            let response = try await app.handle([("token", "")], state: state)
+            #expect(response.status == .badRequest)
+            #expect(response.text.contains("Field 'token' must not be empty"), "\(response.text)")
+            let noCookie = try await app.sendForm("/login/siwa/handle", [("token", "")])
+            #expect(noCookie.status == .badRequest)
+        }
+    }
+
     @Test func webRoutesSay503WhenNotConfigured() async throws {
         try await TestApp.with(configure: { configuration in
             configuration.websiteClientID = nil

@@ -52,6 +52,7 @@ struct WebSignInController: RouteCollection {
     @Sendable func handle(_ req: Request) async throws -> Response {
         _ = try configuration.webFlowSettings()
         let form = try req.content.decode(HandleForm.self, accepting: .form)
+        guard !form.token.isEmpty else { throw Abort(.badRequest, reason: "Field 'token' must not be empty") }
         let name = PersonName(firstName: form.firstName ?? "", lastName: form.lastName ?? "")
         try await signIn(.init(token: form.token, code: form.code, name: name), stateCookie: req.cookies[StateCookie.name],
                          req)
