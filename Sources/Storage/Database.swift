@@ -23,11 +23,33 @@ package final class Database {
     ///   - path: a file path, or `":memory:"` for a private in-memory database (no WAL).
     ///   - configuration: connection settings.
     ///   - readOnly: open with `query_only`, for reader connections.
-    package init(path: String, configuration: DatabaseConfiguration = DatabaseConfiguration(), readOnly: Bool = false) throws {
+    package convenience init(path: String, configuration: DatabaseConfiguration = DatabaseConfiguration(), readOnly: Bool = false) throws {
         Self.createPrivately(path)
+        try self.init(opening: path, as: path,
+                      flags: SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE,
+                      configuration: configuration, readOnly: readOnly)
+    }
+
+    /// Opens the existing file at `path` as it is on disk, to look at: read only, without locks, and without making a
+    /// `-wal` or a `-shm` beside it (SQLite's `immutable=1`, https://sqlite.org/uri.html#uriimmutable). What a
+    /// `-wal` holds is not seen, so this is for a file that has none, and which no one writes while it is open.
+    package convenience init(inspecting path: String) throws {
+        var uri = path.hasPrefix("/") ? "file://" : "file:"
+        for scalar in path.unicodeScalars {
+            switch scalar {
+            case "%", "?", "#": uri += "%" + String(scalar.value, radix: 16, uppercase: true)
+            default: uri.unicodeScalars.append(scalar)
+            }
+        }
+        try self.init(opening: uri + "?immutable=1", as: path,
+                      flags: SQLITE_OPEN_READONLY | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE,
+                      configuration: DatabaseConfiguration(), readOnly: true)
+    }
+
+    private init(opening name: String, as path: String, flags: Int32, configuration: DatabaseConfiguration,
+                 readOnly: Bool) throws {
         var connection: OpaquePointer?
-        let flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
-        let code = sqlite3_open_v2(path, &connection, flags, nil)
+        let code = sqlite3_open_v2(name, &connection, flags, nil)
         guard let connection else {
             throw SQLiteError(extendedCode: code, message: "cannot allocate a connection")
         }

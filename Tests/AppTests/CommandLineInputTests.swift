@@ -59,15 +59,19 @@ struct CommandLineInputTests {
 
     /// Another application's SQLite file is refused before anything is written to it. Found by an audit: `siwa migrate`
     /// turned it to WAL mode, added `schema_migrations`, then failed with nine lines of SQL.
-    @Test(arguments: [["migrate"], ["serve", "--port", "0"]], ["CREATE TABLE users (x TEXT)",
-                                                               "CREATE TABLE schema_migrations (version TEXT)"])
-    func anotherApplicationsDatabaseIsRefusedUnchanged(_ arguments: [String], table: String) async throws {
+    /// Its journal mode is the other application's: a file in WAL mode gets no `-wal` or `-shm` beside it either.
+    @Test(arguments: [["migrate"], ["serve", "--port", "0"]], [("CREATE TABLE users (x TEXT)", "DELETE"),
+                                                               ("CREATE TABLE schema_migrations (version TEXT)", "DELETE"),
+                                                               ("CREATE TABLE posts (x TEXT)", "WAL")])
+    func anotherApplicationsDatabaseIsRefusedUnchanged(_ arguments: [String], other: (table: String, journal: String))
+        async throws
+    {
         try await TestApp.withTemporaryDirectory { directory in
             let path = directory.appendingPathComponent("other.sqlite").path
             do {
-                let other = try Database(path: path)
-                try other.execute(sql: "PRAGMA journal_mode = DELETE")
-                try other.execute(sql: table)
+                let database = try Database(path: path)
+                try database.execute(sql: "PRAGMA journal_mode = \(other.journal)")
+                try database.execute(sql: other.table)
             }
             let before = try Data(contentsOf: URL(fileURLWithPath: path))
             let result = try await SiwaProcess.run(arguments, environment: ["DATABASE_PATH": path, "LOG_LEVEL": "error"],

@@ -25,6 +25,28 @@ struct DatabaseTests {
 
     /// A new database, and the `-wal` and `-shm` SQLite makes beside it, are readable by their owner only, whatever
     /// the umask; an existing file keeps its mode. Found by a security review: new databases were 0644.
+    /// A look at a file that may be another application's: its tables are read, and nothing is made beside it, from
+    /// a relative path too and from one with the characters a URI gives meaning to.
+    @Test(arguments: ["other.sqlite", "we?ird #%41 name.sqlite"])
+    func inspectingAFileReadsItAndLeavesNothingBesideIt(_ name: String) throws {
+        let path = directory.path(name)
+        do {
+            let other = try Database(path: path)
+            try other.execute(sql: "CREATE TABLE posts (title TEXT)")
+            try other.execute(sql: "INSERT INTO posts VALUES ('hello')")
+        }
+        let before = try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted()
+        let depth = FileManager.default.currentDirectoryPath.split(separator: "/").count
+        for opened in [path, String(repeating: "../", count: depth) + path.dropFirst()] {
+            let inspected = try Database(inspecting: opened)
+            #expect(try inspected.fetchOne(sql: "SELECT title FROM posts") { try $0[0] as String } == "hello")
+            #expect(throws: SQLiteError.self) { try inspected.execute(sql: "INSERT INTO posts VALUES ('no')") }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.url.path).sorted() == before)
+        }
+        #expect(throws: SQLiteError.self) { try Database(inspecting: directory.path("missing.sqlite")) }
+        #expect(!FileManager.default.fileExists(atPath: directory.path("missing.sqlite")))
+    }
+
     @Test func aNewDatabaseIsTheOwnersOnly() throws {
         func mode(_ path: String) throws -> Int? {
             try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int

@@ -61,9 +61,17 @@ package enum AppMigrations {
     static func refuseAnotherApplicationsDatabase(path: String) throws {
         var status = stat()
         guard stat(path, &status) == 0, status.st_size > 0 else { return }
-        var leavingTheFile = DatabaseConfiguration()
-        leavingTheFile.checkpointsOnClose = false
-        guard let database = try? Database(path: path, configuration: leavingTheFile, readOnly: true) else { return }
+        let database: Database?
+        if access(path + "-wal", F_OK) == 0 {
+            var leavingTheFile = DatabaseConfiguration()
+            leavingTheFile.checkpointsOnClose = false
+            database = try? Database(path: path, configuration: leavingTheFile, readOnly: true)
+        } else {
+            // Nothing waits in a WAL, so the file alone says what it holds, and looking makes no `-wal` or `-shm`
+            // beside another application's database. Found by an audit.
+            database = try? Database(inspecting: path)
+        }
+        guard let database else { return }
         try refuseAnotherApplicationsDatabase(database)
     }
 
