@@ -36,12 +36,18 @@ package struct AppleAuthError: Error, Equatable, Sendable, CustomStringConvertib
     package var likelyCause: String {
         switch kind {
         case .apple("invalid_client"):
-            "invalid_client: the client secret is expired or malformed, or APPLE_KEY_ID / APPLE_TEAM_ID do not match the key, or the client id is wrong"
+            "invalid_client: the client secret is expired or malformed, or APPLE_KEY_ID / APPLE_TEAM_ID do not match "
+                + "the key, or the client id is wrong, or (web) SIWA_REDIRECT_URL is not a Return URL of the Services ID"
         case .apple("invalid_grant"):
-            "invalid_grant: the code is older than 5 minutes, was already used, or was issued to the other client id (app codes go with the bundle id, web codes with the Services ID); or the refresh token was revoked"
-        case .apple("invalid_request"): "invalid_request: a parameter is missing or malformed (redirect_uri must match the web flow's)"
+            "invalid_grant: the code is older than 5 minutes, was already used, or was issued to the other client id "
+                + "(app codes go with the bundle id, web codes with the Services ID), or with another redirect URI; "
+                + "or the refresh token was revoked"
+        case .apple("invalid_request"):
+            "invalid_request: Apple found this server's request malformed (a parameter missing or unsupported, or the "
+                + "client authenticated twice)"
         case .apple("unauthorized_client"): "unauthorized_client: the client id is not allowed to use this grant"
         case .apple("unsupported_grant_type"): "unsupported_grant_type: Apple does not accept this grant_type"
+        case .apple("invalid_scope"): "invalid_scope: Apple does not grant the scope asked for to this client id"
         case .apple(let code): "Apple answered \(code.prefix(40))"
         case .unreachable:
             status.map { "Apple answered \($0): a fault on Apple's side" }
@@ -60,6 +66,10 @@ package struct AppleAuthError: Error, Equatable, Sendable, CustomStringConvertib
         }
     }
 
+    /// Whether Apple refused what the app sent (the code, `invalid_grant`), rather than this server's own
+    /// credentials or request, which every other error code of Apple's (`ErrorResponse`) is about.
+    package var refusesTheCode: Bool { kind == .apple("invalid_grant") }
+
     /// What a client may be told.
     package var clientMessage: String {
         switch kind {
@@ -67,7 +77,7 @@ package struct AppleAuthError: Error, Equatable, Sendable, CustomStringConvertib
         case .apple("invalid_grant"): "The authorization code is invalid, expired or already used"
         case .apple("invalid_client"), .apple("unauthorized_client"):
             "Sign in with Apple is unavailable: Apple refused this server's credentials"
-        case .apple: "Apple refused the authorization code"
+        case .apple: "Sign in with Apple is unavailable: Apple refused this server's request"
         case .tokenMismatch: "The authorization code does not belong to this identity token"
         }
     }

@@ -7,13 +7,14 @@ import Synchronization
 /// The `client_secret` Apple's `/auth/token` and `/auth/revoke` require: an ES256 JWT signed with the team's
 /// Sign in with Apple key (`.p8`), minted per client id, cached, and re-minted before it expires.
 ///
-/// Header `{alg: ES256, kid}`; claims `iss` = team id, `iat`, `exp` (at most 180 days later, Apple's limit),
+/// Header `{alg: ES256, kid}`; claims `iss` = team id, `iat`, `exp` (at most 180 days later, within Apple's limit),
 /// `aud` = `https://appleid.apple.com`, `sub` = the client id (bundle id or Services ID).
 ///
 /// A class behind a lock rather than an actor: every call to Apple asks for a secret, and a cached one is a
 /// dictionary lookup, which an actor would turn into two task switches on the caller's event loop.
 package final class ClientSecret: Sendable {
-    /// Apple refuses secrets that live longer than 180 days.
+    /// The longest life we give a secret: 180 days, inside Apple's limit of an `exp` at most 15,777,000 s (about 182.6
+    /// days) from the current time ("Generate and validate tokens", Creating a client secret).
     package static let maximumLifetime: TimeInterval = 180 * 24 * 60 * 60
     /// How long the secrets we mint live.
     package static let defaultLifetime: TimeInterval = 30 * 24 * 60 * 60

@@ -5,7 +5,7 @@ import JSON
 import Synchronization
 
 /// How the stand-in judges a `client_secret`, as Apple does: an ES256 JWT with `sub` = the client id,
-/// `aud` = `https://appleid.apple.com`, a `kid` header, not expired, and at most 180 days long. With the keys it
+/// `aud` = `https://appleid.apple.com`, a `kid` header, not expired, and expiring at most 15,777,000 s from now. With the keys it
 /// knows (`knownKeys`: the public half of a `.p8`, its team id and key id, one per team) it is Apple: the signature
 /// must verify with the key the header's `kid` names, and `iss` must be that key's team id, or the answer is
 /// `invalid_client`. Without any (in-process tests only) the shape and claims are checked.
@@ -29,8 +29,9 @@ package struct FakeAppleClientSecretCheck: Sendable {
 
     init(knownKeys: [KnownKey]) { self.knownKeys = knownKeys }
 
-    /// Apple refuses client secrets that live longer than six months.
-    static let maximumLifetime: TimeInterval = 180 * 24 * 60 * 60
+    /// How far from now a client secret's `exp` may be: "not greater than 15777000 (6 months in seconds) from the
+    /// Current UNIX Time on the server" (Apple, "Generate and validate tokens", Creating a client secret).
+    static let maximumExpiry: TimeInterval = 15_777_000
 
     func isValid(_ secret: String, clientID: String, now: Date) -> Bool {
         team(of: secret, clientID: clientID, now: now) != nil
@@ -56,7 +57,7 @@ package struct FakeAppleClientSecretCheck: Sendable {
               let issuedAt = claims["iat"]?.numberValue, let expiresAt = claims["exp"]?.numberValue
         else { return nil }
         let current = now.timeIntervalSince1970
-        guard issuedAt <= current + 60, expiresAt > current, expiresAt - issuedAt <= Self.maximumLifetime else {
+        guard issuedAt <= current + 60, expiresAt > current, expiresAt - current <= Self.maximumExpiry else {
             return nil
         }
         return team

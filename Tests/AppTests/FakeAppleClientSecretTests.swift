@@ -3,6 +3,8 @@ import CryptoCore
 @testable import FakeApple
 import Foundation
 import HTTPCore
+import JOSE
+import JSON
 import Testing
 @testable import App
 
@@ -52,5 +54,27 @@ struct FakeAppleClientSecretTests {
     @Test func anExpiredSecretIsInvalidClient() async throws {
         let past = Date().addingTimeInterval(-2 * ClientSecret.defaultLifetime)
         #expect(try await exchange(secretClock: { past })?.kind == .apple("invalid_client"))
+    }
+
+    /// Apple takes an `exp` up to 15,777,000 s from the current time, whatever `iat` says ("Generate and validate
+    /// tokens", Creating a client secret); one second more is `invalid_client`. Found by an audit: the stand-in
+    /// refused secrets of 180 days and a second, which Apple accepts.
+    @Test func aSecretMayExpireUpTo15777000SecondsFromNow() throws {
+        let key = try ES256PrivateKey.generate()
+        let check = FakeAppleClientSecretCheck(knownKeys: [
+            .init(publicKey: try key.publicKey, teamID: DevSecrets.teamID, keyID: DevSecrets.keyID),
+        ])
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        func secret(issuedAt: Double, expiresIn: Double) throws -> String {
+            try JWTSigner.sign(claims: .object([
+                "iss": .string(DevSecrets.teamID), "sub": .string("com.example.app"), "aud": .string("https://appleid.apple.com"),
+                "iat": .number(now.timeIntervalSince1970 + issuedAt), "exp": .number(now.timeIntervalSince1970 + expiresIn),
+            ]), keyID: DevSecrets.keyID, key: .es256(key))
+        }
+        #expect(check.isValid(try secret(issuedAt: 0, expiresIn: 15_777_000), clientID: "com.example.app", now: now))
+        #expect(check.isValid(try secret(issuedAt: -86_400, expiresIn: 15_777_000), clientID: "com.example.app", now: now),
+                "a day-old secret of 183.6 days: what counts is the time left")
+        #expect(!check.isValid(try secret(issuedAt: 0, expiresIn: 15_777_001), clientID: "com.example.app", now: now))
+        #expect(!check.isValid(try secret(issuedAt: 0, expiresIn: 15_777_000), clientID: "com.example.other", now: now))
     }
 }

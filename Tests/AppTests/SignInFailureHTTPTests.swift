@@ -29,4 +29,17 @@ struct SignInFailureHTTPTests {
             #expect(failure.headers["Retry-After"] == retryAfter, "\(failure)")
         }
     }
+
+    /// Only `invalid_grant` is about the code the app sent. Apple's other error codes (its `ErrorResponse`) are about
+    /// this server's credentials or request: the app is told the service is unavailable, not that its code was bad.
+    /// Found by an audit: `invalid_request`, `unsupported_grant_type` and `invalid_scope` answered "Apple refused the
+    /// authorization code" with a 400.
+    @Test(arguments: ["invalid_client", "unauthorized_client", "invalid_request", "unsupported_grant_type",
+                      "invalid_scope", "a_code_apple_has_not_documented"])
+    func everyAppleErrorButInvalidGrantIsTheServersOwn(_ code: String) {
+        let failure = SignInFailure.codeExchange(AppleAuthError(.apple(code)))
+        #expect(failure.status == .serviceUnavailable)
+        #expect(failure.reason.hasPrefix("Sign in with Apple is unavailable: Apple refused this server's"), "\(failure.reason)")
+        #expect(failure.headers["Retry-After"] == "\(SignInFailure.appleRetryAfterSeconds)")
+    }
 }

@@ -59,15 +59,15 @@ extension AppleIDError {
 }
 
 extension AppleAuthError {
-    /// 503 when Apple could not serve the call now, or refuses this server's own credentials (`invalid_client`:
-    /// the operator must fix the key, and nothing is wrong with what the app sent); 401 for a code that belongs to
-    /// another token; 400 for any other refusal of the code.
+    /// 400 when Apple refused the code (`invalid_grant`); 401 for a code that belongs to another token; 503 when
+    /// Apple could not serve the call now, or refused this server's own credentials or request (`invalid_client`,
+    /// `unauthorized_client`, `invalid_request`, `unsupported_grant_type`, `invalid_scope`: the operator must fix
+    /// something, and nothing is wrong with what the app sent).
     var httpStatus: HTTPStatus {
         switch kind {
         case .unreachable, .throttled, .malformedResponse: .serviceUnavailable
-        case .apple("invalid_client"), .apple("unauthorized_client"): .serviceUnavailable
         case .tokenMismatch: .unauthorized
-        case .apple: .badRequest
+        case .apple: refusesTheCode ? .badRequest : .serviceUnavailable
         }
     }
 }

@@ -89,7 +89,8 @@ extension Doctor {
                         + "APPLE_KEY_ID (\(keyID)) is not the id of the key in "
                         + "\(configuration.appleKey?.privateKeyPath ?? "APPLE_PRIVATE_KEY_PATH"), APPLE_TEAM_ID "
                         + "(\(teamID)) is not that key's team, the key was revoked or lacks Sign in with Apple, "
-                        + "or \(clientID) is not an App ID or Services ID of that team with Sign in with Apple enabled")
+                        + "or \(clientID) is not an App ID or Services ID of that team with Sign in with Apple enabled"
+                        + (redirectURI.map { ", or \($0) (SIWA_REDIRECT_URL) is not one of its Return URLs" } ?? ""))
             case .unreachable:
                 return DoctorFinding(verdict: .fail, subject: subject, message:
                     "cannot reach \(configuration.appleBaseURL)/auth/token (\(error.detail)); "

@@ -63,7 +63,7 @@ extension SignInService {
         do {
             appleToken = try await exchange(code: signIn.code, clientID: identity.audience,
                                             redirectURI: redirectURI, identity: identity, logger: logger)
-        } catch SignInFailure.codeExchange(let error) where error.kind == .apple("invalid_grant") {
+        } catch SignInFailure.codeExchange(let error) where error.refusesTheCode {
             // The same sign-in posted twice at once: the other request spent the code and signs in. This one is a
             // second use of the nonce (401), not a bad code.
             if try await nonceIsUsedSoon(nonce) { throw Self.nonceAlreadyUsed(logger: logger) }
