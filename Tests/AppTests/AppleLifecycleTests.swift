@@ -274,11 +274,82 @@ struct AppleLifecycleTests {
     }
 }
 
+/// One Apple token per user and client id: the newest grant is the one the chores validate and account deletion
+/// revokes. Found by an audit: every sign-in with a code added a row, and the chores validated each one, several
+/// times a day for one user, which Apple may throttle ("Verifying a user").
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct AppleTokenPerClientTests {
+    private func signIn(_ app: TestApp, code: String, idToken: String) async throws -> HTTPClientResponse {
+        try await app.sendJSON(.POST, "/api/users/siwa", ["token": idToken, "authorizationCode": code])
+    }
+
+    private func storedTokens(_ app: TestApp) async throws -> [(id: UUID, clientID: String, revoked: Bool)] {
+        try await app.server.services.database.read(
+            SQL("SELECT id, client_id, revoked_at FROM apple_tokens ORDER BY client_id")) { row in
+            (try row[0] as UUID, try row[1] as String, try row[2] as Date? != nil)
+        }
+    }
+
+    @Test func aNewCodeReplacesTheTokenOfItsClientOnly() async throws {
+        try await TestApp.with { app in
+            var ids: [UUID] = []
+            for _ in 0..<3 {
+                let issued = try await app.apple.issueAuthorizationCode(clientID: TestApp.iosClientID, subject: "001.r",
+                                                                        email: "r@example.com")
+                #expect(try await signIn(app, code: issued.code, idToken: issued.idToken).status == .ok)
+                let stored = try await storedTokens(app)
+                #expect(stored.count == 1, "\(stored)")
+                ids += stored.map(\.id)
+            }
+            #expect(Set(ids).count == 3, "each sign-in's token replaced the one before")
+            let state = try TestApp.newState()
+            let web = try await app.webCode(state: state, subject: "001.r", email: "r@example.com")
+            #expect(try await app.handle([("token", web.idToken), ("code", web.code)], state: state).status == .seeOther)
+            #expect(try await storedTokens(app).map(\.clientID) == [TestApp.iosClientID, TestApp.webClientID])
+            let report = try await app.runChore(.validateTokens)
+            #expect(report.summary.hasPrefix("validate-tokens: 2 due, 2 valid, "), "\(report)")
+            #expect(await app.apple.refreshCalls() == 2, "one validation per client id")
+        }
+    }
+
+    /// A user whose older grant (the web's) was revoked at Apple signs in again in the app: the chores find the old
+    /// token refused, and mark it, but the newer grant's bearer token goes on.
+    @Test func aRevokedOlderGrantDoesNotEndTheSessionsOfANewerOne() async throws {
+        try await TestApp.with { app in
+            let state = try TestApp.newState()
+            let web = try await app.webCode(state: state, subject: "001.o", email: "o@example.com")
+            #expect(try await app.handle([("token", web.idToken), ("code", web.code)], state: state).status == .seeOther)
+            let sealer = try #require(app.server.services.lifecycle.sealer)
+            let sealed = try await app.server.services.database.readOne(
+                SQL("SELECT refresh_token FROM apple_tokens")) { row in try row[0] as [UInt8] }
+            let revoke = try await app.client.send(HTTPClientRequest(
+                method: .POST, url: app.apple.baseURL + "/auth/revoke",
+                headers: ["Content-Type": "application/x-www-form-urlencoded"],
+                body: Array(TestApp.formEncode([
+                    ("client_id", TestApp.webClientID),
+                    ("client_secret", try await ClientSecretFixture.secret(app, clientID: TestApp.webClientID)),
+                    ("token", try sealer.open(try #require(sealed), clientID: TestApp.webClientID)),
+                ]).utf8)))
+            #expect(revoke.status == .ok)
+
+            let issued = try await app.apple.issueAuthorizationCode(clientID: TestApp.iosClientID, subject: "001.o",
+                                                                    email: "o@example.com")
+            let bearer = try #require(try await signIn(app, code: issued.code, idToken: issued.idToken)
+                .json()["value"] as? String)
+            let report = try await app.runChore(.validateTokens)
+            #expect(report.summary.hasPrefix("validate-tokens: 2 due, 1 valid, 1 revoked, "), "\(report)")
+            #expect(try await storedTokens(app).map { "\($0.clientID) \($0.revoked)" }
+                    == ["\(TestApp.iosClientID) false", "\(TestApp.webClientID) true"])
+            #expect(try await app.sendJSON(.GET, "/api/users/me", [:], bearer: bearer).status == .ok)
+        }
+    }
+}
+
 /// A client secret minted with the test server's own key.
 enum ClientSecretFixture {
-    static func secret(_ app: TestApp) async throws -> String {
+    static func secret(_ app: TestApp, clientID: String = TestApp.iosClientID) async throws -> String {
         let key = try #require(app.server.configuration.appleKey)
         let secret = try AppleID.ClientSecret.load(teamID: key.teamID, keyID: key.keyID, privateKeyPath: key.privateKeyPath)
-        return try secret.secret(for: TestApp.iosClientID)
+        return try secret.secret(for: clientID)
     }
 }

@@ -34,6 +34,8 @@ package enum AppMigrations {
                           postgres: PostgresSchema.transferExports)
         migrator.register(version: 13, name: "record chore claimants", sqlite: SQLiteSchema.choreClaimants,
                           postgres: PostgresSchema.choreClaimants)
+        migrator.register(version: 14, name: "keep one Apple token per client", sqlite: SQLiteSchema.oneAppleTokenPerClient,
+                          postgres: PostgresSchema.oneAppleTokenPerClient)
         return migrator
     }
 

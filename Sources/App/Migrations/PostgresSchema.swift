@@ -90,4 +90,15 @@ enum PostgresSchema {
         "ALTER TABLE apple_tokens ADD COLUMN claimed_by text",
         "ALTER TABLE pending_revocations ADD COLUMN claimed_by text",
     ]
+
+    /// Version 14: see `SQLiteSchema.oneAppleTokenPerClient`.
+    static let oneAppleTokenPerClient = [
+        """
+        DELETE FROM apple_tokens WHERE EXISTS (
+            SELECT 1 FROM apple_tokens newer
+            WHERE newer.user_id = apple_tokens.user_id AND newer.client_id = apple_tokens.client_id
+                AND (newer.created_at > apple_tokens.created_at
+                     OR (newer.created_at = apple_tokens.created_at AND newer.id > apple_tokens.id)))
+        """,
+    ]
 }

@@ -130,4 +130,14 @@ enum SQLiteSchema {
         ALTER TABLE apple_tokens ADD COLUMN claimed_by TEXT;
         ALTER TABLE pending_revocations ADD COLUMN claimed_by TEXT;
         """
+
+    /// Version 14: one Apple token per user and client id, the newest: a sign-in with a code now replaces the
+    /// token it supersedes, and the ones stored before are dropped here.
+    static let oneAppleTokenPerClient = """
+        DELETE FROM apple_tokens WHERE EXISTS (
+            SELECT 1 FROM apple_tokens newer
+            WHERE newer.user_id = apple_tokens.user_id AND newer.client_id = apple_tokens.client_id
+                AND (newer.created_at > apple_tokens.created_at
+                     OR (newer.created_at = apple_tokens.created_at AND newer.id > apple_tokens.id)));
+        """
 }

@@ -16,6 +16,10 @@ extension AppleTokenRepository {
     /// Apple no longer honours the token (`invalid_grant`): it is marked revoked, and its user's bearer tokens and
     /// sessions end in the same transaction, as a `consent-revoked` notification ends them; the account stays.
     ///
+    /// Only the user's current grant ends them. A token a sign-in replaced while it was being checked is gone, and
+    /// nothing more happens. A token older than another of the user's that Apple has not refused (another client
+    /// id, signed in after a revocation) is only marked: the newer grant decides when its own day comes.
+    ///
     /// A token issued to the previous team before its user moved to this one (README "Moving the app to another
     /// team": TN3159 says nothing of such tokens, so they are kept until Apple answers) is only dropped: the move,
     /// not the user, ended it, so their bearer tokens and sessions go on.
@@ -25,9 +29,16 @@ extension AppleTokenRepository {
                 WHERE apple_tokens.id = ? AND users.transferred_at IS NOT NULL
                     AND apple_tokens.created_at < users.transferred_at)
             """
+        let endsTheGrant = """
+            EXISTS (SELECT 1 FROM apple_tokens WHERE id = ?)
+            AND NOT EXISTS (SELECT 1 FROM apple_tokens this JOIN apple_tokens newer ON newer.user_id = this.user_id
+                WHERE this.id = ? AND newer.id <> this.id AND newer.created_at > this.created_at
+                    AND newer.revoked_at IS NULL)
+            AND NOT \(issuedBeforeMove)
+            """
         try await pool.write([
-            SQL("DELETE FROM tokens WHERE user_id = ? AND NOT \(issuedBeforeMove)", [userID, id]),
-            SQL("DELETE FROM sessions WHERE user_id = ? AND NOT \(issuedBeforeMove)", [userID, id]),
+            SQL("DELETE FROM tokens WHERE user_id = ? AND \(endsTheGrant)", [userID, id, id, id]),
+            SQL("DELETE FROM sessions WHERE user_id = ? AND \(endsTheGrant)", [userID, id, id, id]),
             SQL("DELETE FROM apple_tokens WHERE id = ? AND \(issuedBeforeMove)", [id, id]),
             SQL("UPDATE apple_tokens SET revoked_at = ?, checked_at = ? WHERE id = ?", [date, date, id]),
         ])

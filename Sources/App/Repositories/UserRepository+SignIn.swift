@@ -31,6 +31,11 @@ extension UserRepository {
     /// account at once, on one instance or several, make one user: the unique `siwa_identifier` turns the second
     /// insert into the first one's update.
     ///
+    /// `appleToken`, the refresh token of this sign-in's code, replaces the one stored for the same user and client
+    /// id: it is the user's current grant, so the chores validate one token per user and client a day, as Apple asks
+    /// ("Verifying a user": Apple may throttle more than one validation of a user's Apple ID a day), and an older,
+    /// revoked grant cannot end the sessions of a newer one.
+    ///
     /// `nonce`, the use of a web sign-in's nonce, is recorded last in the same write, once the user is found or
     /// made (a sign-in refused for want of an email spends no nonce): a nonce used before fails that insert on the
     /// table's primary key and the whole write rolls back, on any instance. `session`, a web sign-in's new browser
@@ -63,6 +68,9 @@ extension UserRepository {
                 """, [token.id, token.valueHash, token.createdAt, token.expiresAt, sub]))
         }
         if let appleToken {
+            statements.append(SQL("""
+                DELETE FROM apple_tokens WHERE user_id = (SELECT id FROM users WHERE siwa_identifier = ?) AND client_id = ?
+                """, [sub, appleToken.clientID]))
             statements.append(SQL("""
                 INSERT INTO apple_tokens (id, user_id, client_id, refresh_token, created_at, revoked_at)
                 SELECT ?, id, ?, ?, ?, NULL FROM users WHERE siwa_identifier = ?

@@ -27,10 +27,34 @@ struct AppMigrationsTests {
         let token = BearerToken(userID: user.id, valueHash: SHA256.hash(legacy), createdAt: clock.now,
                                 expiresAt: clock.now + 3600)
         try await UserRepository(pool: db.pool).createUserAndToken(user, token: token)
-        #expect(try await AppMigrations.migrator.migrate(db.pool) == [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13])
+        #expect(try await AppMigrations.migrator.migrate(db.pool) == [2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14])
         #expect(try await TokenRepository(pool: db.pool, now: clock.closure).findUser(BearerTokenValue(legacy)) == user)
         try await AppleTokenRepository(pool: db.pool)
             .add(AppleToken(userID: user.id, clientID: "c", encryptedRefreshToken: [1], createdAt: clock.now))
+    }
+
+    /// Version 14 keeps the newest Apple token of each user and client id (by `created_at`, then `id`), and no other.
+    @Test func versionFourteenKeepsTheNewestAppleTokenOfEachClient() async throws {
+        let db = try await TemporaryDatabase(migratedTo: 13)
+        let clock = TestClock()
+        let ann = User.fixture(sub: "001.ann", email: "ann@example.com", at: clock.now)
+        let bob = User.fixture(sub: "001.bob", email: "bob@example.com", at: clock.now)
+        for user in [ann, bob] { try await UserRepository(pool: db.pool).create(user) }
+        let tokens = AppleTokenRepository(pool: db.pool)
+        func add(_ user: User, _ clientID: String, secondsAgo: Double, id: UUID = UUID()) async throws -> UUID {
+            try await tokens.add(AppleToken(id: id, userID: user.id, clientID: clientID, encryptedRefreshToken: [1],
+                                            createdAt: clock.now - secondsAgo))
+            return id
+        }
+        _ = try await add(ann, "app", secondsAgo: 300)
+        let annApp = try await add(ann, "app", secondsAgo: 100)
+        _ = try await add(ann, "app", secondsAgo: 200)
+        let annWeb = try await add(ann, "web", secondsAgo: 400)
+        let tie = [UUID(), UUID()].sorted { $0.uuidString < $1.uuidString }
+        for id in tie { _ = try await add(bob, "app", secondsAgo: 50, id: id) }
+        #expect(try await AppMigrations.migrator.migrate(db.pool) == [14])
+        let kept = Set(try await db.pool.read { try $0.fetchAll(sql: "SELECT id FROM apple_tokens") { try $0[0] as UUID } })
+        #expect(kept == [annApp, annWeb, tie[1]])
     }
 
     @Test func versionSixKeepsEarlierTokensWorkingByTheirHashAndIndexesNewOnesByIdOnly() async throws {
@@ -42,7 +66,7 @@ struct AppMigrationsTests {
         try await UserRepository(pool: db.pool).createUserAndToken(user, token: BearerToken(
             id: legacyID, userID: user.id, valueHash: SHA256.hash(legacy), createdAt: clock.now,
             expiresAt: clock.now + 3600))
-        #expect(try await AppMigrations.migrator.migrate(db.pool) == [6, 7, 8, 9, 10, 11, 12, 13])
+        #expect(try await AppMigrations.migrator.migrate(db.pool) == [6, 7, 8, 9, 10, 11, 12, 13, 14])
 
         let tokens = TokenRepository(pool: db.pool, now: clock.closure)
         let found = try #require(try await tokens.find(BearerTokenValue(legacy)))
