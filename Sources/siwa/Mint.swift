@@ -9,8 +9,8 @@ struct Mint: AsyncParsableCommand {
         abstract: "Print an identity token signed by the local Apple stand-in's key (for tests and curl)."
     )
 
-    @Option(help: "The user's Apple identifier.")
-    var sub: String = "000001.\(UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")).0001"
+    @Option(help: "The user's Apple identifier (default: the one the stand-in gives --email, so one email is one user).")
+    var sub: String?
 
     @Option(help: "Audience: the bundle id or Services ID.")
     var aud: String
@@ -60,7 +60,7 @@ struct Mint: AsyncParsableCommand {
             return
         }
         let token = try keys.mintIdentityToken(IdentityTokenRequest(
-            subject: sub, audience: aud, email: email, isPrivateEmail: privateEmail,
+            subject: sub ?? FakeAppleKeys.subject(forEmail: email), audience: aud, email: email, isPrivateEmail: privateEmail,
             nonce: nonce, lifetime: TimeInterval(lifetime)
         ))
         print(token)

@@ -1,3 +1,4 @@
+import FakeApple
 import Foundation
 import TestSupport
 import Storage
@@ -30,6 +31,31 @@ struct CommandLineInputTests {
             #expect(result.lines.count == 1, "one line: \(result.output)")
             #expect(!result.output.contains("listening"), "nothing started: \(result.output)")
             #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty, "nothing written")
+        }
+    }
+
+    /// One email is one user: without `--sub`, `siwa mint` names the user the stand-in gives that email, as its
+    /// `/dev/app-credential` does, so the README's examples sign the same user in again. Found by an audit: each run
+    /// made a new random `sub`, and the help showed one as if it were the default.
+    @Test func mintsDefaultSubIsTheStandInsForTheEmail() async throws {
+        try await TestApp.withTemporaryDirectory { directory in
+            func sub(_ arguments: [String]) async throws -> String? {
+                let result = try await SiwaProcess.run(["mint", "--aud", "x", "--key-file", "k.pem"] + arguments,
+                                                       environment: [:], directory: directory, timeout: 30)
+                let payload = try #require(result.output.split(separator: ".").dropFirst().first)
+                var base64 = payload.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+                while base64.count % 4 != 0 { base64 += "=" }
+                let claims = try JSONSerialization.jsonObject(with: try #require(Data(base64Encoded: base64)))
+                return (claims as? [String: Any])?["sub"] as? String
+            }
+            let jane = try await sub(["--email", "jane@example.com"])
+            #expect(jane == FakeAppleKeys.subject(forEmail: "jane@example.com"))
+            #expect(try await sub(["--email", "jane@example.com"]) == jane)
+            #expect(try await sub(["--email", "joe@example.com"]) != jane)
+            #expect(try await sub(["--email", "jane@example.com", "--sub", "001.given"]) == "001.given")
+            let help = try await SiwaProcess.run(["mint", "--help"], environment: [:], directory: directory, timeout: 30)
+            let words = help.output.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+            #expect(words.contains("(default: the one the stand-in gives --email, so one email is one user)"), "\(words)")
         }
     }
 
