@@ -199,10 +199,19 @@ package final class SiwaServer: Sendable {
     }
 
     /// `siwa migrate`: applies pending migrations to the configured database (PostgreSQL when `DATABASE_URL` is
-    /// set, else the SQLite file); returns the versions applied.
+    /// set, else the SQLite file); returns the versions applied. A SQLite file is closed as at a clean stop, its WAL
+    /// checkpointed into it, so that it is one self-contained file again (README "Backup and restore").
     package static func migrate(_ configuration: Configuration) async throws -> [Int] {
         guard let url = configuration.databaseURL else {
-            return try await AppMigrations.migrator.migrate(try AppMigrations.open(path: configuration.databasePath))
+            let pool = try AppMigrations.open(path: configuration.databasePath)
+            do {
+                let applied = try await AppMigrations.migrator.migrate(pool)
+                await pool.close()
+                return applied
+            } catch {
+                await pool.close()
+                throw error
+            }
         }
         let pool = try PostgresPool(url: url, size: 1, preparedStatements: configuration.databasePreparedStatements)
         try await pool.waitUntilAvailable(timeout: AppMigrations.postgresStartupTimeout)

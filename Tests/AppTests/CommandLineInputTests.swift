@@ -155,6 +155,28 @@ struct CommandLineInputTests {
         }
     }
 
+    /// `siwa migrate` leaves one self-contained file, as a clean stop of the server does: the schema is in it, and
+    /// no `-wal` or `-shm` is left beside it that a copy of the file alone would miss. Found by an audit: the WAL
+    /// often held the whole schema when the command exited.
+    @Test func migrateLeavesTheSchemaInTheFileAlone() async throws {
+        try await TestApp.withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("siwa.sqlite").path
+            for expected in ["Applied migrations: 1, ", "Database is up to date."] {
+                let result = try await SiwaProcess.run(["migrate"], environment: ["DATABASE_PATH": path, "LOG_LEVEL": "error"],
+                                                       directory: directory, timeout: 30)
+                #expect(result.status == 0 && result.output.hasPrefix(expected), "\(result.output)")
+                #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["siwa.sqlite"])
+                let copy = directory.appendingPathComponent("copy.sqlite").path
+                try FileManager.default.copyItem(atPath: path, toPath: copy)
+                let tables = try Database(inspecting: copy).fetchOne(sql: "SELECT count(*) FROM sqlite_schema WHERE name = 'users'") {
+                    try $0[0] as Int
+                }
+                #expect(tables == 1, "the copy of the file alone holds the schema")
+                try FileManager.default.removeItem(atPath: copy)
+            }
+        }
+    }
+
     /// What an extension put in the database (some hosts put PostGIS's `spatial_ref_sys` in every new one) is not
     /// another application's: `siwa migrate` migrates beside it.
     @Test(.postgres) func anExtensionsTablesAreNotAnotherApplications() async throws {
