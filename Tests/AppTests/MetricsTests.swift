@@ -147,6 +147,21 @@ struct MetricsTests {
         }
     }
 
+    /// Without the Apple key the server still fetches Apple's keys through its pool, and shows it. Found by an
+    /// audit: the pool's families were missing then.
+    @Test func withoutTheAppleKeyThePoolTheKeysUseIsShown() async throws {
+        try await TestApp.with(lifecycle: false, configure: { $0.metricsToken = Self.token }) { app in
+            #expect(app.server.configuration.appleKey == nil)
+            let signIn = try await app.sendJSON(.POST, "/api/users/siwa", ["token": try app.identityToken(email: "k@example.com")])
+            #expect(signIn.status == .ok)
+            let page = try await scrape(app)
+            #expect(value(page, "siwa_apple_request_duration_seconds_count{endpoint=\"keys\"}") == 1)
+            #expect(value(page, "siwa_apple_connections_opened_total{tls=\"none\"}") == 1, "\(page)")
+            #expect(value(page, "siwa_apple_connections{state=\"idle\"}") == 1)
+            #expect(value(page, "siwa_apple_requests_waiting") == 0)
+        }
+    }
+
     @Test(arguments: [nil, "", "0123456789abcdef0123456789abcdef"])
     func acceptedTokens(_ value: String?) throws {
         let configuration = try Configuration(Environment(value.map { ["METRICS_TOKEN": $0] } ?? [:]))

@@ -52,7 +52,8 @@ extension Services {
         return page.text
     }
 
-    /// How long calls to Apple's token endpoints take, and the pooled connections to Apple.
+    /// How long calls to Apple take, and the pooled connections to Apple, which the keys use with or without the
+    /// Apple key.
     private func appleClient(_ client: AppleAuthClient?, into page: inout MetricsText) {
         page.family("siwa_apple_request_duration_seconds", .histogram,
                     help: "Duration of calls to Apple's /auth/keys, /auth/token, /auth/revoke and /auth/usermigrationinfo, waiting for a connection included.")
@@ -65,8 +66,7 @@ extension Services {
             page.histogram("siwa_apple_request_duration_seconds", [("endpoint", endpoint)],
                            bounds: AppleCallDurations.bounds, bucketCounts: buckets, sum: Double(sum) / 1e9)
         }
-        guard let client else { return }
-        let pool = client.http.statistics
+        let pool = appleHTTP.statistics
         page.family("siwa_apple_connections", .gauge, help: "Connections to Apple now, by state (at most APPLE_MAX_CONNECTIONS).")
         page.sample("siwa_apple_connections", [("state", "open")], pool.open)
         page.sample("siwa_apple_connections", [("state", "idle")], pool.idle)

@@ -22,6 +22,8 @@ final class Services: Sendable {
     let logger: Logger
     let clock: @Sendable () -> Date
     /// What `GET /metrics` reports beyond the request counters.
+    /// The one client every call to Apple goes through, keys included, with or without the Apple key.
+    let appleHTTP: HTTPClient
     let metrics = AppMetrics()
     /// Whether shutdown has begun (`GET /ready`).
     let readiness = Readiness()
@@ -31,6 +33,7 @@ final class Services: Sendable {
         self.configuration = configuration
         self.database = database
         self.appleKeys = appleKeys
+        appleHTTP = http
         self.logger = logger
         self.clock = clock
         users = UserRepository(pool: database, now: clock)
