@@ -263,6 +263,25 @@ struct CommandLineInputTests {
         }
     }
 
+    /// `siwa dev` says which option to change when a port is taken, and makes nothing first. Found by an audit: it
+    /// printed only the failed `bind`.
+    @Test(arguments: [("--port", "the server"), ("--apple-port", "the Apple stand-in")])
+    func devNamesTheOptionOfAPortInUse(_ option: String, _ what: String) async throws {
+        try await TestApp.with(lifecycle: false) { app in
+            try await TestApp.withTemporaryDirectory { directory in
+                let busy = app.server.localPort
+                let other = option == "--port" ? "--apple-port" : "--port"
+                let result = try await SiwaProcess.run(["dev", option, "\(busy)", other, "0"], environment: [:],
+                                                       directory: directory, timeout: 30)
+                #expect(result.status == 1, "\(result.output)")
+                #expect(result.lines.last?.hasPrefix("Error: \(what) cannot listen on 127.0.0.1:\(busy) (bind(") == true,
+                        "\(result.output)")
+                #expect(result.lines.last?.hasSuffix("; choose another port with \(option)") == true, "\(result.output)")
+                #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+            }
+        }
+    }
+
     /// Set values Apple would refuse are warned about at start, as `siwa doctor` reports them.
     @Test func valuesAppleWouldRefuseAreWarnedAboutAtStart() async throws {
         try await TestApp.withTemporaryDirectory { directory in
