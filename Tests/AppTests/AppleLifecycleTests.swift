@@ -312,6 +312,26 @@ struct AppleTokenPerClientTests {
         }
     }
 
+    /// Deleting a user the app never sent a code for revokes nothing, and the log says so; with a code, it does not.
+    @Test func aDeletionWithNothingToRevokeSaysSo() async throws {
+        let log = LogCapture()
+        try await TestApp.with(logger: log.logger()) { app in
+            let bare = try await app.sendJSON(.POST, "/api/users/siwa", ["token": try app.identityToken(subject: "001.b",
+                                                                                                  email: "b@example.com")])
+            let issued = try await app.apple.issueAuthorizationCode(clientID: TestApp.iosClientID, subject: "001.c",
+                                                                    email: "c@example.com")
+            let coded = try await signIn(app, code: issued.code, idToken: issued.idToken)
+            for (response, subject) in [(bare, "001.b"), (coded, "001.c")] {
+                let user = try #require(try await app.server.services.users.find(siwaIdentifier: subject))
+                let bearer = try response.json()["value"] as? String
+                #expect(try await app.sendJSON(.DELETE, "/api/users/me", [:], bearer: bearer).status == .noContent)
+                #expect(log.contains("notice", "no Apple token to revoke", user.id.text(uppercase: false)) == (subject == "001.b"),
+                        "\(log.text)")
+            }
+            #expect(await app.apple.revocations().count == 1)
+        }
+    }
+
     /// A user whose older grant (the web's) was revoked at Apple signs in again in the app: the chores find the old
     /// token refused, and mark it, but the newer grant's bearer token goes on.
     @Test func aRevokedOlderGrantDoesNotEndTheSessionsOfANewerOne() async throws {

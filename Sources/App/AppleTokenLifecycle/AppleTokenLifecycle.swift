@@ -121,6 +121,12 @@ package final class AppleTokenLifecycle: Sendable {
     /// retry entries to queue in the deletion transaction.
     func revokeAll(userID: UUID, logger: Logger) async throws -> [PendingRevocation] {
         let tokens = try await appleTokens.list(userID: userID).filter { $0.revokedAt == nil }
+        if tokens.isEmpty, isEnabled {
+            // Apple's "Revoke tokens": without a refresh or access token there is nothing to revoke, and the app stays
+            // listed under the user's Apple ID. Found by an audit: such a deletion said nothing of it.
+            logger.notice("no Apple token to revoke: the app never sent an authorizationCode for this user",
+                          metadata: ["user_id": "\(userID.text(uppercase: false))"])
+        }
         var failures: [PendingRevocation] = []
         for token in tokens {
             if let error = await revoke(clientID: token.clientID, encryptedToken: token.encryptedRefreshToken) {
