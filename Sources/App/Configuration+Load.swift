@@ -35,7 +35,9 @@ extension Configuration {
             }
         }
         hostname = env.get("HOSTNAME") ?? hostname
-        port = read(port) { () throws(ConfigurationError) in try Self.integer(env, "PORT", in: HTTPServerConfiguration.portRange) }
+        port = read(port) { () throws(ConfigurationError) in
+            try Self.integer(env, "PORT", in: HTTPServerConfiguration.portRange)
+        }
         databasePath = env.get("DATABASE_PATH") ?? databasePath
         databaseURL = read(databaseURL) { () throws(ConfigurationError) in
             guard let url = env.get("DATABASE_URL") else { return nil }
