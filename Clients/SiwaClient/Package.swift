@@ -6,7 +6,7 @@ import PackageDescription
 // keeps the bearer token. A package of its own, so the server's build and dependencies stay as they are.
 let package = Package(
     name: "SiwaClient",
-    // `Duration` (SiwaError.retryAfter) and URL.appending(path:) need iOS 16 and its siblings.
+    // `Duration` (SiwaError.retryAfter) needs iOS 16 and its siblings.
     platforms: [.iOS(.v16), .macOS(.v13), .tvOS(.v16), .watchOS(.v9), .visionOS(.v1)],
     products: [
         .library(name: "SiwaClient", targets: ["SiwaClient"]),

@@ -14,7 +14,7 @@ public struct SiwaUser: Sendable, Equatable {
     public var id: String
     /// The name the app sent at the first sign-in, or empty.
     public var name: String
-    /// The user's username.
+    /// The username the account was made with: the e-mail it first signed in with, which does not change.
     public var username: String
     /// The email from Apple's identity token.
     public var email: String

@@ -63,7 +63,7 @@ public final class SiwaClient: Sendable {
         case .serviceUnavailable(let r):
             throw SiwaError.server(.serviceUnavailable, 503, try? r.body.json, retryAfter: r.headers.retryAfter)
         case .undocumented(let status, let payload):
-            throw SiwaError.answered(status, retryAfter: payload.headerFields[.retryAfter])
+            throw await SiwaError.answered(status, retryAfter: payload.headerFields[.retryAfter], body: payload.body)
         }
     }
 
@@ -97,7 +97,7 @@ public final class SiwaClient: Sendable {
         case .serviceUnavailable(let r):
             throw SiwaError.server(.serviceUnavailable, 503, try? r.body.json, retryAfter: r.headers.retryAfter)
         case .undocumented(let status, let payload):
-            throw SiwaError.answered(status, retryAfter: payload.headerFields[.retryAfter])
+            throw await SiwaError.answered(status, retryAfter: payload.headerFields[.retryAfter], body: payload.body)
         }
     }
 
@@ -118,7 +118,7 @@ public final class SiwaClient: Sendable {
         case .serviceUnavailable(let r):
             throw SiwaError.server(.serviceUnavailable, 503, try? r.body.json, retryAfter: r.headers.retryAfter)
         case .undocumented(let status, let payload):
-            throw SiwaError.answered(status, retryAfter: payload.headerFields[.retryAfter])
+            throw await SiwaError.answered(status, retryAfter: payload.headerFields[.retryAfter], body: payload.body)
         }
     }
 
@@ -134,7 +134,7 @@ public final class SiwaClient: Sendable {
         case .serviceUnavailable(let r):
             throw SiwaError.server(.serviceUnavailable, 503, try? r.body.json, retryAfter: r.headers.retryAfter)
         case .undocumented(let status, let payload):
-            throw SiwaError.answered(status, retryAfter: payload.headerFields[.retryAfter])
+            throw await SiwaError.answered(status, retryAfter: payload.headerFields[.retryAfter], body: payload.body)
         }
     }
 
@@ -147,10 +147,10 @@ public final class SiwaClient: Sendable {
         } catch let error as ClientError {
             if error.underlyingError is CancellationError || Task.isCancelled { throw CancellationError() }
             if let response = error.response {
-                throw SiwaError.answered(response.status.code, retryAfter: response.headerFields[.retryAfter])
+                throw await SiwaError.answered(response.status.code, retryAfter: response.headerFields[.retryAfter],
+                                               body: error.responseBody)
             }
-            throw SiwaError(kind: .transport, status: nil,
-                            reason: "The call failed before an answer: \(String(describing: error.underlyingError))")
+            throw SiwaError.transport(error.underlyingError)
         }
     }
 

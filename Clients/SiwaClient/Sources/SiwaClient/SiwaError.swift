@@ -1,4 +1,5 @@
 import Foundation
+import OpenAPIRuntime
 
 /// Why a call to the server failed: the status, the server's `reason` and, on 429 and 503, when to try again.
 ///
@@ -49,17 +50,22 @@ public struct SiwaError: Error, Equatable, Sendable, LocalizedError {
     public var reason: String
     /// How long to wait before trying again (`Retry-After`, RFC 9110 §10.2.3, in seconds), on 429 and 503.
     public var retryAfter: Duration?
+    /// On `.transport`, URLSession's code when it said why (`.notConnectedToInternet`, `.timedOut`,
+    /// `.cannotConnectToHost`, …), so an app can tell an offline device from a server that did not answer.
+    public var networkError: URLError.Code?
 
     /// - Parameters:
     ///   - kind: What kind of failure this is.
     ///   - status: The HTTP status, when the server answered.
     ///   - reason: The server's `reason`.
     ///   - retryAfter: `Retry-After`, when the server sent one.
-    public init(kind: Kind, status: Int?, reason: String, retryAfter: Duration? = nil) {
+    ///   - networkError: URLSession's code, on `.transport`.
+    public init(kind: Kind, status: Int?, reason: String, retryAfter: Duration? = nil, networkError: URLError.Code? = nil) {
         self.kind = kind
         self.status = status
         self.reason = reason
         self.retryAfter = retryAfter
+        self.networkError = networkError
     }
 
     /// `reason`, what `localizedDescription` shows.
@@ -83,14 +89,45 @@ extension SiwaError {
                   retryAfter: Self.retryAfter(retryAfter))
     }
 
-    /// An answer the document does not describe: a status it does not list for the operation (a proxy's 502, for
-    /// one), or a listed status with a body that is not the documented JSON (a proxy's HTML page). The kind and
-    /// `retryAfter` come from the status and headers alone.
-    static func answered(_ status: Int, retryAfter: String?) -> SiwaError {
+    /// The most of an undocumented answer's body read for its `reason`.
+    static let maximumErrorBodyBytes = 64 * 1024
+
+    /// An answer the document does not describe: a status it does not list for the operation (a proxy's 502, the
+    /// server's 404 for a wrong `serverURL`), or a body that is not the documented JSON (a proxy's HTML page, a
+    /// website's 200). The kind and `retryAfter` come from the status and headers alone; `reason` is the server's
+    /// when the body is its error JSON.
+    static func answered(_ status: Int, retryAfter: String?, body: HTTPBody?) async -> SiwaError {
         let kind = Kind(status: status)
-        let reason = kind == .unexpectedStatus ? "The server answered an unexpected status \(status)."
-            : "The server answered \(status) without the documented JSON body."
+        let serversReason = status >= 400 ? await Self.reason(in: body) : nil
+        let reason = serversReason ?? (
+            (200..<300).contains(status) ? "The server's answer is not the documented JSON."
+                : kind == .unexpectedStatus ? "The server answered an unexpected status \(status)."
+                : "The server answered \(status) without the documented JSON body.")
         return SiwaError(kind: kind, status: status, reason: reason, retryAfter: Self.retryAfter(retryAfter))
+    }
+
+    /// The `reason` of the server's error JSON in `body`, if that is what it holds.
+    private static func reason(in body: HTTPBody?) async -> String? {
+        guard let body, let bytes = try? await Data(collecting: body, upTo: maximumErrorBodyBytes) else { return nil }
+        return (try? JSONDecoder().decode(Components.Schemas._Error.self, from: bytes))?.reason
+    }
+
+    /// A call that failed before an answer: what URLSession said, in a sentence, with its code.
+    static func transport(_ underlying: (any Error)?) -> SiwaError {
+        let code = underlying.map { $0 as NSError }.flatMap { $0.domain == NSURLErrorDomain ? URLError.Code(rawValue: $0.code) : nil }
+        let reason = switch code {
+        case .notConnectedToInternet?: "The device is offline."
+        case .timedOut?: "The server did not answer in time."
+        case .cannotConnectToHost?: "The server refused the connection."
+        case .cannotFindHost?, .dnsLookupFailed?: "The server's name could not be found."
+        case .networkConnectionLost?: "The connection to the server was lost."
+        case .secureConnectionFailed?, .serverCertificateUntrusted?, .serverCertificateHasBadDate?,
+             .serverCertificateNotYetValid?, .serverCertificateHasUnknownRoot?:
+            "A secure connection to the server could not be made."
+        case let code?: "The call failed before an answer (URL error \(code.rawValue))."
+        case nil: "The call failed before an answer."
+        }
+        return SiwaError(kind: .transport, status: nil, reason: reason, networkError: code)
     }
 
     static let notSignedIn = SiwaError(kind: .notSignedIn, status: nil,

@@ -75,6 +75,61 @@ struct SiwaClientAnswerTests {
         #expect(siwa.bearerToken == nil)
     }
 
+    /// A status the document does not list, with the server's error JSON (its 404 for a wrong `serverURL`, a 500),
+    /// keeps the server's reason. Found by an audit: it was "unexpected status".
+    @Test(arguments: [404, 500])
+    func anUndocumentedStatusKeepsTheServersReason(_ status: Int) async throws {
+        let siwa = SiwaClient(serverURL: Self.server, bearerToken: "kept", transport: ScriptedTransport(
+            status: status, headers: [.contentType: "application/json"], body: #"{"error":true,"reason":"Not Found"}"#))
+        for call in [{ _ = try await siwa.signIn(identityToken: "x") }, { _ = try await siwa.me() }] as [() async throws -> Void] {
+            let error = await #expect(throws: SiwaError.self) { try await call() }
+            #expect(error?.kind == .unexpectedStatus && error?.status == status)
+            #expect(error?.reason == "Not Found")
+        }
+        let page = SiwaClient(serverURL: Self.server, transport: Self.html(status))
+        let error = await #expect(throws: SiwaError.self) { try await page.signIn(identityToken: "x") }
+        #expect(error?.reason == "The server answered an unexpected status \(status).")
+    }
+
+    /// A 200 whose body is not the documented JSON (a captive portal's page, a website at `serverURL`) says so, not
+    /// that the status was unexpected.
+    @Test(arguments: [("text/html", "<html>Welcome to the airport Wi-Fi</html>"), ("application/json", #"{"ok":true}"#)])
+    func aSuccessOfAnotherShapeSaysItIsNotTheDocumentedJSON(_ type: String, _ body: String) async throws {
+        let siwa = SiwaClient(serverURL: Self.server, transport: ScriptedTransport(status: 200, headers: [.contentType: type],
+                                                                                   body: body))
+        let error = await #expect(throws: SiwaError.self) { try await siwa.signIn(identityToken: "x") }
+        #expect(error?.kind == .unexpectedStatus && error?.status == 200)
+        #expect(error?.reason == "The server's answer is not the documented JSON.")
+        #expect(siwa.bearerToken == nil)
+    }
+
+    /// Fails every request with `error`, as URLSession does before an answer.
+    struct FailingTransport: ClientTransport {
+        var error: URLError.Code
+
+        func send(_ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String) async throws
+            -> (HTTPResponse, HTTPBody?)
+        {
+            throw URLError(error)
+        }
+    }
+
+    /// A call that got no answer says why in a sentence and keeps URLSession's code, so an app can tell an offline
+    /// device from a silent server. Found by an audit: the reason was Foundation's debug dump of the NSError.
+    @Test(arguments: [(URLError.Code.notConnectedToInternet, "The device is offline."),
+                      (.timedOut, "The server did not answer in time."),
+                      (.cannotConnectToHost, "The server refused the connection."),
+                      (.networkConnectionLost, "The connection to the server was lost."),
+                      (.badServerResponse, "The call failed before an answer (URL error -1011).")])
+    func aTransportFailureKeepsURLSessionsCode(_ code: URLError.Code, _ reason: String) async throws {
+        let siwa = SiwaClient(serverURL: Self.server, bearerToken: "kept", transport: FailingTransport(error: code))
+        let error = await #expect(throws: SiwaError.self) { try await siwa.me() }
+        #expect(error?.kind == .transport && error?.status == nil)
+        #expect(error?.networkError == code)
+        #expect(error?.reason == reason && error?.localizedDescription == reason)
+        #expect(siwa.bearerToken == "kept")
+    }
+
     @Test func aCancelledCallThrowsCancellationError() async throws {
         let siwa = SiwaClient(serverURL: Self.server, transport: ScriptedTransport(status: 200, delay: .seconds(60)))
         let call = Task { try await siwa.signIn(identityToken: "x") }

@@ -18,5 +18,7 @@ struct SiwaClientOfflineTests {
         let error = await #expect(throws: SiwaError.self) { try await siwa.signIn(identityToken: "x") }
         #expect(error?.kind == .transport)
         #expect(error?.status == nil)
+        #expect(error?.networkError == .cannotConnectToHost, "\(String(describing: error))")
+        #expect(error?.reason == "The server refused the connection.")
     }
 }
