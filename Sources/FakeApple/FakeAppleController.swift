@@ -94,7 +94,8 @@ struct FakeAppleController: RouteCollection {
         try await throughKnobs { try await answerToken(req) }
     }
 
-    /// `answer` after the knobs' latency, counted in flight while it runs (`/auth/token`, `/auth/usermigrationinfo`).
+    /// `answer` after the knobs' latency, counted in flight while it runs (`/auth/token`, `/auth/revoke`,
+    /// `/auth/usermigrationinfo`).
     func throughKnobs(_ answer: () async throws -> Response) async throws -> Response {
         let latency = await knobs.begin()
         do {
@@ -139,7 +140,12 @@ struct FakeAppleController: RouteCollection {
         }
     }
 
+    /// `/auth/revoke`, through the same knobs as `/auth/token`.
     @Sendable func revoke(_ req: Request) async throws -> Response {
+        try await throughKnobs { try await answerRevoke(req) }
+    }
+
+    private func answerRevoke(_ req: Request) async throws -> Response {
         if await state.isOutage { return Response(status: .serviceUnavailable) }
         guard let form = try? req.content.decode(RevokeForm.self) else { return Self.oauthError("invalid_request") }
         guard clientSecrets.isValid(form.client_secret, clientID: form.client_id, now: clock()) else {

@@ -217,6 +217,7 @@ struct AppleChoresTests {
             try await app.server.services.database.write(SQL(
                 "INSERT INTO sessions (id, data, user_id, expires_at) VALUES (?, ?, ?, ?)",
                 ["s1", "{}", userID, Date().addingTimeInterval(3600)]))
+            try await app.makeAppleTokensDue()
             try await app.revokeStoredAppleToken()
 
             let report = try await app.runChore(.validateTokens)

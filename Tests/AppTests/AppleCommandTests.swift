@@ -12,6 +12,7 @@ struct AppleCommandTests {
             let response = try await app.signInWithAuthorizationCode(subject: "001.chore", email: "chore@example.com")
             #expect(response.status == .ok, "\(response.text)")
 
+            try await app.makeAppleTokensDue()
             let validate = try await app.command(["apple", "validate-tokens"])
             #expect(validate.status == 0, "\(validate.output)")
             #expect(validate.lines.count == 1)

@@ -264,6 +264,7 @@ struct AppleLifecycleTests {
                     ("client_secret", try await ClientSecretFixture.secret(app)), ("token", token),
                 ]).utf8)))
             #expect(revoke.status == .ok)
+            try await app.makeAppleTokensDue()
             let report = try await app.runChore(.validateTokens)
             #expect(report.summary.hasPrefix("validate-tokens: 2 due, 1 valid, 1 revoked, 0 throttled and retried, "
                                              + "0 failed, 0 interrupted, in "), "\(report)")
@@ -306,9 +307,53 @@ struct AppleTokenPerClientTests {
             let web = try await app.webCode(state: state, subject: "001.r", email: "r@example.com")
             #expect(try await app.handle([("token", web.idToken), ("code", web.code)], state: state).status == .seeOther)
             #expect(try await storedTokens(app).map(\.clientID) == [TestApp.iosClientID, TestApp.webClientID])
+            try await app.makeAppleTokensDue()
             let report = try await app.runChore(.validateTokens)
             #expect(report.summary.hasPrefix("validate-tokens: 2 due, 2 valid, "), "\(report)")
             #expect(await app.apple.refreshCalls() == 2, "one validation per client id")
+        }
+    }
+
+    /// A user's tokens (one per client id) are revoked at once, so that a deletion waits for Apple one call long,
+    /// not one per token. Found by an audit: one after the other, a hanging Apple held the deletion N × APPLE_TIMEOUT.
+    @Test func aDeletionRevokesTheTokensOfEveryClientAtOnce() async throws {
+        try await TestApp.with { app in
+            let state = try TestApp.newState()
+            let web = try await app.webCode(state: state, subject: "001.a", email: "a@example.com")
+            #expect(try await app.handle([("token", web.idToken), ("code", web.code)], state: state).status == .seeOther)
+            let issued = try await app.apple.issueAuthorizationCode(clientID: TestApp.iosClientID, subject: "001.a",
+                                                                    email: "a@example.com")
+            let bearer = try #require(try await signIn(app, code: issued.code, idToken: issued.idToken)
+                .json()["value"] as? String)
+            #expect(try await storedTokens(app).count == 2)
+            await app.apple.setTokenLatency(0.5)
+            await app.apple.resetTokenPeak()
+            #expect(try await app.sendJSON(.DELETE, "/api/users/me", [:], bearer: bearer).status == .noContent)
+            #expect(await app.apple.tokenPeakInFlight() == 2, "both revocations were at Apple together")
+            #expect(Set(await app.apple.revocations().map(\.clientID)) == [TestApp.iosClientID, TestApp.webClientID])
+        }
+    }
+
+    /// A token a sign-in stored was just issued by Apple: it is first due a day later, so a chores run right after
+    /// (or one that began before, under steady sign-ins) does not take it. Found by an audit: new tokens were due at
+    /// once, a run went on taking the ones stored after it began, and retry-revocations waited behind it.
+    @Test func aNewTokenIsFirstDueADayLater() async throws {
+        try await TestApp.with { app in
+            let before = Date()
+            let issued = try await app.apple.issueAuthorizationCode(clientID: TestApp.iosClientID, subject: "001.n",
+                                                                    email: "n@example.com")
+            #expect(try await signIn(app, code: issued.code, idToken: issued.idToken).status == .ok)
+            let due = try #require(try await app.server.services.database.readOne(
+                SQL("SELECT due_at FROM apple_tokens")) { row in try row[0] as Date })
+            #expect(due >= before.addingTimeInterval(AppleTokenRepository.checkInterval - 1)
+                    && due <= Date().addingTimeInterval(AppleTokenRepository.checkInterval + 1))
+            let now = try await app.runChore(.validateTokens)
+            #expect(now.summary.hasPrefix("validate-tokens: 0 due, 0 valid, "), "\(now)")
+            let later = try await app.runChore(.validateTokens, clock: {
+                Date().addingTimeInterval(AppleTokenRepository.checkInterval + 60)
+            })
+            #expect(later.summary.hasPrefix("validate-tokens: 1 due, 1 valid, "), "\(later)")
+            #expect(await app.apple.refreshCalls() == 1)
         }
     }
 
@@ -356,6 +401,7 @@ struct AppleTokenPerClientTests {
                                                                     email: "o@example.com")
             let bearer = try #require(try await signIn(app, code: issued.code, idToken: issued.idToken)
                 .json()["value"] as? String)
+            try await app.makeAppleTokensDue()
             let report = try await app.runChore(.validateTokens)
             #expect(report.summary.hasPrefix("validate-tokens: 2 due, 1 valid, 1 revoked, "), "\(report)")
             #expect(try await storedTokens(app).map { "\($0.clientID) \($0.revoked)" }

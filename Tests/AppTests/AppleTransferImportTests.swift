@@ -117,6 +117,7 @@ struct AppleTransferImportTests {
             let bearer = try #require(try response.json()["value"] as? String)
             #expect(try await app.command(["apple", "transfer", "export", "--to", Self.target]).status == 0)
             #expect(try await app.command(["apple", "transfer", "import"], app.receivingTeam).status == 0)
+            try await app.makeAppleTokensDue()
             try await app.revokeStoredAppleToken()
 
             let report = try await app.runChore(.validateTokens)

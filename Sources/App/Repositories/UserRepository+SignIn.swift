@@ -34,7 +34,9 @@ extension UserRepository {
     /// `appleToken`, the refresh token of this sign-in's code, replaces the one stored for the same user and client
     /// id: it is the user's current grant, so the chores validate one token per user and client a day, as Apple asks
     /// ("Verifying a user": Apple may throttle more than one validation of a user's Apple ID a day), and an older,
-    /// revoked grant cannot end the sessions of a newer one.
+    /// revoked grant cannot end the sessions of a newer one. Apple has just issued it, so it is first due a day
+    /// later: a chores run under steady sign-ins does not take the tokens stored after it began, and a new token is
+    /// not sent back to Apple within the hour.
     ///
     /// `nonce`, the use of a web sign-in's nonce, is recorded last in the same write, once the user is found or
     /// made (a sign-in refused for want of an email spends no nonce): a nonce used before fails that insert on the
@@ -72,9 +74,10 @@ extension UserRepository {
                 DELETE FROM apple_tokens WHERE user_id = (SELECT id FROM users WHERE siwa_identifier = ?) AND client_id = ?
                 """, [sub, appleToken.clientID]))
             statements.append(SQL("""
-                INSERT INTO apple_tokens (id, user_id, client_id, refresh_token, created_at, revoked_at)
-                SELECT ?, id, ?, ?, ?, NULL FROM users WHERE siwa_identifier = ?
-                """, [appleToken.id, appleToken.clientID, appleToken.encryptedRefreshToken, appleToken.createdAt, sub]))
+                INSERT INTO apple_tokens (id, user_id, client_id, refresh_token, created_at, revoked_at, due_at)
+                SELECT ?, id, ?, ?, ?, NULL, ? FROM users WHERE siwa_identifier = ?
+                """, [appleToken.id, appleToken.clientID, appleToken.encryptedRefreshToken, appleToken.createdAt,
+                      appleToken.createdAt.addingTimeInterval(AppleTokenRepository.checkInterval), sub]))
         }
         if let session { statements += DatabaseSessionStore.statements(storing: session, forUserWith: sub) }
         if let nonce { statements.append(UsedNonceRepository.record(nonce, forUserWith: sub)) }

@@ -11,6 +11,13 @@ extension TestApp {
         try await server.seedAppleTokens(count, tag: tag, token: FakeAppleServer.seededRefreshToken(subject:))
     }
 
+    /// Makes every stored Apple token due now, as a day after the sign-ins that stored them (a sign-in's token is
+    /// first due a day later).
+    func makeAppleTokensDue() async throws {
+        try await server.services.database.write(SQL("UPDATE apple_tokens SET due_at = ?",
+                                                     [Date(timeIntervalSince1970: 0)]))
+    }
+
     /// Runs `kind` in process, as `siwa apple <kind>` would, on this app's database and Apple.
     func runChore(_ kind: AppleChoreKind, clock: @escaping @Sendable () -> Date = Date.init,
                   configure: (inout Configuration) -> Void = { _ in }) async throws -> ChoreReport {
