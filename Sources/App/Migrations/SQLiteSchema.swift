@@ -131,13 +131,16 @@ enum SQLiteSchema {
         ALTER TABLE pending_revocations ADD COLUMN claimed_by TEXT;
         """
 
-    /// Version 14: one Apple token per user and client id, the newest: a sign-in with a code now replaces the
-    /// token it supersedes, and the ones stored before are dropped here.
+    /// Version 14: one Apple token per user and client id, the newest: the ones stored before are dropped, and a
+    /// unique index in place of the one on `user_id` lets a sign-in with a code replace its user's token in one
+    /// upsert.
     static let oneAppleTokenPerClient = """
         DELETE FROM apple_tokens WHERE EXISTS (
             SELECT 1 FROM apple_tokens newer
             WHERE newer.user_id = apple_tokens.user_id AND newer.client_id = apple_tokens.client_id
                 AND (newer.created_at > apple_tokens.created_at
                      OR (newer.created_at = apple_tokens.created_at AND newer.id > apple_tokens.id)));
+        DROP INDEX apple_tokens_user_id;
+        CREATE UNIQUE INDEX apple_tokens_user_client ON apple_tokens (user_id, client_id);
         """
 }
