@@ -236,6 +236,26 @@ struct HTTPServerTests {
         #expect(error?.description.hasPrefix("bind(127.0.0.1:\(port)) failed") == true)
     }
 
+    /// The start's check of its address binds without listening: nothing connects to it meanwhile (a probe waiting
+    /// for the port would take it for the server), and a port another socket listens on is still refused.
+    @Test func theAddressCheckAcceptsNoConnectionAndStillFindsAPortInUse() throws {
+        let check = try Listener(host: "127.0.0.1", port: 0, listening: false)
+        let probe = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(probe) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = in_port_t(UInt16(check.port).bigEndian)
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(probe, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        #expect(connected == -1 && errno == ECONNREFUSED)
+
+        let serving = try Listener(host: "127.0.0.1", port: 0)
+        let error = #expect(throws: SocketError.self) { try HTTPServer.checkAddress(hostname: "127.0.0.1", port: serving.port) }
+        #expect(error?.code == EADDRINUSE)
+    }
+
     /// getaddrinfo's codes are EAI_ ones, which strerror calls "Unknown error -2".
     @Test func aFailedAddressLookupSaysWhyInGetaddrinfosWords() {
         let error = SocketError(getaddrinfo: "nowhere", status: EAI_NONAME)

@@ -7,8 +7,9 @@ final class Listener: @unchecked Sendable {
     /// The port actually bound (useful when the configured port is 0).
     let port: Int
 
-    /// Resolves `host` numerically (IPv4 or IPv6 literal, or `localhost`), binds with `SO_REUSEADDR`, and listens.
-    init(host: String, port: Int, backlog: Int32 = 1024) throws {
+    /// Resolves `host` numerically (IPv4 or IPv6 literal, or `localhost`), binds with `SO_REUSEADDR`, and listens
+    /// unless `listening` is false (a check that the address can be had, which accepts no connection meanwhile).
+    init(host: String, port: Int, backlog: Int32 = 1024, listening: Bool = true) throws {
         // getaddrinfo would take the port's low 16 bits.
         guard HTTPServerConfiguration.portRange.contains(port) else { throw SocketError("bind(\(host):\(port))", code: EINVAL) }
         var hints = addrinfo()
@@ -36,7 +37,7 @@ final class Listener: @unchecked Sendable {
             close(fd)
             throw error
         }
-        guard listen(fd, backlog) == 0 else {
+        guard !listening || listen(fd, backlog) == 0 else {
             let error = SocketError("listen")
             close(fd)
             throw error
