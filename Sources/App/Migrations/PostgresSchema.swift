@@ -100,7 +100,5 @@ enum PostgresSchema {
                 AND (newer.created_at > apple_tokens.created_at
                      OR (newer.created_at = apple_tokens.created_at AND newer.id > apple_tokens.id)))
         """,
-        "DROP INDEX apple_tokens_user_id",
-        "CREATE UNIQUE INDEX apple_tokens_user_client ON apple_tokens (user_id, client_id)",
     ]
 }

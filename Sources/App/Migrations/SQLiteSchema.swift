@@ -131,16 +131,15 @@ enum SQLiteSchema {
         ALTER TABLE pending_revocations ADD COLUMN claimed_by TEXT;
         """
 
-    /// Version 14: one Apple token per user and client id, the newest: the ones stored before are dropped, and a
-    /// unique index in place of the one on `user_id` lets a sign-in with a code replace its user's token in one
-    /// upsert.
+    /// Version 14: one Apple token per user and client id, the newest: a sign-in with a code now replaces the token
+    /// it supersedes, and the ones stored before are dropped here. No unique index: an instance of the previous
+    /// build, still serving during a rolling upgrade, inserts a second token for a returning user, which a unique
+    /// index would turn into a failed sign-in; the next sign-in with a code replaces both.
     static let oneAppleTokenPerClient = """
         DELETE FROM apple_tokens WHERE EXISTS (
             SELECT 1 FROM apple_tokens newer
             WHERE newer.user_id = apple_tokens.user_id AND newer.client_id = apple_tokens.client_id
                 AND (newer.created_at > apple_tokens.created_at
                      OR (newer.created_at = apple_tokens.created_at AND newer.id > apple_tokens.id)));
-        DROP INDEX apple_tokens_user_id;
-        CREATE UNIQUE INDEX apple_tokens_user_client ON apple_tokens (user_id, client_id);
         """
 }

@@ -70,13 +70,14 @@ extension UserRepository {
                 """, [token.id, token.valueHash, token.createdAt, token.expiresAt, sub]))
         }
         if let appleToken {
-            // A new id too: a chore still checking the replaced token finds it gone, and changes nothing.
+            // Deleted, not updated in place: a chore still checking the replaced token finds it gone, and changes
+            // nothing. (Not an upsert on a unique index: see `SQLiteSchema.oneAppleTokenPerClient`.)
+            statements.append(SQL("""
+                DELETE FROM apple_tokens WHERE user_id = (SELECT id FROM users WHERE siwa_identifier = ?) AND client_id = ?
+                """, [sub, appleToken.clientID]))
             statements.append(SQL("""
                 INSERT INTO apple_tokens (id, user_id, client_id, refresh_token, created_at, revoked_at, due_at)
                 SELECT ?, id, ?, ?, ?, NULL, ? FROM users WHERE siwa_identifier = ?
-                ON CONFLICT (user_id, client_id) DO UPDATE SET
-                    id = excluded.id, refresh_token = excluded.refresh_token, created_at = excluded.created_at,
-                    revoked_at = NULL, checked_at = NULL, due_at = excluded.due_at, claimed_by = NULL
                 """, [appleToken.id, appleToken.clientID, appleToken.encryptedRefreshToken, appleToken.createdAt,
                       appleToken.createdAt.addingTimeInterval(AppleTokenRepository.checkInterval), sub]))
         }
