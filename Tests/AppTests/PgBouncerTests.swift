@@ -65,6 +65,7 @@ struct PgBouncerTests {
             #expect(try show.json()["id"] as? String == id)
             let export = try await app.command(["users", "export", id])
             #expect(export.status == 0, "\(export.output)")
+            try await app.makeAppleTokensDue()
             let validate = try await app.command(["apple", "validate-tokens"])
             #expect(validate.status == 0, "\(validate.output)")
             #expect(validate.output.hasPrefix("validate-tokens: 21 due, 21 valid"), "\(validate.output)")

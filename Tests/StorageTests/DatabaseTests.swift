@@ -139,15 +139,15 @@ struct DatabaseTests {
         try database.execute(sql: "INSERT INTO t VALUES (?, ?)", arguments: ["Jane", 40])
         let row = try database.fetchOne(sql: "SELECT name, age FROM t") { (try $0["NAME"] as String, try $0["age"] as Int) }
         #expect(row?.0 == "Jane" && row?.1 == 40)
-        #expect(throws: SQLiteError.self) { try database.fetchOne(sql: "SELECT name FROM t") { try $0["missing"] as String } }
+        #expect(throws: RowDecodingError.self) { try database.fetchOne(sql: "SELECT name FROM t") { try $0["missing"] as String } }
     }
 
     @Test func wrongTypeIsAMismatch() throws {
         try database.executeScript("CREATE TABLE t (a TEXT)")
         try database.execute(sql: "INSERT INTO t VALUES (?)", arguments: ["not a number"])
-        let error = try #require(throws: SQLiteError.self) { try database.fetchOne(sql: "SELECT a FROM t") { try $0[0] as Int } }
-        #expect(error.extendedCode == 20)
-        #expect(throws: SQLiteError.self) { try database.fetchOne(sql: "SELECT a FROM t") { try $0[0] as UUID } }
+        let error = try #require(throws: RowDecodingError.self) { try database.fetchOne(sql: "SELECT a FROM t") { try $0[0] as Int } }
+        #expect(error.message == "column 0 cannot be read as Int" && error.sql == "SELECT a FROM t")
+        #expect(throws: RowDecodingError.self) { try database.fetchOne(sql: "SELECT a FROM t") { try $0[0] as UUID } }
     }
 
     @Test func argumentCountMustMatch() throws {
