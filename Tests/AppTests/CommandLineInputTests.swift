@@ -263,6 +263,34 @@ struct CommandLineInputTests {
         }
     }
 
+    /// The operators' read-only commands leave a cleanly closed database, siwa's or another application's in WAL
+    /// mode, as they found it: no `-wal` or `-shm` beside it. Found by an audit: reading made them and left them.
+    @Test func readOnlyCommandsLeaveNoWALBesideAClosedFile() async throws {
+        try await TestApp.withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("siwa.sqlite").path
+            let environment = ["DATABASE_PATH": path, "LOG_LEVEL": "error", "IOS_APPLICATION_IDENTIFIER": "com.example.app"]
+            let migrate = try await SiwaProcess.run(["migrate"], environment: environment, directory: directory, timeout: 30)
+            #expect(migrate.status == 0, "\(migrate.output)")
+            for arguments in [["users", "show", "nobody@example.com"], ["doctor"], ["apple", "transfer", "status"]] {
+                _ = try await SiwaProcess.run(arguments, environment: environment, directory: directory, timeout: 30)
+                #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["siwa.sqlite"],
+                        "\(arguments)")
+            }
+            try FileManager.default.removeItem(atPath: path)
+            do {
+                let other = try Database(path: path)
+                try other.execute(sql: "CREATE TABLE posts (x TEXT)")
+            }
+            for arguments in [["users", "show", "nobody@example.com"], ["doctor"], ["backup", "copy.sqlite"]] {
+                let result = try await SiwaProcess.run(arguments, environment: environment, directory: directory,
+                                                       timeout: 30)
+                #expect(result.output.contains("holds another application's tables"), "\(arguments): \(result.output)")
+                #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path) == ["siwa.sqlite"],
+                        "\(arguments)")
+            }
+        }
+    }
+
     /// `siwa dev` says which option to change when a port is taken, and makes nothing first. Found by an audit: it
     /// printed only the failed `bind`.
     @Test(arguments: [("--port", "the server"), ("--apple-port", "the Apple stand-in")])

@@ -120,12 +120,18 @@ package final class AppleTokenLifecycle: Sendable {
     /// Revokes every stored Apple token of `userID` at Apple; returns the ones that could not be revoked, as
     /// retry entries to queue in the deletion transaction.
     func revokeAll(userID: UUID, logger: Logger) async throws -> [PendingRevocation] {
-        let tokens = try await appleTokens.list(userID: userID).filter { $0.revokedAt == nil }
+        let stored = try await appleTokens.list(userID: userID)
+        let tokens = stored.filter { $0.revokedAt == nil }
         if tokens.isEmpty, isEnabled {
             // Apple's "Revoke tokens": without a refresh or access token there is nothing to revoke, and the app stays
             // listed under the user's Apple ID. Found by an audit: such a deletion said nothing of it.
-            logger.notice("no Apple token to revoke: the app never sent an authorizationCode for this user",
-                          metadata: ["user_id": "\(userID.text(uppercase: false))"])
+            if stored.isEmpty {
+                logger.notice("no Apple token to revoke: the app never sent an authorizationCode for this user",
+                              metadata: ["user_id": "\(userID.text(uppercase: false))"])
+            } else {
+                logger.info("no Apple token to revoke: Apple had already refused the user's tokens",
+                            metadata: ["user_id": "\(userID.text(uppercase: false))"])
+            }
         }
         // At once, so that a deletion waits for Apple one `APPLE_TIMEOUT` at most, however many client ids the user
         // signed in with. Found by an audit: one after the other, a hanging Apple held the request N times as long.

@@ -5,15 +5,17 @@ extension AppleTransfer {
     /// Users, those holding a transfer identifier (exported), those migrated, those still to migrate, and the days
     /// left of the 60-day window, counted from this database's first import. Needs no Apple key, changes nothing.
     package static func status(environment: OperatorEnvironment, now: Date = Date()) async throws -> String {
-        let repository = TransferRepository(pool: try await environment.openClient(readingOnly: true).client)
-        let counts = try await repository.counts()
+        let (counts, firstImport) = try await environment.withClient(readingOnly: true) { database, _ in
+            let repository = TransferRepository(pool: database)
+            return (try await repository.counts(), try await repository.firstImport())
+        }
         var lines = [
             "users: \(counts.users)",
             "exported (hold a transfer identifier): \(counts.exported)",
             "migrated: \(counts.migrated)",
             "still to migrate: \(counts.toMigrate)",
         ]
-        if let first = try await repository.firstImport() {
+        if let first = firstImport {
             let closes = first.addingTimeInterval(window)
             let left = closes.timeIntervalSince(now)
             // Days begun count: 60 on the day of the first import, 1 on its last day, never 0 while it is open.

@@ -95,9 +95,12 @@ package struct Doctor: Sendable {
         let subject = configuration.encryptionKey == nil ? "refresh-token key" : "SIWA_ENCRYPTION_KEY"
         do {
             try await RefreshTokenKeyCheck.check(configuration, database: database)
+            await database.close()
         } catch let refusal as RefreshTokenKeyCheck.Refusal {
+            await database.close()
             return DoctorFinding(verdict: .fail, subject: subject, message: refusal.description)
         } catch {
+            await database.close()
             return DoctorFinding(verdict: .fail, subject: subject, message: "\(error)")
         }
         guard configuration.encryptionKey == nil else {
@@ -117,8 +120,9 @@ package struct Doctor: Sendable {
     func databaseFinding() async -> DoctorFinding {
         let subject = environment.configuration.databaseURL == nil ? "DATABASE_PATH" : "DATABASE_URL"
         do {
-            let (database, name) = try await environment.openClient(readingOnly: true)
-            let users = try await database.readOne(SQL("SELECT count(*) FROM users")) { row -> Int in try row[0] } ?? 0
+            let (users, name) = try await environment.withClient(readingOnly: true) { database, name in
+                (try await database.readOne(SQL("SELECT count(*) FROM users")) { row -> Int in try row[0] } ?? 0, name)
+            }
             return DoctorFinding(verdict: .ok, subject: subject, message:
                 "\(name) opens and has all \(AppMigrations.migrator.migrations.count) migrations (\(users) users)")
         } catch let error as OperatorError {

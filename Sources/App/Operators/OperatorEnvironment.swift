@@ -57,12 +57,16 @@ package struct OperatorEnvironment: Sendable {
         return path
     }
 
+    /// Whether the SQLite file has a `-wal` beside it: left by a crash, or a server has it open.
+    private var hasWAL: Bool { FileManager.default.fileExists(atPath: configuration.databasePath + "-wal") }
+
     /// A read-only connection to the existing database, whose schema must be this build's. Closing it leaves the
-    /// file as it was, a WAL left by a crash included.
+    /// file as it was: a WAL left by a crash is kept, and a file that had none gets none (the last connection to
+    /// close removes the empty `-wal` and `-shm` that reading made).
     func openReadOnly() throws -> Database {
         let database: Database
         var leavingTheFile = DatabaseConfiguration()
-        leavingTheFile.checkpointsOnClose = false
+        leavingTheFile.checkpointsOnClose = !hasWAL
         do {
             database = try Database(path: try existingDatabasePath(), configuration: leavingTheFile, readOnly: true)
         } catch let error as SQLiteError {
@@ -99,16 +103,33 @@ package struct OperatorEnvironment: Sendable {
         return (pool, url.description)
     }
 
+    /// `body` on the configured database (`openClient`), closed after it whatever happens, so that a SQLite file is
+    /// left as the command found it, without a `-wal` or `-shm` it did not have (found by an audit).
+    func withClient<T>(readingOnly: Bool = false, _ body: (_ client: any DatabaseClient, _ name: String) async throws -> T)
+        async throws -> T
+    {
+        let (client, name) = try await openClient(readingOnly: readingOnly)
+        do {
+            let result = try await body(client, name)
+            await client.close()
+            return result
+        } catch {
+            await client.close()
+            throw error
+        }
+    }
+
     /// How long an operator's command waits for PostgreSQL.
     static let operatorConnectTimeout: Duration = .seconds(5)
 
     /// The existing database as the server opens it, once its schema is known to be this build's; with
     /// `readingOnly`, closing it leaves the file as it was.
     func openPool(readingOnly: Bool = false) throws -> DatabasePool {
+        let hadWAL = hasWAL
         _ = try openReadOnly()
         var pool = DatabaseConfiguration(busyTimeoutMilliseconds: configuration.databaseBusyTimeoutMilliseconds,
                                          readerCount: 1)
-        pool.checkpointsOnClose = !readingOnly
+        pool.checkpointsOnClose = !readingOnly || !hadWAL
         do {
             return try DatabasePool(path: configuration.databasePath, configuration: pool)
         } catch let error as SQLiteError {

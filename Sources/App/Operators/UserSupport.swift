@@ -17,26 +17,30 @@ package struct UserSupport: Sendable {
     /// timestamps, Apple client ids, and counts and expiry times of bearer tokens and sessions.
     /// - Throws: `OperatorError` when no user, or more than one (a shared email), matches.
     package func show(_ query: String) async throws -> String {
-        let repository = UserRecordRepository(database: try await environment.openClient(readingOnly: true).client)
-        let matches = try await repository.users(matching: query)
-        guard let user = matches.first else {
-            throw OperatorError("no user matches \(query) (give a user id, an Apple sub or an email address)")
+        try await environment.withClient(readingOnly: true) { database, _ in
+            let repository = UserRecordRepository(database: database)
+            let matches = try await repository.users(matching: query)
+            guard let user = matches.first else {
+                throw OperatorError("no user matches \(query) (give a user id, an Apple sub or an email address)")
+            }
+            guard matches.count == 1 else {
+                throw OperatorError("\(matches.count) users have the email \(query); give one of their ids: "
+                    + matches.map(\.id.uuidString).joined(separator: ", ").lowercased())
+            }
+            return try await repository.record(of: user).summary.json()
         }
-        guard matches.count == 1 else {
-            throw OperatorError("\(matches.count) users have the email \(query); give one of their ids: "
-                + matches.map(\.id.uuidString).joined(separator: ", ").lowercased())
-        }
-        return try await repository.record(of: user).summary.json()
     }
 
     /// Everything stored about the user with `id`, as JSON, with the same redactions as `show`.
     package func export(_ id: String) async throws -> String {
         let userID = try Self.userID(id, command: "export")
-        let repository = UserRecordRepository(database: try await environment.openClient(readingOnly: true).client)
-        guard let user = try await repository.users(matching: userID.uuidString).first else {
-            throw OperatorError("no user has the id \(id)")
+        return try await environment.withClient(readingOnly: true) { database, _ in
+            let repository = UserRecordRepository(database: database)
+            guard let user = try await repository.users(matching: userID.uuidString).first else {
+                throw OperatorError("no user has the id \(id)")
+            }
+            return try await repository.record(of: user).json()
         }
-        return try await repository.record(of: user).json()
     }
 
     /// Deletes the user with `id` as `DELETE /api/users/me` does (the same code): their Apple tokens are revoked at
@@ -46,38 +50,45 @@ package struct UserSupport: Sendable {
     /// - Returns: the line to print.
     package func delete(_ id: String, confirm: (UserRecord) throws -> Bool) async throws -> String {
         let userID = try Self.userID(id, command: "delete")
-        let pool = try await environment.openClient().client
-        try await RefreshTokenKeyCheck.operatorCheck(environment.configuration, database: pool)
-        let users = UserRepository(pool: pool)
-        guard let user = try await users.find(id: userID) else { throw OperatorError("no user has the id \(id)") }
-        let record = try await UserRecordRepository(database: pool).record(of: user)
-        guard try confirm(record) else { throw OperatorError("not deleted: user \(id) is unchanged") }
-        var logger = Logger(label: "siwa.users")
-        logger.logLevel = max(environment.configuration.logLevel, .warning)
-        let http = HTTPClient(configuration: environment.configuration.appleClientConfiguration)
-        let services = Services(
-            configuration: environment.configuration, database: pool,
-            appleKeys: AppleKeySet.apple(configuration: environment.configuration, database: pool, client: http,
-                                         logger: logger, clock: Date.init),
-            http: http, logger: logger
-        )
-        let active = (record.appleTokens ?? []).filter { $0.revokedAt == nil }.count
-        let queued: Int
-        do {
-            queued = try await services.accounts.deleteAccount(user, logger: logger)
-        } catch {
-            // The revocations at Apple come first, so a write refused after them (a database locked or gone) leaves a
-            // user whose tokens Apple may no longer honour. Found by an audit: the message was SQLite's alone.
-            throw OperatorError("user \(id) was not deleted (\(error)); nothing of theirs was removed. Apple may "
-                + "already have revoked their tokens, which revoking again does not harm: run the command again")
+        return try await environment.withClient { pool, _ in
+            try await RefreshTokenKeyCheck.operatorCheck(environment.configuration, database: pool)
+            let users = UserRepository(pool: pool)
+            guard let user = try await users.find(id: userID) else { throw OperatorError("no user has the id \(id)") }
+            let record = try await UserRecordRepository(database: pool).record(of: user)
+            guard try confirm(record) else { throw OperatorError("not deleted: user \(id) is unchanged") }
+            var logger = Logger(label: "siwa.users")
+            logger.logLevel = max(environment.configuration.logLevel, .warning)
+            let http = HTTPClient(configuration: environment.configuration.appleClientConfiguration)
+            let services = Services(
+                configuration: environment.configuration, database: pool,
+                appleKeys: AppleKeySet.apple(configuration: environment.configuration, database: pool, client: http,
+                                             logger: logger, clock: Date.init),
+                http: http, logger: logger
+            )
+            let active = (record.appleTokens ?? []).filter { $0.revokedAt == nil }.count
+            let queued: Int
+            do {
+                queued = try await services.accounts.deleteAccount(user, logger: logger)
+            } catch {
+                // The revocations at Apple come first, so a write refused after them (a database locked or gone)
+                // leaves a user whose tokens Apple may no longer honour. Found by an audit: the message was SQLite's
+                // alone.
+                throw OperatorError("user \(id) was not deleted (\(error)); nothing of theirs was removed. Apple may "
+                    + "already have revoked their tokens, which revoking again does not harm: run the command again")
+            }
+            var line = "Deleted user \(id) with \(record.bearerTokens.count) bearer token(s) and "
+                + "\(record.sessions.count) session(s); Apple tokens revoked: \(active - queued)"
+            if active == 0, services.lifecycle.isEnabled {
+                line += (record.appleTokens ?? []).isEmpty
+                    ? " (none stored: the app never sent an authorizationCode for this user)"
+                    : " (Apple had already refused the user's tokens)"
+            }
+            if queued > 0 {
+                let cause = services.lifecycle.disabledReason ?? "Apple refused or was unreachable"
+                line += ", queued for `siwa apple retry-revocations`: \(queued) (\(cause))"
+            }
+            return line + "."
         }
-        var line = "Deleted user \(id) with \(record.bearerTokens.count) bearer token(s) and \(record.sessions.count) "
-            + "session(s); Apple tokens revoked: \(active - queued)"
-        if queued > 0 {
-            let cause = services.lifecycle.disabledReason ?? "Apple refused or was unreachable"
-            line += ", queued for `siwa apple retry-revocations`: \(queued) (\(cause))"
-        }
-        return line + "."
     }
 
     private static func userID(_ text: String, command: String) throws -> UUID {
