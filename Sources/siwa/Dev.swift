@@ -26,6 +26,9 @@ struct Dev: AsyncParsableCommand {
     func validate() throws {
         try PortOption.check(port, "--port")
         try PortOption.check(applePort, "--apple-port")
+        if port != 0, port == applePort {
+            throw ValidationError("--port and --apple-port must differ, not both \(port)")
+        }
     }
 
     func run() async throws {

@@ -13,8 +13,8 @@ enum DevEnvironment {
     static func run(hostname: String, port: Int, applePort: Int, databasePath: String, keyFile: String)
         async throws
     {
-        try checkAddress(hostname: hostname, port: applePort, of: "the Apple stand-in", option: "--apple-port")
-        try checkAddress(hostname: hostname, port: port, of: "the server", option: "--port")
+        try PortOption.checkFree(hostname: hostname, port: applePort, of: "the Apple stand-in", option: "--apple-port")
+        try PortOption.checkFree(hostname: hostname, port: port, of: "the server", option: "--port")
         var configuration = try Configuration.development(hostname: hostname, port: port, applePort: applePort,
                                                           databasePath: databasePath)
         let secrets = try DevSecrets.loadOrCreate(besides: keyFile)
@@ -46,20 +46,5 @@ enum DevEnvironment {
         async let standing: Void = stand.run()
         _ = try await (serving, standing)
         withExtendedLifetime(signals) {}
-    }
-
-    /// Stops before anything is made when `what` cannot listen on `hostname:port`, naming the option that changes it.
-    private static func checkAddress(hostname: String, port: Int, of what: String, option: String) throws {
-        do {
-            try HTTPServer.checkAddress(hostname: hostname, port: port)
-        } catch let error as SocketError {
-            throw CannotListen(description: "\(what) cannot listen on \(hostname):\(port) (\(error)); choose another "
-                + (error.call.hasPrefix("getaddrinfo(") ? "address with --hostname" : "port with \(option)"))
-        }
-    }
-
-    /// Why `siwa dev` could not start listening, and the option to change.
-    struct CannotListen: Error, CustomStringConvertible {
-        let description: String
     }
 }

@@ -45,6 +45,7 @@ struct FakeAppleServe: AsyncParsableCommand {
     }
 
     func run() async throws {
+        try PortOption.checkFree(hostname: hostname, port: port, of: "the Apple stand-in", option: "--port")
         try await FakeAppleServer.runUntilSignalled(
             hostname: hostname, port: port, keyFile: keyFile, clientSecretKeyPath: clientSecretKey, teamID: teamID,
             keyID: keyID, otherTeams: teams

@@ -11,4 +11,19 @@ enum PortOption {
         guard let port, !range.contains(port) else { return }
         throw ValidationError("\(option) must be a port in \(range.lowerBound)...\(range.upperBound), not \(port)")
     }
+
+    /// Stops before anything is made when `what` cannot listen on `hostname:port`, naming the option that changes it.
+    static func checkFree(hostname: String, port: Int, of what: String, option: String) throws {
+        do {
+            try HTTPServer.checkAddress(hostname: hostname, port: port)
+        } catch let error as SocketError {
+            throw CannotListen(description: "\(what) cannot listen on \(hostname):\(port) (\(error)); choose another "
+                + (error.call.hasPrefix("getaddrinfo(") ? "address with --hostname" : "port with \(option)"))
+        }
+    }
+
+    /// Why a command could not start listening, and the option to change.
+    struct CannotListen: Error, CustomStringConvertible {
+        let description: String
+    }
 }

@@ -15,6 +15,7 @@ struct CommandLineInputTests {
         (["dev", "--port", "65536"], "--port must be a port in 0...65535, not 65536"),
         (["dev", "--apple-port", "70000"], "--apple-port must be a port in 0...65535, not 70000"),
         (["fake-apple", "--port", "70000"], "--port must be a port in 0...65535, not 70000"),
+        (["dev", "--port", "18999", "--apple-port", "18999"], "--port and --apple-port must differ, not both 18999"),
         (["mint", "--aud", "x", "--count", "2", "--first", "\(Int.max)"],
          "--first plus --count must be at most \(Int.max)"),
         // Found by an audit: a command that only groups others printed its help and exited 0.
@@ -291,15 +292,17 @@ struct CommandLineInputTests {
         }
     }
 
-    /// `siwa dev` says which option to change when a port is taken, and makes nothing first. Found by an audit: it
-    /// printed only the failed `bind`.
-    @Test(arguments: [("--port", "the server"), ("--apple-port", "the Apple stand-in")])
-    func devNamesTheOptionOfAPortInUse(_ option: String, _ what: String) async throws {
+    /// `siwa dev` and `siwa fake-apple` say which option to change when a port is taken, and make nothing first.
+    /// Found by an audit: they printed only the failed `bind`.
+    @Test(arguments: [(["dev", "--port"], "--port", "the server"),
+                      (["dev", "--apple-port"], "--apple-port", "the Apple stand-in"),
+                      (["fake-apple", "--port"], "--port", "the Apple stand-in")])
+    func aPortInUseNamesItsOptionBeforeAnythingIsMade(_ command: [String], _ option: String, _ what: String) async throws {
         try await TestApp.with(lifecycle: false) { app in
             try await TestApp.withTemporaryDirectory { directory in
                 let busy = app.server.localPort
-                let other = option == "--port" ? "--apple-port" : "--port"
-                let result = try await SiwaProcess.run(["dev", option, "\(busy)", other, "0"], environment: [:],
+                let other = command[0] == "fake-apple" ? [] : [option == "--port" ? "--apple-port" : "--port", "0"]
+                let result = try await SiwaProcess.run(command + ["\(busy)"] + other, environment: [:],
                                                        directory: directory, timeout: 30)
                 #expect(result.status == 1, "\(result.output)")
                 #expect(result.lines.last?.hasPrefix("Error: \(what) cannot listen on 127.0.0.1:\(busy) (bind(") == true,

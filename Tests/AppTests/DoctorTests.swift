@@ -145,6 +145,20 @@ struct DoctorTests {
         }
     }
 
+    /// What the server refuses at start beyond the variables' shapes is a FAIL line too: the TLS files, the extra
+    /// CA, a HOSTNAME that is not this machine's. Found by an audit: doctor said ok to them and exited 0.
+    @Test func whatTheServerRefusesAtStartFails() async throws {
+        try await TestApp.with { app in
+            let result = try await app.command(["doctor"], ["HOSTNAME": "zz!", "SIWA_EXTRA_CA_FILE": "/nonexistent/ca.pem"])
+            #expect(result.status == 1)
+            #expect(result.lines.contains { $0.hasPrefix("FAIL SIWA_EXTRA_CA_FILE: must be a readable PEM file of CA") },
+                    "\(result.output)")
+            #expect(result.lines.contains { $0.hasPrefix("FAIL HOSTNAME: must be an address or a name of this machine") },
+                    "\(result.output)")
+            #expect(result.lines.contains { $0.hasPrefix("ok   IOS_APPLICATION_IDENTIFIER: ") }, "the other checks run")
+        }
+    }
+
     @Test func readsTheSameDotEnvAsTheServer() async throws {
         try await TestApp.with(lifecycle: false, configure: { $0.websiteClientID = nil; $0.redirectURL = nil }) { app in
             let dotEnv = app.operatorEnvironment.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: "\n")

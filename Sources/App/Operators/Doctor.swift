@@ -67,7 +67,12 @@ package struct Doctor: Sendable {
             return false
         }
         let environment = OperatorEnvironment(configuration: configuration)
-        var passed = true
+        let startProblems = startChecks(configuration)
+        for problem in startProblems {
+            emit(DoctorFinding(verdict: .fail, subject: problem.subject,
+                               message: "\(problem.detail) (fix it in the environment or \(dotEnvPath))"))
+        }
+        var passed = startProblems.isEmpty
         func record(_ findings: [DoctorFinding]) {
             for finding in findings {
                 if finding.verdict == .fail { passed = false }
@@ -83,6 +88,27 @@ package struct Doctor: Sendable {
         if let key = await doctor.refreshTokenKeyFinding() { record([key]) }
         if let clientSecret = secret.clientSecret { record(await doctor.clientSecretFindings(clientSecret)) }
         return passed
+    }
+
+    /// What `siwa serve` checks at start beyond the variables' shapes, and refuses to start without: the TLS files
+    /// and the extra CA load (`TLSFilesCheck`), and `HOSTNAME` resolves to an address of this machine (bound on an
+    /// ephemeral port, not `PORT`, which the running server holds). Found by an audit: doctor said ok to all three.
+    static func startChecks(_ configuration: Configuration) -> [ConfigurationError] {
+        var problems: [ConfigurationError] = []
+        do {
+            try TLSFilesCheck.check(configuration)
+        } catch let error as ConfigurationError {
+            problems.append(error)
+        } catch {
+            problems.append(.malformed(name: "TLS_CERT_PATH", expected: "a readable PEM file (\(error))"))
+        }
+        do {
+            try HTTPServer.checkAddress(hostname: configuration.hostname, port: 0)
+        } catch {
+            problems.append(.malformed(name: "HOSTNAME", expected: "an address or a name of this machine to listen on "
+                + "(\(error))"))
+        }
+        return problems
     }
 
     /// With the Apple key: the refresh-token key opens the sealed refresh tokens the database holds, and on
