@@ -199,11 +199,16 @@ package final class SiwaServer: Sendable {
     }
 
     /// `siwa migrate`: applies pending migrations to the configured database (PostgreSQL when `DATABASE_URL` is
-    /// set, else the SQLite file); returns the versions applied. A SQLite file is closed as at a clean stop, its WAL
-    /// checkpointed into it, so that it is one self-contained file again (README "Backup and restore").
+    /// set, else the SQLite file); returns the versions applied. A SQLite file that no server has open is closed as at
+    /// a clean stop, its WAL checkpointed into it, so that it is one self-contained file again (README "Backup and
+    /// restore").
     package static func migrate(_ configuration: Configuration) async throws -> [Int] {
         guard let url = configuration.databaseURL else {
-            let pool = try AppMigrations.open(path: configuration.databasePath)
+            // A WAL beside the file is a running server's (or a crash's): closing then checkpoints nothing, as a
+            // truncating checkpoint would hold that server's writes back.
+            var settings = DatabaseConfiguration()
+            settings.checkpointsOnClose = !FileManager.default.fileExists(atPath: configuration.databasePath + "-wal")
+            let pool = try AppMigrations.open(path: configuration.databasePath, configuration: settings)
             do {
                 let applied = try await AppMigrations.migrator.migrate(pool)
                 await pool.close()

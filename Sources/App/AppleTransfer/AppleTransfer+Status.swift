@@ -5,7 +5,7 @@ extension AppleTransfer {
     /// Users, those holding a transfer identifier (exported), those migrated, those still to migrate, and the days
     /// left of the 60-day window, counted from this database's first import. Needs no Apple key, changes nothing.
     package static func status(environment: OperatorEnvironment, now: Date = Date()) async throws -> String {
-        let (counts, firstImport) = try await environment.withClient(readingOnly: true) { database, _ in
+        let (counts, firstImport) = try await environment.withClient { database, _ in
             let repository = TransferRepository(pool: database)
             return (try await repository.counts(), try await repository.firstImport())
         }

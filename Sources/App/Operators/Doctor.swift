@@ -117,7 +117,7 @@ package struct Doctor: Sendable {
     func refreshTokenKeyFinding() async -> DoctorFinding? {
         let configuration = environment.configuration
         guard configuration.appleKey != nil, configuration.databaseURL == nil || configuration.encryptionKey != nil,
-              let (database, _) = try? await environment.openClient(readingOnly: true) else { return nil }
+              let (database, _) = try? await environment.openClient() else { return nil }
         let subject = configuration.encryptionKey == nil ? "refresh-token key" : "SIWA_ENCRYPTION_KEY"
         do {
             try await RefreshTokenKeyCheck.check(configuration, database: database)
@@ -146,7 +146,7 @@ package struct Doctor: Sendable {
     func databaseFinding() async -> DoctorFinding {
         let subject = environment.configuration.databaseURL == nil ? "DATABASE_PATH" : "DATABASE_URL"
         do {
-            let (users, name) = try await environment.withClient(readingOnly: true) { database, name in
+            let (users, name) = try await environment.withClient { database, name in
                 (try await database.readOne(SQL("SELECT count(*) FROM users")) { row -> Int in try row[0] } ?? 0, name)
             }
             return DoctorFinding(verdict: .ok, subject: subject, message:

@@ -77,13 +77,13 @@ package struct OperatorEnvironment: Sendable {
     }
 
     /// The configured database, on either engine, once its schema is known to be this build's: PostgreSQL when
-    /// `DATABASE_URL` is set (reachable within `operatorConnectTimeout`), else the existing SQLite file.
-    /// - Parameter readingOnly: the command only reads, and leaves a SQLite file exactly as it found it: a WAL left
-    ///   by a crash is read, not checkpointed into the file (`siwa doctor` never changes the database).
+    /// `DATABASE_URL` is set (reachable within `operatorConnectTimeout`), else the existing SQLite file, which
+    /// closing leaves as it was found (`openPool`): a WAL left by a crash is read, not checkpointed into the file
+    /// (`siwa doctor` never changes the database).
     /// - Returns: the client, and what a finding may call it (`host:port/database` or the file's path).
-    func openClient(readingOnly: Bool = false) async throws -> (client: any DatabaseClient, name: String) {
+    func openClient() async throws -> (client: any DatabaseClient, name: String) {
         guard let url = configuration.databaseURL else {
-            return (try openPool(readingOnly: readingOnly), configuration.databasePath)
+            return (try openPool(), configuration.databasePath)
         }
         let pool: PostgresPool
         let status: Migrator.Status
@@ -105,10 +105,8 @@ package struct OperatorEnvironment: Sendable {
 
     /// `body` on the configured database (`openClient`), closed after it whatever happens, so that a SQLite file is
     /// left as the command found it, without a `-wal` or `-shm` it did not have (found by an audit).
-    func withClient<T>(readingOnly: Bool = false, _ body: (_ client: any DatabaseClient, _ name: String) async throws -> T)
-        async throws -> T
-    {
-        let (client, name) = try await openClient(readingOnly: readingOnly)
+    func withClient<T>(_ body: (_ client: any DatabaseClient, _ name: String) async throws -> T) async throws -> T {
+        let (client, name) = try await openClient()
         do {
             let result = try await body(client, name)
             await client.close()
@@ -122,14 +120,16 @@ package struct OperatorEnvironment: Sendable {
     /// How long an operator's command waits for PostgreSQL.
     static let operatorConnectTimeout: Duration = .seconds(5)
 
-    /// The existing database as the server opens it, once its schema is known to be this build's; with
-    /// `readingOnly`, closing it leaves the file as it was.
-    func openPool(readingOnly: Bool = false) throws -> DatabasePool {
+    /// The existing database as the server opens it, once its schema is known to be this build's. Closing it leaves
+    /// a file that had no WAL without one, and one that had a WAL (a running server's, or a crash's) with it.
+    func openPool() throws -> DatabasePool {
         let hadWAL = hasWAL
         _ = try openReadOnly()
         var pool = DatabaseConfiguration(busyTimeoutMilliseconds: configuration.databaseBusyTimeoutMilliseconds,
                                          readerCount: 1)
-        pool.checkpointsOnClose = !readingOnly || !hadWAL
+        // With a WAL beside the file (a running server, or a crash) closing checkpoints nothing: a checkpoint that
+        // truncates would hold a running server's writes back while it waited for its readers.
+        pool.checkpointsOnClose = !hadWAL
         do {
             return try DatabasePool(path: configuration.databasePath, configuration: pool)
         } catch let error as SQLiteError {

@@ -17,7 +17,7 @@ package struct UserSupport: Sendable {
     /// timestamps, Apple client ids, and counts and expiry times of bearer tokens and sessions.
     /// - Throws: `OperatorError` when no user, or more than one (a shared email), matches.
     package func show(_ query: String) async throws -> String {
-        try await environment.withClient(readingOnly: true) { database, _ in
+        try await environment.withClient { database, _ in
             let repository = UserRecordRepository(database: database)
             let matches = try await repository.users(matching: query)
             guard let user = matches.first else {
@@ -34,7 +34,7 @@ package struct UserSupport: Sendable {
     /// Everything stored about the user with `id`, as JSON, with the same redactions as `show`.
     package func export(_ id: String) async throws -> String {
         let userID = try Self.userID(id, command: "export")
-        return try await environment.withClient(readingOnly: true) { database, _ in
+        return try await environment.withClient { database, _ in
             let repository = UserRecordRepository(database: database)
             guard let user = try await repository.users(matching: userID.uuidString).first else {
                 throw OperatorError("no user has the id \(id)")
