@@ -84,7 +84,7 @@ struct ChoreLimitsTests {
         tally.due = 10
         tally.heldByOtherRuns = 3
         #expect(tally.exitStatus == 1)
-        #expect(tally.summary.hasSuffix("1 interrupted, 6 taken by other runs, 3 held by other runs, in 0.0 s"),
+        #expect(tally.summary.hasSuffix("1 interrupted, 6 taken by other runs or replaced by sign-ins, 3 held by other runs, in 0.0 s"),
                 "\(tally.summary)")
     }
 

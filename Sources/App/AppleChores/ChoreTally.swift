@@ -36,7 +36,8 @@ struct ChoreTally: Sendable, Equatable {
     /// Failures that were no row's (claiming a batch failed), counted among `failed` for the exit status.
     var failuresOfNoRow = 0
 
-    /// Rows due when the run began that another run took (two instances, an overlapping cron).
+    /// Rows due when the run began that it did not reach: another run took them (two instances, an overlapping
+    /// cron), or a sign-in with a code replaced the token first (it is then due a day later).
     var takenByOtherRuns: Int { max(0, due - (done - failuresOfNoRow) - interrupted) }
 
     /// 0 when everything this run took on was done; 1 when some is left due (failures, or a stop). Rows other runs
@@ -44,8 +45,8 @@ struct ChoreTally: Sendable, Equatable {
     var exitStatus: Int32 { failedCount == 0 && interrupted == 0 ? 0 : 1 }
 
     /// One line: `validate-tokens: 120 due, 118 valid, 1 revoked, 3 throttled and retried, 1 failed (unreachable: 1),
-    /// 0 interrupted, in 2.4 s`; with `, 40 taken by other runs` and `, 20 held by other runs` before the time when
-    /// other runs shared the work.
+    /// 0 interrupted, in 2.4 s`; with `, 40 taken by other runs or replaced by sign-ins` and `, 20 held by other
+    /// runs` before the time when other runs shared the work or sign-ins replaced tokens meanwhile.
     var summary: String {
         let reasons = failed.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
         var parts = ["\(due) due"]
@@ -54,7 +55,7 @@ struct ChoreTally: Sendable, Equatable {
         parts.append("\(throttledRetries) throttled and retried")
         parts.append("\(failedCount) failed" + (reasons.isEmpty ? "" : " (\(reasons))"))
         parts.append("\(interrupted) interrupted")
-        if takenByOtherRuns > 0 { parts.append("\(takenByOtherRuns) taken by other runs") }
+        if takenByOtherRuns > 0 { parts.append("\(takenByOtherRuns) taken by other runs or replaced by sign-ins") }
         if heldByOtherRuns > 0 { parts.append("\(heldByOtherRuns) held by other runs") }
         return "\(chore.rawValue): " + parts.joined(separator: ", ") + ", in " + String(format: "%.1f s", seconds)
     }
