@@ -31,7 +31,7 @@ struct SecretsInLogTests {
             let signIn = try await app.sendJSON(.POST, "/api/users/siwa", [
                 "token": ios.idToken, "authorizationCode": ios.code, "name": "Jane Secret",
             ])
-            #expect(signIn.status == .ok)
+            #expect(signIn.status == .ok, "\(signIn.text)")
             let bearer = try #require(try signIn.json()["value"] as? String)
             secrets += [("bearer", bearer), ("identity token", ios.idToken), ("authorization code", ios.code)]
             #expect(try await app.sendJSON(.GET, "/api/users/me", [:], bearer: bearer).status == .ok)

@@ -184,7 +184,16 @@ final class AppleProxy: Sendable {
             $0.exchanges.append(Exchange(request: String(decoding: request, as: UTF8.self),
                                          response: String(decoding: response, as: UTF8.self)))
         }
-        Self.send(response, to: client)
+        Self.send(Self.closing(response), to: client)
+    }
+
+    /// `response` with `Connection: close` after its status line: the proxy answers one request per connection, so
+    /// the server must not keep the connection for another. Without it the server pooled it, and under load could
+    /// send its next request before the proxy's close arrived; a request sent is never retried, so that was a 503.
+    static func closing(_ response: [UInt8]) -> [UInt8] {
+        guard let lineEnd = response.firstRange(of: Array("\r\n".utf8)) else { return response }
+        return Array(response[..<lineEnd.upperBound]) + Array("Connection: close\r\n".utf8)
+            + Array(response[lineEnd.upperBound...])
     }
 
     /// A head and the `Content-Length` body after it; nil when the peer closes first.
