@@ -43,12 +43,14 @@ package enum AppMigrations {
     ///
     /// - Throws: `MigrationError` (`.databaseIsNewer`) when the file was migrated by a newer build; what `open`
     ///   throws.
+    /// - Parameter logger: where the versions applied are noted, as for PostgreSQL.
     package static func openAndMigrate(
-        path: String, configuration: DatabaseConfiguration = DatabaseConfiguration()
+        path: String, configuration: DatabaseConfiguration = DatabaseConfiguration(), logger: Logger? = nil
     ) async throws -> DatabasePool {
         let pool = try open(path: path, configuration: configuration)
         do {
-            try await migrator.migrate(pool)
+            let applied = try await migrator.migrate(pool)
+            if !applied.isEmpty { logger?.notice("SQLite \(path) migrated", metadata: ["versions": "\(applied)"]) }
         } catch {
             await pool.close()  // a refused start (a newer database) leaves nothing open
             throw error
@@ -146,7 +148,8 @@ package enum AppMigrations {
                 configuration: DatabaseConfiguration(
                     synchronous: configuration.databaseSynchronous,
                     busyTimeoutMilliseconds: configuration.databaseBusyTimeoutMilliseconds,
-                    cacheSizeKiB: configuration.databaseCacheKiB, roundExecutor: EventLoopRounds()))
+                    cacheSizeKiB: configuration.databaseCacheKiB, roundExecutor: EventLoopRounds()),
+                logger: logger)
         }
         let pool = PostgresPool(url: url, size: configuration.databasePoolSize,
                                 preparedStatements: configuration.databasePreparedStatements, group: group)
