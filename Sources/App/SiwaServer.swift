@@ -207,7 +207,7 @@ package final class SiwaServer: Sendable {
             // A WAL beside the file is a running server's (or a crash's): closing then checkpoints nothing, as a
             // truncating checkpoint would hold that server's writes back.
             var settings = DatabaseConfiguration()
-            settings.checkpointsOnClose = !FileManager.default.fileExists(atPath: configuration.databasePath + "-wal")
+            settings.checkpointsOnClose = !Database.hasWAL(beside: configuration.databasePath)
             let pool = try AppMigrations.open(path: configuration.databasePath, configuration: settings)
             do {
                 let applied = try await AppMigrations.migrator.migrate(pool)

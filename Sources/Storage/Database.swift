@@ -70,6 +70,12 @@ package final class Database {
 
     deinit { close() }
 
+    /// Whether the database at `path` has a `-wal` beside it: a connection has it open (a running server), or one
+    /// did and crashed. Without one, the file alone holds the database.
+    package static func hasWAL(beside path: String) -> Bool {
+        access(path + "-wal", F_OK) == 0
+    }
+
     /// Makes a database file that does not exist yet readable by its owner only (0600, whatever the umask), before
     /// SQLite creates it: it holds e-mails, token hashes and sealed refresh tokens, and SQLite gives its `-wal` and
     /// `-shm` the database file's mode. An empty file is an empty database. A file that exists keeps its mode; a

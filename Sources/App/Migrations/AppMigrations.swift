@@ -66,7 +66,7 @@ package enum AppMigrations {
         var status = stat()
         guard stat(path, &status) == 0, status.st_size > 0 else { return }
         let database: Database?
-        if access(path + "-wal", F_OK) == 0 {
+        if Database.hasWAL(beside: path) {
             var leavingTheFile = DatabaseConfiguration()
             leavingTheFile.checkpointsOnClose = false
             database = try? Database(path: path, configuration: leavingTheFile, readOnly: true)

@@ -58,7 +58,7 @@ package struct OperatorEnvironment: Sendable {
     }
 
     /// Whether the SQLite file has a `-wal` beside it: left by a crash, or a server has it open.
-    private var hasWAL: Bool { FileManager.default.fileExists(atPath: configuration.databasePath + "-wal") }
+    private var hasWAL: Bool { Database.hasWAL(beside: configuration.databasePath) }
 
     /// A read-only connection to the existing database, whose schema must be this build's. Closing it leaves the
     /// file as it was: a WAL left by a crash is kept, and a file that had none gets none (the last connection to
