@@ -34,10 +34,11 @@ extension Configuration {
                 return fallback
             }
         }
-        hostname = env.get("HOSTNAME") ?? hostname
-        port = read(port) { () throws(ConfigurationError) in
-            try Self.integer(env, "PORT", in: HTTPServerConfiguration.portRange)
+        func readInteger(_ env: Environment, _ name: String, in range: ClosedRange<Int>, else fallback: Int) -> Int {
+            read(fallback) { () throws(ConfigurationError) in try Self.integer(env, name, in: range) }
         }
+        hostname = env.get("HOSTNAME") ?? hostname
+        port = readInteger(env, "PORT", in: HTTPServerConfiguration.portRange, else: port)
         databasePath = env.get("DATABASE_PATH") ?? databasePath
         databaseURL = read(databaseURL) { () throws(ConfigurationError) in
             guard let url = env.get("DATABASE_URL") else { return nil }
@@ -48,9 +49,7 @@ extension Configuration {
                     + "(it \(error))")
             }
         }
-        databasePoolSize = read(databasePoolSize) { () throws(ConfigurationError) in
-            try Self.integer(env, "DATABASE_POOL_SIZE", in: 1...1_000)
-        }
+        databasePoolSize = readInteger(env, "DATABASE_POOL_SIZE", in: 1...1_000, else: databasePoolSize)
         databaseSynchronous = read(databaseSynchronous) { () throws(ConfigurationError) in
             switch env.get("DATABASE_SYNCHRONOUS")?.lowercased() {
             case nil, "normal": .normal
@@ -97,33 +96,17 @@ extension Configuration {
             }
         }
         trustProxy = read(trustProxy) { () throws(ConfigurationError) in try env.get("TRUST_PROXY", as: Bool.self) }
-        maxBodySize = read(maxBodySize) { () throws(ConfigurationError) in
-            try Self.integer(env, "MAX_BODY_SIZE", in: 1...(1 << 30))
-        }
-        bodyTimeoutSeconds = read(bodyTimeoutSeconds) { () throws(ConfigurationError) in
-            try Self.integer(env, "BODY_TIMEOUT", in: 1...Self.maxBodyTimeout)
-        }
-        maxConnections = read(maxConnections) { () throws(ConfigurationError) in
-            try Self.integer(env, "MAX_CONNECTIONS", in: 1...1_000_000)
-        }
-        maxConnectionsPerIP = read(maxConnectionsPerIP) { () throws(ConfigurationError) in
-            try Self.integer(env, "MAX_CONNECTIONS_PER_IP", in: 0...1_000_000)
-        }
-        shutdownGracePeriodSeconds = read(shutdownGracePeriodSeconds) { () throws(ConfigurationError) in
-            try Self.integer(env, "SHUTDOWN_GRACE_PERIOD", in: 0...Self.maxShutdownGracePeriod)
-        }
-        signInRateLimit = read(signInRateLimit) { () throws(ConfigurationError) in
-            try Self.integer(env, "SIGNIN_RATE_LIMIT", in: 0...1_000_000)
-        }
-        signInRateBurst = read(signInRateBurst) { () throws(ConfigurationError) in
-            try Self.integer(env, "SIGNIN_RATE_BURST", in: 1...1_000_000)
-        }
-        databaseCacheKiB = read(databaseCacheKiB) { () throws(ConfigurationError) in
-            try Self.integer(env, "DATABASE_CACHE_KIB", in: 64...1_048_576)
-        }
-        databaseBusyTimeoutMilliseconds = read(databaseBusyTimeoutMilliseconds) { () throws(ConfigurationError) in
-            try Self.integer(env, "DATABASE_BUSY_TIMEOUT_MS", in: 1...600_000)
-        }
+        maxBodySize = readInteger(env, "MAX_BODY_SIZE", in: 1...(1 << 30), else: maxBodySize)
+        bodyTimeoutSeconds = readInteger(env, "BODY_TIMEOUT", in: 1...Self.maxBodyTimeout, else: bodyTimeoutSeconds)
+        maxConnections = readInteger(env, "MAX_CONNECTIONS", in: 1...1_000_000, else: maxConnections)
+        maxConnectionsPerIP = readInteger(env, "MAX_CONNECTIONS_PER_IP", in: 0...1_000_000, else: maxConnectionsPerIP)
+        shutdownGracePeriodSeconds = readInteger(env, "SHUTDOWN_GRACE_PERIOD", in: 0...Self.maxShutdownGracePeriod,
+                                                 else: shutdownGracePeriodSeconds)
+        signInRateLimit = readInteger(env, "SIGNIN_RATE_LIMIT", in: 0...1_000_000, else: signInRateLimit)
+        signInRateBurst = readInteger(env, "SIGNIN_RATE_BURST", in: 1...1_000_000, else: signInRateBurst)
+        databaseCacheKiB = readInteger(env, "DATABASE_CACHE_KIB", in: 64...1_048_576, else: databaseCacheKiB)
+        databaseBusyTimeoutMilliseconds = readInteger(env, "DATABASE_BUSY_TIMEOUT_MS", in: 1...600_000,
+                                                      else: databaseBusyTimeoutMilliseconds)
         logLevel = read(logLevel) { () throws(ConfigurationError) in
             guard let level = env.get("LOG_LEVEL") else { return nil }
             guard let parsed = Logger.Level(rawValue: level.lowercased()) else {
@@ -153,9 +136,7 @@ extension Configuration {
                 + "Apple key are: every instance must open the refresh tokens the others sealed, so they share one "
                 + "32-byte key (base64 or hex, e.g. `openssl rand -base64 32`)"))
         }
-        appleMaxConnections = read(appleMaxConnections) { () throws(ConfigurationError) in
-            try Self.integer(env, "APPLE_MAX_CONNECTIONS", in: 1...10_000)
-        }
+        appleMaxConnections = readInteger(env, "APPLE_MAX_CONNECTIONS", in: 1...10_000, else: appleMaxConnections)
         appleTimeout = read(appleTimeout) { () throws(ConfigurationError) in
             guard let text = env.get("APPLE_TIMEOUT") else { return nil }
             guard let seconds = Double(text), seconds > 0, seconds <= Self.maxAppleTimeoutSeconds else {
