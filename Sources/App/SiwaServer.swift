@@ -185,12 +185,14 @@ package final class SiwaServer: Sendable {
         }
     }
 
+    /// `HOSTNAME` is not an address or a name of this machine: `error` is why it could not be listened on.
+    static func hostnameProblem(_ error: any Error) -> ConfigurationError {
+        .malformed(name: "HOSTNAME", expected: "an address or a name of this machine to listen on (\(error))")
+    }
+
     /// What `siwa serve` says when it cannot listen, naming the variable to change.
     private static func listenError(_ error: SocketError, _ configuration: Configuration) -> Error {
-        if error.call.hasPrefix("getaddrinfo(") {
-            return ConfigurationError.malformed(name: "HOSTNAME", expected: "an address or a name of this machine to "
-                + "listen on (\(error))")
-        }
+        if error.call.hasPrefix("getaddrinfo(") { return hostnameProblem(error) }
         if error.call.hasPrefix("bind(") {
             return ConfigurationError.malformed(name: "PORT", expected: "a port free on \(configuration.hostname) "
                 + "(\(error)), or HOSTNAME an address of this machine")

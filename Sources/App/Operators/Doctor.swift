@@ -105,8 +105,7 @@ package struct Doctor: Sendable {
         do {
             try HTTPServer.checkAddress(hostname: configuration.hostname, port: 0)
         } catch {
-            problems.append(.malformed(name: "HOSTNAME", expected: "an address or a name of this machine to listen on "
-                + "(\(error))"))
+            problems.append(SiwaServer.hostnameProblem(error))
         }
         return problems
     }
@@ -116,19 +115,25 @@ package struct Doctor: Sendable {
     /// there is nothing to check or the database does not open (`databaseFinding` says why).
     func refreshTokenKeyFinding() async -> DoctorFinding? {
         let configuration = environment.configuration
-        guard configuration.appleKey != nil, configuration.databaseURL == nil || configuration.encryptionKey != nil,
-              let (database, _) = try? await environment.openClient() else { return nil }
+        guard configuration.appleKey != nil, configuration.databaseURL == nil || configuration.encryptionKey != nil
+        else { return nil }
         let subject = configuration.encryptionKey == nil ? "refresh-token key" : "SIWA_ENCRYPTION_KEY"
+        let refusal: String?
         do {
-            try await RefreshTokenKeyCheck.check(configuration, database: database)
-            await database.close()
-        } catch let refusal as RefreshTokenKeyCheck.Refusal {
-            await database.close()
-            return DoctorFinding(verdict: .fail, subject: subject, message: refusal.description)
+            refusal = try await environment.withClient { database, _ in
+                do {
+                    try await RefreshTokenKeyCheck.check(configuration, database: database)
+                    return nil
+                } catch let refusal as RefreshTokenKeyCheck.Refusal {
+                    return refusal.description
+                } catch {
+                    return "\(error)"
+                }
+            }
         } catch {
-            await database.close()
-            return DoctorFinding(verdict: .fail, subject: subject, message: "\(error)")
+            return nil  // the database does not open: `databaseFinding` says why
         }
+        if let refusal { return DoctorFinding(verdict: .fail, subject: subject, message: refusal) }
         guard configuration.encryptionKey == nil else {
             return DoctorFinding(verdict: .ok, subject: subject, message:
                 "the variable opens the refresh tokens stored, if any (back it up apart from the database)")
