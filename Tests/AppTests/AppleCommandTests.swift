@@ -1,5 +1,6 @@
 import Foundation
 import HTTPCore
+import Storage
 import TestSupport
 import Testing
 @testable import App
@@ -74,6 +75,34 @@ struct AppleCommandTests {
                 }
             }
             #expect(!FileManager.default.fileExists(atPath: app.directory.appendingPathComponent("no").path))
+        }
+    }
+
+    /// The chores and the transfer's writing commands close the database they opened, so a file no server has open
+    /// is left one file, their writes in it, as `siwa migrate` leaves it. Found by reading them again after an
+    /// audit found `migrate` leaving its writes in the `-wal`.
+    @Test(.sqliteOnly) func writingCommandsLeaveAClosedFileAsOneFile() async throws {
+        try await TestApp.with { app in
+            let response = try await app.signInWithAuthorizationCode(subject: "001.onefile", email: "one@example.com")
+            #expect(response.status == .ok, "\(response.text)")
+            try await app.makeAppleTokensDue()
+            let folder = app.directory.appendingPathComponent("copy")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
+            let copy = folder.appendingPathComponent("siwa.sqlite").path
+            let backup = try await app.command(["backup", copy])
+            #expect(backup.status == 0, "\(backup.output)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["siwa.sqlite"])
+            for arguments in [["apple", "validate-tokens"], ["apple", "retry-revocations"],
+                              ["apple", "transfer", "export", "--to", TestApp.receivingTeamID],
+                              ["apple", "transfer", "import"]] {
+                let result = try await app.command(arguments, ["DATABASE_PATH": copy])
+                #expect(result.status == 0, "\(arguments): \(result.output)")
+                #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["siwa.sqlite"],
+                        "\(arguments)")
+            }
+            let checked = try Database(inspecting: copy).fetchOne(
+                sql: "SELECT count(*) FROM apple_tokens WHERE checked_at IS NOT NULL") { try $0[0] as Int }
+            #expect(checked == 1, "validate-tokens' answer is in the file alone")
         }
     }
 

@@ -14,12 +14,13 @@ extension AppleTokenLifecycle {
     /// - Throws: `OperatorError` when the lifecycle is not configured or `DATABASE_PATH` names no database.
     package static func runChore(_ kind: AppleChoreKind, environment: OperatorEnvironment,
                                  clock: @escaping @Sendable () -> Date = Date.init) async throws -> ChoreReport {
-        let (lifecycle, logger) = try await open(environment)
+        let (lifecycle, database, logger) = try await open(environment)
         let progress = ChoreProgress.onTerminal()
         let task = Task { await lifecycle.run(kind, logger: logger, progress: progress, clock: clock) }
         let signals = ShutdownSignals.install { task.cancel() }
         let tally = await task.value
         withExtendedLifetime(signals) {}
+        await database.close()
         guard let tally else { throw notConfigured(lifecycle.disabledReason ?? "not configured") }
         return ChoreReport(summary: tally.summary, exitStatus: tally.exitStatus)
     }
@@ -27,29 +28,36 @@ extension AppleTokenLifecycle {
     /// The lifecycle on the configured database. Like every operator's command it never creates a database: without
     /// an Apple key, or when `DATABASE_PATH` names no file, it refuses before anything is opened, so a chore run in
     /// the wrong place leaves no database and no refresh-token key behind. An existing database is migrated as the
-    /// server migrates it at start (a chore run from cron after an upgrade, before the server restarts).
+    /// server migrates it at start (a chore run from cron after an upgrade, before the server restarts). The caller
+    /// closes the database it returns, which leaves a SQLite file as it was found (`leavesTheFile`): one file, if
+    /// no server had it open.
     /// - Throws: `OperatorError` naming what is not configured, the missing database, or the missing or other
-    ///   refresh-token key (`RefreshTokenKeyCheck`).
+    ///   refresh-token key (`RefreshTokenKeyCheck`), with the database closed.
     private static func open(_ environment: OperatorEnvironment) async throws
-        -> (AppleTokenLifecycle, Logger)
+        -> (AppleTokenLifecycle, any DatabaseClient, Logger)
     {
         let configuration = environment.configuration
         guard configuration.appleKey != nil else { throw notConfigured(missingKeyReason) }
         if configuration.databaseURL == nil { _ = try environment.existingDatabasePath() }
         var logger = Logger(label: "siwa.apple")
         logger.logLevel = configuration.logLevel
-        let database = try await AppMigrations.openAndMigrate(configuration, logger: logger)
-        try await RefreshTokenKeyCheck.operatorCheck(configuration, database: database)
-        let http = HTTPClient(configuration: configuration.appleClientConfiguration)
-        let keys = AppleKeySet.apple(configuration: configuration, database: database, client: http, logger: logger,
-                                     clock: Date.init)
-        let lifecycle = AppleTokenLifecycle(
-            configuration: configuration, appleTokens: AppleTokenRepository(pool: database),
-            pending: PendingRevocationRepository(pool: database), keys: keys, http: http, logger: logger,
-            clock: Date.init, saysWhereTheKeyIs: false
-        )
-        guard lifecycle.isEnabled else { throw notConfigured(lifecycle.disabledReason ?? "not configured") }
-        return (lifecycle, logger)
+        let database = try await AppMigrations.openAndMigrate(configuration, logger: logger, leavesTheFile: true)
+        do {
+            try await RefreshTokenKeyCheck.operatorCheck(configuration, database: database)
+            let http = HTTPClient(configuration: configuration.appleClientConfiguration)
+            let keys = AppleKeySet.apple(configuration: configuration, database: database, client: http,
+                                         logger: logger, clock: Date.init)
+            let lifecycle = AppleTokenLifecycle(
+                configuration: configuration, appleTokens: AppleTokenRepository(pool: database),
+                pending: PendingRevocationRepository(pool: database), keys: keys, http: http, logger: logger,
+                clock: Date.init, saysWhereTheKeyIs: false
+            )
+            guard lifecycle.isEnabled else { throw notConfigured(lifecycle.disabledReason ?? "not configured") }
+            return (lifecycle, database, logger)
+        } catch {
+            await database.close()
+            throw error
+        }
     }
 
     static func notConfigured(_ reason: String) -> OperatorError {

@@ -20,13 +20,14 @@ extension AppleTransfer {
         guard isTeamID(target) else {
             throw OperatorError("--to must be the receiving team's id: 10 capital letters or digits, not \(target)")
         }
-        let transfer = try await open(environment, clock: clock)
-        guard target != transfer.teamID else {
-            throw OperatorError("--to \(target) is this team (APPLE_TEAM_ID); give the receiving team's id")
+        return try await with(environment, clock: clock) { transfer in
+            guard target != transfer.teamID else {
+                throw OperatorError("--to \(target) is this team (APPLE_TEAM_ID); give the receiving team's id")
+            }
+            let file = try out.map(TransferFileWriter.init(path:))
+            let throttled = try await transfer.checkCredentials()
+            return try await transfer.export(to: target, file: file, throttledBefore: throttled)
         }
-        let file = try out.map(TransferFileWriter.init(path:))
-        let throttled = try await transfer.checkCredentials()
-        return try await transfer.export(to: target, file: file, throttledBefore: throttled)
     }
 
     private func export(to target: String, file: TransferFileWriter?, throttledBefore: Int) async throws

@@ -23,13 +23,14 @@ extension AppleTransfer {
         } catch let malformed as TransferFile.Malformed {
             throw OperatorError("\(malformed)")
         }
-        let transfer = try await open(environment, clock: clock)
-        // The file's pairs are stored before the exchanges: Apple's refusal of the key at the migration endpoint
-        // must come first (found by an audit, an `invalid_client` there left every pair stored).
-        let throttled = try await transfer.checkCredentials(probe: lines?.first?.transferSub)
-        var unknown: [Int] = []
-        if let lines { unknown = try await transfer.store(lines) }
-        var report = try await transfer.importStored(throttledBefore: throttled)
+        var (report, unknown) = try await with(environment, clock: clock) { transfer in
+            // The file's pairs are stored before the exchanges: Apple's refusal of the key at the migration endpoint
+            // must come first (found by an audit, an `invalid_client` there left every pair stored).
+            let throttled = try await transfer.checkCredentials(probe: lines?.first?.transferSub)
+            var unknown: [Int] = []
+            if let lines { unknown = try await transfer.store(lines) }
+            return (try await transfer.importStored(throttledBefore: throttled), unknown)
+        }
         if let file, !unknown.isEmpty {
             let listed = unknown.prefix(listedLines).map(String.init).joined(separator: ", ")
             let more = unknown.count > listedLines ? " and \(unknown.count - listedLines) more" : ""

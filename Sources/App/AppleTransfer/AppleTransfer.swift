@@ -26,10 +26,11 @@ package struct AppleTransfer: Sendable {
         text.utf8.count == 10 && text.utf8.allSatisfy { ($0 >= 0x41 && $0 <= 0x5A) || ($0 >= 0x30 && $0 <= 0x39) }
     }
 
-    /// The transfer on `environment`'s database with its Sign in with Apple key.
+    /// `body` with the transfer on `environment`'s database and its Sign in with Apple key; the database is closed
+    /// after it whatever happens, which leaves a SQLite file as it was found (`OperatorEnvironment.withClient`).
     /// - Throws: `OperatorError` naming what is not configured, or the database that cannot be opened.
-    static func open(_ environment: OperatorEnvironment, clock: @escaping @Sendable () -> Date) async throws
-        -> AppleTransfer
+    static func with<T>(_ environment: OperatorEnvironment, clock: @escaping @Sendable () -> Date,
+                        _ body: (AppleTransfer) async throws -> T) async throws -> T
     {
         let configuration = environment.configuration
         guard let key = configuration.appleKey else {
@@ -48,12 +49,14 @@ package struct AppleTransfer: Sendable {
         } catch let error as ClientSecretError {
             throw OperatorError("\(error)")
         }
-        let database = try await environment.openClient().client
-        let http = HTTPClient(configuration: configuration.appleClientConfiguration)
-        let client = AppleAuthClient(baseURL: configuration.appleBaseURL, clientSecret: secret, http: http)
-        return AppleTransfer(repository: TransferRepository(pool: database), client: client,
-                             tokens: MigrationTokens(client: client, clock: clock), teamID: key.teamID,
-                             clientIDs: clientIDs, bound: http.configuration.maxConnectionsPerOrigin, clock: clock)
+        return try await environment.withClient { database, _ in
+            let http = HTTPClient(configuration: configuration.appleClientConfiguration)
+            let client = AppleAuthClient(baseURL: configuration.appleBaseURL, clientSecret: secret, http: http)
+            return try await body(AppleTransfer(
+                repository: TransferRepository(pool: database), client: client,
+                tokens: MigrationTokens(client: client, clock: clock), teamID: key.teamID, clientIDs: clientIDs,
+                bound: http.configuration.maxConnectionsPerOrigin, clock: clock))
+        }
     }
 
     /// The client id to ask Apple with for a user who signed in with `recorded`: that one when this server still

@@ -139,17 +139,21 @@ package enum AppMigrations {
     /// The configured database, migrated: PostgreSQL when `DATABASE_URL` is set, after waiting up to
     /// `postgresStartupTimeout` for it to answer; the SQLite file otherwise, committing the writes of each event-loop
     /// iteration at its end.
+    /// - Parameter leavesTheFile: for an operator's command beside a server that may be running: closing a SQLite
+    ///   file that had a WAL (a running server's, or a crash's) then checkpoints nothing, as a truncating checkpoint
+    ///   would hold that server's writes back; one that had none is left one file again, as a clean stop leaves it.
     /// - Throws: `PostgresError` naming host and port when PostgreSQL did not answer in time.
     package static func openAndMigrate(_ configuration: Configuration, logger: Logger,
-                                       group: EventLoopGroup = .shared) async throws -> any DatabaseClient {
+                                       group: EventLoopGroup = .shared, leavesTheFile: Bool = false) async throws
+        -> any DatabaseClient
+    {
         guard let url = configuration.databaseURL else {
-            return try await openAndMigrate(
-                path: configuration.databasePath,
-                configuration: DatabaseConfiguration(
-                    synchronous: configuration.databaseSynchronous,
-                    busyTimeoutMilliseconds: configuration.databaseBusyTimeoutMilliseconds,
-                    cacheSizeKiB: configuration.databaseCacheKiB, roundExecutor: EventLoopRounds()),
-                logger: logger)
+            var settings = DatabaseConfiguration(
+                synchronous: configuration.databaseSynchronous,
+                busyTimeoutMilliseconds: configuration.databaseBusyTimeoutMilliseconds,
+                cacheSizeKiB: configuration.databaseCacheKiB, roundExecutor: EventLoopRounds())
+            if leavesTheFile { settings.checkpointsOnClose = !Database.hasWAL(beside: configuration.databasePath) }
+            return try await openAndMigrate(path: configuration.databasePath, configuration: settings, logger: logger)
         }
         let pool = PostgresPool(url: url, size: configuration.databasePoolSize,
                                 preparedStatements: configuration.databasePreparedStatements, group: group)
