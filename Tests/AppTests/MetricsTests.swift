@@ -148,7 +148,8 @@ struct MetricsTests {
     }
 
     /// Without the Apple key the server still fetches Apple's keys through its pool, and shows it. Found by an
-    /// audit: the pool's families were missing then.
+    /// audit: the pool's families were missing then. The token endpoints' series are there too, at zero, so a rule
+    /// over them works before the key is configured (Prometheus, "Instrumentation": avoid missing metrics).
     @Test func withoutTheAppleKeyThePoolTheKeysUseIsShown() async throws {
         try await TestApp.with(lifecycle: false, configure: { $0.metricsToken = Self.token }) { app in
             #expect(app.server.configuration.appleKey == nil)
@@ -159,6 +160,11 @@ struct MetricsTests {
             #expect(value(page, "siwa_apple_connections_opened_total{tls=\"none\"}") == 1, "\(page)")
             #expect(value(page, "siwa_apple_connections{state=\"idle\"}") == 1)
             #expect(value(page, "siwa_apple_requests_waiting") == 0)
+            for endpoint in ["token", "revoke", "usermigrationinfo"] {
+                #expect(value(page, "siwa_apple_token_requests_total{endpoint=\"\(endpoint)\",outcome=\"ok\"}") == 0,
+                        "\(page)")
+                #expect(value(page, "siwa_apple_request_duration_seconds_count{endpoint=\"\(endpoint)\"}") == 0)
+            }
         }
     }
 

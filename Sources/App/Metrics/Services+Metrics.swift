@@ -32,15 +32,16 @@ extension Services {
 
         page.family("siwa_apple_token_requests_total", .counter,
                     help: "Calls to Apple's /auth/token, /auth/revoke and /auth/usermigrationinfo, by endpoint and outcome.")
-        if let calls = lifecycle.client?.calls {
-            for endpoint in AppleAuthCallCounters.Endpoint.allCases {
-                for outcome in AppleAuthCallCounters.Outcome.allCases {
-                    page.sample("siwa_apple_token_requests_total",
-                                [("endpoint", endpoint.rawValue), ("outcome", outcome.rawValue)], calls[endpoint, outcome])
-                }
+        // Without the Apple key nothing calls these endpoints: their series are zeros, present from the start as
+        // Prometheus' "Instrumentation" guide asks, so a rule over them works before the key is configured.
+        let calls = lifecycle.client?.calls ?? AppleAuthCallCounters()
+        for endpoint in AppleAuthCallCounters.Endpoint.allCases {
+            for outcome in AppleAuthCallCounters.Outcome.allCases {
+                page.sample("siwa_apple_token_requests_total",
+                            [("endpoint", endpoint.rawValue), ("outcome", outcome.rawValue)], calls[endpoint, outcome])
             }
         }
-        appleClient(lifecycle.client, into: &page)
+        appleClient(calls, into: &page)
         appleChores(into: &page)
 
         if let sqlite = database as? DatabasePool { sqliteWriter(sqlite, into: &page) }
@@ -54,13 +55,10 @@ extension Services {
 
     /// How long calls to Apple take, and the pooled connections to Apple, which the keys use with or without the
     /// Apple key.
-    private func appleClient(_ client: AppleAuthClient?, into page: inout MetricsText) {
+    private func appleClient(_ calls: AppleAuthCallCounters, into page: inout MetricsText) {
         page.family("siwa_apple_request_duration_seconds", .histogram,
                     help: "Duration of calls to Apple's /auth/keys, /auth/token, /auth/revoke and /auth/usermigrationinfo, waiting for a connection included.")
-        // The keys are fetched with or without the Apple key; the token endpoints are called only with it.
-        let tokenEndpoints = client.map { client in
-            AppleAuthCallCounters.Endpoint.allCases.map { ($0.rawValue, client.calls.durations(of: $0)) }
-        } ?? []
+        let tokenEndpoints = AppleAuthCallCounters.Endpoint.allCases.map { ($0.rawValue, calls.durations(of: $0)) }
         for (endpoint, histogram) in [("keys", appleKeys.fetches.durations)] + tokenEndpoints {
             let (buckets, sum) = histogram.snapshot
             page.histogram("siwa_apple_request_duration_seconds", [("endpoint", endpoint)],
