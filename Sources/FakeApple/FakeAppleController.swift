@@ -167,7 +167,7 @@ struct FakeAppleController: RouteCollection {
         let grant = await transfers.scoped(grant, now: clock())
         let code = "c" + Base64URL.encode(try SecureRandom.bytes(count: 24))
         await state.issue(code: code, .init(grant: grant, redirectURI: redirectURI, nonce: nonce, issuedAt: clock(),
-                                            exchange: try exchangeTokens(grant)))
+                                            exchange: try exchangeTokens(grant, nonce: nonce)))
         let idToken = try mintIdentityToken(grant, nonce: nonce, extraClaims: ["c_hash": .string(TokenHash.of(code))])
         return (code, idToken)
     }
@@ -182,10 +182,14 @@ struct FakeAppleController: RouteCollection {
         ), now: clock())
     }
 
-    /// A new access token for `grant`, and an identity token with its `at_hash`.
-    private func exchangeTokens(_ grant: FakeAppleState.Grant) throws -> FakeAppleState.ExchangeTokens {
+    /// A new access token for `grant`, and an identity token with its `at_hash`. The code's exchange carries the
+    /// authorization request's `nonce` (OpenID Connect Core 3.1.3.6); a refresh's carries none (12.2).
+    private func exchangeTokens(_ grant: FakeAppleState.Grant, nonce: String? = nil) throws
+        -> FakeAppleState.ExchangeTokens
+    {
         let accessToken = "a" + Base64URL.encode(try SecureRandom.bytes(count: 24))
-        let idToken = try mintIdentityToken(grant, extraClaims: ["at_hash": .string(TokenHash.of(accessToken))])
+        let idToken = try mintIdentityToken(grant, nonce: nonce,
+                                            extraClaims: ["at_hash": .string(TokenHash.of(accessToken))])
         return FakeAppleState.ExchangeTokens(accessToken: accessToken, idToken: idToken)
     }
 

@@ -35,6 +35,38 @@ struct FakeAppleClientSecretTests {
         }
     }
 
+    /// The identity token of a code's exchange carries the authorization request's `nonce`, as the one that came
+    /// with the code does (OpenID Connect Core 3.1.3.6); a refresh's carries none (12.2). Found by an audit: the
+    /// exchange's token had no `nonce`.
+    @Test func aCodesExchangeCarriesTheNonceOfItsRequestAndARefreshNone() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("siwa-fake-nonce-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let keyFile = directory.appendingPathComponent("apple.pem").path
+        let secrets = try DevSecrets.loadOrCreate(besides: keyFile)
+        let stand = try FakeAppleServer(hostname: "127.0.0.1", port: 0, keys: try FakeAppleKeys.loadOrCreate(path: keyFile),
+                                        clientSecretKey: try secrets.clientKey.publicKey,
+                                        logger: TestApp.quietLogger("fake-apple"))
+        try stand.start()
+        defer { Task { await stand.shutdown() } }
+        let client = AppleAuthClient(baseURL: stand.baseURL, clientSecret: ClientSecret(
+            teamID: DevSecrets.teamID, keyID: DevSecrets.keyID, key: secrets.clientKey))
+        func nonce(of token: String) throws -> JSONValue? {
+            let payload = try #require(Base64URL.decode(String(token.split(separator: ".")[1])))
+            return try JSONValue(parsing: payload)["nonce"]
+        }
+        for sent in ["n-0123456789", nil] {
+            let (code, idToken) = try await stand.issueAuthorizationCode(
+                clientID: "com.example.app", subject: "001.nonce", email: "nonce@example.com", nonce: sent)
+            #expect(try nonce(of: idToken)?.stringValue == sent)
+            let exchanged = try await client.exchange(code: code, clientID: "com.example.app", redirectURI: nil)
+            #expect(try nonce(of: exchanged.idToken)?.stringValue == sent)
+            let refreshed = try await client.refresh(refreshToken: try #require(exchanged.refreshToken),
+                                                     clientID: "com.example.app")
+            #expect(try nonce(of: refreshed.idToken) == nil)
+        }
+    }
+
     @Test func theKnownKeyWithAnUnknownCodeIsInvalidGrant() async throws {
         #expect(try await exchange()?.kind == .apple("invalid_grant"))
     }
