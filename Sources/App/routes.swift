@@ -10,6 +10,9 @@ func routes(_ app: Application, services: Services) throws {
     // Below /api and on the other JSON routes every error is JSON whatever Accept prefers, the 404s and 405s of
     // paths no route has included (`/metrics` is a 404 when METRICS_TOKEN is not set).
     app.jsonErrorPaths = ["/api", "/login/siwa/popup", "/metrics", "/health", "/ready"]
+    // A 401 carries a challenge (RFC 9110 §15.5.2): the bearer routes name theirs; a refused identity token, a
+    // notification's payload or a web sign-in's state get this server's, whose bearer token the sign-in issues.
+    app.unauthorizedChallenge = BearerAuthenticator.challenge
 
     // In front of the sign-in routes, the API's and the web flow's: one per-address rate limit (or none when off).
     let signInLimit = SignInRateLimit.middleware(services.configuration)

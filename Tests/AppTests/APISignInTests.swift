@@ -161,6 +161,8 @@ struct APISignInTests {
                 #expect(response.status == .unauthorized, "\(name)")
                 #expect(try response.json()["error"] as? Bool == true, "\(name)")
                 #expect(!response.text.contains(token), "\(name): the reason must not echo the token")
+                // RFC 9110 §15.5.2: a 401 carries a challenge. Found by an audit: these had none.
+                #expect(response.headers["WWW-Authenticate"] == #"Bearer realm="siwa""#, "\(name)")
             }
             #expect(try await app.count("users") == 0)
         }

@@ -96,7 +96,9 @@ struct AppleNotificationsTests {
             #expect(try await notify(app, "account-delete", subject: "001.safe", audience: "com.evil.app").status == .unauthorized)
             #expect(try await notify(app, "account-delete", subject: "001.safe",
                                      issuedAt: Date().addingTimeInterval(-2 * 3600)).status == .unauthorized)
-            #expect(try await app.sendJSON(.POST, "/api/apple/notifications", ["payload": "a.b"]).status == .unauthorized)
+            let malformed = try await app.sendJSON(.POST, "/api/apple/notifications", ["payload": "a.b"])
+            #expect(malformed.status == .unauthorized)
+            #expect(malformed.headers["WWW-Authenticate"] == #"Bearer realm="siwa""#, "RFC 9110 §15.5.2")
             #expect(try await app.sendJSON(.POST, "/api/apple/notifications", [:]).status == .badRequest)
             // Signed by Apple for our audience, but an identity token: no `events` claim.
             let notNotification = try await app.sendJSON(.POST, "/api/apple/notifications", ["payload": try app.identityToken()])

@@ -11,6 +11,8 @@ struct WebFlowBindingTests {
     private func expectRefused(_ response: HTTPClientResponse, _ app: TestApp, users: Int = 0,
                                sourceLocation: SourceLocation = #_sourceLocation) async throws {
         #expect(response.status == .unauthorized, sourceLocation: sourceLocation)
+        #expect(response.headers["WWW-Authenticate"] == #"Bearer realm="siwa""#, "RFC 9110 §15.5.2",
+                sourceLocation: sourceLocation)
         #expect(try response.json()["error"] as? Bool == true, sourceLocation: sourceLocation)
         #expect(try response.json()["reason"] as? String != nil, sourceLocation: sourceLocation)
         #expect(response.setCookies["session"] == nil, sourceLocation: sourceLocation)

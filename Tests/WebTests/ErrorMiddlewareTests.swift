@@ -19,6 +19,22 @@ struct ErrorMiddlewareTests {
         #expect(response.text == #"{"error":true,"reason":"Invalid token"}"#)
     }
 
+    /// A 401 whose error names no challenge gets the application's (RFC 9110 §15.5.2); one that names its own keeps
+    /// it, and other statuses get none.
+    @Test func a401WithoutAChallengeGetsTheApplications() async throws {
+        let app = Application.fixture()
+        app.unauthorizedChallenge = #"Bearer realm="test""#
+        app.get("bare") { _ -> String in throw Abort(.unauthorized, reason: "Refused") }
+        app.get("own") { _ -> String in
+            throw Abort(.unauthorized, reason: "Refused", headers: ["WWW-Authenticate": #"Bearer error="invalid_token""#])
+        }
+        app.get("forbidden") { _ -> String in throw Abort(.forbidden, reason: "No") }
+        #expect(try await app.testing.send(.GET, "/bare").headers["WWW-Authenticate"] == #"Bearer realm="test""#)
+        let own = try await app.testing.send(.GET, "/own")
+        #expect(own.headers.values(for: "WWW-Authenticate") == [#"Bearer error="invalid_token""#])
+        #expect(try await app.testing.send(.GET, "/forbidden").headers["WWW-Authenticate"] == nil)
+    }
+
     @Test func unknownErrorsAre500WithAGenericReasonAndAreLogged() async throws {
         let lines = LogCapture()
         let app = Application(logger: Logger(label: "t") { _ in lines })

@@ -31,8 +31,12 @@ struct BearerAuthenticator: Middleware {
         return try await next.respond(to: request)
     }
 
+    /// The challenge of this server's bearer tokens, which every 401 carries (RFC 9110 §15.5.2): the sign-in's too,
+    /// whose answer is the bearer token (`Application.unauthorizedChallenge`).
+    static let challenge = "Bearer realm=\"siwa\""
+
     private static func unauthorized(_ reason: String, error: String?) -> Abort {
-        var challenge = "Bearer realm=\"siwa\""
+        var challenge = Self.challenge
         if let error { challenge += ", error=\"\(error)\"" }
         return Abort(.unauthorized, reason: reason, headers: ["WWW-Authenticate": challenge])
     }

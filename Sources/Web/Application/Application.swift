@@ -22,6 +22,7 @@ package final class Application: HTTPResponder, RoutesBuilder, Sendable {
         var trustProxy: Bool
         var views: ViewRenderer?
         var jsonErrorPaths: [String] = []
+        var unauthorizedChallenge: String?
         var collectsMetrics = false
         var middleware: [any Middleware] = [ErrorMiddleware()]
         var routes: [Route] = []
@@ -65,6 +66,13 @@ package final class Application: HTTPResponder, RoutesBuilder, Sendable {
         set { configure { $0.jsonErrorPaths = newValue } }
     }
 
+    /// The `WWW-Authenticate` challenge of a 401 whose error names none (RFC 9110 §15.5.2: a 401 carries at least
+    /// one); `nil` adds none.
+    package var unauthorizedChallenge: String? {
+        get { state.withLock { $0.unauthorizedChallenge } }
+        set { configure { $0.unauthorizedChallenge = newValue } }
+    }
+
     /// Changes configuration; a programming error once the application is frozen.
     func configure(_ change: (inout State) -> Void) {
         state.withLock { state in
@@ -90,7 +98,8 @@ package final class Application: HTTPResponder, RoutesBuilder, Sendable {
             let router = try Router(routes: state.routes)
             let metrics = state.collectsMetrics ? RequestMetrics(routes: router.routes) : nil
             let context = RequestContext(logger: logger, trustProxy: state.trustProxy, views: state.views,
-                                         jsonErrorPaths: state.jsonErrorPaths, metrics: metrics)
+                                         jsonErrorPaths: state.jsonErrorPaths,
+                                         unauthorizedChallenge: state.unauthorizedChallenge, metrics: metrics)
             let frozen = Frozen(router: router, responder: state.middleware.makeResponder(chainingTo: router),
                                 context: context)
             state.frozen = frozen

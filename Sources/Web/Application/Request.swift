@@ -85,6 +85,8 @@ struct RequestContext: Sendable {
     let views: ViewRenderer?
     /// `Application.jsonErrorPaths`.
     let jsonErrorPaths: [String]
+    /// `Application.unauthorizedChallenge`.
+    let unauthorizedChallenge: String?
     /// The application's request counters, when it collects them (`Application.collectsMetrics`).
     let metrics: RequestMetrics?
 }

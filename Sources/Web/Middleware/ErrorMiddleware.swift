@@ -41,6 +41,11 @@ enum ErrorRenderer {
         var response = wantsHTML(request) ? html(status: status, reason: reason, request: request)
                                           : json(status: status, reason: reason)
         for field in headers { response.headers.replaceOrAdd(name: field.name, value: field.value) }
+        if status == .unauthorized, response.headers["WWW-Authenticate"] == nil,
+           let challenge = request.context.unauthorizedChallenge
+        {
+            response.headers.add(name: "WWW-Authenticate", value: challenge)
+        }
         response.headers.replaceOrAdd(name: "Cache-Control", value: "no-store")
         return response
     }
