@@ -11,10 +11,8 @@ import Testing
 /// The stand-in judges client secrets as Apple does: only the key it knows, with its team id and key id, is
 /// accepted; an unknown code with an accepted secret is `invalid_grant`.
 struct FakeAppleClientSecretTests {
-    private func exchange(teamID: String = DevSecrets.teamID, keyID: String = DevSecrets.keyID,
-                          key: ES256PrivateKey? = nil, secretClock: @escaping @Sendable () -> Date = Date.init)
-        async throws -> AppleAuthError?
-    {
+    /// `body` with a running stand-in and the development secrets it checks client secrets against.
+    private func withStandIn<T>(_ body: (FakeAppleServer, DevSecrets) async throws -> T) async throws -> T {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("siwa-fake-secret-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -24,14 +22,23 @@ struct FakeAppleClientSecretTests {
                                         clientSecretKey: try secrets.clientKey.publicKey,
                                         logger: TestApp.quietLogger("fake-apple"))
         try stand.start()
-        let secret = ClientSecret(teamID: teamID, keyID: keyID, key: key ?? secrets.clientKey, clock: secretClock)
-        let client = AppleAuthClient(baseURL: stand.baseURL, clientSecret: secret)
         defer { Task { await stand.shutdown() } }
-        do {
-            _ = try await client.exchange(code: "c-unknown", clientID: "com.example.app", redirectURI: nil)
-            return nil
-        } catch let error as AppleAuthError {
-            return error
+        return try await body(stand, secrets)
+    }
+
+    private func exchange(teamID: String = DevSecrets.teamID, keyID: String = DevSecrets.keyID,
+                          key: ES256PrivateKey? = nil, secretClock: @escaping @Sendable () -> Date = Date.init)
+        async throws -> AppleAuthError?
+    {
+        try await withStandIn { stand, secrets in
+            let secret = ClientSecret(teamID: teamID, keyID: keyID, key: key ?? secrets.clientKey, clock: secretClock)
+            let client = AppleAuthClient(baseURL: stand.baseURL, clientSecret: secret)
+            do {
+                _ = try await client.exchange(code: "c-unknown", clientID: "com.example.app", redirectURI: nil)
+                return nil
+            } catch let error as AppleAuthError {
+                return error
+            }
         }
     }
 
@@ -39,31 +46,23 @@ struct FakeAppleClientSecretTests {
     /// with the code does (OpenID Connect Core 3.1.3.6); a refresh's carries none (12.2). Found by an audit: the
     /// exchange's token had no `nonce`.
     @Test func aCodesExchangeCarriesTheNonceOfItsRequestAndARefreshNone() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("siwa-fake-nonce-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let keyFile = directory.appendingPathComponent("apple.pem").path
-        let secrets = try DevSecrets.loadOrCreate(besides: keyFile)
-        let stand = try FakeAppleServer(hostname: "127.0.0.1", port: 0, keys: try FakeAppleKeys.loadOrCreate(path: keyFile),
-                                        clientSecretKey: try secrets.clientKey.publicKey,
-                                        logger: TestApp.quietLogger("fake-apple"))
-        try stand.start()
-        defer { Task { await stand.shutdown() } }
-        let client = AppleAuthClient(baseURL: stand.baseURL, clientSecret: ClientSecret(
-            teamID: DevSecrets.teamID, keyID: DevSecrets.keyID, key: secrets.clientKey))
         func nonce(of token: String) throws -> JSONValue? {
             let payload = try #require(Base64URL.decode(String(token.split(separator: ".")[1])))
             return try JSONValue(parsing: payload)["nonce"]
         }
-        for sent in ["n-0123456789", nil] {
-            let (code, idToken) = try await stand.issueAuthorizationCode(
-                clientID: "com.example.app", subject: "001.nonce", email: "nonce@example.com", nonce: sent)
-            #expect(try nonce(of: idToken)?.stringValue == sent)
-            let exchanged = try await client.exchange(code: code, clientID: "com.example.app", redirectURI: nil)
-            #expect(try nonce(of: exchanged.idToken)?.stringValue == sent)
-            let refreshed = try await client.refresh(refreshToken: try #require(exchanged.refreshToken),
-                                                     clientID: "com.example.app")
-            #expect(try nonce(of: refreshed.idToken) == nil)
+        try await withStandIn { stand, secrets in
+            let client = AppleAuthClient(baseURL: stand.baseURL, clientSecret: ClientSecret(
+                teamID: DevSecrets.teamID, keyID: DevSecrets.keyID, key: secrets.clientKey))
+            for sent in ["n-0123456789", nil] {
+                let (code, idToken) = try await stand.issueAuthorizationCode(
+                    clientID: "com.example.app", subject: "001.nonce", email: "nonce@example.com", nonce: sent)
+                #expect(try nonce(of: idToken)?.stringValue == sent)
+                let exchanged = try await client.exchange(code: code, clientID: "com.example.app", redirectURI: nil)
+                #expect(try nonce(of: exchanged.idToken)?.stringValue == sent)
+                let refreshed = try await client.refresh(refreshToken: try #require(exchanged.refreshToken),
+                                                         clientID: "com.example.app")
+                #expect(try nonce(of: refreshed.idToken) == nil)
+            }
         }
     }
 
