@@ -106,6 +106,30 @@ struct ErrorMiddlewareTests {
         #expect(try response.decode(ErrorBody.self).reason == "short and stout")
     }
 
+    /// HTML only when `Accept` names `text/html` and gives it a higher quality than JSON (RFC 9110 §12.5.1); `q=0`
+    /// refuses it (§12.4.2). Found by an audit: `text/html;q=0, */*` got the HTML page.
+    @Test(arguments: [
+        ("text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8", true),
+        ("text/html", true),
+        ("TEXT/HTML ; Q=1", true),
+        ("application/json;q=0.5, text/html", true),
+        ("text/html, */*;q=0.1", true),
+        (nil, false),
+        ("*/*", false),
+        ("text/*", false),
+        ("text/html;q=0, */*", false),
+        ("text/html;q=0", false),
+        ("text/html, application/json", false),
+        ("text/html;q=0.1, application/json", false),
+        ("text/html;q=0.5, application/problem+json;q=0.8", false),
+        ("text/html;q=0.5, */*", false),
+        ("text/html;q=2, application/json;q=0.1", false),
+        ("text/html;q=abc", false),
+    ] as [(String?, Bool)])
+    func htmlIsPreferredByQuality(_ accept: String?, _ html: Bool) {
+        #expect(MediaType.prefersHTML(accept: accept) == html, "\(accept ?? "no Accept")")
+    }
+
     @Test func htmlWhenTheClientPrefersIt() async throws {
         let app = Application.fixture()
         app.get("x") { _ -> String in throw Abort(.forbidden, reason: "<nope & never>") }

@@ -34,11 +34,47 @@ enum MediaType {
         }
     }
 
-    /// Whether an `Accept` header asks for HTML rather than JSON: it lists `text/html` and no JSON type.
+    /// Whether an `Accept` header asks for HTML rather than JSON: it names `text/html` (a browser's does), and the
+    /// quality it gives HTML is above the one it gives JSON (RFC 9110 §12.5.1: the most specific range that
+    /// matches a type gives its `q`; `application/json`, a `+json` type, `application/*` and `*/*` count for JSON).
+    /// `q=0` refuses a type (§12.4.2): `text/html;q=0, */*` is JSON. A tie is JSON, the API's answer.
     static func prefersHTML(accept: String?) -> Bool {
         guard let accept else { return false }
-        let types = accept.split(separator: ",").compactMap { essence(of: String($0)) }
-        return types.contains("text/html") && !types.contains { $0 == "application/json" || $0.hasSuffix("+json") }
+        var html: (specificity: Int, q: Double)?
+        var json: (specificity: Int, q: Double) = (0, 0)
+        var namesHTML = false
+        for element in accept.split(separator: ",") {
+            let parts = element.split(separator: ";")
+            guard let range = parts.first.map({ $0.trimmingSpaces().lowercased() }), !range.isEmpty,
+                  let q = quality(parts.dropFirst())
+            else { continue }
+            let htmlSpecificity = switch range { case "text/html": 3; case "text/*": 2; case "*/*": 1; default: 0 }
+            if htmlSpecificity == 3 { namesHTML = true }
+            if htmlSpecificity > (html?.specificity ?? 0) { html = (htmlSpecificity, q) }
+            let jsonSpecificity = switch range {
+            case "application/json": 3
+            case _ where range.hasSuffix("+json"): 3
+            case "application/*": 2
+            case "*/*": 1
+            default: 0
+            }
+            if jsonSpecificity > json.specificity || (jsonSpecificity == json.specificity && jsonSpecificity == 3 && q > json.q) {
+                json = (jsonSpecificity, q)
+            }
+        }
+        guard namesHTML, let html else { return false }
+        return html.q > json.q
+    }
+
+    /// The `q` of a media range's parameters (1 without one); nil for a `q` that is not a number from 0 to 1.
+    private static func quality(_ parameters: ArraySlice<Substring>) -> Double? {
+        for parameter in parameters {
+            let pair = parameter.split(separator: "=", maxSplits: 1)
+            guard pair.count == 2, pair[0].trimmingSpaces().lowercased() == "q" else { continue }
+            guard let q = Double(String(pair[1].trimmingSpaces())), q >= 0, q <= 1 else { return nil }
+            return q
+        }
+        return 1
     }
 
     /// The `Content-Type` for a file extension, `application/octet-stream` when unknown.
