@@ -162,6 +162,27 @@ struct SessionsTests {
         }
     }
 
+    /// A logout that carries `session` twice ends both sessions it names and clears the cookie: the server cannot
+    /// tell its own copy from a planted one, and the user asked to be signed out. Found by an audit: the real
+    /// session stayed alive, its cookie in place, and came back once the planted copy went.
+    @Test func aLogoutWithTheCookieSentTwiceEndsEverySessionItNames() async throws {
+        #expect(CookieParser.values(named: "a", in: ["a=1; b=2; a=\"3\"", "a=4"]) == ["1", "3", "4"])
+        let clock = TestClock()
+        let memory = MemorySessionStore(now: { clock.now })
+        let app = Self.app(store: memory, clock: clock)
+        let real = try #require(try await app.testing.send(.POST, "/login/u1").cookies["session"])
+        let planted = try #require(try await app.testing.send(.POST, "/login/attacker").cookies["session"])
+        for cookie in ["session=\(planted); session=\(real)", "session=\(real); session=not-an-id"] {
+            let logout = try await app.testing.send(.POST, "/logout", headers: ["Cookie": cookie])
+            #expect(logout.setCookies == [
+                "session=; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Path=/; HttpOnly; SameSite=Lax",
+            ], "\(cookie)")
+        }
+        #expect(await memory.load(id: real) == nil)
+        #expect(await memory.load(id: planted) == nil)
+        #expect(try await app.testing.send(.GET, "/me", headers: ["Cookie": "session=\(real)"]).text == "anonymous")
+    }
+
     @Test func randomIdsDiffer() throws {
         let ids = try (0..<100).map { _ in try SystemRandom.base64URL(32) }
         #expect(Set(ids).count == 100)

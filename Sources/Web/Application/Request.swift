@@ -74,6 +74,12 @@ package final class Request {
         return parsed
     }
 
+    /// Every value the client sent for cookie `name`: more than one when a name was sent more than once, which
+    /// `cookies` leaves out.
+    package func cookieValues(named name: String) -> [String] {
+        CookieParser.values(named: name, in: headers.values(for: "Cookie"))
+    }
+
     /// The body as UTF-8 text (invalid sequences replaced).
     package var bodyString: String { String(decoding: body, as: UTF8.self) }
 }

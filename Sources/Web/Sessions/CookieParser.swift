@@ -8,6 +8,28 @@ enum CookieParser {
     static func parse(_ headers: [String]) -> [String: String] {
         var cookies: [String: String] = [:]
         var duplicated: Set<String> = []
+        forEachPair(in: headers) { name, value in
+            guard cookies[name] == nil else {
+                duplicated.insert(name)
+                return
+            }
+            cookies[name] = value
+        }
+        for name in duplicated { cookies[name] = nil }
+        return cookies
+    }
+
+    /// Every value sent for cookie `name`, in order: one, or several when the name was sent more than once.
+    static func values(named name: String, in headers: [String]) -> [String] {
+        var values: [String] = []
+        forEachPair(in: headers) { pairName, value in
+            if pairName == name { values.append(value) }
+        }
+        return values
+    }
+
+    /// Calls `body` with each `name=value` pair of `headers`, in order, the value unquoted.
+    private static func forEachPair(in headers: [String], _ body: (String, String) -> Void) {
         for header in headers {
             let utf8 = header.utf8
             for piece in utf8.split(separator: UInt8(ascii: ";")) {
@@ -15,19 +37,12 @@ enum CookieParser {
                 let name = trim(piece[piece.startIndex..<equals])
                 var value = trim(piece[utf8.index(after: equals)..<piece.endIndex])
                 guard !name.isEmpty else { continue }
-                let key = String(header[name.startIndex..<name.endIndex])
-                guard cookies[key] == nil else {
-                    duplicated.insert(key)
-                    continue
-                }
                 if value.count >= 2, value.first == UInt8(ascii: "\""), value.last == UInt8(ascii: "\"") {
                     value = value.dropFirst().dropLast()
                 }
-                cookies[key] = String(header[value.startIndex..<value.endIndex])
+                body(String(header[name.startIndex..<name.endIndex]), String(header[value.startIndex..<value.endIndex]))
             }
         }
-        for name in duplicated { cookies[name] = nil }
-        return cookies
     }
 
     private static func trim(_ bytes: Substring.UTF8View) -> Substring.UTF8View {

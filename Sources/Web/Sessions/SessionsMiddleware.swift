@@ -60,8 +60,14 @@ package struct SessionsMiddleware: Middleware {
             return
         }
         if session.isDestroyed {
-            if let id = session.replacedID { try await store.delete(id: id) }
-            if cookieSent { expireCookie(request: request, response: &response) }
+            // Every session the request names ends, and the cookie is cleared: with `session` sent twice (one set by
+            // a sibling domain, RFC 6265 §8.6) the server cannot tell its own, which a logout must end all the
+            // same. Found by an audit: such a logout left the real session alive and its cookie in place.
+            let sent = request.cookieValues(named: cookieName)
+            var ids = Set(sent.filter { Base64URL.isEncoding($0, ofByteCount: Self.idByteCount) })
+            if let id = session.replacedID { ids.insert(id) }
+            for id in ids { try await store.delete(id: id) }
+            if !sent.isEmpty { expireCookie(request: request, response: &response) }
             return
         }
         guard session.hasChanges, !(session.id == nil && session.data.isEmpty) else {
