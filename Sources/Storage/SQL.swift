@@ -11,6 +11,13 @@ package struct SQL: Sendable, Equatable {
         self.text = text
         self.arguments = arguments.map(\.databaseValue)
     }
+
+    /// `text` on one line, each run of white space (line breaks included) one space: how an error shows the SQL
+    /// that failed, so a log line stays one line. Found by an audit: a statement written over five lines logged as
+    /// five, four of them without a time or a level.
+    package static func oneLine(_ text: String) -> String {
+        text.split(whereSeparator: { $0.isWhitespace }).joined(separator: " ")
+    }
 }
 
 /// What one statement of a write gave back: the rows of a `SELECT` or a `RETURNING` clause, and how many rows an

@@ -71,7 +71,7 @@ public struct SQLiteError: Error, Equatable, CustomStringConvertible {
 
     public var description: String {
         var text = "SQLite error \(extendedCode): \(message)"
-        if let sql { text += " (while executing `\(sql)`)" }
+        if let sql { text += " (while executing `\(SQL.oneLine(sql))`)" }
         return text
     }
 }

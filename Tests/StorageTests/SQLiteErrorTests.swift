@@ -28,6 +28,25 @@ struct SQLiteErrorTests {
         #expect(!error.description.contains(secret))
     }
 
+    /// An error shows the SQL that failed on one line, whatever the lines it was written on, on both engines: a
+    /// log line stays one line. Found by an audit.
+    @Test func theFailedSQLShowsOnOneLine() throws {
+        let sql = """
+            INSERT INTO parent (email)
+                VALUES (?)
+            """
+        try database.execute(sql: sql, arguments: ["one@example.com"])
+        let failure = try #require(throws: SQLiteError.self) {
+            try database.execute(sql: sql, arguments: ["one@example.com"])
+        }
+        #expect(failure.sql == sql)
+        let shown = failure.description
+        #expect(shown.hasSuffix("(while executing `INSERT INTO parent (email) VALUES (?)`)"), "\(shown)")
+        let postgres = PostgresError(sqlState: "25006", message: "read-only", sql: "INSERT INTO t\n\tVALUES ($1)\r\n")
+        #expect(!postgres.description.contains("\n") && !postgres.description.contains("\r"), "\(postgres)")
+        #expect(postgres.description.contains("read-only in INSERT INTO t VALUES ($1); "), "\(postgres)")
+    }
+
     @Test func primaryKeyViolationIsUnique() throws {
         try database.execute(sql: "INSERT INTO parent (id) VALUES (?)", arguments: [1])
         let error = try #require(throws: SQLiteError.self) {

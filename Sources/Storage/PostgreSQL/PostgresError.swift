@@ -99,6 +99,6 @@ package struct PostgresError: Error, Equatable, CustomStringConvertible {
         let code = sqlState.isEmpty ? "" : " (SQLSTATE \(sqlState))"
         let advice = hint.map { "; \($0)" } ?? ""
         guard let sql else { return "PostgreSQL error\(code): \(message)\(advice)" }
-        return "PostgreSQL error\(code): \(message) in \(sql)\(advice)"
+        return "PostgreSQL error\(code): \(message) in \(SQL.oneLine(sql))\(advice)"
     }
 }
