@@ -149,6 +149,15 @@ final class PGConnection: @unchecked Sendable {
     /// Marks the connection as not to be used again: the pool drops it instead of taking it back.
     func drop() { isBroken = true }
 
+    /// Whether the server spoke while the connection sat idle, which it does when it ends the session (its FATAL
+    /// "terminating connection" at a restart or a failover, then the close) or reports a parameter's change on its
+    /// own (`default_transaction_read_only` turned on): either way the connection is not one to send a call on.
+    /// One non-blocking look at the socket, no read.
+    var spokeWhileIdle: Bool {
+        var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
+        return poll(&descriptor, 1, 0) != 0
+    }
+
     /// libpq's last message for this connection without its indented hints: one line per host it tried when the
     /// URL lists several (`... port 5432 failed: Connection refused; ... port 5433 failed: session is read-only`),
     /// so that every host's reason is seen, the read-only one included.

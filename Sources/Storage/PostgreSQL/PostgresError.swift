@@ -11,7 +11,8 @@ package struct PostgresError: Error, Equatable, CustomStringConvertible {
         /// A foreign-key constraint was violated (23503).
         case foreignKeyConstraint
         /// The server cannot be reached, closed the connection, or is starting up or shutting down (class 08,
-        /// 57P01-57P03): try again later.
+        /// 57P01-57P03), or ended a statement that waited too long (57014 `statement_timeout`, 55P03
+        /// `lock_timeout`): try again later.
         case unavailable
         /// The transaction was rolled back to resolve a conflict (40001 serialization, 40P01 deadlock): retry it.
         case conflict
@@ -62,7 +63,7 @@ package struct PostgresError: Error, Equatable, CustomStringConvertible {
         case "23505": return .uniqueConstraint
         case "23503": return .foreignKeyConstraint
         case "40001", "40P01": return .conflict
-        case "57P01", "57P02", "57P03": return .unavailable
+        case "57P01", "57P02", "57P03", "57014", "55P03": return .unavailable
         default: return sqlState.hasPrefix("08") ? .unavailable : .other
         }
     }

@@ -31,6 +31,13 @@ package final class PostgresPool: Sendable {
     /// How long one call may take in all, from waiting for a connection through opening one to its statements'
     /// last result: a server that stopped answering (frozen, or cut off) costs a request at most this, then 503.
     package static let statementTimeout: Duration = .seconds(10)
+    /// How long PostgreSQL itself lets one statement run (`statement_timeout`, set on each connection the pool opens
+    /// unless the role, the database or the URL's `options` set one): a transaction stuck behind a lock is rolled
+    /// back by the server and answers before the call's `statementTimeout` ends, so the call's 503 means nothing was
+    /// written and the connection is kept. Found by an audit: the pool dropped the connection at its own deadline
+    /// while the backend, still waiting, stayed beside the new connections (past `DATABASE_POOL_SIZE`, toward
+    /// `max_connections`) and went on to commit what had been answered 503.
+    package static let serverStatementTimeout: Duration = .seconds(9)
     /// How long one migration may take, its wait for another instance's migration lock included: an index built
     /// over a large table takes minutes, and nothing waits on it but start-up.
     package static let migrationTimeout: Duration = .seconds(3600)
@@ -58,25 +65,35 @@ package final class PostgresPool: Sendable {
 
     /// How long opening one connection may take here (`connectTimeout` unless tests under a sanitizer stretch it).
     private let timeToConnect: Duration
+    /// What each new connection runs first: `statement_timeout` at `serverStatementTimeout` (or a test's), unless
+    /// the role, the database or the URL's `options` set one.
+    private let connectionSetUp: SQL
 
     /// A pool for `url`; connects nothing yet (`waitUntilAvailable` does, at start). Its connections wait on the
     /// process's default event loop.
     package convenience init(url: PostgresURL, size: Int = defaultSize, connectTimeout: Duration = connectTimeout,
-                            preparedStatements: Bool = true) throws {
+                            preparedStatements: Bool = true,
+                            serverStatementTimeout: Duration = serverStatementTimeout) throws {
         self.init(url: url, size: size, connectTimeout: connectTimeout, preparedStatements: preparedStatements,
-                  group: .shared)
+                  group: .shared, serverStatementTimeout: serverStatementTimeout)
     }
 
     /// A pool whose connections wait on `group`'s loops: each on the loop of the task that opened it.
     /// - Parameter preparedStatements: prepare each statement once per connection (faster); false sends every
     ///   statement unnamed, which a pooler in transaction mode can carry between server connections.
     package init(url: PostgresURL, size: Int = defaultSize, connectTimeout: Duration = connectTimeout,
-                 preparedStatements: Bool = true, group: EventLoopGroup) {
+                 preparedStatements: Bool = true, group: EventLoopGroup,
+                 serverStatementTimeout: Duration = serverStatementTimeout) {
         self.url = url
         self.size = max(size, 1)
         self.timeToConnect = connectTimeout
         self.preparedStatements = preparedStatements
         self.group = group
+        let milliseconds = serverStatementTimeout.components.seconds * 1000
+            + serverStatementTimeout.components.attoseconds / 1_000_000_000_000_000
+        connectionSetUp = SQL(
+            "SELECT set_config('statement_timeout', $1, false) WHERE current_setting('statement_timeout') = '0'",
+            ["\(milliseconds)"])
     }
 
     /// Runs `statements` in one round trip on one connection (several are pipelined in one implicit transaction)
@@ -87,10 +104,17 @@ package final class PostgresPool: Sendable {
         try await withTaskExecutorPreference(group.any()) { try await executeOnLoop(statements, timeout: timeout) }
     }
 
-    /// `write` for a migration: one transaction, within `migrationTimeout` instead of `statementTimeout`.
+    /// `write` for a migration: one transaction, within `migrationTimeout` instead of `statementTimeout`, and with
+    /// the server's `statement_timeout` lifted for it (`SET LOCAL`, so for this transaction only).
     @discardableResult
     package func migrationWrite(_ statements: [SQL]) async throws -> [SQLResult] {
-        try await execute(statements, timeout: Self.migrationTimeout)
+        do {
+            return Array(try await execute([SQL("SET LOCAL statement_timeout = 0")] + statements,
+                                            timeout: Self.migrationTimeout).dropFirst())
+        } catch var error as PostgresError {
+            error.statementIndex = error.statementIndex.map { $0 - 1 }
+            throw error
+        }
     }
 
     private func executeOnLoop(_ statements: [SQL], timeout: Duration) async throws -> [SQLResult] {
@@ -139,7 +163,13 @@ package final class PostgresPool: Sendable {
             handoff = await waitInLine(until: deadline)
         }
         switch handoff {
-        case .connection(let connection): return connection
+        case .connection(let connection):
+            guard connection.spokeWhileIdle else { return connection }
+            // Ended by the server while idle (a restart, a failover): a new connection takes its slot before the call
+            // is sent on a dead one. Found by an audit: each idle connection cost a request its 503 after PostgreSQL
+            // came back, however long before, and `/ready` answered 503 to a database that answered.
+            connection.drop()
+            return try await open(before: deadline)
         case .openYourOwn: return try await open(before: deadline)
         case .timedOut:
             throw PostgresError.connection("no connection to PostgreSQL at \(url) came free within \(timeout) "
@@ -202,8 +232,10 @@ package final class PostgresPool: Sendable {
     /// `connect_timeout`), all before `deadline`; gives the slot back when it fails.
     private func open(before deadline: UInt64) async throws -> PGConnection {
         do {
-            return try await PGConnection.connect(url, loop: group.any(), preparedStatements: preparedStatements,
-                                                  timeout: timeToConnect, deadline: deadline)
+            let connection = try await PGConnection.connect(url, loop: group.any(), preparedStatements: preparedStatements,
+                                                            timeout: timeToConnect, deadline: deadline)
+            _ = try await connection.execute([connectionSetUp], until: deadline)
+            return connection
         } catch {
             release(slot: ())
             throw error

@@ -159,6 +159,62 @@ struct PostgresPoolTests {
         #expect(try await pool.read(SQL("SELECT 1")) { _ in 1 }.count == 1)
     }
 
+    /// A connection the server ended while it sat idle (at a restart, a failover, `pg_terminate_backend`) is
+    /// replaced before a call is sent on it, and the call succeeds. Found by an audit: each idle connection cost a
+    /// request its 503 after PostgreSQL came back, however long before.
+    @Test func aConnectionTheServerEndedWhileIdleIsReplacedBeforeACallIsSentOnIt() async throws {
+        let url = try PostgresURL(try await PostgresCluster.sharedCluster().newDatabase())
+        let pool = try PostgresPool(url: url, size: 1, connectTimeout: .seconds(5 * Sanitizer.timeScale))
+        let admin = try PostgresPool(url: url, size: 1, connectTimeout: .seconds(5 * Sanitizer.timeScale))
+        let ended = try #require(try await pool.readOne(SQL("SELECT pg_backend_pid()::bigint")) { try $0[0] as Int })
+        #expect(try await admin.readOne(SQL("SELECT pg_terminate_backend(?::int)", [ended])) { try $0[0] as Bool } == true)
+        try await Self.waitUntil(admin, "SELECT count(*) = 0 FROM pg_stat_activity WHERE pid = ?", [ended])
+        let next = try #require(try await pool.readOne(SQL("SELECT pg_backend_pid()::bigint")) { try $0[0] as Int })
+        #expect(next != ended)
+    }
+
+    /// A statement stuck behind a lock is ended by the server at the pool's `serverStatementTimeout`, before the
+    /// call's own timeout: the call is `.unavailable` (a 503), nothing of its transaction is written, and the
+    /// connection is kept (no backend left waiting beside a new one). Found by an audit: the pool gave up at its
+    /// own deadline and dropped the connection, while the backend waited on and then committed.
+    @Test func aStatementStuckBehindALockIsEndedByTheServerWithNothingWritten() async throws {
+        let url = try PostgresURL(try await PostgresCluster.sharedCluster().newDatabase())
+        let holder = try PostgresPool(url: url, size: 1, connectTimeout: .seconds(5 * Sanitizer.timeScale))
+        let pool = try PostgresPool(url: url, size: 1, connectTimeout: .seconds(5 * Sanitizer.timeScale),
+                                    serverStatementTimeout: .milliseconds(500))
+        try await holder.write(SQL("CREATE TABLE locked (id bigint PRIMARY KEY)"))
+        let backend = try #require(try await pool.readOne(SQL("SELECT pg_backend_pid()::bigint")) { try $0[0] as Int })
+        let holding = Task {
+            try await holder.write([SQL("BEGIN"), SQL("LOCK TABLE locked IN ACCESS EXCLUSIVE MODE"), SQL("SELECT pg_sleep(2)"),
+                                    SQL("COMMIT")])
+        }
+        try await Self.waitUntil(pool, """
+            SELECT count(*) = 1 FROM pg_locks WHERE relation = to_regclass('locked') AND mode = 'AccessExclusiveLock'
+                AND granted
+            """)
+        let started = ContinuousClock.now
+        let error = await #expect(throws: PostgresError.self) {
+            try await pool.execute([SQL("INSERT INTO locked VALUES (1)"), SQL("INSERT INTO locked VALUES (2)")],
+                                   timeout: .seconds(10))
+        }
+        #expect(error?.sqlState == "57014" && error?.reason == .unavailable, "\(String(describing: error))")
+        #expect(ContinuousClock.now - started < .seconds(1.5), "at the server's 0.5 s, not the call's 10 s")
+        _ = try await holding.value
+        #expect(try await pool.readOne(SQL("SELECT count(*) FROM locked")) { try $0[0] as Int } == 0)
+        #expect(try await pool.readOne(SQL("SELECT pg_backend_pid()::bigint")) { try $0[0] as Int } == backend)
+    }
+
+    /// Polls `condition` (a query answering one boolean) until it holds, for up to 10 s.
+    private static func waitUntil(_ pool: PostgresPool, _ condition: String, _ arguments: [any DatabaseValueConvertible] = [])
+        async throws
+    {
+        for _ in 0..<200 {
+            if try await pool.readOne(SQL(condition, arguments), { try $0[0] as Bool }) == true { return }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        Issue.record("never held: \(condition)")
+    }
+
     @Test func anUnreachableServerNamesHostAndPortAndNeverThePassword() async throws {
         let url = try PostgresURL("postgresql://siwa:s3cret-pw@127.0.0.1:9/siwa?connect_timeout=2")
         #expect(url.description == "127.0.0.1:9/siwa")
