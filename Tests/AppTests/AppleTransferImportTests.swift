@@ -57,7 +57,7 @@ struct AppleTransferImportTests {
             #expect(status.status == 0, "\(status.output)")
             #expect(status.lines == ["users: 2", "exported (hold a transfer identifier): 2", "migrated: 2",
                                      "still to migrate: 0", status.lines.last ?? ""], "\(status.output)")
-            #expect(status.lines.last?.hasPrefix("days left in the 60-day window: 60 (first import ") == true)
+            #expect(status.lines.last?.hasPrefix("days left in the 60-day window: 60 at most (the first user moved here ") == true)
         }
     }
 
@@ -80,7 +80,7 @@ struct AppleTransferImportTests {
                 sub: FakeAppleTransfers.teamSubject("001.twice", team: Self.target), target: next))
             let status = try await app.command(["apple", "transfer", "status"])
             #expect(status.lines.contains("migrated: 0") && status.lines.contains("still to migrate: 1"), "\(status.output)")
-            #expect(status.lines.last == "days left in the 60-day window: not started (no import yet)",
+            #expect(status.lines.last == "days left in the 60-day window: not started (no user moved here yet)",
                     "the next team's window starts with its own import: \(status.output)")
         }
     }

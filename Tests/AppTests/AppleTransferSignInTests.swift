@@ -33,6 +33,10 @@ struct AppleTransferSignInTests {
             #expect(try await app.count("users") == 1)
             let status = try await app.command(["apple", "transfer", "status"])
             #expect(status.output.contains("migrated: 1\nstill to migrate: 0"), "\(status.output)")
+            // The window is counted from this first move, with no import: the transfer was at the latest then.
+            // Found by an audit: it said "not started" until an import.
+            #expect(status.lines.last?.hasPrefix("days left in the 60-day window: 60 at most (the first user moved here ")
+                    == true, "\(status.output)")
         }
     }
 

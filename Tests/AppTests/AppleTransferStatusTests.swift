@@ -4,7 +4,7 @@ import TestSupport
 import Testing
 @testable import App
 
-/// `siwa apple transfer status`'s count of the 60-day window, from the first import, at any moment.
+/// `siwa apple transfer status`'s count of the 60-day window, from the first user's move here, at any moment.
 @Suite(.timeLimit(.minutes(2)))
 struct AppleTransferStatusTests {
     @Test func theWindowCountsDownFromTheFirstImportAndCloses() async throws {
@@ -19,7 +19,7 @@ struct AppleTransferStatusTests {
                 exported (hold a transfer identifier): 3
                 migrated: 0
                 still to migrate: 3
-                days left in the 60-day window: not started (no import yet)
+                days left in the 60-day window: not started (no user moved here yet)
                 """)
             #expect(try await app.command(["apple", "transfer", "import"], app.receivingTeam).status == 0)
             let first = try #require(try await TransferRepository(pool: app.server.services.database).firstImport())
@@ -27,7 +27,7 @@ struct AppleTransferStatusTests {
             for (offset, expected) in [(0.5, "60"), (10.5, "50"), (59.5, "1")] {
                 let status = try await AppleTransfer.status(environment: environment,
                                                             now: first.addingTimeInterval(offset * day))
-                #expect(status.contains("migrated: 3\nstill to migrate: 0\ndays left in the 60-day window: \(expected) ("),
+                #expect(status.contains("migrated: 3\nstill to migrate: 0\ndays left in the 60-day window: \(expected) at most ("),
                         "\(status)")
             }
             let closed = try await AppleTransfer.status(environment: environment, now: first.addingTimeInterval(61 * day))

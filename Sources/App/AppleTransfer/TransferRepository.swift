@@ -130,6 +130,15 @@ struct TransferRepository: Sendable {
         return value.flatMap(TimeInterval.init).map(Date.init(timeIntervalSince1970:))
     }
 
+    /// When the first user of this database moved to this team, by an import or by a sign-in with `transfer_sub`:
+    /// the transfer itself came before (TN3159 counts its 60 days from the transfer).
+    func firstMove() async throws -> Date? {
+        let signedIn = try await pool.readOne(SQL("SELECT MIN(transferred_at) FROM users WHERE \(Self.moved)")) {
+            try $0[0] as Date?
+        } ?? nil
+        return [try await firstImport(), signedIn].compactMap { $0 }.min()
+    }
+
     /// Counts for `siwa apple transfer status`.
     func counts() async throws -> (users: Int, exported: Int, migrated: Int, toMigrate: Int) {
         try await pool.readOne(SQL("""
