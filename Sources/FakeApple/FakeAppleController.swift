@@ -63,7 +63,7 @@ struct FakeAppleController: RouteCollection {
         let sharedEmail = form.hideEmail == "on" ? FakeAppleKeys.relayAddress(forEmail: email) : email
         let grant = FakeAppleState.Grant(clientID: query.client_id, subject: subject, email: sharedEmail,
                                          isPrivateEmail: form.hideEmail == "on")
-        let (code, idToken) = try await issueCode(grant, redirectURI: query.redirect_uri, nonce: query.nonce)
+        let (code, idToken, _) = try await issueCode(grant, redirectURI: query.redirect_uri, nonce: query.nonce)
         var fields = [("code", code), ("id_token", idToken)]
         if let state = query.state { fields.append(("state", state)) }
         if await state.isFirstAuthorization(grant) {
@@ -85,8 +85,10 @@ struct FakeAppleController: RouteCollection {
         guard email.contains("@") else { throw Abort(.badRequest, reason: "email must be an email address.") }
         let subject = FakeAppleKeys.subject(forEmail: email)
         let grant = FakeAppleState.Grant(clientID: form.client_id, subject: subject, email: email, isPrivateEmail: false)
-        let (code, idToken) = try await issueCode(grant, redirectURI: "", nonce: form.nonce)
-        return try Response.json(AppCredential(identityToken: idToken, authorizationCode: code, user: subject))
+        // `user` is the token's `sub`, as `ASAuthorizationAppleIDCredential.user` is: after a transfer, the
+        // receiving team's. Found by an audit: it was the sending team's, which `notify --sub` did not know.
+        let (code, idToken, user) = try await issueCode(grant, redirectURI: "", nonce: form.nonce)
+        return try Response.json(AppCredential(identityToken: idToken, authorizationCode: code, user: user))
     }
 
     /// `/auth/token` after the knobs' latency, counted in flight while it is answered.
@@ -162,14 +164,16 @@ struct FakeAppleController: RouteCollection {
     /// The tokens its exchange will answer with are signed now, not at `/auth/token`: their `iat` is the code's, at
     /// most `FakeAppleState.codeLifetime` earlier than Apple's would be, and the RS256 signature, the stand-in's
     /// largest cost, stays off the exchange, so that a benchmark of the server's exchange measures the server.
+    /// - Returns: the code, its identity token, and the user as the app sees it (the token's `sub`: after a
+    ///   transfer, the receiving team's).
     func issueCode(_ grant: FakeAppleState.Grant, redirectURI: String,
-                   nonce: String?) async throws -> (code: String, idToken: String) {
+                   nonce: String?) async throws -> (code: String, idToken: String, user: String) {
         let grant = await transfers.scoped(grant, now: clock())
         let code = "c" + Base64URL.encode(try SecureRandom.bytes(count: 24))
         await state.issue(code: code, .init(grant: grant, redirectURI: redirectURI, nonce: nonce, issuedAt: clock(),
                                             exchange: try exchangeTokens(grant, nonce: nonce)))
         let idToken = try mintIdentityToken(grant, nonce: nonce, extraClaims: ["c_hash": .string(TokenHash.of(code))])
-        return (code, idToken)
+        return (code, idToken, grant.subject)
     }
 
     private func mintIdentityToken(_ grant: FakeAppleState.Grant, nonce: String? = nil,

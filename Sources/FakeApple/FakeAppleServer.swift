@@ -64,7 +64,8 @@ package final class FakeAppleServer: Sendable {
                                        isPrivateEmail: Bool = false, nonce: String? = nil) async throws
         -> (code: String, idToken: String) {
         let grant = FakeAppleState.Grant(clientID: clientID, subject: subject, email: email, isPrivateEmail: isPrivateEmail)
-        return try await controller.issueCode(grant, redirectURI: redirectURI, nonce: nonce)
+        let (code, idToken, _) = try await controller.issueCode(grant, redirectURI: redirectURI, nonce: nonce)
+        return (code, idToken)
     }
 
     /// While on, `/auth/token` and `/auth/revoke` answer 503, as during an Apple outage.

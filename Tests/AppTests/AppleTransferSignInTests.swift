@@ -1,5 +1,8 @@
+import CryptoCore
 @testable import FakeApple
 import Foundation
+import HTTPCore
+import JSON
 import Storage
 import TestSupport
 import Testing
@@ -74,6 +77,24 @@ struct AppleTransferSignInTests {
             #expect((try again.json()["user"] as? [String: Any])?["id"] as? String == id)
             #expect(try await app.transferRow(sub: FakeAppleTransfers.teamSubject("001.stand", team: Self.target))?.id
                 .uuidString.lowercased() == id)
+        }
+    }
+
+    /// Once the app moved, the stand-in's `/dev/app-credential` names the user by the token's `sub`, the receiving
+    /// team's, as `ASAuthorizationAppleIDCredential.user` does. Found by an audit: it named the sending team's.
+    @Test func theStandInsAppCredentialNamesTheUserByTheTokensSubAfterTheMove() async throws {
+        try await TestApp.withTwoTeams { app in
+            await app.apple.completeTransfer(to: Self.target)
+            let form = TestApp.formEncode([("client_id", TestApp.iosClientID), ("email", "moved@example.com")])
+            let credential = try await app.client.send(HTTPClientRequest(
+                method: .POST, url: app.apple.baseURL + "/dev/app-credential",
+                headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Array(form.utf8))).json()
+            let token = try #require(credential["identityToken"] as? String)
+            let payload = try #require(Base64URL.decode(String(token.split(separator: ".")[1])))
+            let sub = try #require(try JSONValue(parsing: payload)["sub"]?.stringValue)
+            #expect(credential["user"] as? String == sub)
+            #expect(sub == FakeAppleTransfers.teamSubject(FakeAppleKeys.subject(forEmail: "moved@example.com"),
+                                                          team: Self.target))
         }
     }
 
