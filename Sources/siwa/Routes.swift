@@ -3,7 +3,7 @@ import ArgumentParser
 
 /// `siwa routes`: prints the route table.
 struct Routes: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Print every route the server answers.")
+    static let configuration = CommandConfiguration(abstract: "Print every route the server answers, its static files included.")
 
     func run() async throws {
         print(try await SiwaServer.routeTable())
