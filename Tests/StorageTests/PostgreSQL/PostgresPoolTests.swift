@@ -142,7 +142,9 @@ struct PostgresPoolTests {
         }
         #expect(ContinuousClock.now - both < .seconds(30), "within the call's time, not one connect time per host")
         let message = shared?.message ?? ""
-        #expect(message.components(separatedBy: "no answer within 0.1").count == 3, "both tried, each in its share: \(message)")
+        // Each in its share, under a second: the second host's share is what the first left, less on a loaded
+        // machine, so only the whole second is asserted (it failed once as "0.08" under a loaded CI).
+        #expect(message.components(separatedBy: "no answer within 0.").count == 3, "both tried, each in its share: \(message)")
     }
 
     @Test func theServerGoingAwayIsUnavailableAndThePoolReconnects() async throws {
