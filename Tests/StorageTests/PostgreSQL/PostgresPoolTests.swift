@@ -143,7 +143,7 @@ struct PostgresPoolTests {
         #expect(ContinuousClock.now - both < .seconds(30), "within the call's time, not one connect time per host")
         let message = shared?.message ?? ""
         // Each in its share, under a second: the second host's share is what the first left, less on a loaded
-        // machine, so only the whole second is asserted (the tenth failed once with an audit running beside the tests).
+        // machine, so only the whole second is asserted (the tenth failed once with an audit running beside).
         #expect(message.components(separatedBy: "no answer within 0.").count == 3, "both tried, each in its share: \(message)")
     }
 
