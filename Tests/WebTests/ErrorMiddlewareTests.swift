@@ -114,6 +114,7 @@ struct ErrorMiddlewareTests {
         ("TEXT/HTML ; Q=1", true),
         ("application/json;q=0.5, text/html", true),
         ("text/html, */*;q=0.1", true),
+        ("text/html, application/xhtml+xml, image/jxr, */*", true),
         (nil, false),
         ("*/*", false),
         ("text/*", false),

@@ -32,7 +32,7 @@ package final class PostgresPool: Sendable {
     /// last result: a server that stopped answering (frozen, or cut off) costs a request at most this, then 503.
     package static let statementTimeout: Duration = .seconds(10)
     /// How long PostgreSQL itself lets one statement run (`statement_timeout`, set on each connection the pool opens
-    /// unless the role, the database or the URL's `options` set one): a transaction stuck behind a lock is rolled
+    /// unless the role, the database or the URL's `options` set a shorter one): a transaction stuck behind a lock is rolled
     /// back by the server and answers before the call's `statementTimeout` ends, so the call's 503 means nothing was
     /// written and the connection is kept. Found by an audit: the pool dropped the connection at its own deadline
     /// while the backend, still waiting, stayed beside the new connections (past `DATABASE_POOL_SIZE`, toward
@@ -66,7 +66,8 @@ package final class PostgresPool: Sendable {
     /// How long opening one connection may take here (`connectTimeout` unless tests under a sanitizer stretch it).
     private let timeToConnect: Duration
     /// What each new connection runs first: `statement_timeout` at `serverStatementTimeout` (or a test's), unless
-    /// the role, the database or the URL's `options` set one.
+    /// the role, the database or the URL's `options` set a shorter one. A longer one would let the call give up
+    /// first, and its transaction commit after the 503 (found by an audit, with a role's 20 s).
     private let connectionSetUp: SQL
 
     /// A pool for `url`; connects nothing yet (`waitUntilAvailable` does, at start). Its connections wait on the
@@ -91,9 +92,11 @@ package final class PostgresPool: Sendable {
         self.group = group
         let milliseconds = serverStatementTimeout.components.seconds * 1000
             + serverStatementTimeout.components.attoseconds / 1_000_000_000_000_000
-        connectionSetUp = SQL(
-            "SELECT set_config('statement_timeout', $1, false) WHERE current_setting('statement_timeout') = '0'",
-            ["\(milliseconds)"])
+        // `pg_settings.setting` is in milliseconds whatever unit set it.
+        connectionSetUp = SQL("""
+            SELECT set_config('statement_timeout', $1, false) FROM pg_settings
+            WHERE name = 'statement_timeout' AND (setting::bigint = 0 OR setting::bigint > $2)
+            """, ["\(milliseconds)", Int(milliseconds)])
     }
 
     /// Runs `statements` in one round trip on one connection (several are pipelined in one implicit transaction)
@@ -105,11 +108,12 @@ package final class PostgresPool: Sendable {
     }
 
     /// `write` for a migration: one transaction, within `migrationTimeout` instead of `statementTimeout`, and with
-    /// the server's `statement_timeout` lifted for it (`SET LOCAL`, so for this transaction only).
+    /// the server's `statement_timeout` lifted for it (`set_config(…, true)`, for this transaction only; `SET LOCAL`
+    /// would do the same in the pipeline's implicit transaction but warn in the server's log, found by an audit).
     @discardableResult
     package func migrationWrite(_ statements: [SQL]) async throws -> [SQLResult] {
         do {
-            return Array(try await execute([SQL("SET LOCAL statement_timeout = 0")] + statements,
+            return Array(try await execute([SQL("SELECT set_config('statement_timeout', '0', true)")] + statements,
                                             timeout: Self.migrationTimeout).dropFirst())
         } catch var error as PostgresError {
             error.statementIndex = error.statementIndex.map { $0 - 1 }

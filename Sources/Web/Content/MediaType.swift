@@ -37,7 +37,9 @@ enum MediaType {
     /// Whether an `Accept` header asks for HTML rather than JSON: it names `text/html` (a browser's does), and the
     /// quality it gives HTML is above the one it gives JSON (RFC 9110 §12.5.1: the most specific range that
     /// matches a type gives its `q`; `application/json`, a `+json` type, `application/*` and `*/*` count for JSON).
-    /// `q=0` refuses a type (§12.4.2): `text/html;q=0, */*` is JSON. A tie is JSON, the API's answer.
+    /// `q=0` refuses a type (§12.4.2): `text/html;q=0, */*` is JSON. At equal quality the type named outright wins
+    /// over one a wildcard covers (a legacy browser's `text/html, …, */*` is HTML), and two named is JSON, the
+    /// API's answer.
     static func prefersHTML(accept: String?) -> Bool {
         guard let accept else { return false }
         var html: (specificity: Int, q: Double)?
@@ -62,8 +64,8 @@ enum MediaType {
                 json = (jsonSpecificity, q)
             }
         }
-        guard namesHTML, let html else { return false }
-        return html.q > json.q
+        guard namesHTML, let html, html.q > 0 else { return false }
+        return html.q > json.q || (html.q == json.q && html.specificity > json.specificity)
     }
 
     /// The `q` of a media range's parameters (1 without one); nil for a `q` that is not a number from 0 to 1.

@@ -206,6 +206,30 @@ struct PostgresPoolTests {
         #expect(try await pool.readOne(SQL("SELECT pg_backend_pid()::bigint")) { try $0[0] as Int } == backend)
     }
 
+    /// The pool's `statement_timeout` replaces none and a longer one (with which the call would give up first and
+    /// its transaction commit after the 503: found by an audit, with a role's 20 s), and keeps a shorter one.
+    @Test(arguments: [("", "9s"), ("?options=-c%20statement_timeout%3D20000", "9s"),
+                      ("?options=-c%20statement_timeout%3D3000", "3s")])
+    func theServersStatementTimeoutIsTheShorterOfOursAndTheOperators(_ options: String, _ expected: String) async throws {
+        let url = try PostgresURL(try await PostgresCluster.sharedCluster().newDatabase() + options)
+        let pool = try PostgresPool(url: url, size: 1, connectTimeout: .seconds(5 * Sanitizer.timeScale))
+        #expect(try await pool.readOne(SQL("SHOW statement_timeout")) { try $0[0] as String } == expected)
+    }
+
+    /// A migration runs without the server's `statement_timeout` (an index over a large table takes minutes), for
+    /// its own transaction only.
+    @Test func aMigrationIsNotBoundByTheServersStatementTimeout() async throws {
+        let url = try PostgresURL(try await PostgresCluster.sharedCluster().newDatabase())
+        let pool = try PostgresPool(url: url, size: 1, connectTimeout: .seconds(5 * Sanitizer.timeScale),
+                                    serverStatementTimeout: .milliseconds(200))
+        let slow = SQL("SELECT pg_sleep(0.4)")
+        let refused = await #expect(throws: PostgresError.self) { try await pool.write(slow) }
+        #expect(refused?.sqlState == "57014")
+        let results = try await pool.migrationWrite([SQL("SELECT 1"), slow])
+        #expect(results.count == 2, "the lift's own result is not the caller's")
+        #expect(try await pool.readOne(SQL("SHOW statement_timeout")) { try $0[0] as String } == "200ms")
+    }
+
     /// Polls `condition` (a query answering one boolean) until it holds, for up to 10 s.
     private static func waitUntil(_ pool: PostgresPool, _ condition: String, _ arguments: [any DatabaseValueConvertible] = [])
         async throws
