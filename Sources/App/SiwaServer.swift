@@ -79,7 +79,11 @@ package final class SiwaServer: Sendable {
         serverConfiguration.limits.bodyReadTimeout = .seconds(configuration.bodyTimeoutSeconds)
         serverConfiguration.limits.minimumBodyRate = 0
         serverConfiguration.limits.maxConnections = configuration.maxConnections
-        serverConfiguration.limits.maxConnectionsPerAddress = configuration.maxConnectionsPerIP
+        // Behind a trusted proxy every connection comes from the proxy, so a cap per peer would count all its
+        // clients as one: one client holding 256 connections made the server refuse the proxy's new ones, and every
+        // user got 502 (found by an audit). The client is known only from X-Forwarded-For, after the connection is
+        // taken; the proxy caps connections per client (nginx `limit_conn`, deploy/nginx/production.conf).
+        serverConfiguration.limits.maxConnectionsPerAddress = configuration.trustProxy ? 0 : configuration.maxConnectionsPerIP
         serverConfiguration.shutdownGracePeriod = .seconds(configuration.shutdownGracePeriodSeconds)
         serverConfiguration.errorHeaders = SecurityHeadersMiddleware.Configuration().headers(secure: configuration.tls != nil)
         serverConfiguration.tls = configuration.tls
@@ -90,6 +94,12 @@ package final class SiwaServer: Sendable {
     package func start() throws {
         try server.start()
         SignInRateLimit.logNotice(configuration, logger: services.logger)
+        if configuration.trustProxy, configuration.maxConnectionsPerIP > 0 {
+            services.logger.notice("""
+                MAX_CONNECTIONS_PER_IP is not applied with TRUST_PROXY: every connection comes from the proxy, which \
+                would count as one client; cap connections per client at the proxy (nginx limit_conn)
+                """)
+        }
     }
     /// The bound port (useful with port 0).
     package var localPort: Int { server.localPort }

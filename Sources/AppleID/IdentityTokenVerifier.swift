@@ -124,23 +124,17 @@ package struct IdentityTokenVerifier: Sendable {
             claimMembers: jwt.claimMembers)
     }
 
-    /// Whether the token's nonce is the request's raw nonce or its SHA-256 in hexadecimal
-    /// (Apple's recommended flow hashes it on the device). Both comparisons always run, in
-    /// constant time; hex is compared case-insensitively.
+    /// Whether the token's nonce is the request's raw nonce or its SHA-256 in lowercase hexadecimal (Apple's
+    /// recommended flow hashes it on the device, `String(format: "%02x", …)`; the web flow's nonce is the same
+    /// lowercase hex). Both comparisons always run, in constant time. Found by an audit: uppercase hex passed too,
+    /// where the contract's hex is lowercase.
     static func nonce(_ tokenNonce: String, matches requestNonce: String) -> Bool {
         var token = tokenNonce, request = requestNonce
         let hashedHex = request.withUTF8 { SHA256.hexBytes(SHA256.hash(Array($0))) }
         return token.withUTF8 { token in
             let raw = request.withUTF8 { request in constantTimeEquals(token, request) }
-            var difference: UInt8 = token.count == hashedHex.count ? 0 : 1
-            if difference == 0 {
-                for i in 0..<token.count {
-                    let byte = token[i]
-                    let lowered = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "F") ? byte | 0x20 : byte
-                    difference |= lowered ^ hashedHex[i]
-                }
-            }
-            return raw || difference == 0
+            let hashed = hashedHex.withUnsafeBufferPointer { constantTimeEquals(token, $0) }
+            return raw || hashed
         }
     }
 }

@@ -24,6 +24,14 @@ struct ConfigurationAbuseLimitsTests {
         #expect(configuration.maxConnectionsPerIP == HTTPLimits.defaultMaxConnectionsPerAddress)
     }
 
+    /// Behind a trusted proxy every peer is the proxy, so the per-address cap is not applied: one client holding
+    /// 256 connections made the server refuse the proxy's new ones, and everyone got 502 (found by an audit).
+    @Test(arguments: [(false, 256), (true, 0)])
+    func theCapPerPeerIsOffBehindATrustedProxy(_ trustProxy: Bool, _ applied: Int) throws {
+        let configuration = try load(["TRUST_PROXY": "\(trustProxy)", "MAX_CONNECTIONS_PER_IP": "256"])
+        #expect(SiwaServer.httpConfiguration(configuration).limits.maxConnectionsPerAddress == applied)
+    }
+
     @Test func acceptsTheirRanges() throws {
         #expect(try load(["SIGNIN_RATE_LIMIT": "0"]).signInRateLimit == 0)
         #expect(try load(["SIGNIN_RATE_LIMIT": "1000000"]).signInRateLimit == 1_000_000)

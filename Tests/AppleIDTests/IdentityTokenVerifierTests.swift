@@ -172,7 +172,12 @@ struct IdentityTokenVerifierTests {
     @Test func nonceRawOrHashedMatches() async throws {
         _ = try await verify(Fixture.token(), nonce: Fixture.rawNonce)
         _ = try await verify(Fixture.token(claims: ["nonce": .string(Fixture.rawNonce)]), nonce: Fixture.rawNonce)
-        _ = try await verify(Fixture.token(claims: ["nonce": .string(SHA256.hexHash(Fixture.rawNonce).uppercased())]), nonce: Fixture.rawNonce)
+    }
+
+    /// The hash's hex is lowercase, as Apple's sample and the web flow write it: uppercase is another nonce.
+    @Test func nonceHashInUppercaseHexIsAnotherNonce() async throws {
+        try await expectRefusal(.nonceMismatch, Fixture.token(claims: [
+            "nonce": .string(SHA256.hexHash(Fixture.rawNonce).uppercased())]), nonce: Fixture.rawNonce)
     }
 
     @Test func nonceMismatch() async throws {

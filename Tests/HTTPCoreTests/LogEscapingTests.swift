@@ -20,6 +20,21 @@ struct LogEscapingTests {
         #expect(LogEscaping.escape(raw) == logged)
     }
 
+    /// A metadata value cannot pass for fields of its own: with a space, `=` or `"` it is quoted, its quotes
+    /// escaped. Found by an audit: `error=x user_id=…` wrote a second `user_id` into the line.
+    @Test(arguments: [
+        ("user_cancelled_authorize", "user_cancelled_authorize"),
+        ("x user_id=01a2 request-id=0000001", #""x user_id=01a2 request-id=0000001""#),
+        ("a=b", #""a=b""#),
+        (#"say "hi""#, #""say \"hi\"""#),
+        ("line\nnext=1", #""line\nnext=1""#),
+        (#"end\"#, #"end\\"#),
+        ("", ""),
+    ])
+    func fieldsAreQuotedWhenTheyCouldSplit(_ raw: String, _ logged: String) {
+        #expect(LogEscaping.field(raw) == logged)
+    }
+
     @Test func noControlCharacterSurvivesAndSubstringsWork() {
         let every = String(String.UnicodeScalarView((0...0xA0).compactMap(Unicode.Scalar.init)))
         let escaped = LogEscaping.escape(every)

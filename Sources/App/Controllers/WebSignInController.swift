@@ -32,7 +32,7 @@ struct WebSignInController: RouteCollection {
         try SignInService.checkState(form.state, cookie: req.cookies[StateCookie.name])
         if let error = form.error {
             req.logger.info("Apple sign-in ended without a token",
-                            metadata: ["apple_error": "\(LogEscaping.escape(error.prefix(64)))"])
+                            metadata: ["apple_error": "\(LogEscaping.field(error.prefix(64)))"])
             // Back to the page, saying which: the user's cancel (`user_cancelled_authorize`), or another of Apple's
             // errors, which the page does not call a cancel. Found by an audit.
             let query = error == Self.userCancelled ? WebAuthController.cancelledQuery : WebAuthController.failedQuery

@@ -2,9 +2,22 @@
 /// client cannot end the line and forge the next one (CWE-117, OWASP "Log Injection").
 ///
 /// ```swift
-/// logger.info("Apple sign-in ended", metadata: ["apple_error": "\(LogEscaping.escape(error.prefix(64)))"])
+/// logger.info("Apple sign-in ended", metadata: ["apple_error": "\(LogEscaping.field(error.prefix(64)))"])
 /// ```
 package enum LogEscaping {
+    /// A request value as a log line's metadata value (`key=value`): escaped as `escape` does, and in double quotes,
+    /// its own quotes as `\"`, when it holds a space, `=` or `"`, so it cannot pass for fields of its own (logfmt).
+    /// Found by an audit: `error=x user_id=…` wrote a second `user_id` into the line.
+    package static func field(_ value: some StringProtocol) -> String {
+        let escaped = escape(value)
+        guard escaped.utf8.contains(where: { $0 == 0x20 || $0 == 0x3D || $0 == 0x22 }) else { return escaped }
+        var quoted = "\""
+        for scalar in escaped.unicodeScalars {
+            if scalar == "\"" { quoted += "\\\"" } else { quoted.unicodeScalars.append(scalar) }
+        }
+        return quoted + "\""
+    }
+
     /// `value` with LF, CR and HTAB as `\n`, `\r`, `\t`, the backslash as `\\` (so an escape cannot be faked), and
     /// every other control character as `\u{…}`: the C0 controls and DEL (RFC 20), the C1 controls U+0080–U+009F
     /// (NEL among them), the line and paragraph separators U+2028 and U+2029, and the bidirectional formatting
