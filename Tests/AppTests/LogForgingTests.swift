@@ -17,9 +17,9 @@ struct LogForgingTests {
                                                   cookies: ["SIWA_STATE": state])
             #expect(callback.status == .seeOther)
             // `LogCapture` prints metadata as Swift string literals: the escaped value's backslashes show doubled,
-            // where a raw CR LF would show as `\r\n`.
+            // where a raw CR LF would show as `\r\n`; with its spaces the value is quoted (`LogEscaping.field`).
             let line = try #require(log.all.first { $0.contains("apple_error") })
-            #expect(line.contains(#"apple_error=user_cancelled_authorize\\r\\n2026-01-01T00:00:00+0000 critical"#))
+            #expect(line.contains(#"apple_error=\"user_cancelled_authorize\\r\\n2026-01-01T00:00:00+0000 critical"#))
             #expect(!line.contains("\r") && !line.contains("\n"))
         }
     }
