@@ -52,6 +52,11 @@ struct AppleTransferExportTests {
             #expect(again.status == 0, "\(again.output)")
             #expect(again.output.hasPrefix("transfer export to RECVTEAM01: 0 due, 0 exported"), "\(again.output)")
             #expect(await app.apple.migrationCalls() == 22, "no user is asked for twice")
+            // Nothing left to export asks Apple for nothing, not even a token: it runs with Apple unreachable.
+            let offline = try await app.command(["apple", "transfer", "export", "--to", Self.target],
+                                                ["APPLE_BASE_URL": "http://127.0.0.1:9"])
+            #expect(offline.status == 0 && offline.output.hasPrefix("transfer export to RECVTEAM01: 0 due"),
+                    "\(offline.output)")
         }
     }
 

@@ -47,6 +47,12 @@ struct AppleTransferImportTests {
             let again = try await app.command(["apple", "transfer", "import"], app.receivingTeam)
             #expect(again.output.hasPrefix("transfer import into RECVTEAM01: 0 due, 0 migrated"), "\(again.output)")
             #expect(await app.apple.migrationCalls() == 4, "a migrated user is not asked for again")
+            // Nothing to import asks Apple for nothing, not even a token: it runs with Apple unreachable (as after
+            // the 60-day window, when the migration endpoint no longer answers). Found by an audit.
+            let offline = try await app.command(["apple", "transfer", "import"],
+                                                app.receivingTeam.merging(["APPLE_BASE_URL": "http://127.0.0.1:9"]) { $1 })
+            #expect(offline.status == 0 && offline.output.hasPrefix("transfer import into RECVTEAM01: 0 due"),
+                    "\(offline.output)")
 
             let signIn = try await app.sendJSON(.POST, "/api/users/siwa", ["token": try app.movedToken(
                 sub: "001.moved", email: "moved@example.com", transferSub: nil)])

@@ -25,7 +25,9 @@ extension AppleTransfer {
                 throw OperatorError("--to \(target) is this team (APPLE_TEAM_ID); give the receiving team's id")
             }
             let file = try out.map(TransferFileWriter.init(path:))
-            let throttled = try await transfer.checkCredentials()
+            // Nothing to export (a run again after a complete one) asks Apple for nothing, not even a token.
+            let nothingDue = try await transfer.repository.countToExport(target: target) == 0
+            let throttled = nothingDue ? 0 : try await transfer.checkCredentials()
             return try await transfer.export(to: target, file: file, throttledBefore: throttled)
         }
     }

@@ -26,7 +26,11 @@ extension AppleTransfer {
         var (report, unknown) = try await with(environment, clock: clock) { transfer in
             // The file's pairs are stored before the exchanges: Apple's refusal of the key at the migration endpoint
             // must come first (found by an audit, an `invalid_client` there left every pair stored).
-            let throttled = try await transfer.checkCredentials(probe: lines?.first?.transferSub)
+            // Without a file and with nothing to import (a run again, or after the 60-day window) nothing asks
+            // Apple, whose migration endpoint may no longer answer. Found by an audit.
+            var nothingDue = false
+            if lines == nil { nothingDue = try await transfer.repository.countToImport(team: transfer.teamID) == 0 }
+            let throttled = nothingDue ? 0 : try await transfer.checkCredentials(probe: lines?.first?.transferSub)
             var unknown: [Int] = []
             if let lines { unknown = try await transfer.store(lines) }
             return (try await transfer.importStored(throttledBefore: throttled), unknown)
