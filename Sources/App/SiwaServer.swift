@@ -216,10 +216,8 @@ package final class SiwaServer: Sendable {
     /// restore").
     package static func migrate(_ configuration: Configuration) async throws -> [Int] {
         guard let url = configuration.databaseURL else {
-            // A WAL beside the file is a running server's (or a crash's): closing then checkpoints nothing, as a
-            // truncating checkpoint would hold that server's writes back.
             var settings = DatabaseConfiguration()
-            settings.checkpointsOnClose = !Database.hasWAL(beside: configuration.databasePath)
+            settings.leaveAsFound(configuration.databasePath)
             let pool = try AppMigrations.open(path: configuration.databasePath, configuration: settings)
             do {
                 let applied = try await AppMigrations.migrator.migrate(pool)

@@ -62,6 +62,14 @@ package struct DatabaseConfiguration: Sendable {
     /// Whether the last connection to close checkpoints the WAL into the database file and deletes it (SQLite's
     /// default). Off for commands that must leave the file as they found it (`siwa doctor` after a crash).
     package var checkpointsOnClose = true
+
+    /// Sets `checkpointsOnClose` so that closing leaves the file at `path` as it is now: one without a WAL is one
+    /// file again (checkpointed, as a clean stop leaves it); one with a WAL beside it (a running server's, or a
+    /// crash's) is not checkpointed, as a truncating checkpoint would hold a running server's writes back while it
+    /// waited for its readers. Call it before opening: opening makes a WAL.
+    package mutating func leaveAsFound(_ path: String) {
+        checkpointsOnClose = !Database.hasWAL(beside: path)
+    }
     /// Where writes queued from inside a round of this executor commit: at the end of that round, on its thread
     /// (see `RoundExecutor`); `nil` sends every write to the pool's writer thread.
     package var roundExecutor: (any RoundExecutor)?

@@ -68,7 +68,7 @@ package enum AppMigrations {
         let database: Database?
         if Database.hasWAL(beside: path) {
             var leavingTheFile = DatabaseConfiguration()
-            leavingTheFile.checkpointsOnClose = false
+            leavingTheFile.leaveAsFound(path)
             database = try? Database(path: path, configuration: leavingTheFile, readOnly: true)
         } else {
             // Nothing waits in a WAL, so the file alone says what it holds, and looking makes no `-wal` or `-shm`
@@ -152,7 +152,7 @@ package enum AppMigrations {
                 synchronous: configuration.databaseSynchronous,
                 busyTimeoutMilliseconds: configuration.databaseBusyTimeoutMilliseconds,
                 cacheSizeKiB: configuration.databaseCacheKiB, roundExecutor: EventLoopRounds())
-            if leavesTheFile { settings.checkpointsOnClose = !Database.hasWAL(beside: configuration.databasePath) }
+            if leavesTheFile { settings.leaveAsFound(configuration.databasePath) }
             return try await openAndMigrate(path: configuration.databasePath, configuration: settings, logger: logger)
         }
         let pool = PostgresPool(url: url, size: configuration.databasePoolSize,

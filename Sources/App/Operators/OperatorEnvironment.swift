@@ -57,16 +57,13 @@ package struct OperatorEnvironment: Sendable {
         return path
     }
 
-    /// Whether the SQLite file has a `-wal` beside it: left by a crash, or a server has it open.
-    private var hasWAL: Bool { Database.hasWAL(beside: configuration.databasePath) }
-
     /// A read-only connection to the existing database, whose schema must be this build's. Closing it leaves the
     /// file as it was: a WAL left by a crash is kept, and a file that had none gets none (the last connection to
     /// close removes the empty `-wal` and `-shm` that reading made).
     func openReadOnly() throws -> Database {
         let database: Database
         var leavingTheFile = DatabaseConfiguration()
-        leavingTheFile.checkpointsOnClose = !hasWAL
+        leavingTheFile.leaveAsFound(configuration.databasePath)
         do {
             database = try Database(path: try existingDatabasePath(), configuration: leavingTheFile, readOnly: true)
         } catch let error as SQLiteError {
@@ -123,13 +120,10 @@ package struct OperatorEnvironment: Sendable {
     /// The existing database as the server opens it, once its schema is known to be this build's. Closing it leaves
     /// a file that had no WAL without one, and one that had a WAL (a running server's, or a crash's) with it.
     func openPool() throws -> DatabasePool {
-        let hadWAL = hasWAL
-        _ = try openReadOnly()
         var pool = DatabaseConfiguration(busyTimeoutMilliseconds: configuration.databaseBusyTimeoutMilliseconds,
                                          readerCount: 1)
-        // With a WAL beside the file (a running server, or a crash) closing checkpoints nothing: a checkpoint that
-        // truncates would hold a running server's writes back while it waited for its readers.
-        pool.checkpointsOnClose = !hadWAL
+        pool.leaveAsFound(configuration.databasePath)  // before the check below opens the file
+        _ = try openReadOnly()
         do {
             return try DatabasePool(path: configuration.databasePath, configuration: pool)
         } catch let error as SQLiteError {
