@@ -1,5 +1,6 @@
 /// The stand-in's knobs and gauges on `/auth/token` and `/auth/revoke`, for tests and benchmarks of Apple's chores: a
-/// latency added to every answer, how many calls are in flight (and the most at once), and how many refresh-token grants it served.
+/// latency added to every answer, how many calls are in flight (and the most at once), and how many refresh-token
+/// grants it served.
 actor FakeAppleTokenKnobs {
     /// Seconds added before each `/auth/token` answer.
     private(set) var latency: Double = 0
