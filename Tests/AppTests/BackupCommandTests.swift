@@ -125,27 +125,38 @@ struct BackupCommandTests {
         try await SpawnedApp.with { app in
             let migrate = try await SiwaProcess.run(["migrate"], environment: app.environment(), directory: app.directory)
             #expect(migrate.status == 0, "\(migrate.output)")
-            // 64 MiB: a copy of 256 steps with a pause between each, half a second at the least.
+            // 128 MiB: a copy of 512 steps with a pause between each, a second at the least.
             do {
                 let database = try Database(path: app.databasePath)
                 try database.execute(sql: "CREATE TABLE filler (x BLOB)")
-                for _ in 0..<64 { try database.execute(sql: "INSERT INTO filler VALUES (zeroblob(1048576))") }
+                for _ in 0..<128 { try database.execute(sql: "INSERT INTO filler VALUES (zeroblob(1048576))") }
             }
             let copy = app.directory.appendingPathComponent("interrupted.sqlite").path
             let backup = try SiwaProcess(["backup", copy], environment: app.environment(), directory: app.directory)
             let unfinished = copy + ".siwa-backup-\(backup.pid)"
-            let deadline = ContinuousClock.now + .seconds(30)
-            while !FileManager.default.fileExists(atPath: unfinished), backup.process.isRunning,
-                  ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(1))
-            }
-            #expect(FileManager.default.fileExists(atPath: unfinished), "the copy had begun")
-            backup.signal(SIGINT)
+            // Watched from a thread of its own: a busy suite can hold the cooperative pool for longer than the copy
+            // takes, and the copy must still be running when the signal lands.
+            let sent = await Self.signal(SIGINT, to: backup.process, onceExists: unfinished)
+            #expect(sent, "the copy had begun")
             #expect(await backup.exited(within: .seconds(30)) == 130, "\(backup.output)")
             #expect(backup.lines == ["siwa: backup interrupted by SIGINT; nothing was kept"])
             let left = try FileManager.default.contentsOfDirectory(atPath: app.directory.path)
                 .filter { $0.hasPrefix("interrupted.sqlite") }
             #expect(left.isEmpty, "\(left)")
+        }
+    }
+
+    /// Sends `signal` to `process` from a thread of its own (polling every millisecond) as soon as `path` exists;
+    /// false when the process ended, or 30 seconds passed, first.
+    private static func signal(_ signal: Int32, to process: ChildProcess, onceExists path: String) async -> Bool {
+        await withCheckedContinuation { continuation in
+            Thread {
+                let deadline = ContinuousClock.now + .seconds(30)
+                while access(path, F_OK) != 0, process.isRunning, ContinuousClock.now < deadline { usleep(1000) }
+                let exists = access(path, F_OK) == 0
+                if exists { kill(process.pid, signal) }
+                continuation.resume(returning: exists)
+            }.start()
         }
     }
 
