@@ -245,6 +245,36 @@ struct AppleLifecycleTests {
         }
     }
 
+    /// A sign-in with a code that stores its refresh token while the same user's account is being deleted: the
+    /// deletion revokes that token at Apple or queues it, and never drops it. Found by an audit: the deletion listed
+    /// the tokens and revoked them, and its transaction then deleted the one stored meanwhile, which Apple was never
+    /// asked to revoke. Apple answers in a second here: the sign-in's exchange starts half a second before the
+    /// deletion's revocation, so its token is stored while the revocation waits.
+    @Test func aTokenStoredWhileTheAccountIsDeletedIsRevokedOrQueued() async throws {
+        try await TestApp.with { app in
+            let first = try await app.apple.issueAuthorizationCode(clientID: TestApp.iosClientID, subject: "001.g",
+                                                                   email: "g@example.com")
+            let bearer = try #require(try await signIn(app, subject: "001.g", code: first.code, idToken: first.idToken)
+                .json()["value"] as? String)
+            let second = try await app.apple.issueAuthorizationCode(clientID: TestApp.iosClientID, subject: "001.g",
+                                                                    email: "g@example.com")
+            await app.apple.setTokenLatency(1)
+            let signingIn = Task {
+                try await signIn(app, subject: "001.g", code: second.code, idToken: second.idToken).status
+            }
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(try await app.sendJSON(.DELETE, "/api/users/me", [:], bearer: bearer).status == .noContent)
+            #expect(try await signingIn.value == .ok)
+            await app.apple.setTokenLatency(0)
+            let report = try await app.runChore(.retryRevocations)
+            #expect(report.exitStatus == 0, "\(report)")
+            // Each of the two grants is revoked at Apple, or held by a user who exists (a sign-in after the deletion).
+            let revoked = Set(await app.apple.revocations().filter(\.known).map(\.token))
+            #expect(revoked.count + (try await app.count("apple_tokens")) == 2, "revoked: \(revoked.count)")
+            #expect(try await app.count("pending_revocations") == 0)
+        }
+    }
+
     @Test func validateTokensMarksTheOnesAppleRevoked() async throws {
         try await TestApp.with { app in
             for subject in ["001.v1", "001.v2"] {

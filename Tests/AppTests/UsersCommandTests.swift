@@ -192,8 +192,10 @@ struct UsersCommandTests {
         }
     }
 
-    /// `siwa users delete <id>` on a terminal (a pseudo-terminal from script(1)) answered with `answer`.
-    private func deleteOnATerminal(_ app: TestApp, id: String, answer: String) throws
+    /// `siwa users delete <id>` on a terminal (a pseudo-terminal from script(1)), answered with `answer` once it
+    /// asks, after `whenAsked` has run.
+    private func deleteOnATerminal(_ app: TestApp, id: String, answer: String,
+                                   whenAsked: () async throws -> Void = {}) async throws
         -> (status: Int32, output: String)
     {
         let siwa = try ChildProcess.builtProduct("siwa")
@@ -202,8 +204,14 @@ struct UsersCommandTests {
         let process = try ChildProcess("/usr/bin/script", arguments: ["-qec", command, "/dev/null"],
                                        environment: ["PATH": "/usr/bin:/bin", "HOME": app.directory.path],
                                        directory: app.directory.path, input: .pipe, output: .pipe, error: .output)
+        var output = Data()
+        while let chunk = process.output?.availableData, !chunk.isEmpty {
+            output += chunk
+            if String(decoding: output, as: UTF8.self).contains("Type yes to delete:") { break }
+        }
+        try await whenAsked()
         process.input?.write(Data((answer + "\n").utf8))
-        let output = process.output?.readDataToEndOfFile() ?? Data()
+        output += process.output?.readDataToEndOfFile() ?? Data()
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: output, as: UTF8.self))
     }
@@ -211,16 +219,33 @@ struct UsersCommandTests {
     @Test func deleteAsksOnATerminalAndDeletesOnlyOnYes() async throws {
         try await TestApp.with { app in
             let user = try await signIn(app, subject: "001.asked", email: "asked@example.com")
-            let declined = try deleteOnATerminal(app, id: user.id, answer: "no")
+            let declined = try await deleteOnATerminal(app, id: user.id, answer: "no")
             #expect(declined.status == 1)
             #expect(declined.output.contains("Delete user \(user.id) (asked@example.com) with 1 bearer token(s), "
                 + "0 session(s) and 1 Apple client(s)? Type yes to delete:"))
             #expect(declined.output.contains("not deleted: user \(user.id) is unchanged"))
             #expect(try await app.count("users") == 1)
-            let confirmed = try deleteOnATerminal(app, id: user.id, answer: "yes")
+            let confirmed = try await deleteOnATerminal(app, id: user.id, answer: "yes")
             #expect(confirmed.status == 0, "\(confirmed.output)")
             #expect(confirmed.output.contains("Deleted user \(user.id)"))
             #expect(try await app.count("users") == 0)
+        }
+    }
+
+    /// The user is deleted by someone else (their own `DELETE /api/users/me`, a second command) while the command
+    /// asks: it says there is no such user and exits 1, as a second deletion run after the first does. Found by an
+    /// audit: both said they had deleted the user.
+    @Test func aUserDeletedWhileTheCommandAsksIsReportedGone() async throws {
+        try await TestApp.with { app in
+            let user = try await signIn(app, subject: "001.twice", email: "twice@example.com")
+            let result = try await deleteOnATerminal(app, id: user.id, answer: "yes") { () async throws in
+                let deleted = try await app.sendJSON(.DELETE, "/api/users/me", [:], bearer: user.bearer)
+                #expect(deleted.status == .noContent)
+            }
+            #expect(result.status == 1, "\(result.output)")
+            #expect(result.output.contains("siwa: no user has the id \(user.id)"), "\(result.output)")
+            #expect(!result.output.contains("Deleted user"))
+            #expect(await app.apple.revocations().count == 1, "the API's deletion revoked; the command had nothing left")
         }
     }
 }

@@ -117,9 +117,15 @@ package final class AppleTokenLifecycle: Sendable {
                           encryptedRefreshToken: try sealer.seal(refreshToken, clientID: clientID), createdAt: clock())
     }
 
-    /// Revokes every stored Apple token of `userID` at Apple; returns the ones that could not be revoked, as
-    /// retry entries to queue in the deletion transaction.
-    func revokeAll(userID: UUID, logger: Logger) async throws -> [PendingRevocation] {
+    /// What `revokeAll` did: the ids of the tokens it sent to Apple, and those Apple did not revoke, as retry
+    /// entries to queue in the deletion transaction.
+    struct Revocations: Sendable {
+        var sent: [UUID]
+        var failures: [PendingRevocation]
+    }
+
+    /// Revokes every stored Apple token of `userID` at Apple.
+    func revokeAll(userID: UUID, logger: Logger) async throws -> Revocations {
         let stored = try await appleTokens.list(userID: userID)
         let tokens = stored.filter { $0.revokedAt == nil }
         if tokens.isEmpty, isEnabled {
@@ -148,7 +154,7 @@ package final class AppleTokenLifecycle: Sendable {
             ])
             failures.append(PendingRevocation(retrying: token, createdAt: clock(), lastError: error))
         }
-        return failures
+        return Revocations(sent: tokens.map(\.id), failures: failures)
     }
 
     /// Revokes one token; nil on success, else why it failed (for the log and the retry queue).

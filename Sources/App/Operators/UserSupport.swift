@@ -66,9 +66,9 @@ package struct UserSupport: Sendable {
                 http: http, logger: logger
             )
             let active = (record.appleTokens ?? []).filter { $0.revokedAt == nil }.count
-            let queued: Int
+            let deletion: AccountService.AccountDeletion
             do {
-                queued = try await services.accounts.deleteAccount(user, logger: logger)
+                deletion = try await services.accounts.deleteAccount(user, logger: logger)
             } catch {
                 // The revocations at Apple come first, so a write refused after them (a database locked or gone)
                 // leaves a user whose tokens Apple may no longer honour. Found by an audit: the message was SQLite's
@@ -76,16 +76,23 @@ package struct UserSupport: Sendable {
                 throw OperatorError("user \(id) was not deleted (\(error)); nothing of theirs was removed. Apple may "
                     + "already have revoked their tokens, which revoking again does not harm: run the command again")
             }
-            var line = "Deleted user \(id) with \(record.bearerTokens.count) bearer token(s) and "
-                + "\(record.sessions.count) session(s); Apple tokens revoked: \(active - queued)"
-            if active == 0, services.lifecycle.isEnabled {
+            // Another deletion (a second command, the user's own, a notification) came first. Found by an audit:
+            // both said they had deleted the user.
+            guard deletion.removed.deleted else { throw OperatorError("no user has the id \(id)") }
+            var line = "Deleted user \(id) with \(deletion.removed.bearerTokens) bearer token(s) and "
+                + "\(deletion.removed.sessions) session(s); Apple tokens revoked: \(deletion.revoked)"
+            let queued = deletion.queued
+            if active == 0, queued == 0, services.lifecycle.isEnabled {
                 line += (record.appleTokens ?? []).isEmpty
                     ? " (none stored: the app never sent an authorizationCode for this user)"
                     : " (Apple had already refused the user's tokens)"
             }
             if queued > 0 {
-                let cause = services.lifecycle.disabledReason ?? "Apple refused or was unreachable"
-                line += ", queued for `siwa apple retry-revocations`: \(queued) (\(cause))"
+                let unsent = deletion.removed.queuedUnsent
+                var causes: [String] = []
+                if queued > unsent { causes.append(services.lifecycle.disabledReason ?? "Apple refused or was unreachable") }
+                if unsent > 0 { causes.append("\(unsent) stored by a sign-in while the deletion ran") }
+                line += ", queued for `siwa apple retry-revocations`: \(queued) (\(causes.joined(separator: "; ")))"
             }
             return line + "."
         }

@@ -65,16 +65,49 @@ package struct UserRepository: Sendable {
                                         [isPrivateEmail, updatedAt, id])).changes == 1
     }
 
+    /// What `delete(id:queueing:besides:)` removed and queued.
+    package struct Deletion: Sendable, Equatable {
+        /// Whether the user was there to delete (false: gone already, another deletion's).
+        package var deleted: Bool
+        /// The bearer tokens and browser sessions deleted with the user.
+        package var bearerTokens: Int
+        package var sessions: Int
+        /// Apple tokens the transaction found that no one had sent to Apple (stored by a sign-in while the
+        /// revocations ran), queued for `siwa apple retry-revocations`.
+        package var queuedUnsent: Int
+    }
+
+    /// Why an Apple token stored while its user was being deleted is in the retry queue (no token material).
+    static let storedDuringDeletion = "stored by a sign-in while the account was being deleted; not yet sent to Apple"
+
     /// Deletes the user with their bearer tokens, sessions and Apple tokens, in one transaction, and queues
     /// `revocations` (Apple tokens whose revocation failed) in the same transaction.
     ///
-    /// - Returns: false when there was no such user (the revocations are queued anyway).
+    /// Every Apple token the transaction deletes is revoked or queued: those not among `sent` (the ids of the
+    /// tokens the caller sent to Apple, revoked or in `revocations`) and not refused by Apple already were stored
+    /// after the caller listed them, by a sign-in with a code while the revocations ran, and are queued here
+    /// (found by an audit: such a token was deleted and never revoked, and Apple kept the app listed under the
+    /// user's Apple ID). The revocations are queued whether the user is still there or not.
     @discardableResult
-    package func delete(id: UUID, queueing revocations: [PendingRevocation] = []) async throws -> Bool {
+    package func delete(id: UUID, queueing revocations: [PendingRevocation] = [], besides sent: [UUID] = [])
+        async throws -> Deletion
+    {
+        let placeholders = Array(repeating: "?", count: sent.count).joined(separator: ", ")
+        let unsent = sent.isEmpty ? "" : " AND id NOT IN (\(placeholders))"
+        let arguments: [any DatabaseValueConvertible] = [Self.storedDuringDeletion, now(), id] + sent
         let statements = revocations.map(PendingRevocationRepository.insert) + [
-            SQL("DELETE FROM sessions WHERE user_id = ?", [id]), SQL("DELETE FROM users WHERE id = ?", [id]),
+            SQL("""
+                INSERT INTO pending_revocations (\(PendingRevocationRepository.columns))
+                SELECT id, client_id, refresh_token, 0, ?, ? FROM apple_tokens
+                WHERE user_id = ? AND revoked_at IS NULL\(unsent)
+                """, arguments),
+            SQL("DELETE FROM tokens WHERE user_id = ?", [id]),
+            SQL("DELETE FROM sessions WHERE user_id = ?", [id]),
+            SQL("DELETE FROM users WHERE id = ?", [id]),
         ]
-        return try await pool.write(statements).last?.changes == 1
+        let results = try await pool.write(statements)
+        let counts = results.suffix(4).map(\.changes)
+        return Deletion(deleted: counts[3] == 1, bearerTokens: counts[1], sessions: counts[2], queuedUnsent: counts[0])
     }
 
     static func insert(_ user: User) -> SQL {

@@ -104,7 +104,8 @@ struct UserRepositoryTests {
         try await appleTokens.add(appleToken)
         let revocation = PendingRevocation(retrying: appleToken, createdAt: clock.now, lastError: "timeout")
 
-        #expect(try await users.delete(id: user.id, queueing: [revocation]))
+        let deletion = try await users.delete(id: user.id, queueing: [revocation], besides: [appleToken.id])
+        #expect(deletion == .init(deleted: true, bearerTokens: 1, sessions: 1, queuedUnsent: 0))
 
         #expect(try await users.find(id: user.id) == nil)
         #expect(try await tokens.findUser(.fixture(1)) == nil)
@@ -113,6 +114,32 @@ struct UserRepositoryTests {
         #expect(try await pending.list(limit: 10) == [revocation])
         #expect(try await tokens.findUser(.fixture(2)) == keep)
         #expect(try await sessions.load(id: "s2") != nil)
-        #expect(try await users.delete(id: user.id) == false)
+        #expect(try await users.delete(id: user.id).deleted == false)
+    }
+
+    /// An Apple token the caller did not send to Apple (a sign-in stored it while the revocations ran) is queued by
+    /// the deletion under its own id, its sealed value as stored; one Apple refused already is not.
+    @Test func deleteQueuesTheAppleTokensStoredAfterTheRevocationsWereSent() async throws {
+        let db = try await TemporaryDatabase()
+        let users = UserRepository(pool: db.pool, now: clock.closure)
+        let appleTokens = AppleTokenRepository(pool: db.pool)
+        let user = User.fixture(at: clock.now)
+        try await users.createUserAndToken(user, token: .fixture(userID: user.id, hash: 1, at: clock.now))
+        let sent = AppleToken(userID: user.id, clientID: "com.example", encryptedRefreshToken: [1], createdAt: clock.now)
+        let refused = AppleToken(userID: user.id, clientID: "com.example.web", encryptedRefreshToken: [2],
+                                 createdAt: clock.now)
+        let storedMeanwhile = AppleToken(userID: user.id, clientID: "com.example.clip", encryptedRefreshToken: [3, 4],
+                                         createdAt: clock.now)
+        for token in [sent, refused, storedMeanwhile] { try await appleTokens.add(token) }
+        #expect(try await appleTokens.markRevoked(id: refused.id, at: clock.now))
+
+        let deletion = try await users.delete(id: user.id, besides: [sent.id])
+
+        #expect(deletion == .init(deleted: true, bearerTokens: 1, sessions: 0, queuedUnsent: 1))
+        let queued = try await PendingRevocationRepository(pool: db.pool).list(limit: 10)
+        #expect(queued == [PendingRevocation(id: storedMeanwhile.id, clientID: "com.example.clip", encryptedToken: [3, 4],
+                                             attempts: 0, lastError: UserRepository.storedDuringDeletion,
+                                             createdAt: clock.now)])
+        #expect(try await appleTokens.list(userID: user.id).isEmpty)
     }
 }
