@@ -19,6 +19,14 @@ struct AppleLifecycleTests {
         return try await app.sendJSON(.POST, "/api/users/siwa", body)
     }
 
+    /// Signs `subject` in with an identity token and an authorization code; the bearer token.
+    private func signInWithCode(_ app: TestApp, subject: String, email: String) async throws -> String {
+        let issued = try await app.apple.issueAuthorizationCode(clientID: TestApp.iosClientID, subject: subject,
+                                                                email: email)
+        return try #require(try await signIn(app, subject: subject, code: issued.code, idToken: issued.idToken)
+            .json()["value"] as? String)
+    }
+
     @Test(.sqliteOnly) func iosCodeIsExchangedAndTheRefreshTokenStoredEncrypted() async throws {
         let directory = TestApp.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -154,10 +162,7 @@ struct AppleLifecycleTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let bearer = try await TestApp.with(directory: directory, configure: { $0.encryptionKey = nil }) { app in
             #expect(app.server.services.lifecycle.isEnabled)
-            let issued = try await app.apple.issueAuthorizationCode(clientID: TestApp.iosClientID, subject: "001.k",
-                                                                    email: "k@example.com")
-            let bearer = try #require(try await signIn(app, subject: "001.k", code: issued.code, idToken: issued.idToken)
-                .json()["value"] as? String)
+            let bearer = try await signInWithCode(app, subject: "001.k", email: "k@example.com")
             #expect(try await app.count("apple_tokens") == 1)
             let keyPath = AppleTokenLifecycle.keyFilePath(databasePath: app.databasePath)
             let attributes = try FileManager.default.attributesOfItem(atPath: keyPath)
@@ -203,10 +208,7 @@ struct AppleLifecycleTests {
 
     @Test func deletingTheAccountRevokesAtAppleThenDeletesEverything() async throws {
         try await TestApp.with { app in
-            let issued = try await app.apple.issueAuthorizationCode(clientID: TestApp.iosClientID, subject: "001.d",
-                                                                    email: "d@example.com")
-            let bearer = try #require(try await signIn(app, subject: "001.d", code: issued.code, idToken: issued.idToken)
-                .json()["value"] as? String)
+            let bearer = try await signInWithCode(app, subject: "001.d", email: "d@example.com")
             #expect(try await app.sendJSON(.DELETE, "/api/users/me", [:], bearer: bearer).status == .noContent)
             let revocations = await app.apple.revocations()
             #expect(revocations.count == 1)
@@ -221,10 +223,7 @@ struct AppleLifecycleTests {
 
     @Test func aFailedRevocationStillDeletesAndIsRetriedLater() async throws {
         try await TestApp.with { app in
-            let issued = try await app.apple.issueAuthorizationCode(clientID: TestApp.iosClientID, subject: "001.f",
-                                                                    email: "f@example.com")
-            let bearer = try #require(try await signIn(app, subject: "001.f", code: issued.code, idToken: issued.idToken)
-                .json()["value"] as? String)
+            let bearer = try await signInWithCode(app, subject: "001.f", email: "f@example.com")
             await app.apple.simulateOutage(true)
             #expect(try await app.sendJSON(.DELETE, "/api/users/me", [:], bearer: bearer).status == .noContent)
             #expect(try await app.count("users") == 0)
@@ -252,10 +251,7 @@ struct AppleLifecycleTests {
     /// deletion's revocation, so its token is stored while the revocation waits.
     @Test func aTokenStoredWhileTheAccountIsDeletedIsRevokedOrQueued() async throws {
         try await TestApp.with { app in
-            let first = try await app.apple.issueAuthorizationCode(clientID: TestApp.iosClientID, subject: "001.g",
-                                                                   email: "g@example.com")
-            let bearer = try #require(try await signIn(app, subject: "001.g", code: first.code, idToken: first.idToken)
-                .json()["value"] as? String)
+            let bearer = try await signInWithCode(app, subject: "001.g", email: "g@example.com")
             let second = try await app.apple.issueAuthorizationCode(clientID: TestApp.iosClientID, subject: "001.g",
                                                                     email: "g@example.com")
             await app.apple.setTokenLatency(1)
