@@ -3,6 +3,7 @@ import CryptoCore
 import Foundation
 import HTTPCore
 import Testing
+import Web
 @testable import App
 
 /// `POST /api/apple/notifications` with payloads signed by the stand-in's key, as Apple sends them.
@@ -49,6 +50,55 @@ struct AppleNotificationsTests {
             #expect(try await app.sendJSON(.GET, "/api/users/me", [:], bearer: bearer).status == .unauthorized)
             #expect(try await app.count("users") == 1)
             #expect(try await app.count("tokens") == 0)
+        }
+    }
+
+    /// Apple's notifications can arrive late and out of order. A `consent-revoked` ends what was issued up to its
+    /// `event_time` (bearer tokens, sessions, Apple tokens), not a sign-in that came after it, a new grant. Found by
+    /// an audit: a late delivery ended the newer sign-in and dropped its refresh token unrevoked.
+    @Test func aLateConsentRevokedEndsOnlyWhatWasIssuedBeforeItsEvent() async throws {
+        try await TestApp.with { app in
+            let sessions = DatabaseSessionStore(pool: app.server.services.database)
+            let old = try await signedIn(app, subject: "001.late")
+            let user = try #require(try await app.server.services.users.find(siwaIdentifier: "001.late"))
+            let record = SessionRecord(data: ["userID": user.id.uuidString], expiresAt: Date() + 3600)
+            try await sessions.save(id: "before", record: record)
+            try await Task.sleep(for: .milliseconds(20))
+            let revokedAt = Date()
+            try await Task.sleep(for: .milliseconds(20))
+            let again = try await app.signInWithAuthorizationCode(subject: "001.late", email: "late@example.com")
+            let new = try #require(try again.json()["value"] as? String)
+            try await sessions.save(id: "after", record: record)
+
+            let late = try await notify(app, "consent-revoked", subject: "001.late", issuedAt: revokedAt)
+            #expect(try late.json()["status"] as? String == "applied")
+            #expect(try await app.sendJSON(.GET, "/api/users/me", [:], bearer: old).status == .unauthorized)
+            #expect(try await app.sendJSON(.GET, "/api/users/me", [:], bearer: new).status == .ok)
+            #expect(try await sessions.load(id: "before") == nil)
+            #expect(try await sessions.load(id: "after") != nil)
+            #expect(try await app.count("apple_tokens") == 1, "the newer grant's refresh token is kept, to revoke")
+
+            #expect(try await notify(app, "consent-revoked", subject: "001.late").status == .ok)
+            #expect(try await app.sendJSON(.GET, "/api/users/me", [:], bearer: new).status == .unauthorized)
+            #expect(try await sessions.load(id: "after") == nil)
+            #expect(try await app.count("apple_tokens") == 0)
+            #expect(try await app.count("users") == 1)
+        }
+    }
+
+    /// An email event older than the one applied changes nothing (`outdated`): Apple's `email-disabled` then
+    /// `email-enabled`, delivered the other way round, leave forwarding enabled. Found by an audit.
+    @Test func emailEventsDeliveredOutOfOrderKeepTheLatest() async throws {
+        try await TestApp.with { app in
+            _ = try await signedIn(app, subject: "001.order")
+            let disabledAt = Date() - 10
+            #expect(try await notify(app, "email-enabled", subject: "001.order").status == .ok)
+            let stale = try await notify(app, "email-disabled", subject: "001.order", issuedAt: disabledAt)
+            #expect(stale.status == .ok)
+            #expect(try stale.json()["status"] as? String == "outdated")
+            #expect(try await forwarding(app, subject: "001.order") == true)
+            #expect(try await notify(app, "email-disabled", subject: "001.order").status == .ok)
+            #expect(try await forwarding(app, subject: "001.order") == false)
         }
     }
 

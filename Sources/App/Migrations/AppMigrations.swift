@@ -36,6 +36,8 @@ package enum AppMigrations {
                           postgres: PostgresSchema.choreClaimants)
         migrator.register(version: 14, name: "keep one Apple token per client", sqlite: SQLiteSchema.oneAppleTokenPerClient,
                           postgres: PostgresSchema.oneAppleTokenPerClient)
+        migrator.register(version: 15, name: "order Apple notifications by event time",
+                          sqlite: SQLiteSchema.notificationOrder, postgres: PostgresSchema.notificationOrder)
         return migrator
     }
 

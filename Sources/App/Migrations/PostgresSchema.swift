@@ -101,4 +101,10 @@ enum PostgresSchema {
                      OR (newer.created_at = apple_tokens.created_at AND newer.id > apple_tokens.id)))
         """,
     ]
+
+    /// Version 15: see `SQLiteSchema.notificationOrder`.
+    static let notificationOrder = [
+        "ALTER TABLE sessions ADD COLUMN created_at timestamptz",
+        "ALTER TABLE users ADD COLUMN email_event_at timestamptz",
+    ]
 }

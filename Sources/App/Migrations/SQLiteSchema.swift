@@ -142,4 +142,14 @@ enum SQLiteSchema {
                 AND (newer.created_at > apple_tokens.created_at
                      OR (newer.created_at = apple_tokens.created_at AND newer.id > apple_tokens.id)));
         """
+
+    /// Version 15: when each browser session began, and when Apple's last `email-enabled` / `email-disabled` event
+    /// for the user happened, so that a notification delivered late applies to what it is about: a
+    /// `consent-revoked` ends the grants, tokens and sessions from before its event, not a sign-in that came after
+    /// it, and an email event older than the one applied changes nothing. Sessions stored before have no time and
+    /// count as older than any event.
+    static let notificationOrder = """
+        ALTER TABLE sessions ADD COLUMN created_at INTEGER;
+        ALTER TABLE users ADD COLUMN email_event_at INTEGER;
+        """
 }

@@ -13,12 +13,19 @@ extension AppleNotificationRepository {
         case unknownUser
         /// A type this server does not act on: recorded and ignored.
         case ignored
+        /// An email event older than the one applied to the user already (Apple's deliveries can arrive out of
+        /// order): recorded, nothing changed.
+        case outdated
     }
 
     /// Records the notification's `jti` and applies its effect in the same write (one transaction, one round trip),
     /// so each notification takes effect exactly once and a replay changes nothing:
-    /// - `email-disabled` / `email-enabled`: the user's email forwarding state (and the relay address when sent);
-    /// - `consent-revoked`: ends every session, bearer token and Apple token of the user, keeps the account;
+    /// - `email-disabled` / `email-enabled`: the user's email forwarding state (and the relay address when sent),
+    ///   unless an email event with a later `event_time` was applied already;
+    /// - `consent-revoked`: ends the sessions, bearer tokens and Apple tokens of the user issued up to its
+    ///   `event_time` (all of them without one), keeps the account: a sign-in after the revocation is a new grant,
+    ///   which a late delivery must not end (found by an audit: it ended the newer sign-in and dropped its refresh
+    ///   token unrevoked);
     /// - `account-delete`: deletes the user with their tokens, sessions and Apple tokens.
     ///
     /// A `jti` seen before fails the write's first statement on the table's primary key, which rolls the whole
@@ -33,15 +40,26 @@ extension AppleNotificationRepository {
         ]
         switch notification.type {
         case .emailDisabled, .emailEnabled:
-            statements.append(SQL("UPDATE users SET email_forwarding_enabled = ?, updated_at = ? WHERE siwa_identifier = ?",
-                                  [notification.type == .emailEnabled, receivedAt, sub]))
+            // Without an event time (Apple always sends one) the event applies as it comes.
+            let eventAt = notification.eventTime ?? receivedAt
+            let notNewer = "siwa_identifier = ? AND (email_event_at IS NULL OR email_event_at <= ?)"
+            statements.append(SQL("""
+                UPDATE users SET email_forwarding_enabled = ?, email_event_at = ?, updated_at = ? WHERE \(notNewer)
+                """, [notification.type == .emailEnabled, eventAt, receivedAt, sub, eventAt]))
             if let email = notification.email, !email.isEmpty {
-                statements.append(SQL("UPDATE users SET email = ?, is_private_email = ? WHERE siwa_identifier = ?",
-                                      [email, notification.isPrivateEmail ?? true, sub]))
+                statements.append(SQL("UPDATE users SET email = ?, is_private_email = ? WHERE \(notNewer)",
+                                      [email, notification.isPrivateEmail ?? true, sub, eventAt]))
             }
         case .consentRevoked:
             for table in ["tokens", "sessions", "apple_tokens"] {
-                statements.append(SQL("DELETE FROM \(table) WHERE user_id IN (\(user))", [sub]))
+                guard let eventTime = notification.eventTime else {
+                    statements.append(SQL("DELETE FROM \(table) WHERE user_id IN (\(user))", [sub]))
+                    continue
+                }
+                // Sessions stored before their start was recorded have no time: they are older than the event.
+                let issuedBefore = table == "sessions" ? "(created_at IS NULL OR created_at <= ?)" : "created_at <= ?"
+                statements.append(SQL("DELETE FROM \(table) WHERE user_id IN (\(user)) AND \(issuedBefore)",
+                                      [sub, eventTime]))
             }
         case .accountDelete:
             statements.append(SQL("DELETE FROM sessions WHERE user_id IN (\(user))", [sub]))
@@ -58,8 +76,11 @@ extension AppleNotificationRepository {
             return .duplicate
         }
         guard results[1].count == 1 else { return .unknownUser }
-        if case .unknown = notification.type { return .ignored }
-        return .applied
+        switch notification.type {
+        case .unknown: return .ignored
+        case .emailDisabled, .emailEnabled: return results[2].changes == 1 ? .applied : .outdated
+        case .consentRevoked, .accountDelete: return .applied
+        }
     }
 
     /// Whether Apple forwards email for the user (false after `email-disabled`).

@@ -50,14 +50,15 @@ package struct DatabaseSessionStore: SessionStore {
     /// The statements that store `login` inside a sign-in's write, for the user with Apple's `sub` as that write
     /// finds or makes it: the record the browser's cookie named is deleted, and the new one names the user in its
     /// `user_id` column (its data holds nothing else yet).
-    static func statements(storing login: BrowserLogin, forUserWith sub: String) -> [SQL] {
+    static func statements(storing login: BrowserLogin, forUserWith sub: String, at date: Date) -> [SQL] {
         var statements: [SQL] = []
         if let replaced = login.replacedID {
             statements.append(SQL("DELETE FROM sessions WHERE id = ?", [storageKey(replaced)]))
         }
         statements.append(SQL("""
-            INSERT INTO sessions (id, data, user_id, expires_at) SELECT ?, '{}', id, ? FROM users WHERE siwa_identifier = ?
-            """, [storageKey(login.id), login.expiresAt, sub]))
+            INSERT INTO sessions (id, data, user_id, expires_at, created_at)
+            SELECT ?, '{}', id, ?, ? FROM users WHERE siwa_identifier = ?
+            """, [storageKey(login.id), login.expiresAt, date, sub]))
         return statements
     }
 
@@ -68,10 +69,10 @@ package struct DatabaseSessionStore: SessionStore {
         let userID = record.data[userIDKey].flatMap(UUID.init(uuidString:))
         let id = Self.storageKey(id)
         try await pool.write(SQL("""
-            INSERT INTO sessions (id, data, user_id, expires_at) VALUES (?, ?, ?, ?)
+            INSERT INTO sessions (id, data, user_id, expires_at, created_at) VALUES (?, ?, ?, ?, ?)
             ON CONFLICT (id) DO UPDATE SET
                 data = excluded.data, user_id = excluded.user_id, expires_at = excluded.expires_at
-            """, [id, json, userID, record.expiresAt]))
+            """, [id, json, userID, record.expiresAt, now()]))
     }
 
     package func delete(id: String) async throws {

@@ -81,7 +81,9 @@ extension UserRepository {
                 """, [appleToken.id, appleToken.clientID, appleToken.encryptedRefreshToken, appleToken.createdAt,
                       appleToken.createdAt.addingTimeInterval(AppleTokenRepository.checkInterval), sub]))
         }
-        if let session { statements += DatabaseSessionStore.statements(storing: session, forUserWith: sub) }
+        if let session {
+            statements += DatabaseSessionStore.statements(storing: session, forUserWith: sub, at: candidate.updatedAt)
+        }
         if let nonce { statements.append(UsedNonceRepository.record(nonce, forUserWith: sub)) }
         var results: [SQLResult] = []
         var attempts = 0
