@@ -178,4 +178,44 @@ struct AppleTransferImportTests {
             #expect(try await app.transferRows().allSatisfy { $0.transferredAt != nil })
         }
     }
+
+    /// A user deleted while the export or the import waits on Apple for them is counted as deleted meanwhile, not as
+    /// exported or migrated, and starts no 60-day window. Found by an audit: both counted such a user as done, and
+    /// the import's window opened with nobody moved. Apple's 429s (Retry-After 2 s) hold each run while the user goes.
+    @Test func aUserDeletedWhileAppleIsAskedIsNeitherDoneNorFailed() async throws {
+        try await TestApp.withTwoTeams { app in
+            try await app.seedUsers(2)
+            let users = UserRepository(pool: app.server.services.database)
+            /// Runs `arguments` with Apple's first answer for each user left a 429, and deletes one user while it waits.
+            func runDeletingOneUser(_ arguments: [String], _ extra: [String: String] = [:]) async throws
+                -> (status: Int32?, output: String)
+            {
+                let rows = try await app.transferRows()
+                let throttledBefore = await app.apple.throttledMigrationCalls()
+                await app.apple.throttleMigrationCalls(next: rows.count, retryAfter: 2)
+                let run = Task {
+                    let process = try await app.command(arguments, extra)
+                    return (process.status, process.output)
+                }
+                let deadline = ContinuousClock.now + .seconds(30)
+                while await app.apple.throttledMigrationCalls() == throttledBefore, ContinuousClock.now < deadline {
+                    try await Task.sleep(for: .milliseconds(10))
+                }
+                #expect(try await users.delete(id: try #require(rows.first?.id)).deleted)
+                return try await run.value
+            }
+
+            let export = try await runDeletingOneUser(["apple", "transfer", "export", "--to", Self.target])
+            #expect(export.status == 0, "\(export.output)")
+            #expect(export.output.hasPrefix("transfer export to RECVTEAM01: 2 due, 1 exported, 1 deleted meanwhile, "
+                + "2 throttled and retried, 0 failed, 0 interrupted"), "\(export.output)")
+
+            let imported = try await runDeletingOneUser(["apple", "transfer", "import"], app.receivingTeam)
+            #expect(imported.status == 0, "\(imported.output)")
+            #expect(imported.output.hasPrefix("transfer import into RECVTEAM01: 1 due, 0 migrated, 1 deleted meanwhile, "
+                + "1 throttled and retried, 0 failed, 0 interrupted"), "\(imported.output)")
+            #expect(try await TransferRepository(pool: app.server.services.database).firstImport() == nil)
+            #expect(try await app.count("users") == 0)
+        }
+    }
 }

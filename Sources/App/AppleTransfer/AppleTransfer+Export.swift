@@ -46,7 +46,7 @@ extension AppleTransfer {
             let transferSub = try await client.transferIdentifier(
                 sub: item.identifier, target: target, clientID: clientID,
                 accessToken: try await tokens.token(for: clientID))
-            try await repository.recordIdentifier(transferSub, target: target, userID: item.userID, at: clock())
+            return try await repository.recordIdentifier(transferSub, target: target, userID: item.userID, at: clock())
         })
         tally = await runStoppable(run, tally)
         var lines = [tally.summary]

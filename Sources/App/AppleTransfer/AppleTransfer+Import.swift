@@ -80,9 +80,8 @@ extension AppleTransfer {
             let clientID = clientID(for: item.clientID)
             let moved = try await client.exchangeTransfer(item.identifier, clientID: clientID,
                                                           accessToken: try await tokens.token(for: clientID))
-            // False when the user signed in by `transfer_sub` meanwhile: moved all the same.
-            _ = try await repository.recordMove(userID: item.userID, sub: moved.sub, email: moved.email,
-                                                isPrivateEmail: moved.isPrivateEmail, at: clock())
+            return try await repository.recordMove(userID: item.userID, sub: moved.sub, email: moved.email,
+                                                   isPrivateEmail: moved.isPrivateEmail, at: clock()) != .gone
         })
         tally = await runStoppable(run, tally)
         return ChoreReport(summary: tally.summary, exitStatus: tally.isComplete ? 0 : 1)

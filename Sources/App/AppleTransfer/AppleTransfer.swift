@@ -110,7 +110,7 @@ package struct AppleTransfer: Sendable {
 
     /// A new run with this transfer's bound and loop.
     func makeRun(page: @escaping @Sendable (UUID, Int) async throws -> [TransferRepository.Item],
-                 settle: @escaping @Sendable (TransferRepository.Item) async throws -> Void) -> TransferRun {
+                 settle: @escaping @Sendable (TransferRepository.Item) async throws -> Bool) -> TransferRun {
         TransferRun(bound: bound, loop: client.http.group.next(), page: page, settle: settle)
     }
 }

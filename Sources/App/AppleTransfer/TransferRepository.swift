@@ -70,12 +70,13 @@ struct TransferRepository: Sendable {
 
     /// Stores the transfer identifier Apple gave for `userID` and `target`, and when. A new move begins with it, so
     /// the 60-day window of an earlier import into this database is forgotten: the receiving side counts its own.
-    func recordIdentifier(_ transferSub: String, target: String, userID: UUID, at date: Date) async throws {
+    /// - Returns: false when the user is gone (deleted after the run read them).
+    func recordIdentifier(_ transferSub: String, target: String, userID: UUID, at date: Date) async throws -> Bool {
         try await pool.write([
             SQL("UPDATE users SET transfer_sub = ?, transfer_target = ?, transfer_exported_at = ? WHERE id = ?",
                 [transferSub, target, date, userID]),
             SQL("DELETE FROM shared_settings WHERE name = ?", [Self.firstImportSetting]),
-        ])
+        ])[0].changes == 1
     }
 
     /// Stores the identifiers of a transfer file on the users they name (for `team`), leaving users who moved
@@ -96,12 +97,22 @@ struct TransferRepository: Sendable {
         return results.map { $0.changes == 1 }
     }
 
+    /// What `recordMove` found.
+    enum Move: Equatable {
+        /// The user took the new `sub`.
+        case moved
+        /// The user had moved already (signed in by `transfer_sub` meanwhile): moved all the same.
+        case movedMeanwhile
+        /// The user was deleted after the run read them.
+        case gone
+    }
+
     /// Replaces the `sub`, and the e-mail and its flag when Apple gave them, of `userID`, which keeps its id, bearer
-    /// tokens and sessions; the first such change also starts the 60-day window's clock.
-    /// - Returns: false when the user had moved already (signed in by `transfer_sub` meanwhile) or is gone.
+    /// tokens and sessions; the first such change also starts the 60-day window's clock (a user deleted meanwhile
+    /// starts nothing: found by an audit, the window opened with nobody moved).
     /// - Throws: a `DatabaseFailure` of kind `.uniqueConstraint` when another user has that `sub`.
     func recordMove(userID: UUID, sub: String, email: String?, isPrivateEmail: Bool?, at date: Date) async throws
-        -> Bool
+        -> Move
     {
         let results = try await pool.write([
             SQL("""
@@ -109,10 +120,15 @@ struct TransferRepository: Sendable {
                     is_private_email = COALESCE(?, is_private_email), transferred_at = ?, updated_at = ?
                 WHERE id = ? AND NOT (\(Self.moved))
                 """, [sub, email, isPrivateEmail, date, date, userID]),
-            SQL("INSERT INTO shared_settings (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING",
-                [Self.firstImportSetting, String(Int(date.timeIntervalSince1970))]),
+            SQL("""
+                INSERT INTO shared_settings (name, value) SELECT ?, ?
+                WHERE EXISTS (SELECT 1 FROM users WHERE id = ? AND siwa_identifier = ? AND transferred_at = ?)
+                ON CONFLICT (name) DO NOTHING
+                """, [Self.firstImportSetting, String(Int(date.timeIntervalSince1970)), userID, sub, date]),
+            SQL("SELECT 1 FROM users WHERE id = ?", [userID]),
         ])
-        return results[0].changes == 1
+        if results[0].changes == 1 { return .moved }
+        return results[2].count == 1 ? .movedMeanwhile : .gone
     }
 
     /// The users holding an identifier for `target`, after `after` by id: the lines of a transfer file.

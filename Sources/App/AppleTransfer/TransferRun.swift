@@ -16,8 +16,8 @@ struct TransferRun: Sendable {
     let loop: EventLoop
     /// The next users after an id, at most a count.
     let page: @Sendable (UUID, Int) async throws -> [TransferRepository.Item]
-    /// Asks Apple about one user and stores the answer.
-    let settle: @Sendable (TransferRepository.Item) async throws -> Void
+    /// Asks Apple about one user and stores the answer; false when the user was deleted meanwhile.
+    let settle: @Sendable (TransferRepository.Item) async throws -> Bool
 
     /// Users read per page: twice the bound, at least `ChoreRun.minimumBatch`.
     var pageSize: Int { max(ChoreRun.minimumBatch, 2 * bound) }
@@ -25,6 +25,8 @@ struct TransferRun: Sendable {
     /// What became of one user.
     enum Outcome: Sendable, Equatable {
         case done
+        /// Deleted while the run asked Apple about them: nothing to move.
+        case gone
         case failed(String)
         case interrupted
         /// Apple refused the team's credentials: the run stops.
@@ -63,6 +65,7 @@ struct TransferRun: Sendable {
                 result.throttledRetries += throttled
                 switch outcome {
                 case .done: result.done += 1
+                case .gone: result.gone += 1
                 case .failed(let reason): result.failed[reason, default: 0] += 1
                 case .interrupted: result.interrupted += 1
                 case .stop(let reason):
@@ -81,7 +84,7 @@ struct TransferRun: Sendable {
     private func process(_ item: TransferRepository.Item, throttle: ChoreThrottle) async -> (Outcome, Int) {
         let (result, throttled) = await ChoreAttempts.settle(throttle: throttle, loop: loop) { try await settle(item) }
         switch result {
-        case .success?: return (.done, throttled)
+        case .success(let stored)?: return (stored ? .done : .gone, throttled)
         case nil: return (.interrupted, throttled)
         case .failure(let error)?:
             if let error = error as? AppleAuthError, error.kind == .apple("invalid_client") {

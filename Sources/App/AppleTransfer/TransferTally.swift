@@ -10,6 +10,8 @@ struct TransferTally: Sendable, Equatable {
     var doneWord: String
     var due = 0
     var done = 0
+    /// Users deleted while the run asked Apple about them: neither done nor failed.
+    var gone = 0
     var throttledRetries = 0
     var failed: [String: Int] = [:]
     var interrupted = 0
@@ -28,6 +30,7 @@ struct TransferTally: Sendable, Equatable {
         let reasons = failed.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
         var parts = ["\(due) due", "\(done) \(doneWord)", "\(throttledRetries) throttled and retried",
                      "\(failedCount) failed" + (reasons.isEmpty ? "" : " (\(reasons))"), "\(interrupted) interrupted"]
+        if gone > 0 { parts.insert("\(gone) deleted meanwhile", at: 2) }
         if let stoppedBy { parts.append("stopped: \(stoppedBy)") }
         return "transfer \(label): " + parts.joined(separator: ", ") + ", in " + String(format: "%.1f s", seconds)
     }
