@@ -42,6 +42,21 @@ struct HTTPServerLimitsTests {
         }
     }
 
+    /// Empty lines between requests (RFC 9112 §2.2) are ignored and do not move the idle deadline: a client that
+    /// sends one every 100 ms is closed at the 1 s idle timeout all the same (the 5 s bound leaves room for a loaded
+    /// machine). Found by an audit: each empty line restarted the idle timeout, so one every 50 s held a connection.
+    @Test func emptyLinesBetweenRequestsDoNotHoldAnIdleConnectionOpen() async throws {
+        let limits = HTTPLimits(headerTimeout: .seconds(Self.scale), idleTimeout: .seconds(Self.scale))
+        try await withServer(limits: limits) { _, port in
+            let client = try RawClient(port: port)
+            try client.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+            #expect(try await client.readResponse().status == 200)
+            let cutAfter = await client.trickle("\r\n", every: .milliseconds(100), atMost: 60 * Self.scale) { _ in "\r\n" }
+            let elapsed = try #require(cutAfter, "the empty lines kept the connection open")
+            #expect(elapsed < .seconds(5 * Self.scale))
+        }
+    }
+
     @Test func stalledBodyGets408() async throws {
         try await withServer(limits: Self.short) { _, port in
             let client = try RawClient(port: port)

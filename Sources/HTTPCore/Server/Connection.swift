@@ -114,6 +114,9 @@ final class Connection {
     /// A short read counts as drained: edge-triggered epoll reports any byte that arrives after it.
     func nextRequest(waitFirst: Bool) async -> NextRequest {
         var skipRead = waitFirst
+        // When the connection fell idle: empty lines between requests (RFC 9112 §2.2) are ignored, and do not move
+        // the idle deadline. Found by an audit: a CRLF every 50 s held a connection open for good.
+        var idleSince: UInt64 = 0
         while true {
             if !skipRead {
                 do {
@@ -159,7 +162,8 @@ final class Connection {
                 requestStarted = 0
                 input.releaseIfEmpty()
                 if output.isEmpty { output = [] }
-                deadline = MonotonicClock.now() + limits.idleTimeout.nanoseconds
+                if idleSince == 0 { idleSince = MonotonicClock.now() }
+                deadline = idleSince + limits.idleTimeout.nanoseconds
             } else if parser.isReadingBody {
                 let now = MonotonicClock.now()
                 let bodyDeadline = limits.bodyDeadline(start: bodyStarted, received: bodyReceived)
