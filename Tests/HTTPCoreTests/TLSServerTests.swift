@@ -71,6 +71,20 @@ struct TLSServerTests {
         }
     }
 
+    /// TLS 1.2 takes ECDHE with AEAD ciphers only: a client offering only CBC with SHA-1 gets no handshake, one
+    /// offering ChaCha20-Poly1305 gets its answer.
+    @Test(arguments: [("ECDHE-ECDSA-AES128-SHA", false), ("ECDHE-ECDSA-AES256-SHA384", false),
+                      ("ECDHE-ECDSA-CHACHA20-POLY1305", true), ("ECDHE-ECDSA-AES256-GCM-SHA384", true)])
+    func tls12TakesOnlyForwardSecretAEADCiphers(_ cipher: String, accepted: Bool) async throws {
+        let tls = try await Self.makeCertificate()
+        try await withServer(tls: tls) { _, port in
+            let (_, output) = try await Self.run(["openssl", "s_client", "-connect", "127.0.0.1:\(port)", "-quiet",
+                                                  "-tls1_2", "-cipher", cipher],
+                                                 input: "GET /secure HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+            #expect(output.hasPrefix("HTTP/1.1 200 OK") == accepted, "\(output)")
+        }
+    }
+
     @Test func plainTextOnTLSPortIsDropped() async throws {
         let tls = try await Self.makeCertificate()
         try await withServer(tls: tls) { _, port in
