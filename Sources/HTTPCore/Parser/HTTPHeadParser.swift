@@ -65,8 +65,10 @@ enum HTTPHeadParser {
     }
 
     /// Request-target forms (RFC 9112 §3.2): origin, absolute, authority (CONNECT only), asterisk (OPTIONS only).
-    /// An absolute form whose authority carries userinfo (`http://u:p@host/`) is refused, as in Host: RFC 9110
-    /// §4.2.4 forbids it in http(s) URIs sent as a target.
+    /// An absolute form's authority must be what a `Host` field may hold, with a host: userinfo
+    /// (`http://u:p@host/`) is refused as RFC 9110 §4.2.4 forbids it in a target, an empty host (`http:///`,
+    /// `http://:80/`) as §4.2.1 calls such a URI invalid, and a malformed port or IP literal as in `Host` (found by
+    /// an audit: those passed here and were 400 in `Host`).
     static func validateTarget(_ target: UnsafeRawBufferPointer, method: HTTPMethod) throws(HTTPParseError) {
         if target[0] == 0x2F { return }
         if target.count == 1, target[0] == 0x2A {
@@ -78,7 +80,8 @@ enum HTTPHeadParser {
         let scheme = text.hasPrefix("http://") ? 7 : text.hasPrefix("https://") ? 8 : 0
         guard scheme > 0 else { throw HTTPParseError(.invalidTarget) }
         let authority = text.utf8.dropFirst(scheme).prefix { $0 != 0x2F && $0 != 0x3F && $0 != 0x23 }
-        guard !authority.contains(0x40) else { throw HTTPParseError(.invalidTarget) }
+        guard !authority.isEmpty, !authority.contains(0x40),
+              Array(authority).withUnsafeBytes({ isValidHost($0) }) else { throw HTTPParseError(.invalidTarget) }
     }
 
     static func makeMethod(_ bytes: UnsafeRawBufferPointer) -> HTTPMethod {
