@@ -154,7 +154,7 @@ package final class SiwaServer: Sendable {
         // Past `ulimit -f` a write must fail with EFBIG (SQLite: SQLITE_FULL, a 503), not kill the server.
         signal(SIGXFSZ, SIG_IGN)
         // Before the hold's listener (which serves with these files too) and before any database is made.
-        try TLSFilesCheck.check(configuration)
+        if let expiry = try TLSFilesCheck.check(configuration) { logger.warning("\(expiry.message)") }
         try AppleKeyFileCheck.check(configuration)
         try checkListenAddress(configuration)
         guard try await ReadOnlyStartHold(configuration: configuration, logger: logger).waitForWritable() else { return }

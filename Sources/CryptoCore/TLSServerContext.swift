@@ -64,6 +64,17 @@ package final class TLSServerContext {
 
     deinit { SSL_CTX_free(pointer) }
 
+    /// Seconds from now until the leaf certificate's `notAfter`, negative once it has passed; nil when OpenSSL
+    /// cannot say.
+    package var certificateSecondsLeft: Int? {
+        guard let certificate = SSL_CTX_get0_certificate(pointer), let notAfter = X509_get0_notAfter(certificate)
+        else { return nil }
+        var days: Int32 = 0
+        var seconds: Int32 = 0
+        guard ASN1_TIME_diff(&days, &seconds, nil, notAfter) == 1 else { return nil }
+        return Int(days) * 86_400 + Int(seconds)
+    }
+
     /// A new server-side `SSL` on the non-blocking socket `fd`.
     package func makeConnection(fd: Int32) throws -> TLSConnection {
         ERR_clear_error()

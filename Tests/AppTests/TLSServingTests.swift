@@ -29,6 +29,26 @@ struct TLSServingTests {
         }
     }
 
+    /// The start warns of a certificate within 14 days of its end, and of one past it, which `siwa doctor` fails:
+    /// the files are read at start only. Found by an audit: an expired certificate started without a word.
+    @Test func aCertificateNearOrPastItsEndIsNamedAtStart() throws {
+        let warnFrom = TLSFilesCheck.expiryWarningDays * 86_400
+        #expect(TLSFilesCheck.expiry(secondsLeft: warnFrom) == nil)
+        #expect(TLSFilesCheck.expiry(secondsLeft: warnFrom - 1)?.expired == false)
+        #expect(TLSFilesCheck.expiry(secondsLeft: warnFrom - 1)?.message.contains("expires in 13 day(s)") == true)
+        #expect(TLSFilesCheck.expiry(secondsLeft: -1)?.expired == true)
+        #expect(TLSFilesCheck.expiry(secondsLeft: -3 * 86_400)?.message.contains("has expired (3 day(s) ago)") == true)
+        var configuration = Configuration()
+        for (days, warned) in [(1, true), (30, false)] {
+            let certificate = try SelfSignedCertificate.make(days: days)
+            configuration.tls = TLSServerConfiguration(certificatePath: certificate.certificatePath,
+                                                       privateKeyPath: certificate.privateKeyPath)
+            let expiry = try TLSFilesCheck.check(configuration)
+            #expect((expiry != nil) == warned, "\(String(describing: expiry))")
+            #expect(expiry?.expired != true)
+        }
+    }
+
     @Test func plainHTTPNeverGetsHSTS() async throws {
         try await TestApp.with { app in
             let health = try await app.send(.GET, "/health")

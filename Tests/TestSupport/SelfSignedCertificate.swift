@@ -6,15 +6,19 @@ package struct SelfSignedCertificate: Sendable {
     package let certificatePath: String
     package let privateKeyPath: String
 
-    /// - Parameter subjectAltNames: the names it is valid for, in `openssl`'s `subjectAltName` syntax.
-    package static func make(subjectAltNames: String = "DNS:localhost,IP:127.0.0.1") throws -> SelfSignedCertificate {
+    /// - Parameters:
+    ///   - subjectAltNames: the names it is valid for, in `openssl`'s `subjectAltName` syntax.
+    ///   - days: how long it is valid from now.
+    package static func make(subjectAltNames: String = "DNS:localhost,IP:127.0.0.1", days: Int = 30) throws
+        -> SelfSignedCertificate
+    {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("tls-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let certificate = directory.appendingPathComponent("cert.pem").path
         let key = directory.appendingPathComponent("key.pem").path
         let status = try ChildProcess.run("/usr/bin/env", arguments: [
             "openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-            "-keyout", key, "-out", certificate, "-days", "1", "-subj", "/CN=localhost",
+            "-keyout", key, "-out", certificate, "-days", String(days), "-subj", "/CN=localhost",
             "-addext", "subjectAltName=" + subjectAltNames,
         ])
         guard status == 0 else { throw CocoaError(.fileWriteUnknown) }

@@ -96,7 +96,11 @@ package struct Doctor: Sendable {
     static func startChecks(_ configuration: Configuration) -> [ConfigurationError] {
         var problems: [ConfigurationError] = []
         do {
-            try TLSFilesCheck.check(configuration)
+            // Expiring soon starts with a warning; expired is what every client refuses.
+            if let expiry = try TLSFilesCheck.check(configuration), expiry.expired {
+                problems.append(.malformed(name: "TLS_CERT_PATH", expected: "a certificate that has not expired "
+                    + "(\(expiry.message.dropFirst("TLS_CERT_PATH: ".count)))"))
+            }
         } catch let error as ConfigurationError {
             problems.append(error)
         } catch {

@@ -6,8 +6,23 @@ import Web
 /// that cannot be used stops the server naming its variable, before a database is opened or created (an extra CA
 /// that does not load would otherwise fail every call to Apple, every sign-in then a 503).
 enum TLSFilesCheck {
+    /// Days before a certificate's end from which the start warns.
+    static let expiryWarningDays = 14
+
+    /// A certificate past or near its end.
+    struct Expiry: Equatable {
+        /// Whether it has ended: every client refuses it.
+        var expired: Bool
+        /// What to log, naming the variable.
+        var message: String
+    }
+
+    /// - Returns: a warning when the certificate of `TLS_CERT_PATH` has expired or expires within
+    ///   `expiryWarningDays` (the server reads the files at start only; found by an audit: an expired one started
+    ///   without a word).
     /// - Throws: `ConfigurationError` naming the variable whose file OpenSSL refused, with OpenSSL's reason.
-    static func check(_ configuration: Configuration) throws {
+    @discardableResult
+    static func check(_ configuration: Configuration) throws -> Expiry? {
         if let file = configuration.extraCAFile {
             do {
                 _ = try TLSClientContext(extraCAFile: file)
@@ -16,9 +31,10 @@ enum TLSFilesCheck {
                     + "certificates (\(error))")
             }
         }
-        guard let tls = configuration.tls else { return }
+        guard let tls = configuration.tls else { return nil }
+        let context: TLSServerContext
         do {
-            _ = try TLSServerContext(certificateChainPath: tls.certificatePath, privateKeyPath: tls.privateKeyPath)
+            context = try TLSServerContext(certificateChainPath: tls.certificatePath, privateKeyPath: tls.privateKeyPath)
         } catch let error as TLSServerContext.FileError {
             switch error.file {
             case .certificateChain:
@@ -30,5 +46,18 @@ enum TLSFilesCheck {
                         + "in TLS_CERT_PATH (\(error))")
             }
         }
+        return context.certificateSecondsLeft.flatMap(expiry(secondsLeft:))
+    }
+
+    /// What to say of a certificate `secondsLeft` from its end (negative: past it); nil when it has
+    /// `expiryWarningDays` or more.
+    static func expiry(secondsLeft left: Int) -> Expiry? {
+        guard left < expiryWarningDays * 86_400 else { return nil }
+        let days = left / 86_400
+        return left < 0
+            ? Expiry(expired: true, message: "TLS_CERT_PATH: the certificate has expired (\(-days) day(s) ago): clients "
+                + "refuse it; renew it and restart")
+            : Expiry(expired: false, message: "TLS_CERT_PATH: the certificate expires in \(days) day(s): renew it and "
+                + "restart (the files are read at start)")
     }
 }
