@@ -2,6 +2,8 @@ import CryptoCore
 @testable import FakeApple
 import Foundation
 import HTTPCore
+import Storage
+import TestSupport
 import Testing
 import Web
 @testable import App
@@ -83,6 +85,22 @@ struct AppleNotificationsTests {
             #expect(try await sessions.load(id: "after") == nil)
             #expect(try await app.count("apple_tokens") == 0)
             #expect(try await app.count("users") == 1)
+        }
+    }
+
+    /// A session stored without a start time, as an instance of the previous build stores it during a rolling
+    /// upgrade: on PostgreSQL the column's default stamps it, so a late `consent-revoked` from before leaves it; on
+    /// SQLite (one instance, no rolling upgrade) it counts as older than any event. Found by an audit.
+    @Test func aSessionStoredWithoutATimeIsStampedOnPostgreSQL() async throws {
+        try await TestApp.with { app in
+            _ = try await signedIn(app, subject: "001.rolling")
+            let user = try #require(try await app.server.services.users.find(siwaIdentifier: "001.rolling"))
+            let revokedAt = Date() - 60
+            try await app.server.services.database.write(SQL(
+                "INSERT INTO sessions (id, data, user_id, expires_at) VALUES (?, '{}', ?, ?)",
+                ["previous-build", user.id, Date() + 3600]))
+            #expect(try await notify(app, "consent-revoked", subject: "001.rolling", issuedAt: revokedAt).status == .ok)
+            #expect(try await app.count("sessions") == (PostgresCluster.testsUsePostgres ? 1 : 0))
         }
     }
 

@@ -102,9 +102,12 @@ enum PostgresSchema {
         """,
     ]
 
-    /// Version 15: see `SQLiteSchema.notificationOrder`.
+    /// Version 15: see `SQLiteSchema.notificationOrder`. The sessions stored before keep no time; the default, set
+    /// once the column is there, stamps those that instances of the previous build store during a rolling upgrade
+    /// (found by an audit: left without a time, a later `consent-revoked` of any date ended them).
     static let notificationOrder = [
         "ALTER TABLE sessions ADD COLUMN created_at timestamptz",
+        "ALTER TABLE sessions ALTER COLUMN created_at SET DEFAULT now()",
         "ALTER TABLE users ADD COLUMN email_event_at timestamptz",
     ]
 }
