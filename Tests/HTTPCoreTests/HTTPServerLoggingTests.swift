@@ -42,9 +42,14 @@ struct HTTPServerLoggingTests {
         let bad = try RawClient(port: server.localPort)
         try bad.send("GET /x HTTP/1.1\r\n\r\n")
         #expect(try await bad.readResponse().status == 400)
+        let connect = try RawClient(port: server.localPort)
+        try connect.send("CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n")
+        #expect(try await connect.readResponse().status == 501)
         await server.shutdown()
         let lines = handler.lines.withLock { $0 }
         #expect(!lines.contains { $0.contains("/quiet") })
+        #expect(lines.contains { $0.hasPrefix("info refused 501 from 127.0.0.1:") && $0.hasSuffix(": CONNECT is not supported") },
+                "\(lines)")
         #expect(lines.contains { $0.hasPrefix("info refused 400 from 127.0.0.1:") && $0.hasSuffix(": Missing Host header") }, "\(lines)")
     }
 

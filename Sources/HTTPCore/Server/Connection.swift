@@ -84,8 +84,8 @@ final class Connection {
                 if await flush() { await lingeringClose() }
                 return
             case .request(let head) where head.request.method == .CONNECT:
-                writeError(.notImplemented, reason: "CONNECT is not supported", version: head.request.version)
-                logAccess(head.request, status: .notImplemented, started: MonotonicClock.now())
+                writeError(.notImplemented, reason: Self.connectRefusal, version: head.request.version)
+                logRefusal(.notImplemented, reason: Self.connectRefusal)
                 _ = await flush()
                 return
             case .request(let head):
@@ -186,6 +186,8 @@ final class Connection {
     }
 
     static let continueLine = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
+    /// Why a `CONNECT` gets 501: this server is no proxy.
+    static let connectRefusal = "CONNECT is not supported"
 
     /// Calls the responder in a task of its own on this loop. A task keeps the memory its deepest call chain
     /// needed until it ends, so a handler run in the connection's long-lived task would leave its frames' slabs
