@@ -67,6 +67,21 @@ struct ChoreLimitsTests {
         #expect(configuration.appleChoresEvery == nil)
     }
 
+    /// `siwa serve` logs a run's summary at `notice` when nothing failed, `warning` when some tokens failed, and
+    /// `error` when Apple refused the server's own key. Found by an audit: all were `notice`.
+    @Test func theSummaryIsLoggedAtTheLevelItsFailuresCallFor() {
+        var tally = ChoreTally(chore: .retryRevocations)
+        tally.add(.revoked)
+        #expect(tally.logLevel == .notice)
+        tally.add(.failed(reason: "unreachable"))
+        #expect(tally.logLevel == .warning)
+        tally.add(.failed(reason: "apple: invalid_client"))
+        #expect(tally.logLevel == .error)
+        var unauthorized = ChoreTally(chore: .validateTokens)
+        unauthorized.add(.failed(reason: "apple: unauthorized_client"))
+        #expect(unauthorized.logLevel == .error)
+    }
+
     @Test func theSummaryCountsByOutcomeAndTheExitStatusSaysWhatIsLeft() {
         var tally = ChoreTally(chore: .validateTokens)
         tally.due = 4

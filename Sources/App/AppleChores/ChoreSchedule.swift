@@ -59,7 +59,7 @@ struct ChoreSchedule: Sendable {
         for kind in AppleChoreKind.allCases {
             counters.runs.add(kind.slot)
             guard let tally = await lifecycle.run(kind, logger: logger, counters: counters) else { return true }
-            logger.notice("\(tally.summary)")
+            logger.log(level: tally.logLevel, "\(tally.summary)")
             if Task.isCancelled { return false }
         }
         return true

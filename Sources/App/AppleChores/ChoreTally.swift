@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// What one run of a chore did: counts by outcome, throttled calls waited out and retried, and how long it took.
 /// `summary` is the one line a log or cron mail shows; `exitStatus` what the command exits with.
@@ -22,6 +23,17 @@ struct ChoreTally: Sendable, Equatable {
 
     var done: Int { valid + revoked + failedCount }
     var failedCount: Int { failed.values.reduce(0, +) }
+
+    /// The reasons that are the operator's to fix: Apple refuses the server's own credentials.
+    static let credentialFailures: Set<String> = ["apple: invalid_client", "apple: unauthorized_client"]
+
+    /// The level `siwa serve` logs the summary at: `notice` when nothing failed, `error` when Apple refused the
+    /// server's key (every later call fails too, and no deletion's token is revoked), else `warning`. Found by an
+    /// audit: every summary was `notice`, which an alert on warnings never sees.
+    var logLevel: Logger.Level {
+        if failedCount == 0 { return .notice }
+        return failed.keys.contains(where: Self.credentialFailures.contains) ? .error : .warning
+    }
 
     mutating func add(_ outcome: ChoreOutcome, throttledRetries: Int = 0) {
         self.throttledRetries += throttledRetries

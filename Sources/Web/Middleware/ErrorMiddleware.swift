@@ -27,8 +27,14 @@ enum ErrorRenderer {
         switch error {
         case let abort as any AbortError:
             (status, reason, headers) = (abort.status, abort.reason, abort.headers)
-            // A 501 is the client's (a method no one defines), not a fault of the server's.
-            let level: Logger.Level = status.code >= 500 && status != .notImplemented ? .error : .debug
+            // A 501 is the client's (a method no one defines), not a fault of the server's. A 503 is a dependency
+            // gone for a while (Apple, the database), whose cause its thrower logs at its own level: a warning here,
+            // so that an outage's every request is not an error (found by an audit).
+            let level: Logger.Level = switch status {
+            case .notImplemented: .debug
+            case .serviceUnavailable: .warning
+            default: status.code >= 500 ? .error : .debug
+            }
             request.logger.log(level: level, "\(logged(request)) -> \(status.code): \(LogEscaping.escape(reason))")
         case let decoding as DecodingError:
             (status, reason, headers) = (.badRequest, DecodingErrorReason.describe(decoding), [:])
