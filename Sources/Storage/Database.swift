@@ -80,12 +80,28 @@ package final class Database {
     /// SQLite creates it: it holds e-mails, token hashes and sealed refresh tokens, and SQLite gives its `-wal` and
     /// `-shm` the database file's mode. An empty file is an empty database. A file that exists keeps its mode; a
     /// path that cannot be created is left to `sqlite3_open_v2`, which says why. Found by a security review: new
-    /// databases were 0644, readable by every local user.
-    static func createPrivately(_ path: String) {
+    /// databases were 0644, readable by every local user. A symlink to a file that does not exist yet is followed
+    /// (up to `symlinkHops` links), so that the file made at its end is private too (found by an audit: it was 0644).
+    static func createPrivately(_ path: String, hops: Int = symlinkHops) {
         guard path != ":memory:", !path.hasPrefix("file:") else { return }
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
-        if descriptor >= 0 { Glibc.close(descriptor) }
+        if descriptor >= 0 {
+            Glibc.close(descriptor)
+            return
+        }
+        var status = stat()
+        guard errno == EEXIST, hops > 0, lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFLNK,
+              stat(path, &status) != 0, errno == ENOENT else { return }
+        var target = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let length = readlink(path, &target, Int(PATH_MAX))
+        guard length > 0 else { return }
+        let destination = String(decoding: target[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        let folder = path.lastIndex(of: "/").map { String(path[...$0]) } ?? ""
+        createPrivately(destination.hasPrefix("/") ? destination : folder + destination, hops: hops - 1)
     }
+
+    /// Links followed at most to the file a new database's path names (Linux's own limit, `SYMLOOP_MAX`, is 40).
+    static let symlinkHops = 8
 
     /// Finalizes the cached statements and closes the connection now rather than in `deinit`; a second call does
     /// nothing. The last connection to a WAL database to close checkpoints it and deletes its `-wal` and `-shm`

@@ -80,10 +80,12 @@ extension SQLiteError {
     /// The error for `code` on `connection`, reading SQLite's message right away, before another call replaces it.
     init(code: Int32, connection: OpaquePointer?, sql: String?) {
         let extended = connection.map { sqlite3_extended_errcode($0) } ?? code
-        let message = connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
-            ?? String(cString: sqlite3_errstr(code))
-        // The connection's error code can be stale for codes raised outside a statement; trust `code` then.
+        // The connection's error code can be stale for codes raised outside a statement (a backup step's); trust
+        // `code` then, and SQLite's text for it: the connection's message said "not an error" for a full disk (found
+        // by an audit).
         let useExtended = extended & 0xFF == code & 0xFF
+        let message = (useExtended ? connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) } : nil)
+            ?? String(cString: sqlite3_errstr(code))
         self.init(extendedCode: useExtended ? extended : code, message: message, sql: sql)
     }
 

@@ -61,6 +61,16 @@ struct DatabaseTests {
         #expect(FileManager.default.createFile(atPath: shared, contents: Data(), attributes: [.posixPermissions: 0o640]))
         _ = try Database(path: shared)
         #expect(try mode(shared) == 0o640, "an existing file keeps its mode")
+        // A path that is a symlink to a file not made yet, through a second link: the file at its end is private
+        // too. Found by an audit: it was made with the umask's mode.
+        try FileManager.default.createDirectory(atPath: directory.path("real"), withIntermediateDirectories: true)
+        let link = directory.path("link.sqlite")
+        try FileManager.default.createSymbolicLink(atPath: directory.path("hop.sqlite"), withDestinationPath: "real/db.sqlite")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: directory.path("hop.sqlite"))
+        let linked = try Database(path: link)
+        try linked.executeScript("CREATE TABLE t (x); INSERT INTO t VALUES (1);")
+        #expect(try mode(directory.path("real/db.sqlite")) == 0o600)
+        #expect(try mode(directory.path("real/db.sqlite-wal")) == 0o600)
     }
 
     @Test func aNewFileGetsTheConfiguredPageSizeAndAnExistingOneKeepsItsOwn() throws {

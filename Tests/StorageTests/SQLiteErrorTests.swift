@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import Testing
 @testable import Storage
@@ -13,6 +14,14 @@ struct SQLiteErrorTests {
             CREATE TABLE parent (id INTEGER PRIMARY KEY, email TEXT UNIQUE);
             CREATE TABLE child (parent_id INTEGER NOT NULL REFERENCES parent(id) ON DELETE CASCADE);
             """)
+    }
+
+    /// A code raised outside a statement (a backup step's) gets SQLite's text for it, not the connection's stale
+    /// "not an error". Found by an audit: a backup to a full disk said "SQLite failed: not an error".
+    @Test func aCodeTheConnectionDidNotRecordIsDescribedBySQLite() throws {
+        let error = SQLiteError(code: SQLITE_FULL, connection: database.handle, sql: nil)
+        #expect(error.extendedCode == SQLITE_FULL)
+        #expect(error.message == "database or disk is full")
     }
 
     @Test func uniqueViolationIsTypedAndNeverShowsTheValue() throws {
