@@ -98,8 +98,8 @@ package struct Doctor: Sendable {
         do {
             // Expiring soon starts with a warning; expired is what every client refuses.
             if let expiry = try TLSFilesCheck.check(configuration), expiry.expired {
-                problems.append(.malformed(name: "TLS_CERT_PATH", expected: "a certificate that has not expired "
-                    + "(\(expiry.message.dropFirst("TLS_CERT_PATH: ".count)))"))
+                problems.append(.malformed(name: "TLS_CERT_PATH",
+                                           expected: "a certificate that has not expired (\(expiry.detail))"))
             }
         } catch let error as ConfigurationError {
             problems.append(error)

@@ -52,14 +52,15 @@ extension AppleNotificationRepository {
             }
         case .consentRevoked:
             for table in ["tokens", "sessions", "apple_tokens"] {
-                guard let eventTime = notification.eventTime else {
-                    statements.append(SQL("DELETE FROM \(table) WHERE user_id IN (\(user))", [sub]))
-                    continue
+                var condition = "user_id IN (\(user))"
+                var arguments: [any DatabaseValueConvertible] = [sub]
+                if let eventTime = notification.eventTime {
+                    // Sessions stored before their start was recorded have no time: they are older than the event.
+                    condition += table == "sessions"
+                        ? " AND (created_at IS NULL OR created_at <= ?)" : " AND created_at <= ?"
+                    arguments.append(eventTime)
                 }
-                // Sessions stored before their start was recorded have no time: they are older than the event.
-                let issuedBefore = table == "sessions" ? "(created_at IS NULL OR created_at <= ?)" : "created_at <= ?"
-                statements.append(SQL("DELETE FROM \(table) WHERE user_id IN (\(user)) AND \(issuedBefore)",
-                                      [sub, eventTime]))
+                statements.append(SQL("DELETE FROM \(table) WHERE \(condition)", arguments))
             }
         case .accountDelete:
             statements.append(SQL("DELETE FROM sessions WHERE user_id IN (\(user))", [sub]))

@@ -13,8 +13,10 @@ enum TLSFilesCheck {
     struct Expiry: Equatable {
         /// Whether it has ended: every client refuses it.
         var expired: Bool
+        /// What is wrong with it, and what to do.
+        var detail: String
         /// What to log, naming the variable.
-        var message: String
+        var message: String { "TLS_CERT_PATH: " + detail }
     }
 
     /// - Returns: a warning when the certificate of `TLS_CERT_PATH` has expired or expires within
@@ -55,9 +57,9 @@ enum TLSFilesCheck {
         guard left < expiryWarningDays * 86_400 else { return nil }
         let days = left / 86_400
         return left < 0
-            ? Expiry(expired: true, message: "TLS_CERT_PATH: the certificate has expired (\(-days) day(s) ago): clients "
-                + "refuse it; renew it and restart")
-            : Expiry(expired: false, message: "TLS_CERT_PATH: the certificate expires in \(days) day(s): renew it and "
-                + "restart (the files are read at start)")
+            ? Expiry(expired: true, detail: "the certificate has expired (\(-days) day(s) ago): clients refuse it; "
+                + "renew it and restart")
+            : Expiry(expired: false, detail: "the certificate expires in \(days) day(s): renew it and restart "
+                + "(the files are read at start)")
     }
 }
