@@ -27,6 +27,13 @@ package protocol DatabaseClient: Sendable {
     func readInline<T: Sendable>(_ statement: SQL, _ transform: @escaping @Sendable (Row) throws -> T) async throws
         -> [T]
 
+    /// Whether the database answers and would take a write now, found out without writing: what `GET /ready`
+    /// reports. PostgreSQL: the server answers and is not read-only (a standby, a demoted primary). SQLite: the files
+    /// are still those the pool opened (`DatabaseFileWatch`) and a reader answers. (A disk that is full, or that
+    /// Linux made read-only after an I/O error, is seen only by a write: ext4 marks the latter `emergency_ro`, which
+    /// `statvfs(3)` does not report.)
+    func takesWrites() async -> Bool
+
     /// Ends the process's use of the database at a clean shutdown, once requests in flight are done: SQLite
     /// commits what is queued, checkpoints and closes its connections, so no `-wal` or `-shm` file is left; calls
     /// made afterwards fail. PostgreSQL has nothing to do: its sessions end with the process.

@@ -37,6 +37,7 @@ extension SQLiteError: DatabaseFailure {
         switch reason {
         case .busy: "locked by another connection for longer than the busy timeout (DATABASE_BUSY_TIMEOUT_MS)"
         case .full: "disk full or file size limit reached (SQLITE_FULL)"
+        case .readOnly where isMoved: message
         case .readOnly: "the database file cannot be written (SQLITE_READONLY)"
         case .ioError where isWriteFailure:
             "a write failed: disk full, file size limit (ulimit -f) or device error (SQLITE_IOERR_WRITE)"

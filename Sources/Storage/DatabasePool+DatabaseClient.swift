@@ -19,6 +19,11 @@ extension DatabasePool: DatabaseClient {
         try await readInline { db in try db.fetchAll(sql: statement.text, arguments: statement.arguments, transform) }
     }
 
+    package func takesWrites() async -> Bool {
+        guard writer.fileWatch.check() == nil else { return false }
+        return (try? await read(SQL("SELECT 1")) { try $0[0] as Int }) == [1]
+    }
+
     /// Runs one statement of a write and copies out its rows (a statement's rows do not outlive its step).
     private static func run(_ statement: SQL, at index: Int, on db: Database) throws -> SQLResult {
         do {

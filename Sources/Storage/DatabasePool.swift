@@ -54,7 +54,8 @@ package final class DatabasePool: Sendable {
     /// Runs `body` on a reader connection inside a read transaction: it sees one committed snapshot,
     /// including every write whose `write` call has returned.
     package func read<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
+        if let moved = writer.fileWatch.checkNowAndThen() { throw moved }
+        return try await withCheckedThrowingContinuation { continuation in
             let accepted = readers.submit { database in
                 continuation.resume(with: Result { try database.transaction(.deferred) { try body(database) } })
             }
@@ -67,6 +68,7 @@ package final class DatabasePool: Sendable {
     /// `read`. For short indexed lookups on hot paths (the bearer token of `GET /api/users/me`): the calling
     /// thread, an event loop, serves nothing else meanwhile. A WAL reader does not wait for the writer.
     package func readInline<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        if let moved = writer.fileWatch.checkNowAndThen() { throw moved }
         if let inline = try readers.runInline({ database in try database.transaction(.deferred) { try body(database) } }) {
             return inline
         }

@@ -21,6 +21,8 @@ final class DatabaseWriter: Sendable {
     /// The database file.
     let path: String
     let connection: SerialConnection
+    /// Whether the files the writer opened are still those at their paths; every batch asks before it commits.
+    let fileWatch: DatabaseFileWatch
     let checkpointer: SerialConnection?
     let checkpointThreshold: Int
     /// `DatabaseConfiguration.walLimitBytes` in pages of this database.
@@ -50,6 +52,7 @@ final class DatabaseWriter: Sendable {
         } else {
             self.checkpointer = nil
         }
+        self.fileWatch = DatabaseFileWatch(path: path, writer: database)
         self.connection = SerialConnection(database: database, label: "siwa.storage.writer")
         self.queue = Mutex(WriteQueue())
         self.maxWriteBatch = max(configuration.maxWriteBatch, 1)
@@ -147,7 +150,8 @@ final class DatabaseWriter: Sendable {
     }
 
     /// Commits one batch (or runs one exclusive job), counts it, resumes its callers and starts a checkpoint
-    /// beside the writer when one is due; on the writer's queue.
+    /// beside the writer when one is due; on the writer's queue. A batch is refused whole once the database's files
+    /// are not those at their paths any more (`DatabaseFileWatch`); an exclusive job (a migration, the close) runs.
     ///
     /// - Returns: whether the writer must now finish a checkpoint itself: the WAL reached its limit, or a write
     ///   found no room (a full disk, `ulimit -f`), where only a WAL that starts over from its beginning can make
@@ -156,6 +160,9 @@ final class DatabaseWriter: Sendable {
         let outcome: WriteBatch.Outcome
         if batch.count == 1, batch[0].exclusive {
             batch[0].runAlone(database)
+            outcome = WriteBatch.Outcome()
+        } else if let moved = fileWatch.check() {
+            batch.forEach { $0.fail(moved) }
             outcome = WriteBatch.Outcome()
         } else {
             outcome = WriteBatch(jobs: batch).commit(on: database)

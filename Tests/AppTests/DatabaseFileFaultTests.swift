@@ -85,6 +85,39 @@ struct DatabaseFileFaultTests {
         }
     }
 
+    /// The mistake the README's restore warns of: a backup moved over the database while the server runs. The server
+    /// answers 503 from then on, sign-ins, reads and `/ready` alike, and says why, instead of committing into the old
+    /// file (found by an audit: it answered 200, and those sign-ins were gone at the next start); a restart opens the
+    /// copy.
+    @Test func aBackupMovedOverTheRunningServersDatabaseIs503UntilARestart() async throws {
+        try await SpawnedApp.with { app in
+            let server = try await app.launch()
+            let kept = try await app.signIn(token: try app.identityToken(subject: "001.moved.kept"))
+            #expect(kept.status == .ok)
+            let bearer = try #require(try kept.json()["value"] as? String)
+            let copy = app.directory.appendingPathComponent("backup.sqlite").path
+            let backup = try await SiwaProcess.run(["backup", copy], environment: app.environment(),
+                                                   directory: app.directory)
+            #expect(backup.status == 0, "\(backup.output)")
+            #expect(rename(copy, app.databasePath) == 0)
+
+            let refused = try await app.signIn(token: try app.identityToken(subject: "001.moved.refused"))
+            #expect(refused.status == .serviceUnavailable)
+            #expect(refused.headers["Retry-After"] != nil)
+            #expect(server.output.contains("the database file \(app.databasePath) was replaced or deleted while the "
+                + "server ran"), "\(server.output.suffix(600))")
+            #expect(try await app.me(bearer: bearer).status == .serviceUnavailable, "reads stop too")
+            #expect(try await app.ready().status == .serviceUnavailable)
+            #expect(try await app.health().status == .ok, "the process itself is alive")
+
+            #expect(await server.terminate() == 0)
+            try await app.launch()
+            #expect(try await app.me(bearer: bearer).status == .ok, "the copy holds the sign-in made before it")
+            let again = try await app.signIn(token: try app.identityToken(subject: "001.moved.refused"))
+            #expect(again.status == .ok, "nothing of the refused sign-in was written anywhere")
+        }
+    }
+
     /// Runs a command quietly; whether it exited 0.
     static func run(_ executable: String, _ arguments: [String]) -> Bool {
         (try? ChildProcess.run(executable, arguments: arguments)) == 0

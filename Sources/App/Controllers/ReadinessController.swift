@@ -3,9 +3,10 @@ import Storage
 import Synchronization
 import Web
 
-/// `GET /ready`, what a load balancer polls: 200 `{"status":"ok"}` while the database answers and takes writes, 503
-/// `{"status":"unavailable"}` with `Retry-After` when it does not, or once shutdown has begun (so the balancer takes
-/// this instance out before its listener closes). `GET /health` stays 200 while the process runs.
+/// `GET /ready`, what a load balancer polls: 200 `{"status":"ok"}` while the database answers and takes writes
+/// (`DatabaseClient.takesWrites()`), 503 `{"status":"unavailable"}` with `Retry-After` when it does not, or once
+/// shutdown has begun (so the balancer takes this instance out before its listener closes). `GET /health` stays 200
+/// while the process runs.
 struct ReadinessController: RouteCollection {
     let database: any DatabaseClient
     let readiness: Readiness
@@ -23,17 +24,9 @@ struct ReadinessController: RouteCollection {
         routes.get("ready", use: ready)
     }
 
-    /// What `/ready` asks: on PostgreSQL whether the server takes writes (`transaction_read_only` is off, so a
-    /// standby or a demoted primary is not ready), on SQLite whether the file answers.
-    static func check(_ engine: DatabaseEngine) -> SQL {
-        engine == .postgres ? SQL("SELECT current_setting('transaction_read_only') = 'off'") : SQL("SELECT 1 = 1")
-    }
-
     @Sendable func ready(_ req: Request) async throws -> Response {
         let database = database
-        if !readiness.isDraining, await Self.answer(within: Self.databaseTimeout, {
-            (try? await database.read(Self.check(database.engine)) { try $0[0] as Bool }) == [true]
-        }) {
+        if !readiness.isDraining, await Self.answer(within: Self.databaseTimeout, { await database.takesWrites() }) {
             return try Status(status: "ok").encodeResponse(for: req)
         }
         var response = try Status(status: "unavailable").encodeResponse(for: req)

@@ -293,6 +293,11 @@ extension PostgresPool: DatabaseClient {
         try await read(statement, transform)
     }
 
+    package func takesWrites() async -> Bool {
+        let check = SQL("SELECT current_setting('transaction_read_only') = 'off'")
+        return (try? await read(check) { try $0[0] as Bool }) == [true]
+    }
+
     /// Nothing to do: PostgreSQL keeps no file beside the process, and its sessions end when the process does.
     package func close() async {}
 }

@@ -8,6 +8,8 @@ import Testing
 struct TokenRepositoryTests {
     let clock = TestClock()
 
+    /// The repository on a fresh database, and that database, which the test keeps until its end: released early,
+    /// it deletes the file under the pool.
     private func setUp() async throws -> (TemporaryDatabase, TokenRepository, User) {
         let db = try await TemporaryDatabase()
         let user = User.fixture(at: clock.now)
@@ -16,7 +18,8 @@ struct TokenRepositoryTests {
     }
 
     @Test func findsTheUserUntilTheTokenExpires() async throws {
-        let (_, tokens, user) = try await setUp()
+        let (database, tokens, user) = try await setUp()
+        defer { withExtendedLifetime(database) {} }
         try await tokens.create(.fixture(userID: user.id, at: clock.now, lifetime: 60))
         #expect(try await tokens.findUser(.fixture(1)) == user)
         clock.advance(by: 59.999)
@@ -27,7 +30,8 @@ struct TokenRepositoryTests {
     }
 
     @Test func aValueNamingTheRightIdWithAnotherSecretFindsNothing() async throws {
-        let (_, tokens, user) = try await setUp()
+        let (database, tokens, user) = try await setUp()
+        defer { withExtendedLifetime(database) {} }
         try await tokens.create(.fixture(userID: user.id, hash: 1, at: clock.now))
         let id = BearerTokenValue.fixtureID(1)
         let forged = BearerTokenValue(BearerTokenValue.text(id: id, secret: [UInt8](repeating: 2, count: BearerTokenValue.secretBytes)))
@@ -71,7 +75,8 @@ struct TokenRepositoryTests {
     }
 
     @Test func tokenForAMissingUserIsAForeignKeyViolation() async throws {
-        let (_, tokens, _) = try await setUp()
+        let (database, tokens, _) = try await setUp()
+        defer { withExtendedLifetime(database) {} }
         let error = try await #require(throws: SQLiteError.self) {
             try await tokens.create(.fixture(userID: UUID(), at: clock.now))
         }
@@ -79,7 +84,8 @@ struct TokenRepositoryTests {
     }
 
     @Test func duplicateIdIsAUniqueViolation() async throws {
-        let (_, tokens, user) = try await setUp()
+        let (database, tokens, user) = try await setUp()
+        defer { withExtendedLifetime(database) {} }
         try await tokens.create(.fixture(userID: user.id, at: clock.now))
         let error = try await #require(throws: SQLiteError.self) {
             try await tokens.create(.fixture(userID: user.id, at: clock.now))
@@ -88,7 +94,8 @@ struct TokenRepositoryTests {
     }
 
     @Test func deletesByIdAndByUser() async throws {
-        let (_, tokens, user) = try await setUp()
+        let (database, tokens, user) = try await setUp()
+        defer { withExtendedLifetime(database) {} }
         for hash in UInt8(1)...3 { try await tokens.create(.fixture(userID: user.id, hash: hash, at: clock.now)) }
         #expect(try await tokens.delete(id: BearerTokenValue.fixtureID(1)))
         #expect(try await tokens.delete(id: BearerTokenValue.fixtureID(1)) == false)
@@ -111,7 +118,8 @@ struct TokenRepositoryTests {
     }
 
     @Test func sweepsOnlyExpiredTokens() async throws {
-        let (_, tokens, user) = try await setUp()
+        let (database, tokens, user) = try await setUp()
+        defer { withExtendedLifetime(database) {} }
         try await tokens.create(.fixture(userID: user.id, hash: 1, at: clock.now, lifetime: 10))
         try await tokens.create(.fixture(userID: user.id, hash: 2, at: clock.now, lifetime: 100))
         clock.advance(by: 10)

@@ -107,4 +107,8 @@ final class SpawnedApp {
     func health() async throws -> HTTPClientResponse {
         try await client.send(HTTPClientRequest(method: .GET, url: baseURL + "/health"))
     }
+
+    func ready() async throws -> HTTPClientResponse {
+        try await client.send(HTTPClientRequest(method: .GET, url: baseURL + "/ready"))
+    }
 }
