@@ -80,6 +80,17 @@ struct HTTPConnectionPoolStateTests {
         #expect(pool.open == 1)
     }
 
+    @Test func onlyConnectionsStillIdleAreRemovedAsClosedByTheServer() {
+        var pool = HTTPConnectionPoolState(maxConnections: 3)
+        for request in 1...3 { #expect(pool.lease(request) == .connect) }
+        for id in 10...12 { pool.connected(id) }
+        _ = pool.release(10, reusable: true, now: 100, loop: 0)
+        _ = pool.release(11, reusable: true, now: 200, loop: 0)
+        #expect(pool.removeIdle([10, 12]) == [10], "12 is leased: its request finds out for itself")
+        #expect(pool.open == 2)
+        #expect(pool.lease(4) == .use(11))
+    }
+
     @Test func aStaleLeasedConnectionIsReplacedInItsSlot() {
         var pool = HTTPConnectionPoolState(maxConnections: 1)
         #expect(pool.lease(1) == .connect)

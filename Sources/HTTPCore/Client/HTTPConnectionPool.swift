@@ -30,6 +30,8 @@ final class HTTPConnectionPool: Sendable {
         var nextID = 0
         /// The TLS session to offer the next connection.
         var session: TLSSession?
+        /// When `closeIdle` last looked for idle connections the server closed (monotonic ns).
+        var lastHangUpScan: UInt64 = 0
     }
 
     private final class Counters: Sendable {
@@ -231,10 +233,26 @@ final class HTTPConnectionPool: Sendable {
         }
     }
 
-    /// Closes the connections idle for `configuration.idleTimeout` (run at the loop's sweeps).
+    /// How often the loop's sweep looks for idle connections the server has closed (`closeIdle`).
+    static let hangUpScanInterval: Duration = .seconds(1)
+
+    /// Closes the connections idle for `configuration.idleTimeout`, and, every `hangUpScanInterval`, those the
+    /// server closed (or sent something unasked on) while they waited: otherwise each would sit half-closed
+    /// (`CLOSE_WAIT`) and count as open until its idle timeout, although the next request would not use it. Run at
+    /// the loop's sweeps; the check of each idle connection (`isReusable`, one `recv` that does not wait) runs
+    /// outside the pool's lock.
     private func closeIdle(now: UInt64) {
-        state.withLock { shared in
+        let scanned = state.withLock { shared -> [(id: HTTPConnectionPoolState.ConnectionID, HTTPClientConnection)] in
             for id in shared.machine.expireIdle(now: now, idleTimeout: idleTimeout) { shared.connections[id] = nil }
+            guard !shared.machine.idle.isEmpty,
+                  now &- shared.lastHangUpScan >= MonotonicClock.nanoseconds(Self.hangUpScanInterval) else { return [] }
+            shared.lastHangUpScan = now
+            return shared.machine.idle.compactMap { idle in shared.connections[idle.id].map { (idle.id, $0) } }
+        }
+        let closed = Set(scanned.filter { !$0.1.isReusable }.map(\.id))
+        guard !closed.isEmpty else { return }
+        state.withLock { shared in
+            for id in shared.machine.removeIdle(closed) { shared.connections[id] = nil }
         }
     }
 

@@ -6,7 +6,7 @@
 /// - an idle connection is reused before a new one is opened: first the most recently used one on the requesting
 ///   task's event loop (whose socket is registered there, so Apple's answer wakes that loop only, not a second one
 ///   that must hand the task back), then the most recently used of all (the likeliest to be warm at the server);
-///   one idle longer than the idle timeout is closed;
+///   one idle longer than the idle timeout is closed, and so is one the server closed while it was idle;
 /// - a connection given back goes straight to the oldest waiting request; a slot freed by a closed or failed
 ///   connection lets the oldest waiting request open its own.
 struct HTTPConnectionPoolState {
@@ -114,6 +114,13 @@ struct HTTPConnectionPoolState {
         let expired = idle.filter { now &- $0.since >= idleTimeout }.map(\.id)
         idle.removeAll { now &- $0.since >= idleTimeout }
         return expired
+    }
+
+    /// Removes those of `ids` that are still idle (the server closed them while they waited); returns them.
+    mutating func removeIdle(_ ids: Set<ConnectionID>) -> [ConnectionID] {
+        let removed = idle.filter { ids.contains($0.id) }.map(\.id)
+        idle.removeAll { ids.contains($0.id) }
+        return removed
     }
 
     /// Every idle connection, for a pool shutting down.
