@@ -103,6 +103,20 @@ struct ChoreLimitsTests {
                 "\(tally.summary)")
     }
 
+    /// A claim the database refused (a full disk) ends the run: what it did not reach is still due, not "taken by other
+    /// runs" (found by an audit), and the run exits 1.
+    @Test func aFailedClaimLeavesTheRestDueAndSaysSo() {
+        var tally = ChoreTally(chore: .validateTokens)
+        tally.due = 100
+        for _ in 0..<32 { tally.add(.valid) }
+        tally.add(.failed(reason: "database"))
+        tally.failuresOfNoRow += 1
+        #expect(tally.exitStatus == 1)
+        #expect(tally.summary == "validate-tokens: 100 due, 32 valid, 0 revoked, 0 throttled and retried, "
+            + "1 failed (database: 1), 0 interrupted, 68 not reached (claiming them failed; still due), in 0.0 s",
+                "\(tally.summary)")
+    }
+
     @Test func aFailureSaysWhetherAppleAnsweredOrWasNotReached() {
         #expect(ChoreRun.reason(AppleAuthError(.unreachable, detail: "connect refused")) == "unreachable")
         #expect(ChoreRun.reason(AppleAuthError(.unreachable, detail: "answered 500", status: 500)) == "apple: HTTP 500")

@@ -49,8 +49,9 @@ struct ChoreTally: Sendable, Equatable {
     var failuresOfNoRow = 0
 
     /// Rows due when the run began that it did not reach: another run took them (two instances, an overlapping
-    /// cron), or a sign-in with a code replaced the token first (it is then due a day later).
-    var takenByOtherRuns: Int { max(0, due - (done - failuresOfNoRow) - interrupted) }
+    /// cron), a sign-in with a code replaced the token first (it is then due a day later), or, once claiming a batch
+    /// failed, the rest, left due.
+    var notReached: Int { max(0, due - (done - failuresOfNoRow) - interrupted) }
 
     /// 0 when everything this run took on was done; 1 when some is left due (failures, or a stop). Rows other runs
     /// took or hold are theirs to finish, so they leave it 0.
@@ -58,7 +59,8 @@ struct ChoreTally: Sendable, Equatable {
 
     /// One line: `validate-tokens: 120 due, 118 valid, 1 revoked, 3 throttled and retried, 1 failed (unreachable: 1),
     /// 0 interrupted, in 2.4 s`; with `, 40 taken by other runs or replaced by sign-ins` and `, 20 held by other
-    /// runs` before the time when other runs shared the work or sign-ins replaced tokens meanwhile.
+    /// runs` before the time when other runs shared the work or sign-ins replaced tokens meanwhile, or `, 40 not
+    /// reached (claiming them failed; still due)` when the database refused a claim.
     var summary: String {
         let reasons = failed.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
         var parts = ["\(due) due"]
@@ -67,7 +69,12 @@ struct ChoreTally: Sendable, Equatable {
         parts.append("\(throttledRetries) throttled and retried")
         parts.append("\(failedCount) failed" + (reasons.isEmpty ? "" : " (\(reasons))"))
         parts.append("\(interrupted) interrupted")
-        if takenByOtherRuns > 0 { parts.append("\(takenByOtherRuns) taken by other runs or replaced by sign-ins") }
+        if notReached > 0 {
+            // A failed claim ends the run: what it did not reach is still due, and no other run need have taken it.
+            // Found by an audit: on a full disk the summary said every token was "taken by other runs".
+            parts.append(failuresOfNoRow > 0 ? "\(notReached) not reached (claiming them failed; still due)"
+                : "\(notReached) taken by other runs or replaced by sign-ins")
+        }
         if heldByOtherRuns > 0 { parts.append("\(heldByOtherRuns) held by other runs") }
         return "\(chore.rawValue): " + parts.joined(separator: ", ") + ", in " + String(format: "%.1f s", seconds)
     }
