@@ -12,6 +12,7 @@ static const int CSQLITE_CONSTRAINT_PRIMARYKEY = SQLITE_CONSTRAINT_PRIMARYKEY;
 static const int CSQLITE_CONSTRAINT_FOREIGNKEY = SQLITE_CONSTRAINT_FOREIGNKEY;
 static const int CSQLITE_IOERR_WRITE = SQLITE_IOERR_WRITE;
 static const int CSQLITE_READONLY_DBMOVED = SQLITE_READONLY_DBMOVED;
+static const int CSQLITE_READONLY_DIRECTORY = SQLITE_READONLY_DIRECTORY;
 
 /// sqlite3_db_config is variadic, which Swift cannot call. SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE (SQLite 3.28) keeps the
 /// last connection to close from checkpointing the WAL into the database file and deleting it.

@@ -69,6 +69,10 @@ public struct SQLiteError: Error, Equatable, CustomStringConvertible {
     /// permission, a folder where the file should be.
     public var isCannotOpen: Bool { primaryCode == SQLITE_CANTOPEN }
 
+    /// Whether SQLite could not make a file beside the database because its folder is not writable
+    /// (`SQLITE_READONLY_DIRECTORY`): the `-wal` and `-shm` of WAL mode.
+    public var isReadOnlyDirectory: Bool { extendedCode == CSQLITE_READONLY_DIRECTORY }
+
     public var description: String {
         var text = "SQLite error \(extendedCode): \(message)"
         if let sql { text += " (while executing `\(SQL.oneLine(sql))`)" }

@@ -51,6 +51,42 @@ struct DatabaseFileFaultTests {
         }
     }
 
+    /// SQLite says only "unable to open database file" when what it cannot open is the `-wal` beside the file, and
+    /// "attempt to write a readonly database" when the folder does not let it make the `-wal` and `-shm`; start-up
+    /// names which (found by an audit: an unreadable `-wal` was reported as the database file).
+    @Test func startUpNamesAWALItCannotOpenAndAFolderItCannotWriteIn() async throws {
+        guard let wrapper = Self.dropPrivileges else {
+            print("note: running as root without setpriv; the -wal permission test is skipped")
+            return
+        }
+        try await SpawnedApp.with { app in
+            try await app.launch()
+            await app.server?.terminate()
+            let folder = app.directory.appendingPathComponent("db").path
+            chmod(app.databasePath, 0o666)
+            chmod(folder, 0o777)
+            let wal = app.databasePath + "-wal"
+            #expect(FileManager.default.createFile(atPath: wal, contents: nil, attributes: [.posixPermissions: 0o600]))
+            if wrapper.isEmpty { chmod(wal, 0o000) }  // not root: a file of our own that we may not read
+            let walRefused = try SiwaProcess(["migrate"], environment: app.environment(), directory: app.directory,
+                                             wrapper: wrapper)
+            #expect(await walRefused.exited(within: .seconds(60)) == 1)
+            #expect(walRefused.output.contains("\(wal) cannot be read and written by this user"),
+                    "\(walRefused.output.suffix(400))")
+
+            try FileManager.default.removeItem(atPath: wal)
+            chmod(folder, 0o555)
+            let folderRefused = try SiwaProcess(["migrate"], environment: app.environment(), directory: app.directory,
+                                                wrapper: wrapper)
+            #expect(await folderRefused.exited(within: .seconds(60)) == 1)
+            #expect(folderRefused.output.contains("the folder \(folder) does not let this user make \(wal) and -shm"),
+                    "\(folderRefused.output.suffix(400))")
+            chmod(folder, 0o777)
+            #expect(try await SiwaProcess.run(["migrate"], environment: app.environment(), directory: app.directory)
+                .status == 0)
+        }
+    }
+
     @Test func aFullFileSystemIs503WithSQLiteFullAndRecoversWhenSpaceReturns() async throws {
         try await SpawnedApp.with { app in
             let folder = app.directory.appendingPathComponent("db").path

@@ -121,17 +121,34 @@ package enum AppMigrations {
 
     /// Opens (or creates) the SQLite database at `path`, `DATABASE_PATH`.
     /// - Throws: `ConfigurationError` naming `DATABASE_PATH` and the path when the file can be neither opened nor
-    ///   created (a missing folder, no permission) or is another application's; `SQLiteError` else.
+    ///   created (a missing folder, no permission, a folder where SQLite cannot make the `-wal` and `-shm`) or is
+    ///   another application's; `SQLiteError` else.
     package static func open(path: String, configuration: DatabaseConfiguration = DatabaseConfiguration()) throws
         -> DatabasePool
     {
         try refuseAnotherApplicationsDatabase(path: path)
         do {
             return try DatabasePool(path: path, configuration: configuration)
-        } catch let error as SQLiteError where error.isCannotOpen {
+        } catch let error as SQLiteError where error.isCannotOpen || error.isReadOnlyDirectory {
             throw ConfigurationError.malformed(
-                name: "DATABASE_PATH", expected: "a SQLite file that can be opened or created (\(path): \(error.message))")
+                name: "DATABASE_PATH", expected: "a SQLite file that can be opened or created (\(cannotOpenReason(path, error)))")
         }
+    }
+
+    /// Why SQLite could not open `path`: SQLite says only "unable to open database file", also when what it cannot
+    /// open is the `-wal` or `-shm` beside the file (left by a server run as another user), or when the folder does
+    /// not let it make them. Found by an audit: an unreadable `-wal` was reported as the database file.
+    static func cannotOpenReason(_ path: String, _ error: SQLiteError) -> String {
+        for companion in [path + "-wal", path + "-shm"]
+        where access(companion, F_OK) == 0 && access(companion, R_OK | W_OK) != 0 {
+            return "\(companion) cannot be read and written by this user, and SQLite needs it beside the database"
+        }
+        let folder = path.lastIndex(of: "/").map { String(path[..<$0]) }.map { $0.isEmpty ? "/" : $0 } ?? "."
+        if access(path, F_OK) == 0, access(path + "-wal", F_OK) != 0, access(folder, W_OK | X_OK) != 0 {
+            return "the folder \(folder) does not let this user make \(path)-wal and -shm beside the database"
+        }
+        let message = error.message.hasPrefix(path + ": ") ? String(error.message.dropFirst(path.count + 2)) : error.message
+        return "\(path): \(message)"
     }
 
     /// How long start-up waits for PostgreSQL to answer before it gives up (a database restarting beside the
