@@ -1,7 +1,7 @@
 import COpenSSL
 
-/// A server `SSL_CTX` (TLS 1.2 minimum) with a certificate chain and private key from PEM files,
-/// owned by this object and freed exactly once.
+/// A server `SSL_CTX` (TLS 1.2 minimum, ALPN `http/1.1` only) with a certificate chain and private key from PEM
+/// files, owned by this object and freed exactly once.
 package final class TLSServerContext {
     private let pointer: OpaquePointer  // SSL_CTX *
 
@@ -45,6 +45,7 @@ package final class TLSServerContext {
         }
         _ = copenssl_ctx_set_mode(context, Int(SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER
                                                | SSL_MODE_RELEASE_BUFFERS))
+        copenssl_ctx_select_http11(context)
         // No passphrase: OpenSSL's default would prompt on the terminal and block the start.
         SSL_CTX_set_default_passwd_cb(context) { _, _, _, _ in 0 }
         guard SSL_CTX_use_certificate_chain_file(context, certificateChainPath) == 1 else {

@@ -85,6 +85,30 @@ struct TLSServerTests {
         }
     }
 
+    /// ALPN (RFC 7301 §3.2): `http/1.1` is chosen when the client lists it; a client listing only other protocols
+    /// (h2 alone, or another service's protocol on the same certificate) gets no handshake.
+    @Test(arguments: [("h2,http/1.1", true), ("http/1.1", true), ("h2", false), ("acme-tls/1", false)])
+    func alpnSelectsHTTP11OrRefuses(_ offered: String, accepted: Bool) async throws {
+        let tls = try await Self.makeCertificate()
+        try await withServer(tls: tls) { _, port in
+            let (_, output) = try await Self.run(["openssl", "s_client", "-connect", "127.0.0.1:\(port)", "-ign_eof",
+                                                  "-alpn", offered],
+                                                 input: "GET /secure HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+            #expect(output.contains("ALPN protocol: http/1.1") == accepted, "\(output.suffix(300))")
+            #expect(output.contains("HTTP/1.1 200 OK") == accepted)
+        }
+    }
+
+    @Test func aClientListingNoProtocolIsServedHTTP11() async throws {
+        let tls = try await Self.makeCertificate()
+        try await withServer(tls: tls) { _, port in
+            let (_, output) = try await Self.run(["openssl", "s_client", "-connect", "127.0.0.1:\(port)", "-ign_eof"],
+                                                 input: "GET /secure HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+            #expect(output.contains("No ALPN negotiated"))
+            #expect(output.contains("HTTP/1.1 200 OK"))
+        }
+    }
+
     @Test func plainTextOnTLSPortIsDropped() async throws {
         let tls = try await Self.makeCertificate()
         try await withServer(tls: tls) { _, port in
