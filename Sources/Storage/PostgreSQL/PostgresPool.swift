@@ -32,11 +32,16 @@ package final class PostgresPool: Sendable {
     /// last result: a server that stopped answering (frozen, or cut off) costs a request at most this, then 503.
     package static let statementTimeout: Duration = .seconds(10)
     /// How long PostgreSQL itself lets one statement run (`statement_timeout`, set on each connection the pool opens
-    /// unless the role, the database or the URL's `options` set a shorter one): a transaction stuck behind a lock is rolled
-    /// back by the server and answers before the call's `statementTimeout` ends, so the call's 503 means nothing was
-    /// written and the connection is kept. Found by an audit: the pool dropped the connection at its own deadline
-    /// while the backend, still waiting, stayed beside the new connections (past `DATABASE_POOL_SIZE`, toward
-    /// `max_connections`) and went on to commit what had been answered 503.
+    /// unless the role, the database or the URL's `options` set a shorter one): a transaction stuck behind a lock is
+    /// rolled back by the server and answers before the call's `statementTimeout` ends, so that call's 503 means
+    /// nothing was written and the connection is kept. Found by an audit: the pool dropped the connection at its own
+    /// deadline while the backend, still waiting, stayed beside the new connections (past `DATABASE_POOL_SIZE`,
+    /// toward `max_connections`) and went on to commit what had been answered 503.
+    ///
+    /// The call's time counts from its start and the server's from its statement's arrival, so a call that first
+    /// waited more than a second for a connection can still reach its deadline first: its connection is dropped,
+    /// and the backend commits if the lock goes before the server's timeout (README, "Running on PostgreSQL",
+    /// says a 503 does not prove that nothing was written). Found by a code review.
     package static let serverStatementTimeout: Duration = .seconds(9)
     /// How long one migration may take, its wait for another instance's migration lock included: an index built
     /// over a large table takes minutes, and nothing waits on it but start-up.
