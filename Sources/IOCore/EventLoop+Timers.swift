@@ -1,3 +1,4 @@
+import Dispatch
 import Glibc
 
 /// Timers on the loop: a callback or a parked task at a monotonic deadline, fired by the loop thread (the loop's
@@ -9,7 +10,9 @@ extension EventLoop {
     }
 
     /// Calls `action` on the loop thread once `deadline` (monotonic ns) has passed, unless cancelled first.
-    /// `action` must not block. On a stopped loop it runs at once, on the calling thread: nothing else would.
+    /// `action` must not block. On a stopped loop it runs at once on Dispatch's global queue, as the loop's jobs do
+    /// then: nothing else would fire it, and never on the calling thread, which may hold a lock `action` takes (the
+    /// Apple client's pool schedules a waiting request's expiry under its lock) or be an action re-arming itself.
     @discardableResult
     package func schedule(at deadline: UInt64, _ action: @escaping @Sendable () -> Void) -> TimerID {
         let (id, wake) = state.withLock { state -> (TimerID?, Bool) in
@@ -18,7 +21,7 @@ extension EventLoop {
             return (id, state.sleeping && state.timers.earliest == deadline)
         }
         guard let id else {
-            action()
+            DispatchQueue.global().async(execute: action)
             return TimerID(value: 0)
         }
         if wake { wakeUp() }

@@ -218,4 +218,22 @@ struct EventLoopTests {
         let sum = try await worker.run { (1...10).reduce(0, +) }
         #expect(sum == 55)
     }
+
+    /// A timer set on a stopped loop fires at once, but not on the calling thread, which may hold a lock the action
+    /// takes (found by a code review: the Apple client's pool arms a waiting request's expiry under its lock, and the
+    /// expiry takes that lock).
+    @Test func aTimerOnAStoppedLoopFiresOffTheCallingThread() async throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        let loop = group.next()
+        group.shutdown()
+        let lock = Mutex<(returned: Bool, ranBeforeReturn: Bool?)>((false, nil))
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            loop.schedule(at: 0) {
+                lock.withLock { $0.ranBeforeReturn = !$0.returned }
+                continuation.resume()
+            }
+            lock.withLock { $0.returned = true }
+        }
+        #expect(lock.withLock { $0.ranBeforeReturn } == false)
+    }
 }
