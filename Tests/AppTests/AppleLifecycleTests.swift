@@ -271,6 +271,48 @@ struct AppleLifecycleTests {
         }
     }
 
+    /// PostgreSQL: the deletion's transaction reaches the user's row while a sign-in with a code holds it, its token
+    /// stored and not yet committed. The deletion still queues that token. Found by an audit: the deletion's queueing
+    /// statement read `apple_tokens` before the sign-in committed, its `DELETE FROM users` then waited for the
+    /// sign-in and cascaded to the new token, which was never revoked or queued. A session holding `apple_tokens` in
+    /// SHARE mode keeps the sign-in's transaction open, its upsert holding the user's row, while the deletion runs.
+    @Test(.postgresOnly) func aDeletionThatWaitsForASignInsTransactionQueuesItsToken() async throws {
+        try await TestApp.with { app in
+            let bearer = try await signInWithCode(app, subject: "001.w", email: "w@example.com")
+            let second = try await app.apple.issueAuthorizationCode(clientID: TestApp.iosClientID, subject: "001.w",
+                                                                    email: "w@example.com")
+            let database = app.server.services.database
+            let holder = try PostgresPool(url: try #require(app.server.configuration.databaseURL), size: 1)
+            let holding = Task {
+                try await holder.write([SQL("BEGIN"), SQL("LOCK TABLE apple_tokens IN SHARE MODE"),
+                                        SQL("SELECT pg_sleep(1.5)"), SQL("COMMIT")])
+            }
+            try await Self.waitUntil(database, "mode = 'ShareLock' AND granted")
+            let signingIn = Task {
+                try await signIn(app, subject: "001.w", code: second.code, idToken: second.idToken).status
+            }
+            try await Self.waitUntil(database, "NOT granted")
+            #expect(try await app.sendJSON(.DELETE, "/api/users/me", [:], bearer: bearer).status == .noContent)
+            #expect(try await signingIn.value == .ok)
+            _ = try await holding.value
+            let report = try await app.runChore(.retryRevocations)
+            #expect(report.exitStatus == 0, "\(report)")
+            // Each of the two grants is revoked at Apple, or held by a user who exists.
+            let revoked = Set(await app.apple.revocations().filter(\.known).map(\.token))
+            #expect(revoked.count + (try await app.count("apple_tokens")) == 2, "revoked: \(revoked.count)")
+        }
+    }
+
+    /// Waits (up to 10 s) until `pg_locks` holds a lock on `apple_tokens` matching `condition`.
+    private static func waitUntil(_ database: any DatabaseClient, _ condition: String) async throws {
+        let query = SQL("SELECT count(*) > 0 FROM pg_locks WHERE relation = to_regclass('apple_tokens') AND \(condition)")
+        for _ in 0..<200 {
+            if try await database.readOne(query, { try $0[0] as Bool }) == true { return }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        Issue.record("no lock on apple_tokens with \(condition)")
+    }
+
     @Test func validateTokensMarksTheOnesAppleRevoked() async throws {
         try await TestApp.with { app in
             for subject in ["001.v1", "001.v2"] {

@@ -190,6 +190,12 @@ extension Trait where Self == ConditionTrait {
     package static var sqliteOnly: Self {
         .disabled(if: PostgresCluster.testsUsePostgres, "tests the SQLite file; this run uses PostgreSQL")
     }
+
+    /// For a test of PostgreSQL's concurrency (sessions that hold locks, transactions that interleave): skipped when
+    /// the application tests run on SQLite, which runs one write at a time.
+    package static var postgresOnly: Self {
+        .enabled(if: PostgresCluster.testsUsePostgres, "tests PostgreSQL's transactions; this run uses SQLite")
+    }
 }
 
 extension PostgresCluster {

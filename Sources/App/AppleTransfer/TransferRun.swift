@@ -51,6 +51,7 @@ struct TransferRun: Sendable {
                             buffer = try await page(last, pageSize).reversed()
                         } catch {
                             result.failed["database", default: 0] += 1
+                            result.pageFailures += 1
                             buffer = []
                         }
                         exhausted = buffer.isEmpty

@@ -88,6 +88,11 @@ package struct UserRepository: Sendable {
     /// after the caller listed them, by a sign-in with a code while the revocations ran, and are queued here
     /// (found by an audit: such a token was deleted and never revoked, and Apple kept the app listed under the
     /// user's Apple ID). The revocations are queued whether the user is still there or not.
+    ///
+    /// On PostgreSQL the transaction first locks the user's row: a sign-in that holds it (its upsert) commits before
+    /// the queueing statement takes its snapshot, so that statement sees the token the sign-in stored. Without the
+    /// lock it read the table before that commit, and the `DELETE FROM users` that then waited for the sign-in
+    /// cascaded to the new token (found by an audit). SQLite runs one write at a time.
     @discardableResult
     package func delete(id: UUID, queueing revocations: [PendingRevocation] = [], besides sent: [UUID] = [])
         async throws -> Deletion
@@ -95,7 +100,8 @@ package struct UserRepository: Sendable {
         let placeholders = Array(repeating: "?", count: sent.count).joined(separator: ", ")
         let unsent = sent.isEmpty ? "" : " AND id NOT IN (\(placeholders))"
         let arguments: [any DatabaseValueConvertible] = [Self.storedDuringDeletion, now(), id] + sent
-        let statements = revocations.map(PendingRevocationRepository.insert) + [
+        let lock = pool.engine == .postgres ? [SQL("SELECT 1 FROM users WHERE id = ? FOR UPDATE", [id])] : []
+        let statements = lock + revocations.map(PendingRevocationRepository.insert) + [
             SQL("""
                 INSERT INTO pending_revocations (\(PendingRevocationRepository.columns))
                 SELECT id, client_id, refresh_token, 0, ?, ? FROM apple_tokens
