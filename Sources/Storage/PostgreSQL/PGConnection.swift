@@ -112,6 +112,10 @@ final class PGConnection: @unchecked Sendable {
                 if readiness == .timedOut {
                     throw PostgresError.connection("cannot connect to \(server): no answer within \(timeout)")
                 }
+                // The loop stopped (the process is shutting down): no wait can end before the deadline any more.
+                if readiness == .shutdown {
+                    throw PostgresError.connection("cannot connect to \(server): the process is shutting down")
+                }
                 polling = PQconnectPoll(handle)
                 continue
             default:

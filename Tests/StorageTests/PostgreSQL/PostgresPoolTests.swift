@@ -1,4 +1,5 @@
 import Foundation
+import IOCore
 import Testing
 import TestSupport
 @testable import Storage
@@ -145,6 +146,23 @@ struct PostgresPoolTests {
         // Each in its share, under a second: the second host's share is what the first left, less on a loaded
         // machine, so only the whole second is asserted (the tenth failed once with an audit running beside).
         #expect(message.components(separatedBy: "no answer within 0.").count == 3, "both tried, each in its share: \(message)")
+    }
+
+    /// A connection being opened when its loop stops (the process shutting down) fails at once, naming why. Found
+    /// by a code review: the stopped loop's answer was taken for a ready socket, and the connect polled on until its
+    /// deadline.
+    @Test func openingAConnectionOnAStoppedLoopFailsAtOnce() async throws {
+        let silent = try SilentListener()
+        let group = try EventLoopGroup(loopCount: 1)
+        let loop = group.next()
+        let url = try PostgresURL("postgres://postgres@127.0.0.1:\(silent.port)/x")
+        let started = ContinuousClock.now
+        let connecting = Task { try await PGConnection.connect(url, loop: loop, timeout: .seconds(20)) }
+        try await Task.sleep(for: .milliseconds(200))
+        group.shutdown()
+        let error = await #expect(throws: PostgresError.self) { _ = try await connecting.value }
+        #expect(error?.message.contains("the process is shutting down") == true, "\(error?.message ?? "")")
+        #expect(ContinuousClock.now - started < .seconds(10), "not at the 20 s deadline")
     }
 
     @Test func theServerGoingAwayIsUnavailableAndThePoolReconnects() async throws {
