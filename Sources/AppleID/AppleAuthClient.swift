@@ -100,6 +100,9 @@ package struct AppleAuthClient: Sendable {
         }
         let code = (try? JSONValue(parsing: response.body))?["error"]?.stringValue
         if let code, response.status.code < 500 {
+            if code == "invalid_client", let clientID = form.first(where: { $0.0 == "client_id" })?.1 {
+                clientSecret.discard(for: clientID)
+            }
             calls.record(endpoint, .init(appleErrorCode: code))
             throw AppleAuthError(.apple(code), detail: "\(path) answered \(response.status.code)")
         }

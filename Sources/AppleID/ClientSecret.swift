@@ -28,7 +28,7 @@ package final class ClientSecret: Sendable {
     private let key: ES256PrivateKey
     private let lifetime: TimeInterval
     private let clock: @Sendable () -> Date
-    private let cache = Mutex<[String: (secret: String, expiresAt: Date)]>([:])
+    private let cache = Mutex<[String: (secret: String, issuedAt: Date, expiresAt: Date)]>([:])
 
     /// - Parameters:
     ///   - teamID: `APPLE_TEAM_ID`, the `iss`.
@@ -60,12 +60,17 @@ package final class ClientSecret: Sendable {
         return ClientSecret(teamID: teamID, keyID: keyID, key: key, clock: clock)
     }
 
-    /// The secret for `clientID`, minted when there is none or the cached one is close to expiring (about once a
-    /// month per client id: an ES256 signature, under the lock, so that concurrent callers mint it once).
+    /// The secret for `clientID`, minted when there is none, the cached one is close to expiring (about once a
+    /// month per client id: an ES256 signature, under the lock, so that concurrent callers mint it once), or it was
+    /// issued after the current time: the clock was ahead when it was minted and has been set back, and Apple refuses
+    /// a secret whose `iat` is in its future (found by an audit: a server whose clock ran a month ahead for a minute
+    /// sent that minute's secret, refused as `invalid_client`, until it came close to expiring).
     package func secret(for clientID: String) throws -> String {
         let now = clock()
         return try cache.withLock { cache in
-            if let cached = cache[clientID], cached.expiresAt.timeIntervalSince(now) > Self.renewalMargin {
+            if let cached = cache[clientID], cached.issuedAt <= now,
+               cached.expiresAt.timeIntervalSince(now) > Self.renewalMargin
+            {
                 return cached.secret
             }
             let issuedAt = now.timeIntervalSince1970.rounded(.down)
@@ -74,9 +79,17 @@ package final class ClientSecret: Sendable {
                 "aud": .string(Self.audience), "sub": .string(clientID),
             ]
             let secret = try JWTSigner.sign(claims: claims, keyID: keyID, key: .es256(key))
-            cache[clientID] = (secret, Date(timeIntervalSince1970: issuedAt + lifetime))
+            cache[clientID] = (secret, Date(timeIntervalSince1970: issuedAt),
+                               Date(timeIntervalSince1970: issuedAt + lifetime))
             return secret
         }
+    }
+
+    /// Forgets the cached secret for `clientID`, which Apple refused (`invalid_client`): the next call mints a new
+    /// one with the current time, so a secret refused for its times is not sent again (a key Apple refuses is refused
+    /// again, at the cost of one signature per call).
+    package func discard(for clientID: String) {
+        _ = cache.withLock { $0.removeValue(forKey: clientID) }
     }
 }
 

@@ -5,6 +5,7 @@ import Foundation
 import HTTPCore
 import JOSE
 import JSON
+import Synchronization
 import Testing
 @testable import App
 
@@ -63,6 +64,29 @@ struct FakeAppleClientSecretTests {
                                                          clientID: "com.example.app")
                 #expect(try nonce(of: refreshed.idToken) == nil)
             }
+        }
+    }
+
+    /// A secret minted while the server's clock ran ahead is refused (`invalid_client`: its `iat` is in Apple's
+    /// future) and forgotten, so the next call, with the clock back, sends a new one. Found by an audit: the refused
+    /// secret was sent until it came close to expiring, a month of 503s.
+    @Test func aSecretAppleRefusedIsNotSentAgain() async throws {
+        let offset = Mutex<TimeInterval>(29 * 86_400)
+        try await withStandIn { stand, secrets in
+            let secret = ClientSecret(teamID: DevSecrets.teamID, keyID: DevSecrets.keyID, key: secrets.clientKey,
+                                      clock: { Date().addingTimeInterval(offset.withLock { $0 }) })
+            let client = AppleAuthClient(baseURL: stand.baseURL, clientSecret: secret)
+            func exchangeKind() async -> AppleAuthError.Kind? {
+                do {
+                    _ = try await client.exchange(code: "c-unknown", clientID: "com.example.app", redirectURI: nil)
+                    return nil
+                } catch {
+                    return (error as? AppleAuthError)?.kind
+                }
+            }
+            #expect(await exchangeKind() == .apple("invalid_client"), "a month ahead of the stand-in")
+            offset.withLock { $0 = 0 }
+            #expect(await exchangeKind() == .apple("invalid_grant"), "a new secret: only the code is unknown")
         }
     }
 

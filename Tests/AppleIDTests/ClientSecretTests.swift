@@ -41,6 +41,32 @@ struct ClientSecretTests {
         #expect(try secret.secret(for: "a") != first)
     }
 
+    /// A clock set back after a secret was minted: the cached secret's `iat` is in the future, which Apple refuses,
+    /// so a new one is minted (found by an audit: the month-ahead secret was sent until it came close to expiring).
+    @Test func aSecretIssuedAfterTheCurrentTimeIsMintedAgain() async throws {
+        let clock = Clock()
+        let secret = ClientSecret(teamID: "T", keyID: "K", key: try ES256PrivateKey.generate(), clock: { clock.now })
+        clock.now += 29 * 86_400
+        let ahead = try secret.secret(for: "a")
+        clock.now -= 29 * 86_400
+        let corrected = try secret.secret(for: "a")
+        #expect(corrected != ahead)
+        let claims = try JSONValue(parsing: try JWS(compact: corrected).payload)
+        #expect(claims["iat"]?.numberValue == clock.now.timeIntervalSince1970)
+        #expect(try secret.secret(for: "a") == corrected, "cached again")
+    }
+
+    @Test func aDiscardedSecretIsMintedAgain() async throws {
+        let clock = Clock()
+        let secret = ClientSecret(teamID: "T", keyID: "K", key: try ES256PrivateKey.generate(), clock: { clock.now })
+        let first = try secret.secret(for: "a")
+        let other = try secret.secret(for: "b")
+        clock.now += 1
+        secret.discard(for: "a")
+        #expect(try secret.secret(for: "a") != first)
+        #expect(try secret.secret(for: "b") == other, "only the refused client's secret goes")
+    }
+
     @Test func lifetimeIsClampedToAppleLimit() async throws {
         let secret = ClientSecret(teamID: "T", keyID: "K", key: try ES256PrivateKey.generate(), lifetime: 365 * 86400)
         let claims = try JSONValue(parsing: try JWS(compact: try secret.secret(for: "a")).payload)
