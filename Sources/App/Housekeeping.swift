@@ -26,11 +26,23 @@ struct Housekeeping: Sendable {
         ]
     }
 
-    /// Sweeps every `interval` until the task is cancelled.
+    /// Sweeps every `interval` until the task is cancelled. A sweep is skipped when the wall clock moved against the
+    /// monotonic clock since the last one (`WallClockCheck`): what expires is judged by the wall clock, and one that
+    /// runs ahead for a while would delete bearer tokens, sessions and used nonces that have not expired, so that a
+    /// nonce could sign in again once the clock is back (found by an audit with a clock a month ahead for a minute).
     func run() async {
+        var clockCheck = WallClockCheck()
+        _ = clockCheck.jump(wall: services.clock(), monotonic: .now)
         while !Task.isCancelled {
             do {
                 try await Task.sleep(for: Self.interval)
+                if let jump = clockCheck.jump(wall: services.clock(), monotonic: .now) {
+                    services.logger.warning("""
+                        housekeeping skipped: the wall clock moved \(Int(jump.rounded())) s against the monotonic \
+                        clock since the last sweep, and expired rows are judged by the wall clock
+                        """)
+                    continue
+                }
                 let removed = try await sweep()
                 services.logger.debug("housekeeping", metadata: removed.mapValues { "\($0)" })
             } catch is CancellationError {
@@ -39,5 +51,25 @@ struct Housekeeping: Sendable {
                 services.logger.warning("housekeeping failed: \(error)")
             }
         }
+    }
+}
+
+/// Whether the wall clock moved against the monotonic clock between two looks by more than `tolerance`: a clock
+/// set forward or back (by hand, or by NTP correcting a clock that was off), as opposed to time passing. Both
+/// clocks count a suspended machine's sleep (`ContinuousClock` is `CLOCK_BOOTTIME` on Linux).
+struct WallClockCheck {
+    /// Steps up to this are ignored: NTP slews small errors and steps only large ones.
+    static let tolerance: TimeInterval = 60
+
+    private var last: (wall: Date, monotonic: ContinuousClock.Instant)?
+
+    /// Records this look; returns how far the wall clock moved against the monotonic one since the previous look (in
+    /// seconds, positive when it went forward), when that is more than `tolerance`.
+    mutating func jump(wall: Date, monotonic: ContinuousClock.Instant) -> TimeInterval? {
+        defer { last = (wall, monotonic) }
+        guard let last else { return nil }
+        let (seconds, attoseconds) = (monotonic - last.monotonic).components
+        let jump = wall.timeIntervalSince(last.wall) - (Double(seconds) + Double(attoseconds) / 1e18)
+        return abs(jump) > Self.tolerance ? jump : nil
     }
 }

@@ -313,6 +313,24 @@ struct AppleLifecycleTests {
         Issue.record("no lock on apple_tokens with \(condition)")
     }
 
+    /// A token stamped due a month ahead (its last check ran while the clock was a month ahead) is due again at the
+    /// next run, not a month later; one due tomorrow, as a check leaves it, stays so. Found by an audit.
+    @Test func aTokenDueFurtherAheadThanAnyRuleIsDueNow() async throws {
+        try await TestApp.with { app in
+            for subject in ["001.f1", "001.f2"] { _ = try await signInWithCode(app, subject: subject, email: "\(subject)@example.com") }
+            let database = app.server.services.database
+            let ids = try await database.read(SQL("SELECT id FROM apple_tokens ORDER BY created_at, id")) { try $0[0] as UUID }
+            try await database.write(SQL("UPDATE apple_tokens SET due_at = ? WHERE id = ?",
+                                         [Date().addingTimeInterval(30 * 86_400), ids[0]]))
+            let report = try await app.runChore(.validateTokens)
+            #expect(report.summary.hasPrefix("validate-tokens: 1 due, 1 valid, 0 revoked, "), "\(report)")
+            let checked = try await database.read(SQL("SELECT id FROM apple_tokens WHERE checked_at IS NOT NULL")) {
+                try $0[0] as UUID
+            }
+            #expect(checked == [ids[0]])
+        }
+    }
+
     @Test func validateTokensMarksTheOnesAppleRevoked() async throws {
         try await TestApp.with { app in
             for subject in ["001.v1", "001.v2"] {

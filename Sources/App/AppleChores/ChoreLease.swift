@@ -22,10 +22,15 @@ struct ChoreLease: Sendable {
         self.name = name
     }
 
+    /// How far instances' clocks may disagree before one takes another's next run for a shortened interval.
+    static let clockSkewAllowance: TimeInterval = 5 * 60
+
     /// Takes the lease when the next run is due at `now` and no live holder has it (one upsert, one transaction).
-    /// A next run set further off than `interval` from now was set with a longer interval than this instance's (the
-    /// operator shortened `APPLE_CHORES_INTERVAL`), and is due at once: this instance's interval is the schedule
-    /// from now on. Found by an audit: going from 24h to 1h waited up to a day for the first run.
+    /// A next run set further off than `interval` (and `clockSkewAllowance`) from now was set with a longer interval
+    /// than this instance's (the operator shortened `APPLE_CHORES_INTERVAL`), and is due at once: this instance's
+    /// interval is the schedule from now on. Found by an audit: going from 24h to 1h waited up to a day for the first
+    /// run. The allowance keeps an instance whose clock is behind the one that set the next run from reading it as
+    /// shortened (found by an audit: with one instance 30 s behind, each interval had two runs).
     /// - Returns: whether this instance holds it now.
     func acquire(now: Date, interval: TimeInterval) async throws -> Bool {
         let expires = now.addingTimeInterval(Self.duration)
@@ -35,7 +40,7 @@ struct ChoreLease: Sendable {
             WHERE (chore_leases.next_run_at <= ? OR chore_leases.next_run_at > ?)
                 AND (chore_leases.holder IS NULL OR chore_leases.expires_at < ?)
             RETURNING holder
-            """, [name, holder, expires, now, now, now.addingTimeInterval(interval), now]))
+            """, [name, holder, expires, now, now, now.addingTimeInterval(interval + Self.clockSkewAllowance), now]))
         return result.count == 1
     }
 

@@ -43,6 +43,20 @@ struct ChoreQueue: Sendable {
         return try result.map { try ChoreItem(row: $0, hasUser: hasUser, leaseEnd: leaseEnd) }
     }
 
+    /// No rule sets a row due further ahead than this (a check a day on, a lease of minutes): a row due later was
+    /// stamped by a clock that was ahead.
+    static let furthestDue: TimeInterval = 2 * 24 * 60 * 60
+
+    /// Makes due just before `now` the rows due more than `furthestDue` ahead: stamped while the clock was ahead (a
+    /// check or a failure recorded at that time), they would otherwise wait out the clock's error, unchecked (found by
+    /// an audit: a minute a month ahead left tokens unchecked for a month).
+    /// - Returns: how many rows were brought back.
+    func bringBackRowsDueTooLate(now: Date) async throws -> Int {
+        // Due a second before `now`, so that a run that starts at `now` (to the stored resolution) takes them.
+        try await pool.write(SQL("UPDATE \(table) SET due_at = ? WHERE \(condition) AND due_at > ?",
+                                 [now.addingTimeInterval(-1), now.addingTimeInterval(Self.furthestDue)])).changes
+    }
+
     /// Hands back, due just before `now`, the rows still leased to claimants known to be gone: a run on this machine that
     /// was killed (even with SIGKILL) before it finished them. Claimants that cannot be judged (another machine,
     /// another container) keep their rows until the lease lapses.

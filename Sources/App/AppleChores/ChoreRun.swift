@@ -32,6 +32,13 @@ struct ChoreRun: Sendable {
             if released > 0 {
                 logger.notice("\(chore.kind.rawValue): took back \(released) token(s) claimed by a run that is gone")
             }
+            let broughtBack = try await chore.queue.bringBackRowsDueTooLate(now: chore.clock())
+            if broughtBack > 0 {
+                logger.warning("""
+                    \(chore.kind.rawValue): \(broughtBack) token(s) were due more than 2 days ahead, stamped while the \
+                    clock was ahead: due now
+                    """)
+            }
         } catch {
             logger.warning("\(chore.kind.rawValue): looking for the claims of gone runs failed", metadata: ["cause": "\(error)"])
         }

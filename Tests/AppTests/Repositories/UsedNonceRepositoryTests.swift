@@ -56,3 +56,27 @@ struct UsedNonceRepositoryTests {
         await app.stop()
     }
 }
+
+/// Housekeeping skips a sweep when the wall clock moved against the monotonic clock since the last one: a clock that
+/// runs ahead would delete rows that have not expired (found by an audit: a nonce signed in again afterwards).
+struct WallClockCheckTests {
+    @Test func aWallClockThatMovesWithTheMonotonicClockIsNoJump() {
+        var check = WallClockCheck()
+        let wall = Date(timeIntervalSince1970: 1_800_000_000)
+        let monotonic = ContinuousClock.now
+        #expect(check.jump(wall: wall, monotonic: monotonic) == nil, "the first look has nothing to compare")
+        #expect(check.jump(wall: wall + 900, monotonic: monotonic + .seconds(900)) == nil)
+        #expect(check.jump(wall: wall + 1_860, monotonic: monotonic + .seconds(1_800)) == nil, "60 s is tolerated")
+    }
+
+    @Test func aClockSetForwardThenBackIsTwoJumps() {
+        var check = WallClockCheck()
+        let wall = Date(timeIntervalSince1970: 1_800_000_000)
+        let monotonic = ContinuousClock.now
+        _ = check.jump(wall: wall, monotonic: monotonic)
+        let month: TimeInterval = 31 * 86_400
+        #expect(check.jump(wall: wall + 900 + month, monotonic: monotonic + .seconds(900)) == month)
+        #expect(check.jump(wall: wall + 1_800, monotonic: monotonic + .seconds(1_800)) == -month)
+        #expect(check.jump(wall: wall + 2_700, monotonic: monotonic + .seconds(2_700)) == nil, "sweeps again")
+    }
+}
