@@ -40,7 +40,8 @@ struct ChoreRun: Sendable {
                     """)
             }
         } catch {
-            logger.warning("\(chore.kind.rawValue): looking for the claims of gone runs failed", metadata: ["cause": "\(error)"])
+            logger.warning("\(chore.kind.rawValue): looking for tokens claimed by gone runs or due too far ahead failed",
+                           metadata: ["cause": "\(error)"])
         }
         let started = chore.clock()
         let startedAt = MonotonicClock.now()
