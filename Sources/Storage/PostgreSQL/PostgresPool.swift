@@ -39,9 +39,9 @@ package final class PostgresPool: Sendable {
     /// toward `max_connections`) and went on to commit what had been answered 503.
     ///
     /// The call's time counts from its start and the server's from its statement's arrival, so a call that first
-    /// waited more than a second for a connection can still reach its deadline first: its connection is dropped,
-    /// and the backend commits if the lock goes before the server's timeout (README, "Running on PostgreSQL",
-    /// says a 503 does not prove that nothing was written). Found by a code review.
+    /// waited for a connection is given a shorter one for its transaction (`tightenedServerTimeout`). Found by a
+    /// code review: a call that waited over a second reached its deadline first, its connection was dropped, and the
+    /// backend committed after the 503 when the lock went before the server's 9 s.
     package static let serverStatementTimeout: Duration = .seconds(9)
     /// How long one migration may take, its wait for another instance's migration lock included: an index built
     /// over a large table takes minutes, and nothing waits on it but start-up.
@@ -70,6 +70,8 @@ package final class PostgresPool: Sendable {
 
     /// How long opening one connection may take here (`connectTimeout` unless tests under a sanitizer stretch it).
     private let timeToConnect: Duration
+    /// The server's `statement_timeout` in milliseconds, as set on each new connection (`connectionSetUp`).
+    private let serverTimeoutMilliseconds: Int
     /// What each new connection runs first: `statement_timeout` at `serverStatementTimeout` (or a test's), unless
     /// the role, the database or the URL's `options` set a shorter one. A longer one would let the call give up
     /// first, and its transaction commit after the 503 (found by an audit, with a role's 20 s).
@@ -97,6 +99,7 @@ package final class PostgresPool: Sendable {
         self.group = group
         let milliseconds = serverStatementTimeout.components.seconds * 1000
             + serverStatementTimeout.components.attoseconds / 1_000_000_000_000_000
+        serverTimeoutMilliseconds = Int(milliseconds)
         // `pg_settings.setting` is in milliseconds whatever unit set it.
         connectionSetUp = SQL("""
             SELECT set_config('statement_timeout', $1, false) FROM pg_settings
@@ -138,10 +141,40 @@ package final class PostgresPool: Sendable {
             throw PostgresError(sqlState: "25006", message: "PostgreSQL at \(url) takes no writes "
                                 + "(it reports in_hot_standby or default_transaction_read_only on)")
         }
-        guard MonotonicClock.now() < deadline else { throw Self.outOfTime(timeout, url: url) }
+        let now = MonotonicClock.now()
+        guard now < deadline else { throw Self.outOfTime(timeout, url: url) }
         roundTripCount.add(1, ordering: .relaxed)
-        return try await connection.execute(rewritten, until: deadline)
-            .map { SQLResult(rows: .postgres($0), changes: $0.changes) }
+        guard let tightened = tightenedServerTimeout(left: deadline - now) else {
+            return try await connection.execute(rewritten, until: deadline)
+                .map { SQLResult(rows: .postgres($0), changes: $0.changes) }
+        }
+        do {
+            return try await connection.execute([tightened] + rewritten, until: deadline).dropFirst()
+                .map { SQLResult(rows: .postgres($0), changes: $0.changes) }
+        } catch var error as PostgresError {
+            error.statementIndex = error.statementIndex.map { $0 - 1 }
+            throw error
+        }
+    }
+
+    /// The least time a call keeps between the server's `statement_timeout` and its own end, for the server's
+    /// error to reach it first; a call left less (it waited for a connection) gets `tightenedServerTimeout`.
+    static let serverTimeoutMargin: Duration = .milliseconds(500)
+
+    /// For a call left less than the server's `statement_timeout` and `serverTimeoutMargin` (it waited for a
+    /// connection): the statement that lowers the timeout to nine tenths of what is left, for this transaction only
+    /// (`set_config(…, true)`), unless the connection's own is shorter. The server then ends a transaction stuck
+    /// behind a lock before the call gives up, so the call's 503 still means that nothing was written. Nil for
+    /// every other call: no statement is added.
+    private func tightenedServerTimeout(left nanoseconds: UInt64) -> SQL? {
+        let milliseconds = Int(nanoseconds / 1_000_000)
+        let margin = Int(MonotonicClock.nanoseconds(Self.serverTimeoutMargin) / 1_000_000)
+        guard serverTimeoutMilliseconds > 0, milliseconds < serverTimeoutMilliseconds + margin else { return nil }
+        let tightened = max(milliseconds * 9 / 10, 1)
+        return SQL(placeholders.rewrite("""
+            SELECT set_config('statement_timeout', ?, true) FROM pg_settings
+            WHERE name = 'statement_timeout' AND (setting::bigint = 0 OR setting::bigint > ?)
+            """), ["\(tightened)", tightened])
     }
 
     /// Waits until the server answers `SELECT 1`, retrying for up to `timeout`: what start-up does before it

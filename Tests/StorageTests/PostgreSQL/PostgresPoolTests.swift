@@ -148,6 +148,40 @@ struct PostgresPoolTests {
         #expect(message.components(separatedBy: "no answer within 0.").count == 3, "both tried, each in its share: \(message)")
     }
 
+    /// A call that waited for a connection and is then stuck behind a lock is ended by the server before its own
+    /// deadline, with nothing written: its transaction gets a `statement_timeout` from what the call has left. Found
+    /// by a code review: the server's timeout counted from the statement's arrival, the call gave up first (a 503),
+    /// and the transaction committed when the lock went. Scaled down: a 4 s call, a 3 s server timeout, a pool of
+    /// one connection held 2 s by another call, a lock held until 4.5 s.
+    @Test func aCallThatWaitedForAConnectionIsEndedByTheServerBeforeItsOwnDeadline() async throws {
+        let url = try PostgresURL(try await PostgresCluster.sharedCluster().newDatabase())
+        let holder = try PostgresPool(url: url, size: 1, connectTimeout: .seconds(5 * Sanitizer.timeScale))
+        let pool = try PostgresPool(url: url, size: 1, connectTimeout: .seconds(5 * Sanitizer.timeScale),
+                                    serverStatementTimeout: .seconds(3))
+        try await holder.write(SQL("CREATE TABLE locked (id bigint PRIMARY KEY)"))
+        _ = try await pool.readOne(SQL("SELECT 1")) { try $0[0] as Int }  // the pool's one connection, open
+        let holding = Task {
+            try await holder.write([SQL("BEGIN"), SQL("LOCK TABLE locked IN ACCESS EXCLUSIVE MODE"),
+                                    SQL("SELECT pg_sleep(4.5)"), SQL("COMMIT")])
+        }
+        try await Self.waitUntil(pool, """
+            SELECT count(*) = 1 FROM pg_locks WHERE relation = to_regclass('locked') AND mode = 'AccessExclusiveLock'
+                AND granted
+            """)
+        let busy = Task { try await pool.execute([SQL("SELECT pg_sleep(2)")], timeout: .seconds(10)) }
+        try await Task.sleep(for: .milliseconds(100))
+        let waited = await #expect(throws: PostgresError.self) {
+            try await pool.execute([SQL("INSERT INTO locked VALUES (1)")], timeout: .seconds(4))
+        }
+        #expect(waited?.reason == .unavailable)
+        _ = try await busy.value
+        _ = try await holding.value
+        #expect(try await holder.readOne(SQL("SELECT count(*) FROM locked")) { try $0[0] as Int } == 0,
+                "the insert answered with an error was not committed when the lock went")
+        let fresh = try await pool.readOne(SQL("SELECT current_setting('statement_timeout')")) { try $0[0] as String }
+        #expect(fresh == "3s", "the shorter timeout was for that transaction only")
+    }
+
     /// A connection being opened when its loop stops (the process shutting down) fails at once, naming why. Found
     /// by a code review: the stopped loop's answer was taken for a ready socket, and the connect polled on until its
     /// deadline.
