@@ -151,31 +151,25 @@ struct PostgresPoolTests {
     /// A call that waited for a connection and is then stuck behind a lock is ended by the server before its own
     /// deadline, with nothing written: its transaction gets a `statement_timeout` from what the call has left. Found
     /// by a code review: the server's timeout counted from the statement's arrival, the call gave up first (a 503),
-    /// and the transaction committed when the lock went. Scaled down: a 4 s call, a 3 s server timeout, a pool of
-    /// one connection held 2 s by another call, a lock held until 4.5 s.
+    /// and the transaction committed when the lock went. Scaled down: a 4 s call, a 3 s server timeout, the pool's
+    /// one connection busy for 2 s, and an advisory lock that the test releases only after the call has returned.
     @Test func aCallThatWaitedForAConnectionIsEndedByTheServerBeforeItsOwnDeadline() async throws {
         let url = try PostgresURL(try await PostgresCluster.sharedCluster().newDatabase())
         let holder = try PostgresPool(url: url, size: 1, connectTimeout: .seconds(5 * Sanitizer.timeScale))
         let pool = try PostgresPool(url: url, size: 1, connectTimeout: .seconds(5 * Sanitizer.timeScale),
                                     serverStatementTimeout: .seconds(3))
         try await holder.write(SQL("CREATE TABLE locked (id bigint PRIMARY KEY)"))
-        _ = try await pool.readOne(SQL("SELECT 1")) { try $0[0] as Int }  // the pool's one connection, open
-        let holding = Task {
-            try await holder.write([SQL("BEGIN"), SQL("LOCK TABLE locked IN ACCESS EXCLUSIVE MODE"),
-                                    SQL("SELECT pg_sleep(4.5)"), SQL("COMMIT")])
-        }
-        try await Self.waitUntil(pool, """
-            SELECT count(*) = 1 FROM pg_locks WHERE relation = to_regclass('locked') AND mode = 'AccessExclusiveLock'
-                AND granted
-            """)
-        let busy = Task { try await pool.execute([SQL("SELECT pg_sleep(2)")], timeout: .seconds(10)) }
-        try await Task.sleep(for: .milliseconds(100))
+        _ = try await holder.read(SQL("SELECT pg_advisory_lock(7)")) { _ in 0 }  // held by the holder's session
+        let busy = Task { try await pool.execute([SQL("SELECT pg_sleep(2)")], timeout: .seconds(30)) }
+        try await waitUntilSleeping(holder)
         let waited = await #expect(throws: PostgresError.self) {
-            try await pool.execute([SQL("INSERT INTO locked VALUES (1)")], timeout: .seconds(4))
+            try await pool.execute([SQL("SELECT pg_advisory_xact_lock(7)"), SQL("INSERT INTO locked VALUES (1)")],
+                                   timeout: .seconds(4))
         }
         #expect(waited?.reason == .unavailable)
+        _ = try await holder.read(SQL("SELECT pg_advisory_unlock(7)")) { _ in 0 }
         _ = try await busy.value
-        _ = try await holding.value
+        try await Task.sleep(for: .milliseconds(500))  // a backend still waiting would now take the lock and commit
         #expect(try await holder.readOne(SQL("SELECT count(*) FROM locked")) { try $0[0] as Int } == 0,
                 "the insert answered with an error was not committed when the lock went")
         let fresh = try await pool.readOne(SQL("SELECT current_setting('statement_timeout')")) { try $0[0] as String }
