@@ -100,11 +100,17 @@ package final class PostgresPool: Sendable {
         let milliseconds = serverStatementTimeout.components.seconds * 1000
             + serverStatementTimeout.components.attoseconds / 1_000_000_000_000_000
         serverTimeoutMilliseconds = Int(milliseconds)
-        // `pg_settings.setting` is in milliseconds whatever unit set it.
-        connectionSetUp = SQL("""
-            SELECT set_config('statement_timeout', $1, false) FROM pg_settings
+        connectionSetUp = Self.lowerStatementTimeout(to: Int(milliseconds), transactionOnly: false)
+    }
+
+    /// `statement_timeout` set to `milliseconds` unless the one in force is shorter (`pg_settings.setting` is in
+    /// milliseconds whatever unit set it), for the session or, with `transactionOnly`, for this transaction alone
+    /// (`set_config(…, true)`). One text either way, prepared once per connection; the value is a parameter.
+    private static func lowerStatementTimeout(to milliseconds: Int, transactionOnly: Bool) -> SQL {
+        SQL("""
+            SELECT set_config('statement_timeout', $1, \(transactionOnly)) FROM pg_settings
             WHERE name = 'statement_timeout' AND (setting::bigint = 0 OR setting::bigint > $2)
-            """, ["\(milliseconds)", Int(milliseconds)])
+            """, ["\(milliseconds)", milliseconds])
     }
 
     /// Runs `statements` in one round trip on one connection (several are pipelined in one implicit transaction)
@@ -112,7 +118,9 @@ package final class PostgresPool: Sendable {
     /// The call runs on a loop of the pool's group (the caller's own when it is one), so the waits on the socket
     /// resume it with no hop to Swift's cooperative pool.
     func execute(_ statements: [SQL], timeout: Duration = statementTimeout) async throws -> [SQLResult] {
-        try await withTaskExecutorPreference(group.any()) { try await executeOnLoop(statements, timeout: timeout) }
+        try await withTaskExecutorPreference(group.any()) {
+            try await executeOnLoop(statements, timeout: timeout, settingUp: nil)
+        }
     }
 
     /// `write` for a migration: one transaction, within `migrationTimeout` instead of `statementTimeout`, and with
@@ -120,16 +128,16 @@ package final class PostgresPool: Sendable {
     /// would do the same in the pipeline's implicit transaction but warn in the server's log, found by an audit).
     @discardableResult
     package func migrationWrite(_ statements: [SQL]) async throws -> [SQLResult] {
-        do {
-            return Array(try await execute([SQL("SELECT set_config('statement_timeout', '0', true)")] + statements,
-                                            timeout: Self.migrationTimeout).dropFirst())
-        } catch var error as PostgresError {
-            error.statementIndex = error.statementIndex.map { $0 - 1 }
-            throw error
+        try await withTaskExecutorPreference(group.any()) {
+            try await executeOnLoop(statements, timeout: Self.migrationTimeout,
+                                    settingUp: SQL("SELECT set_config('statement_timeout', '0', true)"))
         }
     }
 
-    private func executeOnLoop(_ statements: [SQL], timeout: Duration) async throws -> [SQLResult] {
+    /// Runs `statements` on a connection within `timeout`. `settingUp`, when given, is sent first in the same
+    /// transaction (a `statement_timeout` for it), as is the one `tightenedServerTimeout` gives a call that waited
+    /// for its connection; its result is not returned, and a failing statement's index is the caller's.
+    private func executeOnLoop(_ statements: [SQL], timeout: Duration, settingUp: SQL?) async throws -> [SQLResult] {
         let rewritten = statements.map { SQL(placeholders.rewrite($0.text), $0.arguments) }
         let deadline = MonotonicClock.deadline(after: timeout)
         let connection = try await checkOut(timeout: timeout, deadline: deadline)
@@ -144,12 +152,12 @@ package final class PostgresPool: Sendable {
         let now = MonotonicClock.now()
         guard now < deadline else { throw Self.outOfTime(timeout, url: url) }
         roundTripCount.add(1, ordering: .relaxed)
-        guard let tightened = tightenedServerTimeout(left: deadline - now) else {
+        guard let leading = settingUp ?? tightenedServerTimeout(left: deadline - now) else {
             return try await connection.execute(rewritten, until: deadline)
                 .map { SQLResult(rows: .postgres($0), changes: $0.changes) }
         }
         do {
-            return try await connection.execute([tightened] + rewritten, until: deadline).dropFirst()
+            return try await connection.execute([leading] + rewritten, until: deadline).dropFirst()
                 .map { SQLResult(rows: .postgres($0), changes: $0.changes) }
         } catch var error as PostgresError {
             error.statementIndex = error.statementIndex.map { $0 - 1 }
@@ -170,11 +178,7 @@ package final class PostgresPool: Sendable {
         let milliseconds = Int(nanoseconds / 1_000_000)
         let margin = Int(MonotonicClock.nanoseconds(Self.serverTimeoutMargin) / 1_000_000)
         guard serverTimeoutMilliseconds > 0, milliseconds < serverTimeoutMilliseconds + margin else { return nil }
-        let tightened = max(milliseconds * 9 / 10, 1)
-        return SQL(placeholders.rewrite("""
-            SELECT set_config('statement_timeout', ?, true) FROM pg_settings
-            WHERE name = 'statement_timeout' AND (setting::bigint = 0 OR setting::bigint > ?)
-            """), ["\(tightened)", tightened])
+        return Self.lowerStatementTimeout(to: max(milliseconds * 9 / 10, 1), transactionOnly: true)
     }
 
     /// Waits until the server answers `SELECT 1`, retrying for up to `timeout`: what start-up does before it
