@@ -122,7 +122,8 @@ extension Database {
         Glibc.close(descriptor)
     }
 
-    private static func directory(of path: String) -> String {
+    /// The folder of `path`: `.` for a bare file name, `/` for a file at the root.
+    package static func directory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         return slash == path.startIndex ? "/" : String(path[..<slash])
     }

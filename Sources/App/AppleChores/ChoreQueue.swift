@@ -52,10 +52,13 @@ struct ChoreQueue: Sendable {
     /// an audit: a minute a month ahead left tokens unchecked for a month).
     /// - Returns: how many rows were brought back.
     func bringBackRowsDueTooLate(now: Date) async throws -> Int {
-        // Due a second before `now`, so that a run that starts at `now` (to the stored resolution) takes them.
         try await pool.write(SQL("UPDATE \(table) SET due_at = ? WHERE \(condition) AND due_at > ?",
-                                 [now.addingTimeInterval(-1), now.addingTimeInterval(Self.furthestDue)])).changes
+                                 [Self.dueAgain(at: now), now.addingTimeInterval(Self.furthestDue)])).changes
     }
+
+    /// When a row handed back at `now` is due: a second before it, so that a run that starts at `now` (to the stored
+    /// resolution) takes it.
+    private static func dueAgain(at now: Date) -> Date { now.addingTimeInterval(-1) }
 
     /// Hands back, due just before `now`, the rows still leased to claimants known to be gone: a run on this machine that
     /// was killed (even with SIGKILL) before it finished them. Claimants that cannot be judged (another machine,
@@ -70,9 +73,8 @@ struct ChoreQueue: Sendable {
         var released = 0
         for text in claimants {
             guard let claimant = ChoreClaimant(text: text), claimant.isGone(seenFrom: here) else { continue }
-            // Due a second before `now`, so that a run that starts at `now` (to the stored resolution) takes them.
             released += try await pool.write(SQL("UPDATE \(table) SET due_at = ? WHERE \(leased.condition) AND claimed_by = ?",
-                                                 [now.addingTimeInterval(-1)] + leased.arguments + [text])).changes
+                                                 [Self.dueAgain(at: now)] + leased.arguments + [text])).changes
         }
         return released
     }

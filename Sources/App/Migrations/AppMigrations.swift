@@ -143,7 +143,7 @@ package enum AppMigrations {
         where access(companion, F_OK) == 0 && access(companion, R_OK | W_OK) != 0 {
             return "\(companion) cannot be read and written by this user, and SQLite needs it beside the database"
         }
-        let folder = path.lastIndex(of: "/").map { String(path[..<$0]) }.map { $0.isEmpty ? "/" : $0 } ?? "."
+        let folder = Database.directory(of: path)
         if access(path, F_OK) == 0, access(path + "-wal", F_OK) != 0, access(folder, W_OK | X_OK) != 0 {
             return "the folder \(folder) does not let this user make \(path)-wal and -shm beside the database"
         }
