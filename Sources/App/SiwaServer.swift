@@ -143,7 +143,8 @@ package final class SiwaServer: Sendable {
         return Task { await schedule.run() }
     }
 
-    /// `siwa serve`: logs what is off, serves until SIGINT or SIGTERM, then exits cleanly.
+    /// `siwa serve`: logs what is off, serves until SIGINT or SIGTERM, then exits cleanly; with built-in TLS, SIGHUP
+    /// reads the certificate's files again (`TLSFilesReload`).
     package static func runUntilSignalled(configuration: Configuration) async throws {
         var logger = Logger(label: "siwa")
         logger.logLevel = configuration.logLevel
@@ -179,10 +180,11 @@ package final class SiwaServer: Sendable {
             throw listenError(error, configuration)
         }
         let signals = ShutdownSignals.install { await server.shutdown() }
+        let reloads = TLSFilesReload.install(server: server.server, logger: logger)
         let scheme = configuration.tls == nil ? "http" : "https"
         logger.notice("siwa listening on \(scheme)://\(configuration.hostname):\(server.localPort)")
         try await server.run()
-        withExtendedLifetime(signals) {}
+        withExtendedLifetime((signals, reloads)) {}
     }
 
     /// Fails the start before anything is made (a database, its key) when the server could not listen: a

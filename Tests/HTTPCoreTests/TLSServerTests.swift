@@ -1,3 +1,4 @@
+import CryptoCore
 import Dispatch
 import Foundation
 import TestSupport
@@ -123,5 +124,55 @@ struct TLSServerTests {
                                                                          privateKeyPath: "/nonexistent/k.pem")),
                                 responder: EchoResponder(), logger: .init(label: "test"))
         #expect(throws: (any Error).self) { try server.start() }
+    }
+
+    /// `reloadTLS()` (SIGHUP in `siwa serve`): connections accepted afterwards get the renewed certificate, a
+    /// keep-alive connection begun before keeps the one it began with, and a file that does not load leaves the
+    /// server on the certificate it had. Each self-signed certificate is its own CA, so a client trusting one of
+    /// them tells which one the server presented.
+    @Test func reloadedFilesServeNewConnectionsWhileOpenOnesKeepTheirCertificate() async throws {
+        let first = try SelfSignedCertificate.make()
+        let second = try SelfSignedCertificate.make()
+        let served = FileManager.default.temporaryDirectory.appendingPathComponent("tls-served-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: served, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: served) }
+        let files = TLSServerConfiguration(certificatePath: served.appendingPathComponent("cert.pem").path,
+                                           privateKeyPath: served.appendingPathComponent("key.pem").path)
+        func install(_ certificate: SelfSignedCertificate) throws {
+            for (from, to) in [(certificate.certificatePath, files.certificatePath),
+                               (certificate.privateKeyPath, files.privateKeyPath)] {
+                try Data(contentsOf: URL(fileURLWithPath: from)).write(to: URL(fileURLWithPath: to), options: .atomic)
+            }
+        }
+        func client(trusting certificate: SelfSignedCertificate) -> HTTPClient {
+            HTTPClient(configuration: .init(connectTimeout: HTTPClientTLSTests.connectTimeout,
+                                            extraCAFile: certificate.certificatePath))
+        }
+        try install(first)
+        try await withServer(tls: files) { server, port in
+            let request = HTTPClientRequest(url: "https://localhost:\(port)/secure")
+            let keptAlive = client(trusting: first)
+            #expect(try await keptAlive.send(request).body == Array("secure".utf8))
+            await #expect(throws: HTTPClientError.self) { try await client(trusting: second).send(request) }
+
+            try install(second)
+            #expect(try await offThePool { try server.reloadTLS() } != nil)
+            #expect(try await client(trusting: second).send(request).body == Array("secure".utf8), "a new connection")
+            await #expect(throws: HTTPClientError.self) { try await client(trusting: first).send(request) }
+            #expect(try await keptAlive.send(request).body == Array("secure".utf8), "the connection begun before")
+            #expect(keptAlive.statistics.opened == 1)
+
+            try Data("not a certificate".utf8).write(to: URL(fileURLWithPath: files.certificatePath))
+            let refused = await #expect(throws: TLSServerContext.FileError.self) {
+                _ = try await offThePool { try server.reloadTLS() }
+            }
+            #expect(refused?.file == .certificateChain)
+            #expect(try await client(trusting: second).send(request).status == .ok, "still the renewed certificate")
+        }
+    }
+
+    @Test func reloadingAServerWithoutTLSDoesNothing() async throws {
+        let reloaded = try await withServer { server, _ in try await offThePool { try server.reloadTLS() } }
+        #expect(reloaded == nil)
     }
 }

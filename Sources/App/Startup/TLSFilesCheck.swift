@@ -20,8 +20,7 @@ enum TLSFilesCheck {
     }
 
     /// - Returns: a warning when the certificate of `TLS_CERT_PATH` has expired or expires within
-    ///   `expiryWarningDays` (the server reads the files at start only; found by an audit: an expired one started
-    ///   without a word).
+    ///   `expiryWarningDays` (found by an audit: an expired one started without a word).
     /// - Throws: `ConfigurationError` naming the variable whose file OpenSSL refused, with OpenSSL's reason.
     @discardableResult
     static func check(_ configuration: Configuration) throws -> Expiry? {
@@ -38,17 +37,20 @@ enum TLSFilesCheck {
         do {
             context = try TLSServerContext(certificateChainPath: tls.certificatePath, privateKeyPath: tls.privateKeyPath)
         } catch let error as TLSServerContext.FileError {
-            switch error.file {
-            case .certificateChain:
-                throw ConfigurationError.malformed(
-                    name: "TLS_CERT_PATH", expected: "a readable PEM file of the certificate chain, leaf first (\(error))")
-            case .privateKey:
-                throw ConfigurationError.malformed(
-                    name: "TLS_KEY_PATH", expected: "a readable PEM private key, without a passphrase, of the certificate "
-                        + "in TLS_CERT_PATH (\(error))")
-            }
+            throw named(error)
         }
         return context.certificateSecondsLeft.flatMap(expiry(secondsLeft:))
+    }
+
+    /// The error of a TLS file OpenSSL refused, naming its variable.
+    static func named(_ error: TLSServerContext.FileError) -> ConfigurationError {
+        switch error.file {
+        case .certificateChain:
+            .malformed(name: "TLS_CERT_PATH", expected: "a readable PEM file of the certificate chain, leaf first (\(error))")
+        case .privateKey:
+            .malformed(name: "TLS_KEY_PATH", expected: "a readable PEM private key, without a passphrase, of the "
+                + "certificate in TLS_CERT_PATH (\(error))")
+        }
     }
 
     /// What to say of a certificate `secondsLeft` from its end (negative: past it); nil when it has
@@ -58,8 +60,8 @@ enum TLSFilesCheck {
         let days = left / 86_400
         return left < 0
             ? Expiry(expired: true, detail: "the certificate has expired (\(-days) day(s) ago): clients refuse it; "
-                + "renew it and restart")
-            : Expiry(expired: false, detail: "the certificate expires in \(days) day(s): renew it and restart "
-                + "(the files are read at start)")
+                + "renew it, then send the server SIGHUP or restart it")
+            : Expiry(expired: false, detail: "the certificate expires in \(days) day(s): renew it, then send the "
+                + "server SIGHUP or restart it")
     }
 }

@@ -61,9 +61,9 @@ final class Connection {
             acceptor.connectionClosed(countedAs: countedAs)
         }
         guard loop.register(fd, drains: true) else { return }
-        if let context = acceptor.tls {
+        if let slot = acceptor.tls {
             do {
-                tls = try context.makeConnection(fd: fd)
+                tls = try slot.current.makeConnection(fd: fd)
             } catch {
                 acceptor.logger.debug("TLS setup failed", metadata: ["error": "\(error)"])
                 return

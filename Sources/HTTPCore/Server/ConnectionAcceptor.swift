@@ -17,7 +17,8 @@ final class ConnectionAcceptor: Sendable {
     let accessLog: Bool
     /// Fields of the answers the server writes itself (`HTTPServerConfiguration.errorHeaders`).
     let errorHeaders: HTTPHeaders
-    let tls: TLSServerContext?
+    /// The TLS context new connections start with; nil: plain HTTP.
+    let tls: TLSContextSlot?
     let dateCache = DateCache()
     /// The listener as each loop watches it.
     let listeners: [ListenerOnLoop]
@@ -38,7 +39,7 @@ final class ConnectionAcceptor: Sendable {
     static let descriptorRetryDelay: UInt64 = 100_000_000
 
     init(limits: HTTPLimits, maxConnections: Int, responder: any HTTPResponder, logger: Logger,
-         accessLog: Bool = true, errorHeaders: HTTPHeaders = [:], tls: TLSServerContext?, loops: [EventLoop],
+         accessLog: Bool = true, errorHeaders: HTTPHeaders = [:], tls: TLSContextSlot?, loops: [EventLoop],
          listener: Listener) {
         listeners = loops.map { ListenerOnLoop(loop: $0, listener: listener) }
         self.limits = limits

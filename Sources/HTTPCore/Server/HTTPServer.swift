@@ -65,11 +65,8 @@ package final class HTTPServer: Sendable {
         try state.withLock { state in
             guard state.acceptor == nil, !state.finished else { return }
             signal(SIGPIPE, SIG_IGN)  // OpenSSL writes with write(2): a vanished peer must not kill the process
-            var tls: TLSServerContext?
-            if let files = configuration.tls {
-                tls = try TLSServerContext(certificateChainPath: files.certificatePath,
-                                           privateKeyPath: files.privateKeyPath)
-            }
+            var tls: TLSContextSlot?
+            if let files = configuration.tls { tls = TLSContextSlot(try Self.loadTLS(files)) }
             let listener = try Listener(host: configuration.hostname, port: configuration.port)
             let group = try sharedGroup ?? EventLoopGroup(loopCount: configuration.loopCount ?? CPUCount.usable)
             if sharedGroup == nil { state.ownGroup = group }
@@ -95,6 +92,24 @@ package final class HTTPServer: Sendable {
                 "tls": "\(tls != nil)",
             ])
         }
+    }
+
+    /// Reads the files of `configuration.tls` again and serves every connection accepted from now on with them (a
+    /// renewed certificate); connections already open keep the certificate they began with. When a file does not
+    /// load, the server goes on with the files it had. Reads files: call it off the event loops.
+    /// - Returns: the context now served (its certificate's end), nil when the server has no TLS or is not running.
+    /// - Throws: `TLSServerContext.FileError` naming the file that failed.
+    @discardableResult
+    package func reloadTLS() throws -> TLSServerContext? {
+        EventLoop.assertNotInEventLoop()
+        guard let files = configuration.tls, let slot = acceptor?.tls else { return nil }
+        let context = try Self.loadTLS(files)
+        slot.replace(with: context)
+        return context
+    }
+
+    private static func loadTLS(_ files: TLSServerConfiguration) throws -> TLSServerContext {
+        try TLSServerContext(certificateChainPath: files.certificatePath, privateKeyPath: files.privateKeyPath)
     }
 
     /// Connections open now (accepted and not yet closed); 0 before `start()` and after `shutdown()`.
