@@ -156,6 +156,8 @@ package final class SiwaServer: Sendable {
         signal(SIGXFSZ, SIG_IGN)
         // Before the hold's listener (which serves with these files too) and before any database is made.
         if let expiry = try TLSFilesCheck.check(configuration) { logger.warning("\(expiry.message)") }
+        let (reload, reloadSignals) = TLSFilesReload.install(configuration, logger: logger)
+        defer { for source in reloadSignals { source.cancel() } }
         try AppleKeyFileCheck.check(configuration)
         try checkListenAddress(configuration)
         guard try await ReadOnlyStartHold(configuration: configuration, logger: logger).waitForWritable() else { return }
@@ -174,17 +176,17 @@ package final class SiwaServer: Sendable {
             return
         }
         let server = try made.get()
+        reload.serve(server.server)
         do {
             try server.start()
         } catch let error as SocketError {
             throw listenError(error, configuration)
         }
         let signals = ShutdownSignals.install { await server.shutdown() }
-        let reloads = TLSFilesReload.install(server: server.server, logger: logger)
         let scheme = configuration.tls == nil ? "http" : "https"
         logger.notice("siwa listening on \(scheme)://\(configuration.hostname):\(server.localPort)")
         try await server.run()
-        withExtendedLifetime((signals, reloads)) {}
+        withExtendedLifetime(signals) {}
     }
 
     /// Fails the start before anything is made (a database, its key) when the server could not listen: a

@@ -56,6 +56,28 @@ struct PostgresReadOnlyStartTests {
         }
     }
 
+    /// With built-in TLS, SIGHUP while the start waits for a writable database is answered with a line (the
+    /// server reads the files as it starts), not with the signal's default action, which ended the process.
+    @Test func aSighupWhileTheStartWaitsIsAnsweredAndTheServerStartsWithTheFiles() async throws {
+        let database = try await readOnlyDatabase()
+        let certificate = try SelfSignedCertificate.make()
+        try await SpawnedApp.with { app in
+            let server = try app.spawn(["DATABASE_URL": database.url, "TLS_CERT_PATH": certificate.certificatePath,
+                                        "TLS_KEY_PATH": certificate.privateKeyPath])
+            _ = try await server.waitForPort(after: "siwa holding on https://127.0.0.1:")
+            server.signal(SIGHUP)
+            for _ in 0..<500 where !server.output.contains("SIGHUP while starting") {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(server.output.contains("SIGHUP while starting"), "\(server.output.suffix(800))")
+            try await database.admin.write(SQL("ALTER DATABASE \(database.name) SET default_transaction_read_only = off"))
+            let port = try await server.waitForPort(after: "siwa listening on https://127.0.0.1:", timeout: 30)
+            let client = HTTPClient(configuration: .init(extraCAFile: certificate.certificatePath))
+            #expect(try await client.send(HTTPClientRequest(url: "https://localhost:\(port)/ready")).status == .ok)
+            #expect(await server.terminate() == 0)
+        }
+    }
+
     /// Found by an audit: with the primary down and listed first, libpq's message named the refused host on its
     /// first line and the read-only one on the next, which was cut off, so the instance exited after 30 s instead of
     /// holding: the failover gap at a rolling restart.
