@@ -14,6 +14,19 @@ extension Configuration {
         return configuration
     }
 
+    /// The resources folder `siwa serve` would use: `RESOURCES_PATH` from the environment or `dotEnvPath`, else the
+    /// one found as at start. The other variables are not read, so `siwa routes` works whatever they hold.
+    /// - Throws: `ConfigurationError` for a malformed `.env` or a `RESOURCES_PATH` that holds no resources.
+    package static func resourcesPath(dotEnvPath: String = ".env",
+                                      environment: [String: String] = ProcessInfo.processInfo.environment) throws
+        -> String {
+        var problems: [ConfigurationError] = []
+        let configuration = Configuration(try Environment.load(dotEnvPath: dotEnvPath, processEnvironment: environment),
+                                          problems: &problems)
+        if let problem = problems.first(where: { $0.subject == "RESOURCES_PATH" }) { throw problem }
+        return locateResources(configuration.resourcesPath)
+    }
+
     /// Reads the configuration from `env`, checking every value.
     /// - Throws: `ConfigurationError` naming the first missing or malformed variable.
     package init(_ env: Environment) throws {

@@ -240,7 +240,7 @@ package final class SiwaServer: Sendable {
 
     /// `siwa routes`: the route table of a fully configured server (built on a throw-away database), `/metrics`
     /// included, and the static files it serves (`GET`), one `METHOD /path` a line, by path.
-    package static func routeTable() async throws -> String {
+    package static func routeTable(resourcesPath: String) async throws -> String {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("siwa-routes-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -251,7 +251,7 @@ package final class SiwaServer: Sendable {
         configuration.redirectURL = "https://example.com/login/siwa/callback"
         configuration.appleBaseURL = "http://127.0.0.1:9"
         configuration.metricsToken = String(repeating: "0", count: 32)
-        configuration.resourcesPath = Configuration.locateResources(configuration.resourcesPath)
+        configuration.resourcesPath = resourcesPath
         var quiet = Logger(label: "siwa")
         quiet.logLevel = .error  // the throw-away database's migration is nobody's news
         let server = try await SiwaServer(configuration: configuration, logger: quiet)

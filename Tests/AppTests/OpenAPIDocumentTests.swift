@@ -1,6 +1,7 @@
 import Foundation
 import HTTPCore
 import Testing
+import Web
 @testable import App
 
 /// `Resources/openapi.yaml` against the server: every route documented and every documented route served, both
@@ -17,15 +18,36 @@ struct OpenAPIDocumentTests {
         return document.routed.union(document.staticPaths.map { "GET " + $0 })
     }
 
+    /// The project's own resources, as `siwa serve` finds them without `RESOURCES_PATH`.
+    static func routeTable() async throws -> String {
+        try await SiwaServer.routeTable(resourcesPath: Configuration.resourcesPath(environment: [:]))
+    }
+
+    /// `siwa routes` lists the static files of `RESOURCES_PATH` (from the environment or `.env`), those the server
+    /// serves. Found by an audit: it listed the build's own `Resources/Public`, or failed where that was not there.
+    @Test func theStaticFilesListedAreThoseOfResourcesPath() async throws {
+        let copy = FileManager.default.temporaryDirectory.appendingPathComponent("resources-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: copy) }
+        try FileManager.default.copyItem(atPath: Configuration.resourcesPath(environment: [:]), toPath: copy.path)
+        try Data("x".utf8).write(to: copy.appendingPathComponent("Public/extra.txt"))
+        let resources = try Configuration.resourcesPath(environment: ["RESOURCES_PATH": copy.path])
+        #expect(resources == copy.path)
+        #expect(try await SiwaServer.routeTable(resourcesPath: resources).contains("GET /extra.txt"))
+        #expect(try await !Self.routeTable().contains("GET /extra.txt"))
+        #expect(throws: ConfigurationError.self) {
+            try Configuration.resourcesPath(environment: ["RESOURCES_PATH": copy.appendingPathComponent("Public").path])
+        }
+    }
+
     @Test func everyRouteIsDocumented() async throws {
-        let table = Set(try await SiwaServer.routeTable().split(separator: "\n").map(String.init))
+        let table = Set(try await Self.routeTable().split(separator: "\n").map(String.init))
         let undocumented = table.subtracting(try documented()).sorted()
         #expect(undocumented.isEmpty, "routes missing from Resources/openapi.yaml: \(undocumented)")
     }
 
     /// Static files included: found by an audit, `siwa routes` left out the files `openapi.yaml` documents.
     @Test func everyDocumentedRouteIsServed() async throws {
-        let table = Set(try await SiwaServer.routeTable().split(separator: "\n").map(String.init))
+        let table = Set(try await Self.routeTable().split(separator: "\n").map(String.init))
         #expect(table.contains("GET /styles.css") && table.contains("GET /siwa-popup.js"))
         let unserved = try documented().subtracting(table).sorted()
         #expect(unserved.isEmpty, "Resources/openapi.yaml documents routes `siwa routes` does not list: \(unserved)")
