@@ -79,6 +79,9 @@ extension Configuration {
             guard let parsed = URLComponents(string: url), ["http", "https"].contains(parsed.scheme?.lowercased()),
                   parsed.host?.isEmpty == false
             else { throw .malformed(name: "SIWA_REDIRECT_URL", expected: "an absolute http(s) URL") }
+            guard !Self.hasUserInfo(parsed) else {
+                throw .malformed(name: "SIWA_REDIRECT_URL", expected: Self.noUserInfo)
+            }
             return url
         }
         webMode = read(webMode) { () throws(ConfigurationError) in
@@ -193,6 +196,9 @@ extension Configuration {
         else {
             throw ConfigurationError.malformed(name: "APPLE_BASE_URL", expected: "an absolute URL such as https://appleid.apple.com")
         }
+        // The client sends no credentials from a URL: every call would fail, and the URL in its log lines would
+        // carry the password (found by an audit).
+        guard !hasUserInfo(url) else { throw ConfigurationError.malformed(name: "APPLE_BASE_URL", expected: noUserInfo) }
         switch scheme {
         case "https": return trimmed
         case "http" where HTTPClient.isLoopback(host: host): return trimmed
@@ -201,6 +207,14 @@ extension Configuration {
         default: throw ConfigurationError.malformed(name: "APPLE_BASE_URL", expected: "an http(s) URL")
         }
     }
+
+    /// Whether a URL carries a user name or password (RFC 3986 §3.2.1 deprecates `user:password` there).
+    private static func hasUserInfo(_ url: URLComponents) -> Bool {
+        url.percentEncodedUser != nil || url.percentEncodedPassword != nil
+    }
+
+    /// What a URL variable with a user name or password is told; the value itself is never repeated.
+    private static let noUserInfo = "a URL without a user name or password (user:password@ is not sent, and would be logged)"
 
     /// The shortest `METRICS_TOKEN` accepted.
     package static let minimumMetricsTokenLength = 32

@@ -59,6 +59,21 @@ struct ConfigurationTests {
         }
     }
 
+    /// A user name or password in a URL variable is refused at start, and the error does not repeat it. Found by an
+    /// audit: `APPLE_BASE_URL=http://apple:pw@127.0.0.1:9090` started, every call to Apple failed, and each log line
+    /// of a failed call printed the password.
+    @Test(arguments: [("APPLE_BASE_URL", "http://apple:Sup3rSecretPw@127.0.0.1:9090"),
+                      ("APPLE_BASE_URL", "https://Sup3rSecretPw@appleid.apple.com"),
+                      ("SIWA_REDIRECT_URL", "https://u:Sup3rSecretPw@a.example/login/siwa/callback")])
+    func aURLWithAUserOrPasswordIsRefusedWithoutRepeatingIt(_ name: String, _ value: String) {
+        #expect {
+            try Configuration(Environment([name: value]))
+        } throws: { error in
+            "\(error)".contains(name) && "\(error)".contains("user name or password")
+                && !"\(error)".contains("Sup3rSecretPw")
+        }
+    }
+
     @Test func loopbackHostsAreRecognised() {
         for host in ["127.0.0.1", "127.1.2.3", "localhost", "LocalHost", "[::1]", "::1"] { #expect(HTTPClient.isLoopback(host: host), "\(host)") }
         for host in ["128.0.0.1", "example.com", "127.0.0", "10.0.0.1"] { #expect(!HTTPClient.isLoopback(host: host), "\(host)") }
