@@ -66,10 +66,10 @@ struct PostgresReadOnlyStartTests {
                                         "TLS_KEY_PATH": certificate.privateKeyPath])
             _ = try await server.waitForPort(after: "siwa holding on https://127.0.0.1:")
             server.signal(SIGHUP)
-            for _ in 0..<500 where !server.output.contains("SIGHUP while starting") {
+            for _ in 0..<500 where !server.output.contains("SIGHUP while the server does not listen") {
                 try await Task.sleep(for: .milliseconds(20))
             }
-            #expect(server.output.contains("SIGHUP while starting"), "\(server.output.suffix(800))")
+            #expect(server.output.contains("SIGHUP while the server does not listen"), "\(server.output.suffix(800))")
             try await database.admin.write(SQL("ALTER DATABASE \(database.name) SET default_transaction_read_only = off"))
             let port = try await server.waitForPort(after: "siwa listening on https://127.0.0.1:", timeout: 30)
             let client = HTTPClient(configuration: .init(extraCAFile: certificate.certificatePath))

@@ -36,7 +36,7 @@ final class TLSFilesReload: Sendable {
     private func reload() {
         do {
             guard let context = try server.withLock({ $0 })?.reloadTLS() else {
-                logger.notice("SIGHUP while starting: TLS_CERT_PATH and TLS_KEY_PATH are read as the server starts")
+                logger.notice("SIGHUP while the server does not listen: it reads TLS_CERT_PATH and TLS_KEY_PATH as it starts")
                 return
             }
             let left = context.certificateSecondsLeft
