@@ -40,8 +40,10 @@ struct RollingRestartTests {
                 instances[index].signal(SIGTERM)
                 #expect(await instances[index].exited(within: .seconds(30)) == 0, "instance \(index) exit status")
                 instances[index] = try await Self.start(app, port: port, environment)
-                #expect(load.succeeded > before, "the load kept going while instance \(index) restarted")
                 try await Self.waitUntilServingThroughTheBalancer(instances[index])
+                // Counted once the new instance serves, not as soon as it listens: a busy test process may not have
+                // run the load's tasks during a quick restart, which says nothing of the instances.
+                #expect(load.succeeded > before, "the load kept going while instance \(index) restarted")
                 try await load.waitForSignIns(before + Self.signInsPerPhase)
             }
             load.stop()
