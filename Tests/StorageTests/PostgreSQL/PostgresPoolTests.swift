@@ -148,7 +148,9 @@ struct PostgresPoolTests {
         }
         #expect(error?.reason == .unavailable)
         #expect(ContinuousClock.now - started < .seconds(30), "within the call's time, not the connect time")
-        #expect(error?.message.contains("no answer within 0.") == true, "\(error?.message ?? "")")
+        // Tried within what the call had left, or, on a machine so loaded that nothing was left, not tried at all.
+        let message = error?.message ?? ""
+        #expect(message.contains("no answer within 0.") || message.contains("the call's time ran out"), "\(message)")
 
         // Several hosts share the call's time, each an even share of what is left; found by a review, each had its
         // own connect time.
@@ -157,13 +159,15 @@ struct PostgresPoolTests {
                                                           + "127.0.0.1:\(second.port)/x"), size: 1, connectTimeout: .seconds(60))
         let both = ContinuousClock.now
         let shared = await #expect(throws: PostgresError.self) {
-            try await hosts.execute([SQL("SELECT 1")], timeout: .milliseconds(300))
+            try await hosts.execute([SQL("SELECT 1")], timeout: .seconds(4))
         }
         #expect(ContinuousClock.now - both < .seconds(30), "within the call's time, not one connect time per host")
-        let message = shared?.message ?? ""
-        // Each in its share, under a second: the second host's share is what the first left, less on a loaded
-        // machine, so only the whole second is asserted (the tenth failed once with an audit running beside).
-        #expect(message.components(separatedBy: "no answer within 0.").count == 3, "both tried, each in its share: \(message)")
+        // Each host tried in its share (about 2 s each), not the first in all of the call's time. The call is 4 s so
+        // that a loaded machine leaves the second host some of it: with 300 ms, a full-suite CI run reached the second
+        // host after the call's time had run out.
+        let tries = (shared?.message ?? "").components(separatedBy: "no answer within ").dropFirst()
+        #expect(tries.count == 2, "both tried, each in its share: \(shared?.message ?? "")")
+        #expect(tries.allSatisfy { $0.hasPrefix("0.") || $0.hasPrefix("1.") || $0.hasPrefix("2.") }, "\(Array(tries))")
     }
 
     /// A call that waited for a connection and is then stuck behind a lock is ended by the server before its own
