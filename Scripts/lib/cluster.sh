@@ -60,7 +60,7 @@ http_status() {
 # Whether <pid> still runs (a child that exited stays a zombie until waited for).
 alive() {
     local stat
-    stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+    { read -r stat <"/proc/$1/stat"; } 2>/dev/null || return 1  # a builtin: see the watch in Scripts/cluster
     stat=${stat##*) }
     [ "${stat%% *}" != Z ]
 }
