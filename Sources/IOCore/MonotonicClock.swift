@@ -14,6 +14,14 @@ package enum MonotonicClock {
         now() &+ nanoseconds(duration)
     }
 
+    /// Nanoseconds from `start` to `end`, 0 when `start` is later. Times read on different threads are not ordered
+    /// as they were taken: a stamp set by another thread after this one read `now()` is later than it, and a
+    /// wrapping difference would read as centuries (found by a flaky test: a connection given back to the pool
+    /// just as a loop's sweep began was closed as idle too long).
+    package static func elapsed(from start: UInt64, to end: UInt64) -> UInt64 {
+        end > start ? end - start : 0
+    }
+
     /// `duration` in whole nanoseconds, at least 0, saturating.
     package static func nanoseconds(_ duration: Duration) -> UInt64 {
         let (seconds, attoseconds) = duration.components

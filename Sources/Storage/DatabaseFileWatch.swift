@@ -72,7 +72,7 @@ final class DatabaseFileWatch: Sendable {
     func checkNowAndThen() -> SQLiteError? {
         let now = MonotonicClock.now()
         let last = lastCheck.load(ordering: .relaxed)
-        if now &- last >= MonotonicClock.nanoseconds(Self.readCheckInterval),
+        if MonotonicClock.elapsed(from: last, to: now) >= MonotonicClock.nanoseconds(Self.readCheckInterval),
            lastCheck.compareExchange(expected: last, desired: now, ordering: .relaxed).exchanged
         {
             return check()

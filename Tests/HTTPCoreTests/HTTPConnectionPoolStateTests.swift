@@ -80,6 +80,20 @@ struct HTTPConnectionPoolStateTests {
         #expect(pool.open == 1)
     }
 
+    /// A sweep's `now` may be older than a connection's stamp: the loop reads the clock, then another thread gives a
+    /// connection back before the sweep takes the lock. That connection has just become idle. Found by a flaky pool
+    /// test: the wrapping difference expired it at once (no idle connection left after 20 requests, or a second
+    /// connection opened where one served all).
+    @Test func aConnectionGivenBackAfterTheSweepReadTheClockIsNotExpired() {
+        var pool = HTTPConnectionPoolState(maxConnections: 1)
+        #expect(pool.lease(1) == .connect)
+        pool.connected(10)
+        _ = pool.release(10, reusable: true, now: 5_000, loop: 0)
+        #expect(pool.expireIdle(now: 4_999, idleTimeout: 1_000).isEmpty)
+        #expect(pool.idle.count == 1)
+        #expect(pool.expireIdle(now: 6_000, idleTimeout: 1_000) == [10])
+    }
+
     @Test func onlyConnectionsStillIdleAreRemovedAsClosedByTheServer() {
         var pool = HTTPConnectionPoolState(maxConnections: 3)
         for request in 1...3 { #expect(pool.lease(request) == .connect) }

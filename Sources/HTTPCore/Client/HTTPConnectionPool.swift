@@ -245,7 +245,8 @@ final class HTTPConnectionPool: Sendable {
         let scanned = state.withLock { shared -> [(id: HTTPConnectionPoolState.ConnectionID, HTTPClientConnection)] in
             for id in shared.machine.expireIdle(now: now, idleTimeout: idleTimeout) { shared.connections[id] = nil }
             guard !shared.machine.idle.isEmpty,
-                  now &- shared.lastHangUpScan >= MonotonicClock.nanoseconds(Self.hangUpScanInterval) else { return [] }
+                  MonotonicClock.elapsed(from: shared.lastHangUpScan, to: now)
+                    >= MonotonicClock.nanoseconds(Self.hangUpScanInterval) else { return [] }
             shared.lastHangUpScan = now
             return shared.machine.idle.compactMap { idle in shared.connections[idle.id].map { (idle.id, $0) } }
         }

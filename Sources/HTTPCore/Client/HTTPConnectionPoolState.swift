@@ -1,3 +1,5 @@
+import IOCore
+
 /// The connections to one origin and the requests waiting for one, as a state machine: events in, actions out,
 /// no I/O, so every rule is tested without sockets (`HTTPConnectionPool` carries the actions out).
 ///
@@ -111,8 +113,8 @@ struct HTTPConnectionPoolState {
 
     /// Closes the connections idle since before `now - idleTimeout`; returns them.
     mutating func expireIdle(now: UInt64, idleTimeout: UInt64) -> [ConnectionID] {
-        let expired = idle.filter { now &- $0.since >= idleTimeout }.map(\.id)
-        idle.removeAll { now &- $0.since >= idleTimeout }
+        let expired = idle.filter { MonotonicClock.elapsed(from: $0.since, to: now) >= idleTimeout }.map(\.id)
+        idle.removeAll { MonotonicClock.elapsed(from: $0.since, to: now) >= idleTimeout }
         return expired
     }
 
