@@ -35,8 +35,8 @@ struct ChoreRun: Sendable {
             let broughtBack = try await chore.queue.bringBackRowsDueTooLate(now: chore.clock())
             if broughtBack > 0 {
                 logger.warning("""
-                    \(chore.kind.rawValue): \(broughtBack) token(s) were due more than 2 days ahead, stamped while the \
-                    clock was ahead: due now
+                    \(chore.kind.rawValue): \(broughtBack) token(s) were due more than \
+                    \(Int(ChoreQueue.furthestDue / 86_400)) days ahead, stamped while the clock was ahead: due now
                     """)
             }
         } catch {
