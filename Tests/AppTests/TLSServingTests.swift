@@ -60,9 +60,7 @@ struct TLSServingTests {
             let certificatePath = app.directory.appendingPathComponent("fullchain.pem")
             let keyPath = app.directory.appendingPathComponent("privkey.pem")
             func install(_ certificate: SelfSignedCertificate) throws {
-                try Data(contentsOf: URL(fileURLWithPath: certificate.certificatePath)).write(to: certificatePath,
-                                                                                             options: .atomic)
-                try Data(contentsOf: URL(fileURLWithPath: certificate.privateKeyPath)).write(to: keyPath, options: .atomic)
+                try certificate.install(certificateAt: certificatePath.path, keyAt: keyPath.path)
             }
             func health(trusting certificate: SelfSignedCertificate, port: Int) async -> Bool {
                 let client = HTTPClient(configuration: .init(extraCAFile: certificate.certificatePath))

@@ -139,10 +139,7 @@ struct TLSServerTests {
         let files = TLSServerConfiguration(certificatePath: served.appendingPathComponent("cert.pem").path,
                                            privateKeyPath: served.appendingPathComponent("key.pem").path)
         func install(_ certificate: SelfSignedCertificate) throws {
-            for (from, to) in [(certificate.certificatePath, files.certificatePath),
-                               (certificate.privateKeyPath, files.privateKeyPath)] {
-                try Data(contentsOf: URL(fileURLWithPath: from)).write(to: URL(fileURLWithPath: to), options: .atomic)
-            }
+            try certificate.install(certificateAt: files.certificatePath, keyAt: files.privateKeyPath)
         }
         func client(trusting certificate: SelfSignedCertificate) -> HTTPClient {
             HTTPClient(configuration: .init(connectTimeout: HTTPClientTLSTests.connectTimeout,

@@ -24,4 +24,11 @@ package struct SelfSignedCertificate: Sendable {
         guard status == 0 else { throw CocoaError(.fileWriteUnknown) }
         return SelfSignedCertificate(certificatePath: certificate, privateKeyPath: key)
     }
+
+    /// Writes its certificate and key over the files a server reads (each replaced whole), as a renewal does.
+    package func install(certificateAt certificateDestination: String, keyAt keyDestination: String) throws {
+        for (from, to) in [(certificatePath, certificateDestination), (privateKeyPath, keyDestination)] {
+            try Data(contentsOf: URL(fileURLWithPath: from)).write(to: URL(fileURLWithPath: to), options: .atomic)
+        }
+    }
 }

@@ -77,17 +77,34 @@ struct PostgresPoolTests {
     /// call waits there. A fixed `pg_sleep` ended too soon when the whole suite starved a test for seconds.
     private func occupy(_ pool: PostgresPool, holding watcher: PostgresPool) async throws
         -> (call: Task<[SQLResult], any Error>, release: @Sendable () async throws -> Void) {
-        _ = try await watcher.read(SQL("SELECT pg_advisory_lock(\(Self.occupiedKey))")) { _ in 0 }
+        try await Self.advisoryLock(Self.occupiedKey, in: watcher)
         let call = Task { try await pool.execute([SQL("SELECT pg_advisory_xact_lock(\(Self.occupiedKey))")],
                                                  timeout: .seconds(120)) }
         try await Self.waitUntil(watcher, """
             SELECT count(*) = 1 FROM pg_locks WHERE locktype = 'advisory' AND objid = \(Self.occupiedKey) AND NOT granted
                 AND database = (SELECT oid FROM pg_database WHERE datname = current_database())
             """)
-        return (call, { _ = try await watcher.read(SQL("SELECT pg_advisory_unlock(\(Self.occupiedKey))")) { _ in 0 } })
+        return (call, { try await Self.advisoryLock(Self.occupiedKey, in: watcher, release: true) })
     }
 
     private static let occupiedKey = 41
+
+    /// Takes, or with `release` gives back, the session advisory lock `key` in `session`'s one connection: a call
+    /// that asks for it (`pg_advisory_xact_lock`) waits until it is given back.
+    private static func advisoryLock(_ key: Int, in session: PostgresPool, release: Bool = false) async throws {
+        _ = try await session.read(SQL("SELECT pg_advisory_\(release ? "unlock" : "lock")(\(key))")) { _ in 0 }
+    }
+
+    /// A fresh database with an empty table `locked`, a pool of one connection to hold locks from (`holder`), and a
+    /// pool of one connection whose server ends a statement after `serverStatementTimeout` (`pool`).
+    private func lockedTable(serverStatementTimeout: Duration) async throws -> (holder: PostgresPool, pool: PostgresPool) {
+        let url = try PostgresURL(try await PostgresCluster.sharedCluster().newDatabase())
+        let holder = try PostgresPool(url: url, size: 1, connectTimeout: .seconds(5 * Sanitizer.timeScale))
+        let pool = try PostgresPool(url: url, size: 1, connectTimeout: .seconds(5 * Sanitizer.timeScale),
+                                    serverStatementTimeout: serverStatementTimeout)
+        try await holder.write(SQL("CREATE TABLE locked (id bigint PRIMARY KEY)"))
+        return (holder, pool)
+    }
 
     /// Returns once a `pg_sleep` runs in `watcher`'s database: the pool's one connection is busy.
     private func waitUntilSleeping(_ watcher: PostgresPool) async throws {
@@ -176,12 +193,8 @@ struct PostgresPoolTests {
     /// and the transaction committed when the lock went. Scaled down: a 4 s call, a 3 s server timeout, the pool's
     /// one connection busy for 2 s, and an advisory lock that the test releases only after the call has returned.
     @Test func aCallThatWaitedForAConnectionIsEndedByTheServerBeforeItsOwnDeadline() async throws {
-        let url = try PostgresURL(try await PostgresCluster.sharedCluster().newDatabase())
-        let holder = try PostgresPool(url: url, size: 1, connectTimeout: .seconds(5 * Sanitizer.timeScale))
-        let pool = try PostgresPool(url: url, size: 1, connectTimeout: .seconds(5 * Sanitizer.timeScale),
-                                    serverStatementTimeout: .seconds(3))
-        try await holder.write(SQL("CREATE TABLE locked (id bigint PRIMARY KEY)"))
-        _ = try await holder.read(SQL("SELECT pg_advisory_lock(7)")) { _ in 0 }  // held by the holder's session
+        let (holder, pool) = try await lockedTable(serverStatementTimeout: .seconds(3))
+        try await Self.advisoryLock(7, in: holder)
         let busy = Task { try await pool.execute([SQL("SELECT pg_sleep(2)")], timeout: .seconds(30)) }
         try await waitUntilSleeping(holder)
         let waited = await #expect(throws: PostgresError.self) {
@@ -189,7 +202,7 @@ struct PostgresPoolTests {
                                    timeout: .seconds(4))
         }
         #expect(waited?.reason == .unavailable)
-        _ = try await holder.read(SQL("SELECT pg_advisory_unlock(7)")) { _ in 0 }
+        try await Self.advisoryLock(7, in: holder, release: true)
         _ = try await busy.value
         try await Task.sleep(for: .milliseconds(500))  // a backend still waiting would now take the lock and commit
         #expect(try await holder.readOne(SQL("SELECT count(*) FROM locked")) { try $0[0] as Int } == 0,
@@ -249,19 +262,15 @@ struct PostgresPoolTests {
     /// advisory lock the holder's session keeps until the call has returned; the error's SQLSTATE (57014, the
     /// server's cancel) tells the server's timeout from the call's.
     @Test func aStatementStuckBehindALockIsEndedByTheServerWithNothingWritten() async throws {
-        let url = try PostgresURL(try await PostgresCluster.sharedCluster().newDatabase())
-        let holder = try PostgresPool(url: url, size: 1, connectTimeout: .seconds(5 * Sanitizer.timeScale))
-        let pool = try PostgresPool(url: url, size: 1, connectTimeout: .seconds(5 * Sanitizer.timeScale),
-                                    serverStatementTimeout: .milliseconds(500))
-        try await holder.write(SQL("CREATE TABLE locked (id bigint PRIMARY KEY)"))
+        let (holder, pool) = try await lockedTable(serverStatementTimeout: .milliseconds(500))
         let backend = try #require(try await pool.readOne(SQL("SELECT pg_backend_pid()::bigint")) { try $0[0] as Int })
-        _ = try await holder.read(SQL("SELECT pg_advisory_lock(8)")) { _ in 0 }  // held by the holder's session
+        try await Self.advisoryLock(8, in: holder)
         let error = await #expect(throws: PostgresError.self) {
             try await pool.execute([SQL("INSERT INTO locked VALUES (1)"), SQL("SELECT pg_advisory_xact_lock(8)"),
                                     SQL("INSERT INTO locked VALUES (2)")], timeout: .seconds(10))
         }
         #expect(error?.sqlState == "57014" && error?.reason == .unavailable, "\(String(describing: error))")
-        _ = try await holder.read(SQL("SELECT pg_advisory_unlock(8)")) { _ in 0 }
+        try await Self.advisoryLock(8, in: holder, release: true)
         try await Task.sleep(for: .milliseconds(500))  // a backend still waiting would now take the lock and commit
         #expect(try await pool.readOne(SQL("SELECT count(*) FROM locked")) { try $0[0] as Int } == 0)
         #expect(try await pool.readOne(SQL("SELECT pg_backend_pid()::bigint")) { try $0[0] as Int } == backend)
