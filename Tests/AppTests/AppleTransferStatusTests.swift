@@ -44,7 +44,7 @@ struct TransferTallyTests {
         var tally = TransferTally(label: "import into RECVTEAM01", doneWord: "migrated")
         tally.due = 1_907
         tally.done = 331
-        tally.failed["database"] = 22
+        tally.failed.add("database", count: 22)
         tally.pageFailures = 1
         #expect(!tally.isComplete)
         #expect(tally.summary == "transfer import into RECVTEAM01: 1907 due, 331 migrated, 0 throttled and retried, "

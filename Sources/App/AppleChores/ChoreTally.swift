@@ -12,7 +12,7 @@ struct ChoreTally: Sendable, Equatable {
     /// Calls Apple throttled or failed (429, 5xx) that were waited out and tried again.
     var throttledRetries = 0
     /// Failures by reason.
-    var failed: [String: Int] = [:]
+    var failed = FailureReasons()
     var interrupted = 0
     /// Rows another run held under its lease when this one ended: a run still working, or one killed, whose rows are
     /// due again when its lease lapses.
@@ -22,7 +22,7 @@ struct ChoreTally: Sendable, Equatable {
     init(chore: AppleChoreKind) { self.chore = chore }
 
     var done: Int { valid + revoked + failedCount }
-    var failedCount: Int { failed.values.reduce(0, +) }
+    var failedCount: Int { failed.total }
 
     /// The reasons that are the operator's to fix: Apple refuses the server's own credentials.
     static let credentialFailures: Set<String> = ["apple: invalid_client", "apple: unauthorized_client"]
@@ -32,7 +32,7 @@ struct ChoreTally: Sendable, Equatable {
     /// audit: every summary was `notice`, which an alert on warnings never sees.
     var logLevel: Logger.Level {
         if failedCount == 0 { return .notice }
-        return failed.keys.contains(where: Self.credentialFailures.contains) ? .error : .warning
+        return failed.reasons.contains(where: Self.credentialFailures.contains) ? .error : .warning
     }
 
     mutating func add(_ outcome: ChoreOutcome, throttledRetries: Int = 0) {
@@ -40,7 +40,7 @@ struct ChoreTally: Sendable, Equatable {
         switch outcome {
         case .valid: valid += 1
         case .revoked: revoked += 1
-        case .failed(let reason): failed[reason, default: 0] += 1
+        case .failed(let reason): failed.add(reason)
         case .interrupted: interrupted += 1
         }
     }
@@ -62,12 +62,11 @@ struct ChoreTally: Sendable, Equatable {
     /// runs` before the time when other runs shared the work or sign-ins replaced tokens meanwhile, or `, 40 not
     /// reached (claiming them failed; still due)` when the database refused a claim.
     var summary: String {
-        let reasons = failed.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
         var parts = ["\(due) due"]
         if chore == .validateTokens { parts.append("\(valid) valid") }
         parts.append("\(revoked) revoked")
         parts.append("\(throttledRetries) throttled and retried")
-        parts.append("\(failedCount) failed" + (reasons.isEmpty ? "" : " (\(reasons))"))
+        parts.append(failed.summaryPart)
         parts.append("\(interrupted) interrupted")
         if notReached > 0 {
             // A failed claim ends the run: what it did not reach is still due, and no other run need have taken it.

@@ -50,7 +50,7 @@ struct TransferRun: Sendable {
                         do {
                             buffer = try await page(last, pageSize).reversed()
                         } catch {
-                            result.failed["database", default: 0] += 1
+                            result.failed.add("database")
                             result.pageFailures += 1
                             buffer = []
                         }
@@ -67,7 +67,7 @@ struct TransferRun: Sendable {
                 switch outcome {
                 case .done: result.done += 1
                 case .gone: result.gone += 1
-                case .failed(let reason): result.failed[reason, default: 0] += 1
+                case .failed(let reason): result.failed.add(reason)
                 case .interrupted: result.interrupted += 1
                 case .stop(let reason):
                     result.interrupted += 1

@@ -13,7 +13,7 @@ struct TransferTally: Sendable, Equatable {
     /// Users deleted while the run asked Apple about them: neither done nor failed.
     var gone = 0
     var throttledRetries = 0
-    var failed: [String: Int] = [:]
+    var failed = FailureReasons()
     var interrupted = 0
     /// Pages of users the database failed to give (counted among `failed` as `database`): the run stops there.
     var pageFailures = 0
@@ -21,7 +21,7 @@ struct TransferTally: Sendable, Equatable {
     var stoppedBy: String?
     var seconds: Double = 0
 
-    var failedCount: Int { failed.values.reduce(0, +) }
+    var failedCount: Int { failed.total }
 
     /// Users due when the run began that it did not reach: done by another run meanwhile, or, once reading a page
     /// failed, the rest, still to do.
@@ -33,9 +33,8 @@ struct TransferTally: Sendable, Equatable {
     /// `transfer export to ABCDE12345: 120 due, 118 exported, 3 throttled and retried, 2 failed (apple:
     /// invalid_request: 2), 0 interrupted, in 2.4 s`.
     var summary: String {
-        let reasons = failed.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value)" }.joined(separator: ", ")
         var parts = ["\(due) due", "\(done) \(doneWord)", "\(throttledRetries) throttled and retried",
-                     "\(failedCount) failed" + (reasons.isEmpty ? "" : " (\(reasons))"), "\(interrupted) interrupted"]
+                     failed.summaryPart, "\(interrupted) interrupted"]
         if gone > 0 { parts.insert("\(gone) deleted meanwhile", at: 2) }
         // A failed page ends the run: say how many it left (found by an audit: after a database restart the line
         // accounted for 353 of 1,907 users, and `transfer status` showed 1,576 still to do).
