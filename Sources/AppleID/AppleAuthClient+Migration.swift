@@ -12,7 +12,7 @@ extension AppleAuthClient {
     package struct MigrationAccessToken: Sendable, Equatable {
         /// The token, sent as `Authorization: Bearer`; never logged.
         package var value: String
-        /// Seconds it lives from when Apple issued it (`expires_in`).
+        /// Seconds it lives from when Apple issued it (`expires_in`); 0 when Apple did not say.
         package var expiresIn: Int
     }
 
@@ -40,7 +40,7 @@ extension AppleAuthClient {
             throw AppleAuthError(.malformedResponse, detail: "/auth/token answer lacks access_token")
         }
         calls.record(.token, .ok)
-        return MigrationAccessToken(value: token, expiresIn: Int(json["expires_in"]?.numberValue ?? 0))
+        return MigrationAccessToken(value: token, expiresIn: Self.expiresIn(json["expires_in"]))
     }
 
     /// The sending team's call: the transfer identifier of the user `sub` for the team `target`.

@@ -29,6 +29,19 @@ package struct AppleAuthClient: Sendable {
         self.http = http
     }
 
+    /// The longest `expires_in` taken as said, in seconds (some 31 years); Apple's access tokens live an hour.
+    package static let expiresInLimit = 1_000_000_000
+
+    /// An answer's `expires_in` (RFC 6749 §5.1, seconds), or 0, "not said", when it is missing, not a whole number,
+    /// negative or beyond `expiresInLimit`. Whatever Apple's side sends, converting it can never end the process
+    /// (found by a review: `Int(1e300)` traps).
+    package static func expiresIn(_ value: JSONValue?) -> Int {
+        guard let number = value?.numberValue, number >= 0, number <= Double(expiresInLimit),
+              let seconds = Int(exactly: number)
+        else { return 0 }
+        return seconds
+    }
+
     /// What `/auth/token` answers.
     package struct TokenResponse: Sendable, Equatable {
         package var accessToken: String
@@ -132,7 +145,7 @@ package struct AppleAuthClient: Sendable {
         calls.record(.token, .ok)
         return TokenResponse(
             accessToken: accessToken, tokenType: member("token_type")?.stringValue ?? "Bearer",
-            expiresIn: Int(member("expires_in")?.numberValue ?? 0), refreshToken: member("refresh_token")?.stringValue,
+            expiresIn: Self.expiresIn(member("expires_in")), refreshToken: member("refresh_token")?.stringValue,
             idToken: idToken
         )
     }

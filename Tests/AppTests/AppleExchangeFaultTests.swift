@@ -63,6 +63,23 @@ struct AppleExchangeFaultTests {
         }
     }
 
+    /// An `expires_in` no integer holds, in Apple's answer to the exchange, signs the user in (the lifetime is taken
+    /// as not said) and leaves the server serving. Found by a review: converting it trapped, ending the process.
+    @Test(arguments: ["1e300", "-1e300", "9.3e18"])
+    func anExpiresInNoIntegerHoldsIsNoCrash(expiresIn: String) async throws {
+        try await with { app, proxy in
+            let subject = "001.expires-\(expiresIn)"
+            let issued = try await issueCode(app, subject: subject)
+            let idToken = try app.identityToken(subject: subject, email: "\(subject)@example.com")
+            proxy.setTokenFault(.reply(status: "200 OK", body: #"{"access_token":"a","token_type":"Bearer","expires_in":"#
+                + expiresIn + #","refresh_token":"r","id_token":""# + idToken + #""}"#))
+            let accepted = try await signIn(app, issued)
+            #expect(accepted.status == .ok)
+            #expect(try await app.count("apple_tokens") == 1)
+            #expect(try await app.send(.GET, "/health").status == .ok, "still serving")
+        }
+    }
+
     /// `Retry-After: 0` from Apple is no advice: passed on, it would invite the app to ask again at once while Apple
     /// throttles. The server's own wait applies. Found by an audit.
     @Test func applesRetryAfterOfZeroIsReplacedByTheServersOwn() async throws {

@@ -42,6 +42,20 @@ struct TokenEndpointTests {
         #expect(throws: AppleIDError.self) { try self.verifier().verifyFromTokenEndpoint(token) }
     }
 
+    /// `expires_in` as Apple's side sends it: a whole number up to the limit is taken; anything else is "not said"
+    /// (0), never a trap (`Int(1e300)` ended the process).
+    @Test func expiresInIsTakenOnlyAsAWholeNumberWithinTheLimit() {
+        let limit = Double(AppleAuthClient.expiresInLimit)
+        let cases: [(JSONValue?, Int)] = [
+            (.number(3600), 3600), (.number(0), 0), (.number(limit), AppleAuthClient.expiresInLimit),
+            (.number(limit + 1), 0), (.number(1e300), 0), (.number(-1e300), 0), (.number(-1), 0),
+            (.number(9.3e18), 0), (.number(1.5), 0), (.string("3600"), 0), (.null, 0), (nil, 0),
+        ]
+        for (value, expected) in cases {
+            #expect(AppleAuthClient.expiresIn(value) == expected, "\(String(describing: value))")
+        }
+    }
+
     @Test func theFormEscapesAllButUnreservedBytes() {
         let body = FormEncoding.encode([("client_id", "com.example.app"), ("code", "a b+c/d=é&*~")])
         #expect(String(decoding: body, as: UTF8.self) == "client_id=com.example.app&code=a+b%2Bc%2Fd%3D%C3%A9%26*%7E")
