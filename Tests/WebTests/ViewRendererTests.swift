@@ -75,6 +75,36 @@ struct ViewRendererTests {
         #expect(response.text.hasPrefix("<html><title>Log in</title>"))
     }
 
+    /// The page's context is listed once (`ReflectedContext`) and read the way swift-mustache reads a struct: an
+    /// optional is its value or nothing (a nil one leaves the name to the enclosing context), a struct in a section
+    /// is that section's context, arrays repeat, booleans choose, dotted names reach in, and a name no property has
+    /// renders empty.
+    struct Shapes: Sendable {
+        struct Item: Sendable { let name: String; let count: Int }
+        let title: String
+        let count: Int
+        let flag: Bool
+        let off: Bool
+        let none: String?
+        let some: String?
+        let item: Item?
+        let missingItem: Item?
+        let items: [Item]
+        let nested: String??
+    }
+
+    @Test func aContextIsReadAsSwiftMustacheReadsAStruct() throws {
+        let views = try ViewRenderer(templates: ["page": "{{title}}|{{count}}|{{#flag}}on{{/flag}}{{^off}}not off{{/off}}|"
+            + "[{{none}}]{{^none}}no none{{/none}}|{{some}}|{{#item}}{{name}}:{{count}}:{{title}}{{/item}}|"
+            + "{{item.name}}|{{^missingItem}}no item{{/missingItem}}|{{#items}}{{name}}={{count}};{{/items}}|"
+            + "{{nested}}|[{{nowhere}}]|{{#some}}{{.}}{{/some}}"])
+        let context = Shapes(title: "T<", count: 3, flag: true, off: false, none: nil, some: "S", item: .init(name: "I", count: 7),
+                             missingItem: nil, items: [.init(name: "a", count: 1), .init(name: "b", count: 2)],
+                             nested: .some("N"))
+        #expect(try views.render("page", context).html
+            == "T&lt;|3|onnot off|[]no none|S|I:7:T&lt;|I|no item|a=1;b=2;|N|[]|S")
+    }
+
     @Test func projectErrorTemplateRenders() throws {
         let views = try ViewRenderer(directory: Self.packageRoot + "/Resources/Views")
         let html = try views.render("error", ErrorPage(status: 404, title: "Not Found", reason: "<x>")).html

@@ -52,7 +52,8 @@ package struct ViewRenderer: Sendable {
     /// Renders template `name` with `context`, whose stored properties (or dictionary keys) the template reads.
     /// - Throws: `ViewError.templateNotFound` naming the template when there is none by that name.
     package func render(_ name: String, _ context: some Sendable) throws -> View {
-        guard let html = library.render(context, withTemplate: name) else { throw ViewError.templateNotFound(name) }
+        let reflected: Any = ReflectedContext(context) ?? context
+        guard let html = library.render(reflected, withTemplate: name) else { throw ViewError.templateNotFound(name) }
         return View(html: html)
     }
 
