@@ -100,6 +100,7 @@ def browser():
     for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
         options.add_argument(flag)
     options.binary_location = "/usr/bin/chromium"
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
 
 
@@ -287,6 +288,13 @@ def main():
                     popup_checks(driver, f"http://127.0.0.1:{popup_port}", check)
                 finally:
                     stop_server(popup_server)
+
+            def no_script_refused():
+                refused = [entry["message"] for entry in driver.get_log("browser")
+                           if "Content Security Policy" in entry["message"]]
+                assert not refused, f"the pages' policy refused: {refused}"
+
+            check("no script or inline script was refused by the pages' Content-Security-Policy", no_script_refused)
             if cluster:
                 check_cluster(cluster, check, failed=any(error for _, error in results))
         except Exception as error:  # noqa: BLE001

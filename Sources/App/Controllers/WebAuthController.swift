@@ -27,6 +27,8 @@ struct WebAuthController: RouteCollection {
         /// copies it into the identity token, binding the token to this browser.
         var clientIdLiteral, redirectURILiteral, stateLiteral, nonceLiteral: String
         var appleScriptURL, authorizeURL, buttonType: String
+        /// The nonce the page's inline scripts carry (`PageScripts`).
+        var scriptNonce: String
         /// Whether the button opens Apple in a popup (`SIWA_WEB_MODE=popup`).
         var popup: Bool
         /// Whether the last sign-in was cancelled on Apple's page (`?cancelled`, set by the callback).
@@ -46,6 +48,7 @@ struct WebAuthController: RouteCollection {
         let state = Base64URL.encode(try SecureRandom.bytes(count: 32))
         let nonce = IdentityTokenVerifier.ExpectedNonce.hash(ofState: state)
         let popup = configuration.webMode == .popup
+        let scripts = try PageScripts(appleScriptURL: configuration.appleScriptURL)
         let context = SignInPageContext(
             clientIdLiteral: ScriptEscaping.stringLiteral(clientID),
             redirectURILiteral: ScriptEscaping.stringLiteral(redirectURL),
@@ -53,13 +56,14 @@ struct WebAuthController: RouteCollection {
             appleScriptURL: configuration.appleScriptURL,
             authorizeURL: configuration.authorizeURL(clientID: clientID, redirectURL: redirectURL, state: state,
                                                      nonce: nonce),
-            buttonType: buttonType, popup: popup,
+            buttonType: buttonType, scriptNonce: scripts.nonce, popup: popup,
             cancelled: !req.query.values(for: Self.cancelledQuery).isEmpty,
             failed: !req.query.values(for: Self.failedQuery).isEmpty,
             currentUser: try await accounts.user(inSession: req.sessionUserID).map { CurrentUserContext($0) }
         )
         var response = try req.view.render(template, context).encodeResponse(for: req)
         try StateCookie.set(state, on: &response)
+        scripts.apply(to: &response)
         response.headers.replaceOrAdd(name: "Cache-Control", value: "no-store")
         if popup { response.headers.replaceOrAdd(name: "Cross-Origin-Opener-Policy", value: Self.popupOpenerPolicy) }
         return response

@@ -39,6 +39,8 @@ extension WebSignInController {
     /// What `siwaHandler` renders into hidden fields (HTML-escaped by the template).
     struct HandlerContext: Sendable {
         var token, code, email, firstName, lastName: String
+        /// The nonce the page's inline script carries (`PageScripts`).
+        var scriptNonce: String
         var currentUser: CurrentUserContext?
     }
 

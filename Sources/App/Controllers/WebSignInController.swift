@@ -40,10 +40,12 @@ struct WebSignInController: RouteCollection {
         }
         guard let token = form.id_token, !token.isEmpty else { throw Abort(.badRequest, reason: "Missing field 'id_token'") }
         let user = try AppleUser.parse(formField: form.user)
+        let scripts = try PageScripts(appleScriptURL: configuration.appleScriptURL)
         let context = HandlerContext(token: token, code: form.code ?? "", email: user.email ?? "",
                                      firstName: user.name?.firstName ?? "", lastName: user.name?.lastName ?? "",
-                                     currentUser: nil)
+                                     scriptNonce: scripts.nonce, currentUser: nil)
         var response = try req.view.render("siwaHandler", context).encodeResponse(for: req)
+        scripts.apply(to: &response)
         response.headers.replaceOrAdd(name: "Cache-Control", value: "no-store")
         return response
     }
