@@ -44,6 +44,9 @@ struct Mint: AsyncParsableCommand {
 
     func validate() throws {
         if let count, count < 1 { throw ValidationError("--count must be at least 1") }
+        if let count, count > BulkMint.maximumCount {
+            throw ValidationError("--count must be at most \(BulkMint.maximumCount), not \(count)")
+        }
         if first < 0 { throw ValidationError("--first must not be negative") }
         if let count, first.addingReportingOverflow(count).overflow {
             throw ValidationError("--first plus --count must be at most \(Int.max)")

@@ -34,6 +34,26 @@ struct AppleTransferStatusTests {
             #expect(closed.contains("days left in the 60-day window: 0: it closed"), "\(closed)")
         }
     }
+
+    /// The first import's time as another tool could have written it: what is not whole seconds reads as no import,
+    /// and the largest whole numbers count as they are. Found by a review: `1e300`, `inf` and `nan` made the command
+    /// trap. Run as a process, so a trap fails the test instead of ending the suite.
+    @Test(arguments: [("1e300", ": not started"), ("-1e300", ": not started"), ("inf", ": not started"),
+                      ("nan", ": not started"), ("\(Int.max)", " at most (the first user moved here"),
+                      ("\(Int.min)", ": 0: it closed")])
+    func aFirstImportSettingOfAnyValueIsNoCrash(_ value: String, _ window: String) async throws {
+        try await TestApp.withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("siwa.sqlite").path
+            let environment = ["DATABASE_PATH": path, "LOG_LEVEL": "warning"]
+            #expect(try await SiwaProcess.run(["migrate"], environment: environment, directory: directory).status == 0)
+            try Database(path: path).execute(sql: "INSERT INTO shared_settings (name, value) VALUES (?, ?)",
+                                             arguments: [TransferRepository.firstImportSetting, value])
+            let status = try await SiwaProcess.run(["apple", "transfer", "status"], environment: environment,
+                                                   directory: directory)
+            #expect(status.status == 0, "\(status.output.prefix(300))")
+            #expect(status.output.contains(window), "\(status.output.prefix(400))")
+        }
+    }
 }
 
 /// The transfer commands' summary line.

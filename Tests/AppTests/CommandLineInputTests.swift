@@ -18,6 +18,8 @@ struct CommandLineInputTests {
         (["dev", "--port", "18999", "--apple-port", "18999"], "--port and --apple-port must differ, not both 18999"),
         (["mint", "--aud", "x", "--count", "2", "--first", "\(Int.max)"],
          "--first plus --count must be at most \(Int.max)"),
+        (["mint", "--aud", "x", "--count", "1000001"], "--count must be at most 1000000, not 1000001"),
+        (["mint", "--aud", "x", "--count", "\(Int.max)"], "--count must be at most 1000000, not \(Int.max)"),
         // Found by an audit: a command that only groups others printed its help and exited 0.
         (["users"], "'users' needs one of its commands: show, export, delete"),
         (["apple"], "'apple' needs one of its commands: validate-tokens, retry-revocations, transfer"),
@@ -67,6 +69,20 @@ struct CommandLineInputTests {
             #expect(result.status == 1)
             #expect(result.lines.count == 1 && result.output.hasPrefix("siwa: --output: cannot write /nonexistent/tokens"),
                     "\(result.output)")
+        }
+    }
+
+    /// Users numbered up to `Int.max` are minted, split among the workers without passing it. Found by a review:
+    /// `--first 9223372036854775806 --count 1` passed the check and then trapped on an overflow.
+    @Test(arguments: [(Int.max - 1, 1), (Int.max - 5, 5)])
+    func mintsUsersNumberedUpToIntMax(first: Int, count: Int) async throws {
+        try await TestApp.withTemporaryDirectory { directory in
+            let result = try await SiwaProcess.run(["mint", "--aud", "x", "--first", "\(first)", "--count", "\(count)",
+                                                    "--output", "tokens"], environment: [:], directory: directory,
+                                                   timeout: 30)
+            #expect(result.status == 0, "\(result.output)")
+            let tokens = try String(contentsOf: directory.appendingPathComponent("tokens"), encoding: .utf8)
+            #expect(tokens.split(separator: "\n").count == count)
         }
     }
 

@@ -49,6 +49,18 @@ struct FileMiddlewareTests {
         #expect(try await app.testing.send(.POST, "/logo.svg").status == .methodNotAllowed)
     }
 
+    /// A file whose modification time no date can write (a year past `Int32.max`, which tmpfs keeps) is served with
+    /// the last date that can be written. Found by a review: it ended the process.
+    @Test func aFileFromTheFarFutureIsServed() async throws {
+        let fixture = try Fixture()
+        let app = try fixture.app()
+        var times = [timespec(tv_sec: 67_768_036_191_676_799, tv_nsec: 0), timespec(tv_sec: 67_768_036_191_676_799, tv_nsec: 0)]
+        #expect(utimensat(AT_FDCWD, fixture.publicDirectory + "/logo.svg", &times, 0) == 0)
+        let response = try await app.testing.send(.GET, "/logo.svg")
+        #expect(response.status == .ok)
+        #expect(response.headers["Last-Modified"].flatMap(HTTPDate.parse) != nil)
+    }
+
     @Test func conditionalRequestsGet304() async throws {
         let fixture = try Fixture()
         let app = try fixture.app()

@@ -102,4 +102,22 @@ struct ResponseTests {
         #expect(HTTPDate.parse("Tuesday, 14-Nov-23 22:13:20 GMT") == nil)
         #expect(HTTPDate.parse("Tue, 14 Nov 2023 25:13:20 GMT") == nil)
     }
+
+    /// Dates beyond what four digits of year can write are the nearest that can be written, never a trap (a year past
+    /// `Int32.max` trapped); years below 1000 keep four digits.
+    @Test func httpDatesAreClampedToFourDigitYears() {
+        let last = "Fri, 31 Dec 9999 23:59:59 GMT", first = "Mon, 01 Jan 0001 00:00:00 GMT"
+        #expect(HTTPDate.format(secondsSince1970: HTTPDate.representable.upperBound) == last)
+        for seconds in [HTTPDate.representable.upperBound + 1, 67_768_036_191_676_799, Int.max] {
+            #expect(HTTPDate.format(secondsSince1970: seconds) == last)
+        }
+        #expect(HTTPDate.format(secondsSince1970: HTTPDate.representable.lowerBound) == first)
+        for seconds in [HTTPDate.representable.lowerBound - 1, Int.min] {
+            #expect(HTTPDate.format(secondsSince1970: seconds) == first)
+        }
+        #expect(HTTPDate.format(secondsSince1970: -30_610_224_000) == "Wed, 01 Jan 1000 00:00:00 GMT")
+        #expect(HTTPDate.format(secondsSince1970: -30_610_224_001) == "Tue, 31 Dec 0999 23:59:59 GMT")
+        #expect(HTTPDate.parse(last) == HTTPDate.representable.upperBound)
+        #expect(HTTPDate.parse(first) == HTTPDate.representable.lowerBound)
+    }
 }

@@ -139,11 +139,13 @@ struct TransferRepository: Sendable {
             """, [after, target, limit])) { (userID: try $0[0] as UUID, transferSub: try $0[1] as String) }
     }
 
-    /// When this database's first import moved a user, if one has.
+    /// When this database's first import moved a user, if one has. The row holds whole seconds, as written here; a
+    /// value that is not (`1e300`, `inf`, written by hand or another tool) reads as none. Found by a review: taken
+    /// as a `TimeInterval`, it made `transfer status` trap on the days left.
     func firstImport() async throws -> Date? {
         let value = try await pool.readOne(SQL("SELECT value FROM shared_settings WHERE name = ?",
                                                [Self.firstImportSetting])) { try $0[0] as String }
-        return value.flatMap(TimeInterval.init).map(Date.init(timeIntervalSince1970:))
+        return value.flatMap { Int($0) }.map { Date(timeIntervalSince1970: TimeInterval($0)) }
     }
 
     /// When the first user of this database moved to this team, by an import or by a sign-in with `transfer_sub`:

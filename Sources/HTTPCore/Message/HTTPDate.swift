@@ -5,14 +5,21 @@ package enum HTTPDate {
     private static let days = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
     private static let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
-    /// The IMF-fixdate of `seconds` since 1970 (UTC).
+    /// The seconds an IMF-fixdate can write, whose year has four digits: from `Mon, 01 Jan 0001 00:00:00 GMT` to
+    /// `Fri, 31 Dec 9999 23:59:59 GMT`.
+    package static let representable = -62_135_596_800...253_402_300_799
+
+    /// The IMF-fixdate of `seconds` since 1970 (UTC), clamped to `representable`. Found by a review: a file whose
+    /// modification time's year passed `Int32.max` ended the process on a `GET` (the year's sum overflowed).
     package static func format(secondsSince1970 seconds: Int) -> String {
-        var value = time_t(seconds)
+        var value = time_t(min(max(seconds, representable.lowerBound), representable.upperBound))
         var parts = tm()
         gmtime_r(&value, &parts)
         func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
-        return "\(days[Int(parts.tm_wday)]), \(two(parts.tm_mday)) \(months[Int(parts.tm_mon)]) \(parts.tm_year + 1900) "
-            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT"
+        let year = String(Int(parts.tm_year) + 1900)
+        return "\(days[Int(parts.tm_wday)]), \(two(parts.tm_mday)) \(months[Int(parts.tm_mon)]) "
+            + String(repeating: "0", count: max(0, 4 - year.count)) + year
+            + " \(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec)) GMT"
     }
 
     /// Parses an IMF-fixdate (surrounding spaces allowed) into seconds since 1970; nil for anything else: the
