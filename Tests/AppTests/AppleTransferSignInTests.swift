@@ -43,6 +43,29 @@ struct AppleTransferSignInTests {
         }
     }
 
+    /// The refresh token of the sign-in that moved the user is the user's current grant, not one the previous team
+    /// issued before the move: when Apple later refuses it, the user's bearer tokens end, on both engines. Found by a
+    /// review: stamped at the exchange, microseconds before the move, it was taken for the previous team's on
+    /// PostgreSQL, and only dropped.
+    @Test func theGrantOfTheSignInThatMovedTheUserIsTheirCurrentOne() async throws {
+        try await TestApp.withTwoTeams { app in
+            #expect(try await app.signInWithAuthorizationCode(subject: "001.mv", email: "mv@example.com").status == .ok)
+            #expect(try await app.command(["apple", "transfer", "export", "--to", Self.target]).status == 0)
+            await app.apple.completeTransfer(to: Self.target)
+            let moved = try await app.signInWithAuthorizationCode(subject: "001.mv", email: "mv@example.com")
+            #expect(moved.status == .ok, "\(moved.text)")
+            #expect(try await app.transferRows().first?.transferredAt != nil, "this sign-in moved the user")
+            let bearer = try #require(try moved.json()["value"] as? String)
+            #expect(try await app.count("apple_tokens") == 1)
+
+            try await app.makeAppleTokensDue()
+            try await app.revokeStoredAppleToken()
+            let report = try await app.runChore(.validateTokens)
+            #expect(report.summary.contains("0 valid, 1 revoked"), "\(report)")
+            #expect(try await app.sendJSON(.GET, "/api/users/me", [:], bearer: bearer).status == .unauthorized)
+        }
+    }
+
     @Test func aKnownTransferSubSignsInAsThatUserInTheWebFlow() async throws {
         try await TestApp.withTwoTeams { app in
             #expect(try await app.webSignIn(subject: "001.browser", email: "browser@example.com").status == .seeOther)

@@ -98,6 +98,12 @@ final class SignInService: Sendable {
             token = BearerToken(id: id, userID: candidate.id, valueHash: SHA256.hash(text), createdAt: now,
                                 expiresAt: now + Self.bearerTokenLifetime)
         }
+        // The grant is stored as of this sign-in: the instant a move by `transfer_sub` records too, so the token of
+        // the sign-in that moved the user is never taken for one the previous team issued before the move. Found by a
+        // review: stamped at the exchange, some microseconds earlier, it was, on PostgreSQL (and on SQLite across a
+        // millisecond), and Apple's refusal of it then left the user's bearer tokens and sessions alive.
+        var appleToken = appleToken
+        appleToken?.createdAt = now
         let result: UserRepository.SignIn
         do {
             result = try await users.signIn(candidate, token: token, appleToken: appleToken, nonce: nonce,
