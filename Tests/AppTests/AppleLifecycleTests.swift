@@ -108,6 +108,32 @@ struct AppleLifecycleTests {
         }
     }
 
+    /// One Apple token per user and client id, the newest, however many returning sign-ins with a code come at once,
+    /// with an email in their tokens or without. Found by a review: without one, on PostgreSQL, nothing locked the
+    /// user's row, and two sign-ins each kept their token.
+    @Test(arguments: [false, true])
+    func returningSignInsWithACodeAtOnceKeepOneAppleToken(withEmail: Bool) async throws {
+        try await TestApp.with { app in
+            let sub = "001.twice"
+            #expect(try await app.signInWithAuthorizationCode(subject: sub, email: "twice@example.com").status == .ok)
+            for _ in 0..<8 {
+                var bodies: [[String: String]] = []
+                for _ in 0..<4 {
+                    let issued = try await app.apple.issueAuthorizationCode(clientID: TestApp.iosClientID, subject: sub,
+                                                                            email: "twice@example.com")
+                    let token = try app.identityToken(subject: sub, email: withEmail ? "twice@example.com" : nil)
+                    bodies.append(["token": token, "authorizationCode": issued.code])
+                }
+                let statuses = try await withThrowingTaskGroup(of: HTTPStatus.self) { group in
+                    for body in bodies { group.addTask { try await app.sendJSON(.POST, "/api/users/siwa", body).status } }
+                    return try await group.reduce(into: [HTTPStatus]()) { $0.append($1) }
+                }
+                #expect(statuses.allSatisfy { $0 == .ok }, "\(statuses)")
+                #expect(try await app.count("apple_tokens") == 1)
+            }
+        }
+    }
+
     @Test func aReusedCodeIsRefused() async throws {
         try await TestApp.with { app in
             let issued = try await app.apple.issueAuthorizationCode(clientID: TestApp.iosClientID, subject: "001.r",

@@ -61,6 +61,14 @@ extension UserRepository {
                 UPDATE users SET apple_client_id = ? WHERE siwa_identifier = ? AND COALESCE(apple_client_id, '') <> ?
                 """, [clientID, sub, clientID]))
         }
+        if appleToken != nil, pool.engine == .postgres {
+            // Sign-ins of one user that store Apple's token wait for each other here, so each one's delete below sees
+            // the token the one before it stored. The upsert locks the row only when it changes something: without
+            // this, two returning sign-ins at once each deleted from their own snapshot, and both tokens stayed.
+            // Taken before the inserts, whose foreign keys share-lock the row, so that two sign-ins never hold that
+            // and wait for each other's. SQLite's single writer orders them already. Found by a review.
+            statements.append(SQL("SELECT 1 FROM users WHERE siwa_identifier = ? FOR UPDATE", [sub]))
+        }
         let selected = statements.count
         statements.append(SQL("SELECT \(Self.columns) FROM users WHERE siwa_identifier = ?", [sub]))
         if let token {
