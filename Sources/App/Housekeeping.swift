@@ -8,6 +8,10 @@ struct Housekeeping: Sendable {
 
     /// How often the sweep runs.
     static let interval: Duration = .seconds(15 * 60)
+    /// When the first sweep runs after start: soon, so that an instance that never lives `interval` (a crash loop,
+    /// frequent deploys, short-lived instances) still sweeps; not at once, so that the wall clock has been looked at
+    /// against the monotonic one first (`WallClockCheck`). Found by a review: the first sweep came after 15 minutes.
+    static let firstSweepDelay: Duration = .seconds(60)
     /// Notification ids are kept this long after receipt; older payloads fail the `iat` check anyway.
     static let notificationRetention: TimeInterval = 7 * 24 * 60 * 60
     /// Expired rows deleted per transaction: a backlog goes in many short writes, none holding SQLite's writer or
@@ -26,16 +30,18 @@ struct Housekeeping: Sendable {
         ]
     }
 
-    /// Sweeps every `interval` until the task is cancelled. A sweep is skipped when the wall clock moved against the
+    /// Sweeps `firstDelay` after start, then every `interval`, until the task is cancelled. A sweep is skipped when the wall clock moved against the
     /// monotonic clock since the last one (`WallClockCheck`): what expires is judged by the wall clock, and one that
     /// runs ahead for a while would delete bearer tokens, sessions and used nonces that have not expired, so that a
     /// nonce could sign in again once the clock is back (found by an audit with a clock a month ahead for a minute).
-    func run() async {
+    func run(firstDelay: Duration = Self.firstSweepDelay, interval: Duration = Self.interval) async {
         var clockCheck = WallClockCheck()
         _ = clockCheck.jump(wall: services.clock(), monotonic: .now)
+        var delay = firstDelay
         while !Task.isCancelled {
             do {
-                try await Task.sleep(for: Self.interval)
+                try await Task.sleep(for: delay)
+                delay = interval
                 if let jump = clockCheck.jump(wall: services.clock(), monotonic: .now) {
                     services.logger.warning("""
                         housekeeping skipped: the wall clock moved \(Int(jump.rounded())) s against the monotonic \

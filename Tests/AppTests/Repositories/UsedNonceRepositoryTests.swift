@@ -57,6 +57,32 @@ struct UsedNonceRepositoryTests {
     }
 }
 
+/// The first sweep comes `firstSweepDelay` after start, long before `interval`. Found by a review: an instance that
+/// lived less than 15 minutes never swept.
+struct HousekeepingScheduleTests {
+    @Test func theFirstSweepComesAfterTheFirstDelayNotTheInterval() async throws {
+        #expect(Housekeeping.firstSweepDelay < Housekeeping.interval)
+        let app = try await TestApp.start()
+        let state = try TestApp.newState()
+        #expect(try await app.handle([("token", try app.webToken(state: state, subject: "001.first"))], state: state)
+            .status == .seeOther)
+        try await app.server.services.database.write(SQL("UPDATE used_nonces SET expires_at = ?",
+                                                         [Date(timeIntervalSince1970: 0)]))
+        let housekeeping = Task { [services = app.server.services] in
+            await Housekeeping(services: services).run(firstDelay: .milliseconds(50), interval: .seconds(3_600))
+        }
+        var left = try await app.count("used_nonces")
+        for _ in 0..<600 where left > 0 {
+            try await Task.sleep(for: .milliseconds(50))
+            left = try await app.count("used_nonces")
+        }
+        housekeeping.cancel()
+        await housekeeping.value
+        #expect(left == 0, "the expired nonce was swept")
+        await app.stop()
+    }
+}
+
 /// Housekeeping skips a sweep when the wall clock moved against the monotonic clock since the last one: a clock that
 /// runs ahead would delete rows that have not expired (found by an audit: a nonce signed in again afterwards).
 struct WallClockCheckTests {
