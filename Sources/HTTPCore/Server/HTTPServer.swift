@@ -65,6 +65,7 @@ package final class HTTPServer: Sendable {
         try state.withLock { state in
             guard state.acceptor == nil, !state.finished else { return }
             signal(SIGPIPE, SIG_IGN)  // OpenSSL writes with write(2): a vanished peer must not kill the process
+            LargeBlocks.returnToTheSystemWhenFreed()
             var tls: TLSContextSlot?
             if let files = configuration.tls { tls = TLSContextSlot(try Self.loadTLS(files)) }
             let listener = try Listener(host: configuration.hostname, port: configuration.port)
