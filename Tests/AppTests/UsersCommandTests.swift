@@ -41,6 +41,21 @@ struct UsersCommandTests {
         }
     }
 
+    /// An email is found in any letter case, accented letters included, on both engines alike. Found by a review:
+    /// SQLite's lower() folds ASCII only, so `émile.zoë@…` did not find `Émile.Zoë@…` there, and did on PostgreSQL.
+    @Test func showFindsAnEmailWithAccentedLettersInAnyCase() async throws {
+        try await TestApp.with { app in
+            let user = try await signIn(app, subject: "001.emile", email: "Émile.Zoë@example.com")
+            _ = try await signIn(app, subject: "001.other", email: "emile.zoe@example.com")
+            for query in ["Émile.Zoë@example.com", "émile.zoë@example.com", "ÉMILE.ZOË@EXAMPLE.COM"] {
+                let result = try await app.command(["users", "show", query])
+                #expect(result.status == 0, "\(query): \(result.output)")
+                #expect(try result.json()["id"] as? String == user.id, "\(query)")
+            }
+            #expect(try await app.command(["users", "show", "émile.zoé@example.com"]).status == 1, "another address")
+        }
+    }
+
     @Test func exportPrintsEverythingStoredWithTheSameRedactions() async throws {
         try await TestApp.with { app in
             let user = try await signIn(app, subject: "001.export", email: "export@example.com")

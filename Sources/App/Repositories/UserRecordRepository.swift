@@ -13,9 +13,19 @@ struct UserRecordRepository {
             return try await database.read(SQL("SELECT \(columns) FROM users WHERE id = ?", [id]), User.init(row:))
         }
         if query.contains("@") {
+            if query.utf8.allSatisfy({ $0 < 0x80 }) {
+                return try await database.read(
+                    SQL("SELECT \(columns) FROM users WHERE lower(email) = lower(?) ORDER BY created_at", [query]),
+                    User.init(row:))
+            }
+            // SQLite's lower() folds ASCII only, and PostgreSQL's follows the database's locale: other letters are
+            // compared here, as Swift folds them, on both engines alike. Found by a review: `Émile@…` was found as
+            // `émile@…` on PostgreSQL only. The addresses of the same length in characters are the candidates.
+            let folded = query.lowercased()
             return try await database.read(
-                SQL("SELECT \(columns) FROM users WHERE lower(email) = lower(?) ORDER BY created_at", [query]),
-                User.init(row:))
+                SQL("SELECT \(columns) FROM users WHERE length(email) = ? ORDER BY created_at", [query.unicodeScalars.count]),
+                User.init(row:)
+            ).filter { $0.email.lowercased() == folded }
         }
         return try await database.read(SQL("SELECT \(columns) FROM users WHERE siwa_identifier = ?", [query]),
                                        User.init(row:))
