@@ -55,7 +55,7 @@ extension AppleAuthClient {
         let form = [("sub", sub), ("target", target), ("client_id", clientID),
                     ("client_secret", try clientSecret.secret(for: clientID))]
         let json = try await migrationAnswer(form, accessToken: accessToken)
-        guard let transferSub = json["transfer_sub"]?.stringValue, !transferSub.isEmpty else {
+        guard let transferSub = json["transfer_sub"]?.storableString, !transferSub.isEmpty else {
             calls.record(.usermigrationinfo, .malformedResponse)
             throw AppleAuthError(.malformedResponse, detail: "/auth/usermigrationinfo answer lacks transfer_sub")
         }
@@ -70,11 +70,11 @@ extension AppleAuthClient {
         let form = [("transfer_sub", transferSub), ("client_id", clientID),
                     ("client_secret", try clientSecret.secret(for: clientID))]
         let json = try await migrationAnswer(form, accessToken: accessToken)
-        guard let sub = json["sub"]?.stringValue, !sub.isEmpty else {
+        guard let sub = json["sub"]?.storableString, !sub.isEmpty else {
             calls.record(.usermigrationinfo, .malformedResponse)
             throw AppleAuthError(.malformedResponse, detail: "/auth/usermigrationinfo answer lacks sub")
         }
-        let email = json["email"]?.stringValue.flatMap { $0.isEmpty ? nil : $0 }
+        let email = json["email"]?.storableString.flatMap { $0.isEmpty ? nil : $0 }
         let isPrivate: Bool? = switch json["is_private_email"] {
         case .bool(let flag)?: flag
         case .string("true")?: true

@@ -37,7 +37,10 @@ struct AppleIDClaims {
     /// An optional string claim.
     static func string(_ value: JSONValue?, _ name: String) throws -> String? {
         guard let value, value != .null else { return nil }
-        guard let string = value.stringValue else { throw AppleIDError(.malformed, detail: "\(name) is not a string") }
+        guard value.stringValue != nil else { throw AppleIDError(.malformed, detail: "\(name) is not a string") }
+        guard let string = value.storableString else {
+            throw AppleIDError(.malformed, detail: "\(name) holds a NUL character")
+        }
         return string
     }
 

@@ -38,7 +38,7 @@ package struct AppleIdentityToken: Sendable, Equatable {
     /// `transfer_sub`: the transfer identifier of a user whose app moved to this team from another, present for 60 days
     /// after the transfer (Apple's "Bringing new apps and users into your team"); nil when absent or not a string.
     package var transferSub: String? {
-        guard case .string(let value)? = claimMembers.first(where: { $0.name == "transfer_sub" })?.value,
+        guard let value = claimMembers.first(where: { $0.name == "transfer_sub" })?.value.storableString,
               !value.isEmpty
         else { return nil }
         return value

@@ -40,7 +40,7 @@ package struct ServerNotification: Sendable, Equatable {
     /// Decodes the claims of a verified notification JWT.
     /// - Throws: `AppleIDError(.malformed)` when `jti` or `events` is missing or `events` is not the JSON Apple sends.
     package init(_ jwt: VerifiedJWT) throws {
-        guard let id = jwt.claims["jti"]?.stringValue, !id.isEmpty else {
+        guard let id = jwt.claims["jti"]?.storableString, !id.isEmpty else {
             throw AppleIDError(.malformed, detail: "notification lacks jti")
         }
         let events: JSONValue
@@ -55,14 +55,14 @@ package struct ServerNotification: Sendable, Equatable {
         default:
             throw AppleIDError(.malformed, detail: "notification lacks events")
         }
-        guard let type = events["type"]?.stringValue, let subject = events["sub"]?.stringValue, !subject.isEmpty else {
+        guard let type = events["type"]?.stringValue, let subject = events["sub"]?.storableString, !subject.isEmpty else {
             throw AppleIDError(.malformed, detail: "events lacks type or sub")
         }
         self.id = id
         audience = jwt.audience
         self.type = EventType(type)
         self.subject = subject
-        email = events["email"]?.stringValue
+        email = events["email"]?.storableString
         switch events["is_private_email"] {
         case .bool(let value)?: isPrivateEmail = value
         case .string(let text)?: isPrivateEmail = text == "true" ? true : (text == "false" ? false : nil)

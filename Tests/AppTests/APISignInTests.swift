@@ -155,6 +155,9 @@ struct APISignInTests {
                     subject: "001.x", audience: TestApp.iosClientID, email: "x@example.com"))),
                 ("not a JWT", "not-a-jwt"),
                 ("web audience on the API", try app.identityToken(audience: TestApp.webClientID)),
+                // Found by a review: stored on SQLite, a 500 on PostgreSQL, whose text holds no NUL.
+                ("an email with a NUL", try app.identityToken(subject: "001.nul", email: "a\u{0}b@example.com")),
+                ("a sub with a NUL", try app.identityToken(subject: "001.\u{0}", email: "nul@example.com")),
             ]
             for (name, token) in cases {
                 let response = try await app.sendJSON(.POST, "/api/users/siwa", ["token": token])

@@ -67,6 +67,10 @@ struct AppleTransferInputTests {
                 (["{\"transfer_sub\":\"000000.any.t000\"}"], 1),
                 ([good, "", "[\"user_id\", \"transfer_sub\"]"], 3),
                 (["{\"user_id\": 7, \"transfer_sub\": \"x\"}"], 1),
+                // Found by a review: stored on SQLite, refused by PostgreSQL with a raw SQL error after the batches
+                // before it were applied.
+                ([good.replacingOccurrences(of: "t000", with: "t000\\u0000")], 1),
+                ([good.replacingOccurrences(of: "t000", with: "t\\u001b000")], 1),
             ]
             for (index, file) in files.enumerated() {
                 let path = app.directory.appendingPathComponent("bad\(index).jsonl").path

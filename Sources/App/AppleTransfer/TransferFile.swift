@@ -52,6 +52,11 @@ enum TransferFile {
             guard let transferSub = object["transfer_sub"] as? String, !transferSub.isEmpty else {
                 throw Malformed(path: path, line: number, reason: "no transfer_sub string")
             }
+            // Found by a review: a NUL was stored on SQLite and refused by PostgreSQL with a raw SQL error, after the
+            // batches before it were applied.
+            guard !transferSub.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+                throw Malformed(path: path, line: number, reason: "transfer_sub holds a control character")
+            }
             if let first = firstLineOfUser.updateValue(number, forKey: userID.lowercased()) {
                 throw Malformed(path: path, line: number, reason: "user_id \(userID) is on line \(first) too")
             }

@@ -1,0 +1,11 @@
+import JSON
+
+extension JSONValue {
+    /// The string this value is, when it can be stored as text: not one holding U+0000, which PostgreSQL's `text`
+    /// refuses and SQLite keeps. An identifier, address or id from Apple's side with one is refused, on both engines
+    /// alike. Found by a review: an identity token's email with a NUL signed in on SQLite and was a 500 on PostgreSQL.
+    var storableString: String? {
+        guard let string = stringValue, !string.utf8.contains(0) else { return nil }
+        return string
+    }
+}
