@@ -1,3 +1,4 @@
+@testable import FakeApple
 import Foundation
 import HTTPCore
 import Storage
@@ -87,6 +88,51 @@ struct WebFlowBindingTests {
                 #expect(page.status == .ok)
                 #expect(!page.text.contains("user-email") && page.text.contains("href=\"/login\""))
             }
+        }
+    }
+
+    /// A sign-in whose request carries `session` twice (a sibling domain's beside the browser's own) ends both
+    /// sessions it names, as a logout does, in its own write. Found by a review: it ended neither, and the browser's
+    /// old session, whose cookie the new one then replaced, lived on out of reach of a logout.
+    @Test func aSignInWithTheSessionCookieSentTwiceEndsBothSessions() async throws {
+        try await TestApp.with { app in
+            let first = try #require(try await app.webSignIn(subject: "001.twice.a").cookieValue("session"))
+            let second = try #require(try await app.webSignIn(subject: "001.twice.b").cookieValue("session"))
+            let state = try TestApp.newState()
+            let token = try app.webToken(state: state, subject: "001.twice.a")
+            let answer = try await app.send(.POST, "/login/siwa/handle", headers: [
+                "Content-Type": "application/x-www-form-urlencoded",
+                "Cookie": "SIWA_STATE=\(state); session=\(first); session=\(second)",
+            ], body: Array(TestApp.formEncode([("token", token)]).utf8))
+            #expect(answer.status == .seeOther)
+            let new = try #require(answer.cookieValue("session"))
+            #expect(![first, second].contains(new))
+            for old in [first, second] {
+                let page = try await app.send(.GET, "/", headers: ["Cookie": "session=\(old)"])
+                #expect(!page.text.contains("user-email"), "an old session still signs in")
+            }
+            #expect(try await app.send(.GET, "/", headers: ["Cookie": "session=\(new)"]).text.contains("user-email"))
+            #expect(try await app.count("sessions") == 1)
+        }
+    }
+
+    /// A session ended while its first home page ran (here by `consent-revoked`, between the page's read of the
+    /// session and its save of the account form's token) stays ended. Found by a review: the save was an upsert.
+    @Test func aSessionEndedWhileItsHomePageRanStaysEnded() async throws {
+        try await TestApp.with { app in
+            let subject = "001.ended.meanwhile"
+            let session = try #require(try await app.webSignIn(subject: subject).cookieValue("session"))
+            let store = app.server.services.sessions
+            var record = try #require(try await store.load(id: session))
+            let payload = try FakeAppleNotifier.payload(event: "consent-revoked", subject: subject,
+                                                        audience: TestApp.webClientID, email: nil, keys: app.keys)
+            #expect(try await app.sendJSON(.POST, "/api/apple/notifications", ["payload": payload]).status == .ok)
+            record.data[AccountController.csrfKey] = "token"
+            #expect(try await store.update(id: session, record: record) == false)
+            #expect(try await store.load(id: session) == nil)
+            #expect(try await app.count("sessions") == 0)
+            let home = try await app.send(.GET, "/", headers: ["Cookie": "session=\(session)"])
+            #expect(!home.text.contains("user-email"))
         }
     }
 

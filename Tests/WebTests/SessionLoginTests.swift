@@ -14,7 +14,7 @@ struct SessionLoginTests {
         let steps = app.grouped(SessionsMiddleware(store: store, loadsSessions: false, now: { clock.now }))
         steps.post("step", "login", ":user") { req in
             let login = try req.session.newLogin()
-            if let replaced = login.replacedID { await store.inner.delete(id: replaced) }
+            for replaced in login.replacedIDs { await store.inner.delete(id: replaced) }
             await store.inner.save(id: login.id, record: SessionRecord(data: ["userID": try req.parameters.require("user")],
                                                                        expiresAt: login.expiresAt))
             req.session.adopt(login, userID: try req.parameters.require("user"))

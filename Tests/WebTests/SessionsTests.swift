@@ -22,6 +22,10 @@ struct SessionsTests {
         init(inner: MemorySessionStore) { self.inner = inner }
         func load(id: String) async throws -> SessionRecord? { loads += 1; return await inner.load(id: id) }
         func save(id: String, record: SessionRecord) async throws { saves += 1; await inner.save(id: id, record: record) }
+        func update(id: String, record: SessionRecord) async throws -> Bool {
+            saves += 1
+            return await inner.update(id: id, record: record)
+        }
         func delete(id: String) async throws { deletes += 1; await inner.delete(id: id) }
     }
 
@@ -181,6 +185,28 @@ struct SessionsTests {
         #expect(await memory.load(id: real) == nil)
         #expect(await memory.load(id: planted) == nil)
         #expect(try await app.testing.send(.GET, "/me", headers: ["Cookie": "session=\(real)"]).text == "anonymous")
+    }
+
+    /// A session that ends while a request that loaded it runs (a logout in another tab, a notification, the
+    /// account's deletion) stays ended when that request saves a change, and its cookie is expired. Found by a
+    /// review: the save was an upsert, and brought the session back.
+    @Test func aSessionEndedWhileItsRequestRanStaysEnded() async throws {
+        let clock = TestClock()
+        let memory = MemorySessionStore(now: { clock.now })
+        let app = Self.app(store: memory, clock: clock)
+        app.grouped(SessionsMiddleware(store: memory, now: { clock.now })).post("ended-meanwhile") { req in
+            if let id = req.session.id { await memory.delete(id: id) }
+            req.session.data["csrf"] = "token"
+            return HTTPStatus.noContent
+        }
+        let id = try #require(try await app.testing.send(.POST, "/login/u1").cookies["session"])
+        let answer = try await app.testing.send(.POST, "/ended-meanwhile", headers: ["Cookie": "session=\(id)"])
+        #expect(answer.setCookies == [
+            "session=; Max-Age=0; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Path=/; HttpOnly; SameSite=Lax",
+        ])
+        #expect(await memory.load(id: id) == nil)
+        #expect(await memory.count == 0)
+        #expect(try await app.testing.send(.GET, "/me", headers: ["Cookie": "session=\(id)"]).text == "anonymous")
     }
 
     @Test func randomIdsDiffer() throws {

@@ -89,7 +89,7 @@ struct WebSignInController: RouteCollection {
         let login = try req.session.newLogin()
         let user = try await signIns.completeWebSignIn(
             signIn, stateCookie: stateCookie, redirectURI: configuration.redirectURL,
-            login: BrowserLogin(id: login.id, expiresAt: login.expiresAt, replacedID: login.replacedID), logger: req.logger)
+            login: BrowserLogin(id: login.id, expiresAt: login.expiresAt, replacedIDs: login.replacedIDs), logger: req.logger)
         req.session.adopt(login, userID: user.id.text(uppercase: false))
     }
 }

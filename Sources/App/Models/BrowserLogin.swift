@@ -7,6 +7,7 @@ package struct BrowserLogin: Sendable {
     /// The new session's id, the cookie's value. Never log it: it is a bearer credential.
     package let id: String
     package let expiresAt: Date
-    /// The id the browser's cookie carried, whose record the same write deletes.
-    package let replacedID: String?
+    /// The ids the browser's cookies carried (one, or more when `session` came twice), whose records the same write
+    /// deletes.
+    package let replacedIDs: [String]
 }

@@ -52,7 +52,7 @@ package struct DatabaseSessionStore: SessionStore {
     /// `user_id` column (its data holds nothing else yet).
     static func statements(storing login: BrowserLogin, forUserWith sub: String, at date: Date) -> [SQL] {
         var statements: [SQL] = []
-        if let replaced = login.replacedID {
+        for replaced in login.replacedIDs {
             statements.append(SQL("DELETE FROM sessions WHERE id = ?", [storageKey(replaced)]))
         }
         statements.append(SQL("""
@@ -62,17 +62,29 @@ package struct DatabaseSessionStore: SessionStore {
         return statements
     }
 
-    package func save(id: String, record: SessionRecord) async throws {
+    /// The `data` and `user_id` columns of `record`.
+    private func stored(_ record: SessionRecord) throws -> (json: String, userID: UUID?) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
-        let json = String(decoding: try encoder.encode(record.data), as: UTF8.self)
-        let userID = record.data[userIDKey].flatMap(UUID.init(uuidString:))
+        return (String(decoding: try encoder.encode(record.data), as: UTF8.self),
+                record.data[userIDKey].flatMap(UUID.init(uuidString:)))
+    }
+
+    package func save(id: String, record: SessionRecord) async throws {
+        let (json, userID) = try stored(record)
         let id = Self.storageKey(id)
         try await pool.write(SQL("""
             INSERT INTO sessions (id, data, user_id, expires_at, created_at) VALUES (?, ?, ?, ?, ?)
             ON CONFLICT (id) DO UPDATE SET
                 data = excluded.data, user_id = excluded.user_id, expires_at = excluded.expires_at
             """, [id, json, userID, record.expiresAt, now()]))
+    }
+
+    package func update(id: String, record: SessionRecord) async throws -> Bool {
+        let (json, userID) = try stored(record)
+        return try await pool.write([SQL("""
+            UPDATE sessions SET data = ?, user_id = ?, expires_at = ? WHERE id = ? AND expires_at > ?
+            """, [json, userID, record.expiresAt, Self.storageKey(id), now()])])[0].changes == 1
     }
 
     package func delete(id: String) async throws {

@@ -23,6 +23,12 @@ package actor MemorySessionStore: SessionStore {
         records[id] = record
     }
 
+    package func update(id: String, record: SessionRecord) -> Bool {
+        guard load(id: id) != nil else { return false }
+        records[id] = record
+        return true
+    }
+
     package func delete(id: String) {
         records[id] = nil
     }

@@ -9,8 +9,9 @@ package final class Session {
     /// The session's values.
     package var data: [String: String]
     let loadedData: [String: String]
-    /// The id the request's cookie carried when the middleware did not read its record (`loadsSessions` off).
-    let unreadID: String?
+    /// Every well-formed id the request's cookies carried: one, or more when `session` came twice (a sibling
+    /// domain's cookie beside ours, RFC 6265 §8.6), in which case none of them was read.
+    let sentIDs: [String]
     /// When a record saved now would expire.
     let newRecordExpiry: Date
     private(set) var rotationRequested = false
@@ -18,16 +19,20 @@ package final class Session {
     /// Whether the route stored this session's record itself (`adopt`): the middleware only sets the cookie.
     var isStoredByCaller = false
 
-    init(id: String?, data: [String: String], unreadID: String? = nil, newRecordExpiry: Date) {
+    init(id: String?, data: [String: String], sentIDs: [String] = [], newRecordExpiry: Date) {
         self.id = id
         self.data = data
-        self.unreadID = unreadID
+        self.sentIDs = sentIDs
         self.newRecordExpiry = newRecordExpiry
         loadedData = data
     }
 
-    /// The record a login or logout replaces: the loaded one, or the one the cookie named when none was read.
-    var replacedID: String? { id ?? unreadID }
+    /// The records a login or logout replaces: every session the request named, and the loaded one. Found by a
+    /// review: with `session` sent twice, a sign-in ended neither.
+    var replacedIDs: [String] {
+        guard let id, !sentIDs.contains(id) else { return sentIDs }
+        return sentIDs + [id]
+    }
 
     /// Gives the session a new id when it is saved and deletes the record under the old one, so an id
     /// planted before login is worthless after it (session fixation, OWASP ASVS V3.2.1).

@@ -12,8 +12,8 @@ package struct SessionLogin: Sendable {
     package let id: String
     /// When the new record expires: the middleware's `expiry` from now.
     package let expiresAt: Date
-    /// The id the request's cookie carried, if any: the caller deletes the record under it in the same write.
-    package let replacedID: String?
+    /// The ids the request's cookies carried: the caller deletes the records under them in the same write.
+    package let replacedIDs: [String]
 }
 
 extension Session {
@@ -21,7 +21,7 @@ extension Session {
     /// this leaves the session (and the cookie) as they were.
     package func newLogin() throws -> SessionLogin {
         SessionLogin(id: try SystemRandom.base64URL(SessionsMiddleware.idByteCount), expiresAt: newRecordExpiry,
-                     replacedID: replacedID)
+                     replacedIDs: replacedIDs)
     }
 
     /// Takes `login` as this request's session, stored by the caller with `userID` under `key`: the middleware

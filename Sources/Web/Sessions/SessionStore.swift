@@ -16,8 +16,11 @@ package struct SessionRecord: Sendable, Equatable {
 package protocol SessionStore: Sendable {
     /// The session with `id`, or nil when unknown or expired.
     func load(id: String) async throws -> SessionRecord?
-    /// Creates or replaces the session with `id`.
+    /// Creates or replaces the session with `id`: for a new id.
     func save(id: String, record: SessionRecord) async throws
+    /// Replaces the record of the live session `id`; false, writing nothing, when it has ended meanwhile (deleted or
+    /// expired), so that a request that loaded it before it ended cannot bring it back.
+    func update(id: String, record: SessionRecord) async throws -> Bool
     /// Removes the session with `id`; unknown ids are ignored.
     func delete(id: String) async throws
 }

@@ -46,8 +46,9 @@ package struct SessionsMiddleware: Middleware {
         if loadsSessions, let sentID, let loaded = try await store.load(id: sentID), loaded.expiresAt > now() {
             record = loaded
         }
+        let sentIDs = request.cookieValues(named: cookieName).filter { Base64URL.isEncoding($0, ofByteCount: Self.idByteCount) }
         let session = Session(id: record == nil ? nil : sentID, data: record?.data ?? [:],
-                              unreadID: loadsSessions ? nil : sentID, newRecordExpiry: now() + expiry)
+                              sentIDs: Array(Set(sentIDs)).sorted(), newRecordExpiry: now() + expiry)
         request.installedSession = session
         var response = try await next.respond(to: request)
         try await save(session, cookieSent: request.cookies[cookieName] != nil, request: request, response: &response)
@@ -63,25 +64,30 @@ package struct SessionsMiddleware: Middleware {
             // Every session the request names ends, and the cookie is cleared: with `session` sent twice (one set by
             // a sibling domain, RFC 6265 §8.6) the server cannot tell its own, which a logout must end all the
             // same. Found by an audit: such a logout left the real session alive and its cookie in place.
-            let sent = request.cookieValues(named: cookieName)
-            var ids = Set(sent.filter { Base64URL.isEncoding($0, ofByteCount: Self.idByteCount) })
-            if let id = session.replacedID { ids.insert(id) }
-            for id in ids { try await store.delete(id: id) }
-            if !sent.isEmpty { expireCookie(request: request, response: &response) }
+            for id in session.replacedIDs { try await store.delete(id: id) }
+            if !request.cookieValues(named: cookieName).isEmpty { expireCookie(request: request, response: &response) }
             return
         }
         guard session.hasChanges, !(session.id == nil && session.data.isEmpty) else {
             if cookieSent, session.id == nil, loadsSessions { expireCookie(request: request, response: &response) }
             return
         }
-        let id: String
+        let record = SessionRecord(data: session.data, expiresAt: now() + expiry)
         if let current = session.id, !session.rotationRequested {
-            id = current
-        } else {
-            if let old = session.replacedID { try await store.delete(id: old) }
-            id = try SystemRandom.base64URL(Self.idByteCount)
+            // Only the live record is changed: a session ended while this request ran (a logout elsewhere, a
+            // `consent-revoked`, the account's deletion) stays ended, and the cookie goes. Found by a review: the save
+            // was an upsert, and the first home page of a session brought it back.
+            guard try await store.update(id: current, record: record) else {
+                session.id = nil
+                expireCookie(request: request, response: &response)
+                return
+            }
+            try setCookie(current, request: request, response: &response)
+            return
         }
-        try await store.save(id: id, record: SessionRecord(data: session.data, expiresAt: now() + expiry))
+        for old in session.replacedIDs { try await store.delete(id: old) }
+        let id = try SystemRandom.base64URL(Self.idByteCount)
+        try await store.save(id: id, record: record)
         session.id = id
         try setCookie(id, request: request, response: &response)
     }

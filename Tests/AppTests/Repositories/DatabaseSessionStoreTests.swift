@@ -26,6 +26,24 @@ struct DatabaseSessionStoreTests {
         try await store.delete(id: "unknown")
     }
 
+    /// An update changes a live session only: one deleted or expired meanwhile stays ended.
+    @Test func anUpdateChangesOnlyALiveSession() async throws {
+        let db = try await TemporaryDatabase()
+        let store = DatabaseSessionStore(pool: db.pool, now: clock.closure)
+        let record = SessionRecord(data: ["a": "1"], expiresAt: clock.now.addingTimeInterval(60))
+        try await store.save(id: "live", record: record)
+        let changed = SessionRecord(data: ["a": "2"], expiresAt: clock.now.addingTimeInterval(120))
+        #expect(try await store.update(id: "live", record: changed))
+        #expect(try await store.load(id: "live") == changed)
+        try await store.delete(id: "live")
+        #expect(try await store.update(id: "live", record: changed) == false)
+        #expect(try await store.load(id: "live") == nil, "not brought back")
+        try await store.save(id: "short", record: SessionRecord(data: [:], expiresAt: clock.now.addingTimeInterval(10)))
+        clock.advance(by: 10)
+        #expect(try await store.update(id: "short", record: changed) == false, "expired")
+        #expect(try await store.update(id: "never", record: changed) == false)
+    }
+
     @Test func expiredSessionsAreInvisibleThenSwept() async throws {
         let db = try await TemporaryDatabase()
         let store = DatabaseSessionStore(pool: db.pool, now: clock.closure)
