@@ -43,6 +43,9 @@ static inline void copenssl_ctx_select_http11(SSL_CTX *ctx) {
 static inline uint64_t copenssl_client_ctx_ignore_unexpected_eof(SSL_CTX *ctx) {
     return SSL_CTX_set_options(ctx, SSL_OP_IGNORE_UNEXPECTED_EOF);
 }
+static inline uint64_t copenssl_client_require_close_notify(SSL *ssl) {
+    return SSL_clear_options(ssl, SSL_OP_IGNORE_UNEXPECTED_EOF);
+}
 static inline long copenssl_client_ctx_set_min_tls12(SSL_CTX *ctx) {
     return SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
 }

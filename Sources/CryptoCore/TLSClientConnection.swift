@@ -49,6 +49,11 @@ package final class TLSClientConnection {
         try step("read") { count in SSL_read_ex(ssl, buffer.baseAddress, buffer.count, &count) }
     }
 
+    /// From now on, the stream ends only with the peer's close_notify: a TCP close without it is an error, not the
+    /// end. For a body delimited by the connection's end, which is complete only with a closure alert (RFC 9112
+    /// §9.8); elsewhere such a close is taken as the end, as servers often omit the alert after framed data.
+    package func requireCloseNotify() { _ = copenssl_client_require_close_notify(ssl) }
+
     /// Whether OpenSSL holds bytes read from the socket that `read` has not returned yet (SSL_has_pending(3)).
     package var hasBufferedData: Bool { SSL_has_pending(ssl) == 1 }
 

@@ -14,7 +14,8 @@ package final class TLSClientContext {
             throw TLSClientError.drain("setting the minimum TLS version")
         }
         SSL_CTX_set_verify(context, SSL_VERIFY_PEER, nil)
-        // Servers that close without close_notify are common; bodies are framed, so truncation is still seen.
+        // Servers that close without close_notify are common; framed bodies show truncation all the same. A body
+        // read until the connection closes requires close_notify (`TLSClientConnection.requireCloseNotify`).
         _ = copenssl_client_ctx_ignore_unexpected_eof(context)
         guard SSL_CTX_set_default_verify_paths(context) == 1 else {
             throw TLSClientError.drain("loading the system trust store")

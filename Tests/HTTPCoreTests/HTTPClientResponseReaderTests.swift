@@ -14,6 +14,8 @@ final class ScriptedTransport: HTTPClientTransport {
 
     func write(_ bytes: [UInt8], until deadline: UInt64) throws {}
 
+    func requireCleanEnd() {}
+
     func read(appendingTo buffer: inout [UInt8], maxCount: Int, until deadline: UInt64) throws -> Bool {
         let piece = remaining.prefix(min(maxCount, pieceSize))
         buffer += piece
@@ -80,6 +82,23 @@ struct HTTPClientResponseReaderTests {
                                               configuration: HTTPClient.Configuration())
         _ = try await reader.readResponse(method: .GET)
         #expect(reader.keepsConnection == keeps)
+    }
+
+    /// Transfer-Encoding beside Content-Length: the chunked body is read, and the connection is not reused (RFC 9112
+    /// §6.3 rule 3: a possible response splitting). Found by a review: it went back to the pool.
+    @Test func aChunkedBodyWithAContentLengthTooEndsTheConnectionsReuse() async throws {
+        for text in ["HTTP/1.1 200 OK\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n",
+                     "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\nContent-Length: 2\r\n\r\n2\r\nok\r\n0\r\n\r\n"] {
+            var reader = HTTPClientResponseReader(transport: ScriptedTransport(text), deadline: .max,
+                                                  configuration: HTTPClient.Configuration())
+            #expect(try await reader.readResponse(method: .GET).body == Array("ok".utf8))
+            #expect(!reader.keepsConnection)
+        }
+        var reader = HTTPClientResponseReader(
+            transport: ScriptedTransport("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n"),
+            deadline: .max, configuration: HTTPClient.Configuration())
+        _ = try await reader.readResponse(method: .GET)
+        #expect(reader.keepsConnection, "chunked alone keeps it")
     }
 
     @Test func readToClose() async throws {

@@ -49,6 +49,29 @@ struct HTTPClientTLSTests {
         #expect(response.body == Array("{\"keys\":[]}".utf8))
     }
 
+    /// A body that runs until the connection closes is complete only with the peer's close_notify (RFC 9112 §9.8):
+    /// a TCP close without it could be anyone's, cutting the body short. Framed bodies need no alert. Found by a
+    /// review: the cut body was taken as whole.
+    @Test(arguments: ["Connection: close\r\n", "Transfer-Encoding: gzip\r\n", ""])
+    func aBodyUntilCloseCutWithoutCloseNotifyIsAnError(_ framing: String) async throws {
+        let reply = "HTTP/1.1 200 OK\r\n\(framing)Content-Type: application/json\r\n\r\n{\"keys\":[{\"kid\":\"A\"}"
+        let server = try ScriptedServer(tls: certificates.serverContext(certificates.good)) { _ in
+            .replyAndCut(Array(reply.utf8))
+        }
+        defer { server.stop() }
+        let client = HTTPClient(configuration: .init(connectTimeout: Self.connectTimeout,
+                                                     extraCAFile: certificates.caFile))
+        await #expect(throws: HTTPClientError.self) {
+            _ = try await client.send(HTTPClientRequest(url: "https://localhost:\(server.port)/auth/keys"))
+        }
+        let framed = try ScriptedServer(tls: certificates.serverContext(certificates.good)) { _ in
+            .replyAndCut(Array("HTTP/1.1 200 OK\r\nContent-Length: 11\r\n\r\n{\"keys\":[]}".utf8))
+        }
+        defer { framed.stop() }
+        let response = try await client.send(HTTPClientRequest(url: "https://localhost:\(framed.port)/auth/keys"))
+        #expect(response.body == Array("{\"keys\":[]}".utf8), "a whole framed body needs no close_notify")
+    }
+
     @Test func wrongHostName() async throws {
         let server = try serve(certificates.wrongHost)
         defer { server.stop() }

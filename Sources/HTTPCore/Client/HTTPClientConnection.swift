@@ -105,6 +105,8 @@ final class HTTPClientConnection: HTTPClientTransport, @unchecked Sendable {
     /// Whether the handshake resumed an earlier TLS session.
     var isResumedTLS: Bool { tls?.isResumed ?? false }
 
+    func requireCleanEnd() { tls?.requireCloseNotify() }
+
     /// The TLS session to offer the next connection, once the server granted one.
     var resumableSession: TLSSession? { tls?.resumableSession }
 

@@ -30,8 +30,11 @@ extension HTTPClientResponseReader {
         return bytes
     }
 
-    /// Everything until the server closes the connection (RFC 9112 §6.3 rule 8).
+    /// Everything until the server closes the connection (RFC 9112 §6.3 rule 8); over TLS, a close without the
+    /// peer's close_notify is an error, since the body could have been cut (§9.8). Found by a review: it was taken as
+    /// the body's end.
     mutating func readToEnd() async throws -> [UInt8] {
+        transport.requireCleanEnd()
         while try await fill() {
             guard buffer.count - start <= maxBodySize else { throw tooLarge("body read to end of connection") }
         }

@@ -62,6 +62,11 @@ struct HTTPClientResponseReader {
             }
         }
         if codings > 0 {
+            // Content-Length beside Transfer-Encoding is ignored, but the connection is not trusted with another
+            // request: such a message may be a sign of response splitting (RFC 9112 §6.3 rule 3). Found by a review.
+            var lengthToo = false
+            Self.forEachValue(of: response.headers, named: "Content-Length") { _ in lengthToo = true }
+            if lengthToo { keepsConnection = false }
             if lastIsChunked {
                 try await readChunked(into: &response)
             } else {

@@ -11,6 +11,8 @@ final class ScriptedServer: Sendable {
         case reply([UInt8])
         /// Writes the bytes, then holds the connection open until the server stops.
         case replyAndStall([UInt8])
+        /// Writes the bytes, then closes the socket without ending the stream (over TLS: no close_notify).
+        case replyAndCut([UInt8])
     }
 
     struct Request: Sendable {
@@ -71,6 +73,8 @@ final class ScriptedServer: Sendable {
         case .reply(let bytes):
             stream.write(bytes)
             stream.finish()
+        case .replyAndCut(let bytes):
+            stream.write(bytes)
         case .replyAndStall(let bytes):
             stream.write(bytes)
             while !state.mutex.withLock({ $0.stopped }) { usleep(20_000) }
