@@ -35,36 +35,45 @@ final class HTTPClientConnection: HTTPClientTransport, @unchecked Sendable {
     }
 
     /// Connects to the first of `addresses` that accepts before `deadline` (monotonic ns), then makes the TLS
-    /// handshake when `tls` is given, offering `session` for resumption.
+    /// handshake when `tls` is given, offering `session` for resumption. Each address may take an even share of the
+    /// time left to it and those after it (`share`), so that one that never answers (an IPv6 path that drops
+    /// packets) cannot keep the next from being tried. Found by a review: the first address took all of it.
     /// - Throws: `HTTPClientError` `.connectFailed`, `.connectTimeout` or `.tlsHandshakeFailed`.
     static func connect(to addresses: [HTTPClientAddress], host: String, port: Int, loop: EventLoop,
                         tls: (context: TLSClientContext, isIPAddress: Bool, session: TLSSession?)?,
                         deadline: UInt64) async throws -> HTTPClientConnection {
         var lastError = "no address"
-        for address in addresses {
+        var timedOut = false
+        for (index, address) in addresses.enumerated() {
             let fd = socket(address.family, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
                             | Int32(SOCK_CLOEXEC.rawValue), 0)
             guard fd >= 0 else {
                 lastError = String(cString: strerror(errno))
                 continue
             }
+            var one: Int32 = 1
+            setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+            let result = address.withSockaddr { Glibc.connect(fd, $0, $1) }
+            let code = errno
+            if result != 0, code != EINPROGRESS {
+                close(fd)
+                lastError = String(cString: strerror(code))
+                continue
+            }
+            // Registered once connect(2) has begun: before it, an unconnected socket polls as hung up, and a wait
+            // for writability could take that edge for the connection's. Found by a review.
             guard loop.register(fd) else {
                 close(fd)
                 lastError = "epoll refused the socket"
                 continue
             }
             let connection = HTTPClientConnection(fd: fd, loop: loop)
-            var one: Int32 = 1
-            setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
-            let result = address.withSockaddr { Glibc.connect(fd, $0, $1) }
-            let code = errno
             if result != 0 {
-                guard code == EINPROGRESS else {
-                    lastError = String(cString: strerror(code))
+                let share = Self.share(of: deadline, forAddress: index, of: addresses.count)
+                guard await loop.wait(for: fd, events: EPOLLOUT.rawValue, deadline: share) == .ready else {
+                    lastError = "no answer in time"
+                    timedOut = true
                     continue
-                }
-                guard await loop.wait(for: fd, events: EPOLLOUT.rawValue, deadline: deadline) == .ready else {
-                    throw HTTPClientError(.connectTimeout, "no connection to \(host) port \(port) in time")
                 }
                 var soError: Int32 = 0
                 var length = socklen_t(MemoryLayout<Int32>.size)
@@ -78,7 +87,18 @@ final class HTTPClientConnection: HTTPClientTransport, @unchecked Sendable {
             }
             return connection
         }
+        if timedOut, MonotonicClock.now() >= deadline {
+            throw HTTPClientError(.connectTimeout, "no connection to \(host) port \(port) in time")
+        }
         throw HTTPClientError(.connectFailed, "cannot connect to \(host) port \(port): \(lastError)")
+    }
+
+    /// The deadline of the attempt at address `index` of `count`: an even share of what is left of `deadline`
+    /// among it and the addresses after it (the last one gets all that is left).
+    static func share(of deadline: UInt64, forAddress index: Int, of count: Int) -> UInt64 {
+        let now = MonotonicClock.now()
+        guard now < deadline, count - index > 1 else { return deadline }
+        return now + (deadline - now) / UInt64(count - index)
     }
 
     /// The TLS handshake, verifying the chain and `host` (RFC 6125).
