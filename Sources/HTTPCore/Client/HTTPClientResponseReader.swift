@@ -145,15 +145,29 @@ struct HTTPClientResponseReader {
         return (HTTPStatus(code: code, reasonPhrase: reason), line[7] == UInt8(ascii: "1"))
     }
 
-    /// A header or trailer section up to its empty line (RFC 9112 §5).
+    /// A header or trailer section up to its empty line (RFC 9112 §5). A line that begins with a space or a tab
+    /// continues the field before it (obsolete line folding): a user agent replaces the fold with a space (RFC 9112
+    /// §5.2), where a server refuses it. Found by a review: the client refused it as a server does.
     private mutating func readFields(budget: inout Int) async throws -> HTTPHeaders {
-        var headers = HTTPHeaders()
+        var fields: [HTTPHeaders.Field] = []
         while true {
             let line = buffer[try await readLine(budget: &budget)]
-            if line.isEmpty { return headers }
-            guard headers.count < maxHeaderCount else { throw tooLarge("more than \(maxHeaderCount) header fields") }
-            headers.add(try Self.parseField(line))
+            if line.isEmpty { return HTTPHeaders(fields) }
+            if let first = line.first, first == HTTPGrammar.space || first == HTTPGrammar.tab, !fields.isEmpty {
+                fields[fields.count - 1].value = try Self.unfolded(fields[fields.count - 1].value, line)
+                continue
+            }
+            guard fields.count < maxHeaderCount else { throw tooLarge("more than \(maxHeaderCount) header fields") }
+            fields.append(try Self.parseField(line))
         }
+    }
+
+    /// `value` continued by a folded `line`, joined by one space; the line's own text is held to the field-value
+    /// grammar as any value is.
+    static func unfolded(_ value: String, _ line: ArraySlice<UInt8>) throws -> String {
+        let continuation = try parseField(ArraySlice(Array("x:".utf8)) + line).value
+        if continuation.isEmpty { return value }
+        return value.isEmpty ? continuation : value + " " + continuation
     }
 
     /// One field line, by the server's field grammar (RFC 9110 §5, RFC 9112 §5): a token name, no whitespace
