@@ -231,8 +231,18 @@ final class PGConnection: @unchecked Sendable {
                 results.append(last)
             }
             if pipelined {
-                guard let sync = try await nextResult(until: deadline), sync.status == PGRES_PIPELINE_SYNC,
-                      PQexitPipelineMode(handle) == 1 else { throw brokenConnection() }
+                var sync = try await nextResult(until: deadline)
+                // The implicit commit failed (a deferred constraint, a serialization failure at commit): its error
+                // comes before the sync, and is the write's, on a connection still good. Found by a review: it was
+                // taken for a lost connection, a 503, and the connection dropped.
+                if let commit = sync, let error = commit.error(sql: "COMMIT"), commit.status != PGRES_PIPELINE_ABORTED {
+                    if failure == nil { failure = error }
+                    sync = try await nextResult(until: deadline)
+                    if sync == nil { sync = try await nextResult(until: deadline) }
+                }
+                guard let sync, sync.status == PGRES_PIPELINE_SYNC, PQexitPipelineMode(handle) == 1 else {
+                    throw brokenConnection()
+                }
             }
             if let failure { throw failure }
             return results

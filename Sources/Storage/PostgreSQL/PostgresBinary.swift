@@ -46,7 +46,10 @@ enum PostgresBinary {
         case OID.float4:
             guard bytes.count == 4, case .integer(let bits)? = integer(bytes, size: 4) else { return nil }
             return .real(Double(Float(bitPattern: UInt32(truncatingIfNeeded: bits))))
-        case OID.text, OID.varchar, OID.name, OID.bpchar: return .text(String(decoding: bytes, as: UTF8.self))
+        case OID.text, OID.varchar, OID.name, OID.bpchar:
+            // Not repaired: a database that does not check its text (SQL_ASCII) may hold other bytes, and a value
+            // read with U+FFFD in their place would be written back changed. Found by a review.
+            return String(validating: bytes, as: UTF8.self).map { .text($0) }
         case OID.bytea: return .blob(Array(bytes))
         case OID.uuid:
             guard bytes.count == 16 else { return nil }

@@ -74,8 +74,14 @@ package struct PostgresError: Error, Equatable, CustomStringConvertible {
     /// does not fit). The connection is dropped, never reused, and the caller answers 503.
     static let connectionEndingStates: Set<String> = ["25006", "42P05", "26000", "08P01"]
 
-    /// Whether the connection that raised this error must be dropped (`connectionEndingStates`).
-    package var endsConnection: Bool { Self.connectionEndingStates.contains(sqlState) }
+    /// Whether the connection that raised this error must be dropped (`connectionEndingStates`), or its prepared
+    /// statement no longer fits the table it reads (SQLSTATE 0A000 "cached plan must not change result type", after
+    /// a column's type changed: a rolling upgrade's migration, a DBA's `ALTER`): a new connection prepares it again.
+    /// Found by a review: the statement failed on that connection, a 500, until the process restarted.
+    package var endsConnection: Bool {
+        Self.connectionEndingStates.contains(sqlState)
+            || sqlState == "0A000" && message.contains("cached plan must not change result type")
+    }
 
     /// Whether the server reached takes no writes: SQLSTATE 25006, or libpq refusing every host of a URL with
     /// `target_session_attrs=read-write` ("session is read-only", "server is in hot standby mode").
