@@ -74,18 +74,24 @@ struct AppleIDClaims {
     }
 
     /// The first `aud` value that is in `expected`; `aud` is a string or an array of strings
-    /// (RFC 7519 §4.1.3).
+    /// (RFC 7519 §4.1.3), each compared code point by code point (§7.3: no Unicode normalisation, which Swift's
+    /// string equality applies; found by a review: `com.example.\u{212A}iosk`, with a Kelvin sign, matched
+    /// `com.example.Kiosk`, and its spelling was recorded as the user's client id).
     func audience(in expected: Set<String>) throws -> String? {
+        func matching(_ value: String) -> String? {
+            guard expected.contains(value) else { return nil }
+            return expected.first { $0.utf8.elementsEqual(value.utf8) }
+        }
         switch aud {
         case .string(let value)?:
-            return expected.contains(value) ? value : nil
+            return matching(value)
         case .array(let values)?:
             var match: String?
             for value in values {
                 guard case .string(let string) = value else {
                     throw AppleIDError(.wrongAudience, detail: "aud has non-strings")
                 }
-                if match == nil, expected.contains(string) { match = string }
+                if match == nil { match = matching(string) }
             }
             return match
         default:

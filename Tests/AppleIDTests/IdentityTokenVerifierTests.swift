@@ -138,6 +138,21 @@ struct IdentityTokenVerifierTests {
         try await expectRefusal(.wrongAudience, Fixture.token(claims: ["aud": aud]))
     }
 
+    /// `aud` is compared code point by code point (RFC 7519 §7.3), not as Swift compares strings (canonical
+    /// equivalence): a Kelvin sign (U+212A) is not a K. Found by a review.
+    @Test func theAudienceIsComparedCodePointByCodePoint() async throws {
+        let verifier = Fixture.verifier(keys: try Fixture.keys(), clientIDs: ["com.example.Kiosk"], at: Fixture.now)
+        for aud in [JSONValue.string("com.example.\u{212A}iosk"), ["com.example.\u{212A}iosk"]] {
+            let error = await #expect(throws: AppleIDError.self) {
+                try await verifier.verify(try Fixture.token(claims: ["aud": aud]), expecting: nil)
+            }
+            #expect(error?.reason == .wrongAudience)
+        }
+        let accepted = try await verifier.verify(try Fixture.token(claims: ["aud": ["com.other", "com.example.Kiosk"]]),
+                                                 expecting: nil)
+        #expect(accepted.audience.utf8.elementsEqual("com.example.Kiosk".utf8))
+    }
+
     @Test func expiryBoundaryWithLeeway() async throws {
         let t = Fixture.now.timeIntervalSince1970
         _ = try await verify(Fixture.token(claims: ["exp": .number(t - 60)]))

@@ -104,7 +104,7 @@ package final class AppleTokenLifecycle: Sendable {
         } catch let error as AppleIDError {
             throw AppleAuthError(.tokenMismatch, detail: "id_token from /auth/token refused: \(error)")
         }
-        guard identity.sub == expectedSubject else {
+        guard identity.sub.utf8.elementsEqual(expectedSubject.utf8) else {  // code points, not canonical equivalence
             throw AppleAuthError(.tokenMismatch, detail: "id_token from /auth/token names another sub")
         }
         if let atHash = identity.atHash, !constantTimeEquals(atHash, TokenHash.of(response.accessToken)) {
