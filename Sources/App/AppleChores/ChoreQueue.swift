@@ -73,16 +73,18 @@ struct ChoreQueue: Sendable {
         var released = 0
         for text in claimants {
             guard let claimant = ChoreClaimant(text: text), claimant.isGone(seenFrom: here) else { continue }
-            released += try await pool.write(SQL("UPDATE \(table) SET due_at = ? WHERE \(leased.condition) AND claimed_by = ?",
+            released += try await pool.write(SQL("UPDATE \(table) SET due_at = ?, claimed_by = NULL WHERE \(leased.condition) AND claimed_by = ?",
                                                  [Self.dueAgain(at: now)] + leased.arguments + [text])).changes
         }
         return released
     }
 
-    /// The rows under some run's lease at `now`: claimed and not finished. A row checked, or handed back, is due at
-    /// its next check (a day on) or already; only a lease ends within `lease` of `now`.
+    /// The rows under some run's lease at `now`: claimed and not finished. A row settled or handed back loses its
+    /// claimant, and only a lease ends within `lease` of `now`. Found by a review: settled rows kept their claimant,
+    /// so a token checked a day ago a little later in the day counted as held by another run, and was taken back
+    /// from a gone run and asked again before its day was out.
     private func leased(at now: Date) -> (condition: String, arguments: [any DatabaseValueConvertible]) {
-        ("\(condition) AND due_at > ? AND due_at <= ?", [now, now.addingTimeInterval(Self.lease)])
+        ("\(condition) AND claimed_by IS NOT NULL AND due_at > ? AND due_at <= ?", [now, now.addingTimeInterval(Self.lease)])
     }
 
     /// Keeps a claimed row with its run: once less than half the lease is left, extends it by `lease` from `now`, so
@@ -98,6 +100,14 @@ struct ChoreQueue: Sendable {
         guard renewed.count > 0 else { return false }
         item.leaseEnd = leaseEnd
         return true
+    }
+
+    /// Whether the row `id` is no longer this queue's: deleted (an account deletion, a notification), replaced by a
+    /// sign-in with a code, or revoked.
+    func isGone(id: UUID) async throws -> Bool {
+        try await pool.readOne(SQL("SELECT COUNT(*) FROM \(table) WHERE \(condition) AND id = ?", [id])) {
+            try $0[0] as Int
+        } == 0
     }
 
     /// How many rows are due before `dueBefore`, leased or not (the total a progress line shows).
@@ -117,6 +127,6 @@ struct ChoreQueue: Sendable {
 
     /// Hands a claimed row back, due at `dueAt` (a failure: due again for the next run).
     func release(id: UUID, dueAt: Date) async throws {
-        try await pool.write(SQL("UPDATE \(table) SET due_at = ? WHERE id = ?", [dueAt, id]))
+        try await pool.write(SQL("UPDATE \(table) SET due_at = ?, claimed_by = NULL WHERE id = ?", [dueAt, id]))
     }
 }

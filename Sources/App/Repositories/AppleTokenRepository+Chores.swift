@@ -9,7 +9,7 @@ extension AppleTokenRepository {
 
     /// Apple honoured the token at `date`: it is next due a day later.
     func recordValid(id: UUID, at date: Date) async throws {
-        try await pool.write(SQL("UPDATE apple_tokens SET checked_at = ?, due_at = ? WHERE id = ?",
+        try await pool.write(SQL("UPDATE apple_tokens SET checked_at = ?, due_at = ?, claimed_by = NULL WHERE id = ?",
                                  [date, date.addingTimeInterval(Self.checkInterval), id]))
     }
 

@@ -32,7 +32,8 @@ package struct PendingRevocationRepository: Sendable {
     package func recordFailure(id: UUID, error: String, dueAt: Date = Date(timeIntervalSince1970: 0)) async throws
         -> Bool
     {
-        try await pool.write(SQL("UPDATE pending_revocations SET attempts = attempts + 1, last_error = ?, due_at = ? "
+        try await pool.write(SQL("UPDATE pending_revocations SET attempts = attempts + 1, last_error = ?, due_at = ?, "
+                                 + "claimed_by = NULL "
                                  + "WHERE id = ?", [error, dueAt, id])).changes == 1
     }
 

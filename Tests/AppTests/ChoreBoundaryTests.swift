@@ -1,0 +1,106 @@
+import Foundation
+import Storage
+import Synchronization
+import TestSupport
+import Testing
+@testable import App
+
+/// Apple's chores at their boundaries: a token gone while its run waited out Apple's throttling, and tokens simply
+/// due soon, which no run holds. Found by a review.
+@Suite(.serialized, .timeLimit(.minutes(4)))
+struct ChoreBoundaryTests {
+    /// A user signs in again with a code while the run holding their old token is paused by Apple's throttling for
+    /// more than half a claim's lease. The old token is gone (replaced): README says such tokens are "taken by other
+    /// runs or replaced by sign-ins" and the run exits 0; here the run counts it interrupted, logs that a lease
+    /// lapsed, and exits 1.
+    @Test func aTokenReplacedDuringALongThrottleIsNotAnInterruption() async throws {
+        try await TestApp.with { app in
+            let port = Int(app.apple.baseURL.split(separator: ":").last ?? "") ?? 0
+            let proxy = try AppleProxy(upstreamPort: port)
+            let subject = "001.replaced.\(UUID().uuidString.lowercased())"
+            #expect(try await app.signInWithAuthorizationCode(subject: subject, email: "r@example.com").status == .ok)
+            try await app.makeAppleTokensDue()
+            proxy.setTokenFault(.throttled(retryAfter: 2))
+            let offset = Mutex<TimeInterval>(0)
+            let run = Task {
+                try await app.runChore(.validateTokens, clock: { Date().addingTimeInterval(offset.withLock { $0 }) },
+                                       configure: { $0.appleBaseURL = proxy.baseURL })
+            }
+            while proxy.throttledAnswers == 0 { try await Task.sleep(for: .milliseconds(20)) }
+            // Meanwhile (the app talks to Apple directly) the user signs in again with a code: a new grant.
+            #expect(try await app.signInWithAuthorizationCode(subject: subject, email: "r@example.com").status == .ok)
+            offset.withLock { $0 = 6 * 60 }  // Apple's pause lasted six minutes
+            proxy.setTokenFault(.none)
+            let report = try await run.value
+            #expect(report.exitStatus == 0, "\(report)")
+            #expect(report.summary.contains("0 interrupted"), "\(report)")
+        }
+    }
+
+    /// The same throttle, but no sign-in: the hold renews and the token is checked (the control).
+    @Test func aTokenKeptDuringALongThrottleIsChecked() async throws {
+        try await TestApp.with { app in
+            let port = Int(app.apple.baseURL.split(separator: ":").last ?? "") ?? 0
+            let proxy = try AppleProxy(upstreamPort: port)
+            let subject = "001.kept.\(UUID().uuidString.lowercased())"
+            #expect(try await app.signInWithAuthorizationCode(subject: subject, email: "k@example.com").status == .ok)
+            try await app.makeAppleTokensDue()
+            proxy.setTokenFault(.throttled(retryAfter: 2))
+            let offset = Mutex<TimeInterval>(0)
+            let run = Task {
+                try await app.runChore(.validateTokens, clock: { Date().addingTimeInterval(offset.withLock { $0 }) },
+                                       configure: { $0.appleBaseURL = proxy.baseURL })
+            }
+            while proxy.throttledAnswers == 0 { try await Task.sleep(for: .milliseconds(20)) }
+            offset.withLock { $0 = 6 * 60 }
+            proxy.setTokenFault(.none)
+            let report = try await run.value
+            #expect(report.exitStatus == 0, "\(report)")
+        }
+    }
+
+    /// No other run exists; five tokens were simply checked yesterday a few minutes later in the day than this run
+    /// ends, so they are due a few minutes from now. README: "N held by other runs" is for "tokens another run has
+    /// claimed and not finished".
+    @Test func tokensDueInAFewMinutesAreNotHeldByOtherRuns() async throws {
+        try await TestApp.with { app in
+            try await app.seedAppleTokens(10)
+            try await app.makeAppleTokensDue()
+            let database = app.server.services.database
+            try await database.write(SQL("""
+                UPDATE apple_tokens SET checked_at = ?, due_at = ? WHERE id IN (SELECT id FROM apple_tokens ORDER BY id LIMIT 5)
+                """, [Date().addingTimeInterval(-86_400 + 300), Date().addingTimeInterval(300)]))
+            let report = try await app.runChore(.validateTokens)
+            #expect(report.summary.contains("5 valid"), "\(report)")
+            #expect(!report.summary.contains("held by other runs"), "\(report)")
+        }
+    }
+
+    /// The user deletes their account while the run holding their token is paused by Apple for over five minutes:
+    /// the token was revoked by the deletion and is gone, yet the run reports it interrupted and exits 1.
+    @Test func anAccountDeletedDuringALongThrottleIsNotAnInterruption() async throws {
+        try await TestApp.with { app in
+            let port = Int(app.apple.baseURL.split(separator: ":").last ?? "") ?? 0
+            let proxy = try AppleProxy(upstreamPort: port)
+            let subject = "001.deleted.\(UUID().uuidString.lowercased())"
+            let signIn = try await app.signInWithAuthorizationCode(subject: subject, email: "d@example.com")
+            let bearer = try #require(try signIn.json()["value"] as? String)
+            try await app.makeAppleTokensDue()
+            proxy.setTokenFault(.throttled(retryAfter: 2))
+            let offset = Mutex<TimeInterval>(0)
+            let run = Task {
+                try await app.runChore(.validateTokens, clock: { Date().addingTimeInterval(offset.withLock { $0 }) },
+                                       configure: { $0.appleBaseURL = proxy.baseURL })
+            }
+            while proxy.throttledAnswers == 0 { try await Task.sleep(for: .milliseconds(20)) }
+            let deleted = try await app.sendJSON(.DELETE, "/api/users/me", [:], bearer: bearer)
+            #expect(deleted.status.code < 300, "\(deleted.status)")
+            let users = try await app.count("users"), queued = try await app.count("pending_revocations")
+            #expect(users == 0 && queued == 0)
+            offset.withLock { $0 = 6 * 60 }
+            proxy.setTokenFault(.none)
+            let report = try await run.value
+            #expect(report.exitStatus == 0, "\(report)")
+        }
+    }
+}
