@@ -9,6 +9,37 @@ import Testing
 /// due soon, which no run holds. Found by a review.
 @Suite(.serialized, .timeLimit(.minutes(4)))
 struct ChoreBoundaryTests {
+    /// A daily run (a cron job at the same time, `siwa serve`'s 24 h schedule) checks each token every day: the next
+    /// day's run, begun a day after this one, takes the tokens this one answered seconds into it; a run begun less
+    /// than a day later takes none. Found by a review: they were due a day after their answer, after the next run had
+    /// begun, and were checked every other day.
+    @Test func aDailyRunChecksEachTokenEveryDay() async throws {
+        try await TestApp.with { app in
+            try await app.seedAppleTokens(10)
+            try await app.makeAppleTokensDue()
+            await app.apple.setTokenLatency(0.2)
+            let day0 = Date()
+            let first = try await app.runChore(.validateTokens, configure: { $0.appleMaxConnections = 1 })
+            #expect(first.summary.contains("10 valid"), "\(first)")
+            let early = try await app.runChore(.validateTokens, clock: { Date().addingTimeInterval(23 * 3600) })
+            #expect(early.summary.hasPrefix("validate-tokens: 0 due"), "less than a day later: \(early)")
+            let shift = 24 * 3600 - Date().timeIntervalSince(day0)
+            let second = try await app.runChore(.validateTokens, clock: { Date().addingTimeInterval(shift) },
+                                                configure: { $0.appleMaxConnections = 1 })
+            #expect(second.summary.contains("10 valid"), "the next day: \(second)")
+        }
+    }
+
+    /// Due a day after the run began (less a minute for a cron job's start), never more than an hour before a day
+    /// after the check.
+    @Test func aCheckedTokensNextDueTime() {
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        let day = AppleTokenRepository.checkInterval
+        #expect(AppleTokenRepository.nextDue(checkedAt: start + 10, runStartedAt: start) == start + day - 60)
+        #expect(AppleTokenRepository.nextDue(checkedAt: start + 3_540, runStartedAt: start) == start + day - 60)
+        #expect(AppleTokenRepository.nextDue(checkedAt: start + 7_200, runStartedAt: start) == start + 3_600 + day)
+    }
+
     /// A user signs in again with a code while the run holding their old token is paused by Apple's throttling for
     /// more than half a claim's lease. The old token is gone (replaced): README says such tokens are "taken by other
     /// runs or replaced by sign-ins" and the run exits 0; here the run counts it interrupted, logs that a lease

@@ -38,13 +38,14 @@ struct AppleChore: Sendable {
         }
     }
 
-    /// Records `outcome` for `item`, ending its claim: a valid token is next due in a day, a revoked one is marked
-    /// (its user's tokens and sessions end) or leaves the queue; anything else is due again for the next run.
-    func record(_ outcome: ChoreOutcome, for item: ChoreItem) async throws {
+    /// Records `outcome` for `item`, ending its claim: a valid token is next due in a day (for the daily run after
+    /// the one begun at `runStartedAt`), a revoked one is marked (its user's tokens and sessions end) or leaves the
+    /// queue; anything else is due again for the next run.
+    func record(_ outcome: ChoreOutcome, for item: ChoreItem, runStartedAt: Date) async throws {
         let now = clock()
         switch (kind, outcome) {
         case (.validateTokens, .valid):
-            try await appleTokens.recordValid(id: item.id, at: now)
+            try await appleTokens.recordValid(id: item.id, at: now, runStartedAt: runStartedAt)
         case (.validateTokens, .revoked):
             guard let userID = item.userID else { return }
             try await appleTokens.recordRevokedByApple(id: item.id, userID: userID, at: now)

@@ -75,7 +75,7 @@ struct ChoreRun: Sendable {
                     }
                     guard let item = buffer.popLast() else { break }
                     inFlight += 1
-                    group.addTask { await process(item, throttle: throttle) }
+                    group.addTask { await process(item, throttle: throttle, runStartedAt: started) }
                 }
                 guard let (settled, throttled) = await group.next() else { break }
                 inFlight -= 1
@@ -90,7 +90,7 @@ struct ChoreRun: Sendable {
             }
         }
         for item in buffer {
-            try? await chore.record(.interrupted, for: item)
+            try? await chore.record(.interrupted, for: item, runStartedAt: started)
             tally.add(.interrupted)
             counters?.record(chore.kind, .interrupted, throttledRetries: 0)
         }
@@ -112,7 +112,9 @@ struct ChoreRun: Sendable {
     /// - Returns: the outcome and how many throttled answers were waited out.
     /// A token whose lease lapsed meanwhile (`ChoreQueue.hold`) is left to whichever run holds it now: not asked,
     /// not recorded, and counted as interrupted.
-    private func process(_ claimed: ChoreItem, throttle: ChoreThrottle) async -> (ChoreOutcome?, Int) {
+    private func process(_ claimed: ChoreItem, throttle: ChoreThrottle, runStartedAt startedAt: Date) async
+        -> (ChoreOutcome?, Int)
+    {
         var item = claimed
         let (result, throttled) = await ChoreAttempts.settle(throttle: throttle, loop: loop) { () -> ChoreOutcome? in
             guard try await chore.queue.hold(&item, now: chore.clock()) else { return nil }
@@ -132,7 +134,7 @@ struct ChoreRun: Sendable {
         case nil: outcome = .interrupted
         }
         do {
-            try await chore.record(outcome, for: item)
+            try await chore.record(outcome, for: item, runStartedAt: startedAt)
         } catch {
             logger.warning("\(chore.kind.rawValue): recording an outcome failed", metadata: ["cause": "\(error)"])
             return (.failed(reason: "database"), throttled)

@@ -7,10 +7,27 @@ extension AppleTokenRepository {
     /// per token (Sign in with Apple REST API, "Generate and validate tokens") and throttles clients that do more.
     static let checkInterval: TimeInterval = 24 * 60 * 60
 
-    /// Apple honoured the token at `date`: it is next due a day later.
-    func recordValid(id: UUID, at date: Date) async throws {
+    /// How much earlier than a day after its check a token may be due again, so that the next daily run takes it:
+    /// the length of the run that checked it. A run begun a day after this one (a cron job at the same time,
+    /// `siwa serve`'s schedule) then takes every token this one checked, as README "Apple's token lifecycle" says
+    /// (once a day). Found by a review: due a day after their answer, after the next day's run had begun, tokens were
+    /// checked every other day.
+    static let dailyRunAllowance: TimeInterval = 60 * 60
+    /// How much earlier the next daily run may begin than a day after this one: a cron job's start varies.
+    static let dailyStartSlack: TimeInterval = 60
+
+    /// When a token checked at `checkedAt` by a run begun at `runStartedAt` is next due: a day after the run began
+    /// (less `dailyStartSlack`), but never more than `dailyRunAllowance` before a day after its check.
+    static func nextDue(checkedAt: Date, runStartedAt: Date) -> Date {
+        max(runStartedAt.addingTimeInterval(-dailyStartSlack), checkedAt.addingTimeInterval(-dailyRunAllowance))
+            .addingTimeInterval(checkInterval)
+    }
+
+    /// Apple honoured the token at `date`, in the run begun at `runStartedAt`: it is next due a day later
+    /// (`nextDue`).
+    func recordValid(id: UUID, at date: Date, runStartedAt: Date) async throws {
         try await pool.write(SQL("UPDATE apple_tokens SET checked_at = ?, due_at = ?, claimed_by = NULL WHERE id = ?",
-                                 [date, date.addingTimeInterval(Self.checkInterval), id]))
+                                 [date, Self.nextDue(checkedAt: date, runStartedAt: runStartedAt), id]))
     }
 
     /// Apple no longer honours the token (`invalid_grant`): it is marked revoked, and its user's bearer tokens and
