@@ -86,7 +86,10 @@ final class Connection {
             case .request(let head) where head.request.method == .CONNECT:
                 writeError(.notImplemented, reason: Self.connectRefusal, version: head.request.version)
                 logRefusal(.notImplemented, reason: Self.connectRefusal)
-                _ = await flush()
+                // Lingering, as every other close: closing at once while the client still sends would reset the
+                // connection and could discard the answer before the client read it (RFC 9112 §9.6). Found by a
+                // review.
+                if await flush() { await lingeringClose() }
                 return
             case .request(let head):
                 let started = MonotonicClock.now()
