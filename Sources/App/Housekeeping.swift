@@ -30,10 +30,11 @@ struct Housekeeping: Sendable {
         ]
     }
 
-    /// Sweeps `firstDelay` after start, then every `interval`, until the task is cancelled. A sweep is skipped when the wall clock moved against the
-    /// monotonic clock since the last one (`WallClockCheck`): what expires is judged by the wall clock, and one that
-    /// runs ahead for a while would delete bearer tokens, sessions and used nonces that have not expired, so that a
-    /// nonce could sign in again once the clock is back (found by an audit with a clock a month ahead for a minute).
+    /// Sweeps `firstDelay` after start, then every `interval`, until the task is cancelled. A sweep is skipped when
+    /// the wall clock moved against the monotonic clock since the last one (`WallClockCheck`): what expires is judged
+    /// by the wall clock, and one that runs ahead for a while would delete bearer tokens, sessions and used nonces
+    /// that have not expired, so that a nonce could sign in again once the clock is back (found by an audit with a
+    /// clock a month ahead for a minute).
     func run(firstDelay: Duration = Self.firstSweepDelay, interval: Duration = Self.interval) async {
         var clockCheck = WallClockCheck()
         _ = clockCheck.jump(wall: services.clock(), monotonic: .now)

@@ -44,9 +44,8 @@ struct BulkMint: Sendable {
                 from = to
             }
             for (worker, part) in shares.enumerated() {
-                let (start, end) = (part.lowerBound, part.upperBound)
                 group.addTask {
-                    let tokens = try (start..<end).map { index in
+                    let tokens = try part.map { index in
                         let state = webStates ? Self.state(index) : nil
                         let token = try keys.mintIdentityToken(IdentityTokenRequest(
                             subject: Self.subject(index), audience: audience, email: "bench\(index)@example.com",

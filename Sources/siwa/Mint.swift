@@ -30,7 +30,7 @@ struct Mint: AsyncParsableCommand {
     @Option(help: "File holding the stand-in's signing keys (created when missing).")
     var keyFile: String = FakeAppleKeys.defaultPath
 
-    @Option(help: "Bulk mode: mint this many tokens for distinct users (sub and email numbered from --first), at most 1000000.")
+    @Option(help: "Bulk mode: mint this many tokens for distinct users (sub and email numbered from --first), at most \(BulkMint.maximumCount).")
     var count: Int?
 
     @Option(help: "Bulk mode: the number of the first user.")

@@ -73,8 +73,9 @@ struct ChoreQueue: Sendable {
         var released = 0
         for text in claimants {
             guard let claimant = ChoreClaimant(text: text), claimant.isGone(seenFrom: here) else { continue }
-            released += try await pool.write(SQL("UPDATE \(table) SET due_at = ?, claimed_by = NULL WHERE \(leased.condition) AND claimed_by = ?",
-                                                 [Self.dueAgain(at: now)] + leased.arguments + [text])).changes
+            released += try await pool.write(SQL("""
+                UPDATE \(table) SET due_at = ?, claimed_by = NULL WHERE \(leased.condition) AND claimed_by = ?
+                """, [Self.dueAgain(at: now)] + leased.arguments + [text])).changes
         }
         return released
     }
@@ -84,7 +85,8 @@ struct ChoreQueue: Sendable {
     /// so a token checked a day ago a little later in the day counted as held by another run, and was taken back
     /// from a gone run and asked again before its day was out.
     private func leased(at now: Date) -> (condition: String, arguments: [any DatabaseValueConvertible]) {
-        ("\(condition) AND claimed_by IS NOT NULL AND due_at > ? AND due_at <= ?", [now, now.addingTimeInterval(Self.lease)])
+        ("\(condition) AND claimed_by IS NOT NULL AND due_at > ? AND due_at <= ?",
+         [now, now.addingTimeInterval(Self.lease)])
     }
 
     /// Keeps a claimed row with its run: once less than half the lease is left, extends it by `lease` from `now`, so

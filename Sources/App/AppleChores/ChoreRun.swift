@@ -112,7 +112,7 @@ struct ChoreRun: Sendable {
     /// - Returns: the outcome and how many throttled answers were waited out.
     /// A token whose lease lapsed meanwhile (`ChoreQueue.hold`) is left to whichever run holds it now: not asked,
     /// not recorded, and counted as interrupted.
-    private func process(_ claimed: ChoreItem, throttle: ChoreThrottle, runStartedAt startedAt: Date) async
+    private func process(_ claimed: ChoreItem, throttle: ChoreThrottle, runStartedAt: Date) async
         -> (ChoreOutcome?, Int)
     {
         var item = claimed
@@ -134,7 +134,7 @@ struct ChoreRun: Sendable {
         case nil: outcome = .interrupted
         }
         do {
-            try await chore.record(outcome, for: item, runStartedAt: startedAt)
+            try await chore.record(outcome, for: item, runStartedAt: runStartedAt)
         } catch {
             logger.warning("\(chore.kind.rawValue): recording an outcome failed", metadata: ["cause": "\(error)"])
             return (.failed(reason: "database"), throttled)

@@ -38,8 +38,10 @@ struct PageScripts: Sendable {
         let rest = url[schemeEnd.upperBound...]
         let hostEnd = rest.firstIndex(where: { "/?#".contains($0) }) ?? url.endIndex
         let origin = url[..<hostEnd]
-        guard hostEnd > rest.startIndex, origin.unicodeScalars.allSatisfy({ $0.isASCII && $0.value > 0x20 && !";,'\"".unicodeScalars.contains($0) })
-        else { return nil }
+        let fitsASource = origin.unicodeScalars.allSatisfy {
+            $0.isASCII && $0.value > 0x20 && !";,'\"".unicodeScalars.contains($0)
+        }
+        guard hostEnd > rest.startIndex, fitsASource else { return nil }
         return String(origin)
     }
 }

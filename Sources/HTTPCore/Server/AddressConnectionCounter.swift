@@ -70,7 +70,9 @@ final class AddressConnectionCounter: Sendable {
         let time = now()
         let refusedSinceLastLine: Int? = refusals.withLock { state in
             state.unlogged += 1
-            if let last = state.lastLogged, MonotonicClock.elapsed(from: last, to: time) < Self.refusalLogInterval { return nil }
+            if let last = state.lastLogged, MonotonicClock.elapsed(from: last, to: time) < Self.refusalLogInterval {
+                return nil
+            }
             defer { state.unlogged = 0 }
             state.lastLogged = time
             return state.unlogged

@@ -39,16 +39,17 @@ package struct SessionsMiddleware: Middleware {
     }
 
     package func respond(to request: Request, chainingTo next: any Responder) async throws -> Response {
-        let sentID = request.cookies[cookieName].flatMap {
-            Base64URL.isEncoding($0, ofByteCount: Self.idByteCount) ? $0 : nil
-        }
+        let sentID = request.cookies[cookieName].flatMap { Self.isSessionID($0) ? $0 : nil }
         var record: SessionRecord?
         if loadsSessions, let sentID, let loaded = try await store.load(id: sentID), loaded.expiresAt > now() {
             record = loaded
         }
-        let sentIDs = request.cookieValues(named: cookieName).filter { Base64URL.isEncoding($0, ofByteCount: Self.idByteCount) }
-        let session = Session(id: record == nil ? nil : sentID, data: record?.data ?? [:],
-                              sentIDs: Array(Set(sentIDs)).sorted(), newRecordExpiry: now() + expiry)
+        // One cookie is the one `cookies` gave; only without it (none, a malformed one, or several) are the values
+        // read again, for the sessions a login or logout must end.
+        let sentIDs = sentID.map { [$0] }
+            ?? Array(Set(request.cookieValues(named: cookieName).filter(Self.isSessionID))).sorted()
+        let session = Session(id: record == nil ? nil : sentID, data: record?.data ?? [:], sentIDs: sentIDs,
+                              newRecordExpiry: now() + expiry)
         request.installedSession = session
         var response = try await next.respond(to: request)
         try await save(session, cookieSent: request.cookies[cookieName] != nil, request: request, response: &response)
@@ -91,6 +92,9 @@ package struct SessionsMiddleware: Middleware {
         session.id = id
         try setCookie(id, request: request, response: &response)
     }
+
+    /// Whether a cookie value has the shape of a session id (`idByteCount` random bytes in base64url).
+    static func isSessionID(_ value: String) -> Bool { Base64URL.isEncoding(value, ofByteCount: idByteCount) }
 
     /// The session cookie's removal, with the attributes it was set with.
     private func expireCookie(request: Request, response: inout Response) {
