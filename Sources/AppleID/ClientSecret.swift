@@ -102,10 +102,12 @@ package enum ClientSecretError: Error, Equatable, CustomStringConvertible {
 
     package var description: String {
         switch self {
-        case .keyFileMissing(let path): "APPLE_PRIVATE_KEY_PATH: no file at \(path)"
-        case .keyFileUnreadable(let path): "APPLE_PRIVATE_KEY_PATH: cannot read \(path) as text"
+        case .keyFileMissing(let path): "APPLE_PRIVATE_KEY_PATH: no file at \(ConfiguredPath.named(path))"
+        case .keyFileUnreadable(let path):
+            "APPLE_PRIVATE_KEY_PATH: cannot read \(ConfiguredPath.named(path)) as text"
         case .keyMalformed(let path):
-            "APPLE_PRIVATE_KEY_PATH: \(path) is not a PKCS#8 P-256 private key (the .p8 Apple lets you download once)"
+            "APPLE_PRIVATE_KEY_PATH: \(ConfiguredPath.named(path)) is not a PKCS#8 P-256 private key "
+                + "(the .p8 Apple lets you download once)"
         case .missingIdentifiers: "APPLE_TEAM_ID and APPLE_KEY_ID must not be empty"
         }
     }

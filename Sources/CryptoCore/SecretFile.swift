@@ -31,22 +31,32 @@ package enum SecretFile {
     /// - Returns: what `path` then holds: `bytes`, or the key another process put there first.
     /// - Throws: `Failure` when the file cannot be written, or the one already there holds another number of bytes.
     package static func create(path: String, bytes: [UInt8]) throws -> [UInt8] {
-        let count = bytes.count
+        if try place(path: path, bytes: bytes) { return bytes }
+        guard let winner = try load(path: path, count: bytes.count) else {
+            throw Failure.unusable(path: path, errno: ENOENT)
+        }
+        return winner
+    }
+
+    /// Writes `bytes` to a file of its own, created with mode 0600 (never wider, not even for a moment), synced,
+    /// then linked to `path`: a reader never sees half of it, and a file or link already at `path` is never
+    /// replaced or followed.
+    /// - Returns: false when `path` already existed (nothing changed there).
+    /// - Throws: `Failure` when the file cannot be written or linked.
+    package static func place(path: String, bytes: [UInt8]) throws -> Bool {
         let suffix = try SecureRandom.bytes(count: 8).map { String($0, radix: 16) }.joined()
         let temporary = "\(path).\(suffix).new"
-        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw Failure.unusable(path: path, errno: errno) }
         defer { unlink(temporary) }
         let written = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-        let synced = written == count && fsync(descriptor) == 0
+        let synced = written == bytes.count && fsync(descriptor) == 0
         let code = errno
         close(descriptor)
         guard synced else { throw Failure.unusable(path: path, errno: code) }
-        if link(temporary, path) == 0 { return bytes }
-        guard errno == EEXIST, let winner = try load(path: path, count: count) else {
-            throw Failure.unusable(path: path, errno: errno)
-        }
-        return winner
+        if link(temporary, path) == 0 { return true }
+        guard errno == EEXIST else { throw Failure.unusable(path: path, errno: errno) }
+        return false
     }
 
     /// The key in `path`, or nil when there is no such file (none is made). Read with `open`/`fstat`/`read`

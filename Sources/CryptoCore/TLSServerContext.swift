@@ -50,11 +50,13 @@ package final class TLSServerContext {
         SSL_CTX_set_default_passwd_cb(context) { _, _, _, _ in 0 }
         guard SSL_CTX_use_certificate_chain_file(context, certificateChainPath) == 1 else {
             SSL_CTX_free(context)
-            throw FileError(file: .certificateChain, error: TLSError("loading certificate chain \(certificateChainPath)"))
+            throw FileError(file: .certificateChain,
+                            error: TLSError("loading certificate chain \(ConfiguredPath.named(certificateChainPath))"))
         }
         guard SSL_CTX_use_PrivateKey_file(context, privateKeyPath, SSL_FILETYPE_PEM) == 1 else {
             SSL_CTX_free(context)
-            throw FileError(file: .privateKey, error: TLSError("loading private key \(privateKeyPath)"))
+            throw FileError(file: .privateKey,
+                            error: TLSError("loading private key \(ConfiguredPath.named(privateKeyPath))"))
         }
         guard SSL_CTX_check_private_key(context) == 1 else {
             SSL_CTX_free(context)

@@ -27,14 +27,20 @@ package struct DevSecrets {
         if let data = fileManager.contents(atPath: clientKeyPath) {
             clientKey = try ES256PrivateKey(pem: String(decoding: data, as: UTF8.self))
         } else {
-            clientKey = try ES256PrivateKey.generate()
-            try write(Data(try clientKey.pemRepresentation().utf8), to: clientKeyPath)
+            let generated = try ES256PrivateKey.generate()
+            clientKey = try place(try generated.pemRepresentation(), at: clientKeyPath)
+                ? generated : try ES256PrivateKey(pem: String(contentsOfFile: clientKeyPath, encoding: .utf8))
         }
         return DevSecrets(clientKeyPath: clientKeyPath, clientKey: clientKey)
     }
 
-    private static func write(_ data: Data, to path: String) throws {
-        guard FileManager.default.createFile(atPath: path, contents: data, attributes: [.posixPermissions: 0o600]) else {
+    /// Writes a new key file `pem` at `path`, mode 0600 from its creation on (`SecretFile.place`: another local
+    /// user could otherwise open it before a later `chmod`, found by a review); false when another process wrote
+    /// one there first.
+    static func place(_ pem: String, at path: String) throws -> Bool {
+        do {
+            return try SecretFile.place(path: path, bytes: Array(pem.utf8))
+        } catch {
             throw FakeAppleError.cannotWriteKeyFile(path)
         }
     }

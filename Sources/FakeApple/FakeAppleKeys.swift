@@ -33,9 +33,9 @@ package struct FakeAppleKeys: Sendable {
             return try FakeAppleKeys(privateKey: try RSAPrivateKey(pem: pem))
         }
         let key = try RSAPrivateKey.generate(bits: 2048)
-        let pem = try key.pemRepresentation()
-        guard FileManager.default.createFile(atPath: path, contents: Data(pem.utf8), attributes: [.posixPermissions: 0o600])
-        else { throw FakeAppleError.cannotWriteKeyFile(path) }
+        guard try DevSecrets.place(try key.pemRepresentation(), at: path) else {
+            return try FakeAppleKeys(privateKey: try RSAPrivateKey(pem: String(contentsOfFile: path, encoding: .utf8)))
+        }
         return try FakeAppleKeys(privateKey: key)
     }
 
@@ -98,7 +98,7 @@ package enum FakeAppleError: Error, CustomStringConvertible {
             "no stand-in key file at \(path): run this where `siwa fake-apple` runs, or give its --key-file"
         case .malformedTeamKey(let reason): "--team: \(reason)"
         case .unreadableOperatorKey(let path):
-            "APPLE_PRIVATE_KEY_PATH (or --client-secret-key): no readable key at \(path)"
+            "APPLE_PRIVATE_KEY_PATH (or --client-secret-key): no readable key at \(ConfiguredPath.named(path))"
         }
     }
 }

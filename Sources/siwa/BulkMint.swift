@@ -69,8 +69,17 @@ struct BulkMint: Sendable {
             FileHandle.standardOutput.write(Data(text.utf8))
             return
         }
+        // Mode 0600, and never through a link planted at `path`: the file holds signed tokens (and, with
+        // --web-states, state cookies). Found by a review.
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else {
+            throw OperatorError("--output: cannot write \(path): \(String(cString: strerror(errno)))")
+        }
+        defer { close(descriptor) }
+        fchmod(descriptor, 0o600)  // a file that was there keeps its mode through O_TRUNC
+        let written = FileHandle(fileDescriptor: descriptor, closeOnDealloc: false)
         do {
-            try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+            try written.write(contentsOf: Data(text.utf8))
         } catch {
             throw OperatorError("--output: cannot write \(path): \((error as NSError).localizedDescription)")
         }

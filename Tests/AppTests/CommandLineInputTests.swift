@@ -86,6 +86,28 @@ struct CommandLineInputTests {
         }
     }
 
+    /// The tokens file is private (0600, even when it was there before) and is not written through a planted link.
+    /// Found by a review: it was written with the umask's mode, through any link.
+    @Test func mintsOutputIsPrivateAndNoLinkIsFollowed() async throws {
+        try await TestApp.withTemporaryDirectory { directory in
+            let tokens = directory.appendingPathComponent("tokens").path
+            #expect(FileManager.default.createFile(atPath: tokens, contents: Data("old".utf8),
+                                                   attributes: [.posixPermissions: 0o644]))
+            let result = try await SiwaProcess.run(["mint", "--aud", "x", "--count", "2", "--output", "tokens"],
+                                                   environment: [:], directory: directory, timeout: 30)
+            #expect(result.status == 0, "\(result.output)")
+            #expect(try FileManager.default.attributesOfItem(atPath: tokens)[.posixPermissions] as? Int == 0o600)
+            #expect(try String(contentsOfFile: tokens, encoding: .utf8).split(separator: "\n").count == 2)
+
+            let target = directory.appendingPathComponent("elsewhere").path
+            #expect(symlink(target, directory.appendingPathComponent("linked").path) == 0)
+            let linked = try await SiwaProcess.run(["mint", "--aud", "x", "--count", "2", "--output", "linked"],
+                                                   environment: [:], directory: directory, timeout: 30)
+            #expect(linked.status == 1, "\(linked.output)")
+            #expect(!FileManager.default.fileExists(atPath: target))
+        }
+    }
+
     /// A DATABASE_PATH whose folder is missing named neither the variable nor the path: `SQLite error 14: unable to
     /// open database file`.
     @Test(arguments: [["migrate"], ["serve", "--port", "0"]])

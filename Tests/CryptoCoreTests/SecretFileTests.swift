@@ -56,4 +56,45 @@ struct SecretFileTests {
             try SecretFile.loadOrCreate(path: path, count: 32)
         }
     }
+
+    /// `place` creates its file with mode 0600 from the start, links it into place, and neither replaces nor follows
+    /// what is already at the path (a planted link stays a dangling link, its target is never made).
+    @Test func placeNeverReplacesNorFollowsWhatIsThere() throws {
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let path = directory.appendingPathComponent("key.pem").path
+        #expect(try SecretFile.place(path: path, bytes: Array("first".utf8)))
+        #expect(try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? Int == 0o600)
+        #expect(try SecretFile.place(path: path, bytes: Array("second".utf8)) == false)
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "first")
+        let link = directory.appendingPathComponent("link.pem").path
+        let target = directory.appendingPathComponent("target.pem").path
+        #expect(symlink(target, link) == 0)
+        #expect(try SecretFile.place(path: link, bytes: Array("third".utf8)) == false)
+        #expect(!FileManager.default.fileExists(atPath: target))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() == ["key.pem", "link.pem"])
+    }
+}
+
+/// A value given for a key's path that is the key's text is never repeated by a message. Found by a review: a `.p8`
+/// pasted into `APPLE_PRIVATE_KEY_PATH` came back whole in the start-up error and in `siwa doctor`.
+struct ConfiguredPathTests {
+    @Test(arguments: [
+        "-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg\n-----END PRIVATE KEY-----",
+        "MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg",
+        "MI" + String(repeating: "A", count: ConfiguredPath.encodedKeyLength - 2),
+        "a\nb", "a\u{7F}b",
+    ])
+    func aKeysTextIsWithheld(_ value: String) {
+        #expect(ConfiguredPath.named(value) == ConfiguredPath.withheld)
+    }
+
+    @Test(arguments: [
+        "/etc/siwa/AuthKey_ABC123DEFG.p8", "AuthKey.p8", "/run/secrets/apple-key",
+        "MI" + String(repeating: "A", count: ConfiguredPath.encodedKeyLength - 3),
+        "MI/" + String(repeating: "A", count: ConfiguredPath.encodedKeyLength) + ".p8",
+        "/very/long/folder/name/that/has/no/extension/at/all/key",
+    ])
+    func aPathIsNamed(_ value: String) {
+        #expect(ConfiguredPath.named(value) == value)
+    }
 }

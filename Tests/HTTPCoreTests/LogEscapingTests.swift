@@ -42,16 +42,22 @@ struct LogEscapingTests {
         #expect(LogEscaping.escape("ab\ncd".prefix(3)) == "ab\\n")
     }
 
-    /// A path segment that could be a credential (40 characters or more of a token's alphabet) is not logged;
-    /// shorter segments, ids (UUIDs) and segments with other characters are, escaped.
+    /// A run of 40 characters or more of a token's alphabet, a whole segment or a part of one, could be a credential
+    /// and is not logged; shorter runs and ids (UUIDs) are, escaped.
     @Test(arguments: [
         ("/api/users/me", "/api/users/me"),
         ("/api/users/eyJhbGciOiJSUzI1NiJ9.eyJzdWIiOiIwMDEifQ.c2lnbmF0dXJlLWJ5dGVz", "/api/users/[redacted]"),
         ("/a/" + String(repeating: "A", count: 39) + "/b", "/a/" + String(repeating: "A", count: 39) + "/b"),
         ("/a/" + String(repeating: "A", count: 40), "/a/[redacted]"),
         ("/u/0192f1a2-3b4c-7d5e-8f60-718293a4b5c6", "/u/0192f1a2-3b4c-7d5e-8f60-718293a4b5c6"),
-        ("/x/" + String(repeating: "b", count: 40) + "\n", "/x/" + String(repeating: "b", count: 40) + "\\n"),
+        ("/x/" + String(repeating: "b", count: 40) + "\n", "/x/[redacted]\\n"),
+        ("/x/" + String(repeating: "b", count: 39) + "\n", "/x/" + String(repeating: "b", count: 39) + "\\n"),
         ("//" + String(repeating: "c", count: 45) + "//", "//[redacted]//"),
+        // Beside `;`, `:`, `@` or `,` in a segment too. Found by a review: `/callback;code=…` was logged whole.
+        ("/login/siwa/callback;code=" + String(repeating: "d", count: 40), "/login/siwa/callback;[redacted]"),
+        ("/x/Bearer:" + String(repeating: "e", count: 43), "/x/Bearer:[redacted]"),
+        ("/share/@" + String(repeating: "f", count: 40) + ",a", "/share/@[redacted],a"),
+        ("/share/@" + String(repeating: "f", count: 39) + ",a", "/share/@" + String(repeating: "f", count: 39) + ",a"),
     ])
     func pathsKeepNoCredentialShapedSegment(_ raw: String, _ logged: String) {
         #expect(LogEscaping.path(raw) == logged)

@@ -40,26 +40,15 @@ package enum LogEscaping {
         return escaped
     }
 
-    /// Path segments this long or longer, of a token's characters only, are not written to a log.
+    /// Runs of a token's characters this long or longer (in a path, a method, a media type) are not written to a log.
     package static let opaqueSegmentLength = 40
 
-    /// A request path for a log line: escaped as `escape` does, with each segment of `opaqueSegmentLength` or more
+    /// A request path for a log line: escaped as `escape` does, with every run of `opaqueSegmentLength` or more
     /// characters that could be a credential (letters, digits and `-._~=+%`: a JWT, a bearer token, an
-    /// authorization code put in the path by mistake) written as `[redacted]`. Ids of this server (UUIDs, 36
-    /// characters) and file names stay readable.
-    package static func path(_ path: some StringProtocol) -> String {
-        var run = 0
-        var hasOpaqueSegment = false
-        for byte in path.utf8 {
-            run = byte == UInt8(ascii: "/") ? 0 : run + 1
-            if run >= opaqueSegmentLength { hasOpaqueSegment = true; break }
-        }
-        guard hasOpaqueSegment else { return escape(path) }
-        return path.split(separator: "/", omittingEmptySubsequences: false).map { segment in
-            segment.utf8.count >= opaqueSegmentLength && segment.utf8.allSatisfy(isTokenByte)
-                ? "[redacted]" : escape(segment)
-        }.joined(separator: "/")
-    }
+    /// authorization code put in the path by mistake) written as `[redacted]`, whether it fills a segment or sits
+    /// beside `;`, `:`, `@` or `,` in one (found by a review: `/callback;code=…` was logged whole). Ids of this
+    /// server (UUIDs, 36 characters) and file names stay readable.
+    package static func path(_ path: some StringProtocol) -> String { value(path) }
 
     /// Another short request value for a log line (a method, a media type): escaped as `escape` does, with every
     /// run of `opaqueSegmentLength` or more of a token's characters `[redacted]` (`redactingCredentials`). Found by

@@ -84,22 +84,52 @@ package struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// The texts of `uri` that may be a password, as written: the user information's after its first `:`, and the
-    /// values of `password=` query parameters. The URI may be malformed, so this reads it loosely and takes more
-    /// rather than less: the user information ends at the last `@` before any `?`.
+    /// The texts of `uri` that may be a password, as written and decoded: the user information's after its first
+    /// `:`, and the values of the `secretKeywords` query parameters. The URI may be malformed, so this reads it
+    /// loosely and takes more rather than less: the user information ends at the last `@` before any `?`.
     static func secrets(in uri: String) -> [String] {
         var secrets: [String] = []
         let afterScheme = uri.split(separator: "://", maxSplits: 1).dropFirst().first ?? ""
         let authority = afterScheme.prefix { $0 != "?" }
         if let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") {
-            secrets.append(String(authority[authority.index(after: colon)..<at]))
+            let password = authority[authority.index(after: colon)..<at]
+            secrets.append(String(password))
+            if let decoded = percentDecoded(password) { secrets.append(decoded) }
         }
         if let query = afterScheme.split(separator: "?", maxSplits: 1).dropFirst().first {
-            for parameter in query.split(separator: "&") where parameter.hasPrefix("password=") {
-                secrets.append(String(parameter.dropFirst("password=".count)))
+            for parameter in query.split(separator: "&") {
+                let pair = parameter.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                guard pair.count == 2, secretKeywords.contains(percentDecoded(pair[0]) ?? String(pair[0])) else {
+                    continue
+                }
+                secrets.append(String(pair[1]))
+                if let decoded = percentDecoded(pair[1]) { secrets.append(decoded) }
             }
         }
         return secrets.filter { !$0.isEmpty }
+    }
+
+    /// The query parameters whose values are secrets: the server's password, and the passphrase of the client's
+    /// key (`sslkey`). libpq decodes a parameter's name as it decodes its value, so the names are compared decoded.
+    /// Found by a review: `sslpassword=` was quoted whole in the refusal of a malformed URI.
+    static let secretKeywords: Set<String> = ["password", "sslpassword"]
+
+    /// `text` with its `%XX` escapes decoded, or nil when it has none or they do not decode to UTF-8.
+    static func percentDecoded(_ text: Substring) -> String? {
+        guard text.contains("%") else { return nil }
+        var bytes: [UInt8] = []
+        var utf8 = text.utf8[...]
+        while let byte = utf8.popFirst() {
+            guard byte == UInt8(ascii: "%") else {
+                bytes.append(byte)
+                continue
+            }
+            guard utf8.count >= 2, let value = UInt8(String(decoding: utf8.prefix(2), as: UTF8.self), radix: 16)
+            else { return nil }
+            bytes.append(value)
+            utf8 = utf8.dropFirst(2)
+        }
+        return String(validating: bytes, as: UTF8.self)
     }
 
     /// `message` (libpq's, which quotes the piece of the URI it stumbled on, the whole URI at times) with every

@@ -54,6 +54,30 @@ struct PostgresURLTests {
         #expect(PostgresURL.redacting([], in: #"x "y""#) == #"x "y""#)
     }
 
+    /// `sslpassword` (the passphrase of `sslkey`) is a secret as `password` is, its name matched as libpq reads it
+    /// (percent-decoded), its value hidden as written and as decoded. Found by a review: libpq's refusal of a bad
+    /// percent escape or of an unclosed IPv6 bracket quoted it.
+    @Test(arguments: [
+        ("postgresql://siwa@db.internal/siwa?sslkey=/k.pem&sslpassword=50%off", "50%off"),
+        ("postgresql://siwa@[::1/siwa?sslpassword=MyKeyPassphrase1", "MyKeyPassphrase1"),
+        ("postgresql://siwa@[::1/siwa?ssl%70assword=MyKeyPassphrase2", "MyKeyPassphrase2"),
+        ("postgresql://siwa@[::1/siwa?password=My%4bey", "MyKey"),
+    ])
+    func theKeysPassphraseIsNotQuotedInARefusal(_ uri: String, _ secret: String) {
+        let error = #expect(throws: PostgresURL.Invalid.self) { try PostgresURL(uri) }
+        let text = error.map(\.description) ?? ""
+        #expect(!text.isEmpty)
+        #expect(!text.contains(secret), "\(text)")
+    }
+
+    @Test func secretsAreTakenAsWrittenAndAsDecoded() {
+        #expect(PostgresURL.secrets(in: "postgres://u:p%41ss@h/d?sslpassword=x%2Fy&sslmode=require")
+                == ["p%41ss", "pAss", "x%2Fy", "x/y"])
+        #expect(PostgresURL.percentDecoded("a%zz") == nil)
+        #expect(PostgresURL.percentDecoded("plain") == nil)
+        #expect(PostgresURL.percentDecoded("%C3%A9") == "é")
+    }
+
     @Test func aMultiHostURIIsSplitIntoOneSetOfParametersPerHost() throws {
         let url = try PostgresURL("postgres://u:pw@a:5433,b,c:5435/d?target_session_attrs=read-write&connect_timeout=1")
         #expect(url.hostParameters.map { PostgresURL.hostAndPort($0) } == ["a:5433", "b:5432", "c:5435"])
