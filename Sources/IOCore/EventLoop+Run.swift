@@ -76,6 +76,10 @@ extension EventLoop {
                 _ = read(wakeFD, &value, 8)
                 if state.withLock({ $0.stopped }) {
                     endEveryWait()
+                    // The iteration's end tasks run here, on this thread, before the jobs still queued run on
+                    // other threads: an end task may touch what those jobs' tasks own (a connection's held
+                    // output), which is safe only between this thread's jobs.
+                    endTasks.runIdle()
                     handOffJobs()
                     return
                 }

@@ -87,6 +87,7 @@ extension Connection {
     /// Writes all of `output`, parking while the peer does not read; false if the connection is gone or stalled
     /// past `writeTimeout`.
     func flush() async -> Bool {
+        holdingOutput = false
         guard open else { return false }
         var offset = 0
         defer { output.removeAll(keepingCapacity: output.capacity <= acceptor.limits.writeBufferHighWater * 2) }
@@ -114,6 +115,7 @@ extension Connection {
     /// Writes `output` then `body` without copying the body: `writev(2)` for plain sockets, two TLS writes
     /// otherwise.
     func flush(appending body: [UInt8]) async -> Bool {
+        holdingOutput = false
         guard tls == nil else {
             guard await flush() else { return false }
             output = body

@@ -1,4 +1,5 @@
 import Glibc
+import IOCore
 
 extension Connection {
     /// Serialises and sends `response`; returns whether the connection stays open, or nil if it failed.
@@ -24,7 +25,8 @@ extension Connection {
                 }
                 output.append(contentsOf: body)
             }
-            if keepAlive, input.readableCount > 0, output.count < acceptor.limits.writeBufferHighWater {
+            if keepAlive, input.readableCount > 0, output.count < acceptor.limits.writeBufferHighWater,
+               holdUntilIterationEnd() {
                 return true
             }
             return await flush() ? keepAlive : nil
@@ -47,6 +49,39 @@ extension Connection {
             if chunked { output.append(contentsOf: Self.lastChunk) }
             return await flush() ? keepAlive : nil
         }
+    }
+
+    /// Keeps `output` back so that the answer to the next pipelined request, already read, can join it in one
+    /// write; false when this task is not on its loop's thread (then it is flushed at once). Whatever is still
+    /// held at the end of this loop iteration goes out then: a handler that waits (on the database, on Apple)
+    /// does not hold back answers that are ready. Found by a review: such an answer, its write committed, waited
+    /// for the next handler to end, and was lost when the shutdown's grace period ended first.
+    private func holdUntilIterationEnd() -> Bool {
+        guard !holdingOutput else { return true }
+        let connection = HeldOutput(connection: self)
+        guard EventLoopIteration.runAtEnd(key: ObjectIdentifier(self), { connection.send() }) else { return false }
+        holdingOutput = true
+        return true
+    }
+
+    /// Writes what `output` holds back without waiting, unless a flush began meanwhile; what the socket does not
+    /// take now waits for the connection's next flush. Runs on the loop's thread, between jobs, while this
+    /// connection's task is suspended.
+    func sendHeldOutput() {
+        guard holdingOutput else { return }
+        holdingOutput = false
+        guard open else { return }
+        var offset = 0
+        sending: while offset < output.count {
+            switch output.withUnsafeBytes({ transmit(UnsafeRawBufferPointer(rebasing: $0[offset...])) }) {
+            case .transferred(let count): offset += count
+            case .wouldBlock: break sending
+            case .closed:
+                open = false
+                break sending
+            }
+        }
+        output.removeFirst(offset)
     }
 
     /// Bodies larger than this are not copied behind the head: both go out with one `writev`.
@@ -133,4 +168,12 @@ extension Connection {
     static let chunkedLine = Array("Transfer-Encoding: chunked\r\n".utf8)
     static let closeLine = Array("Connection: close\r\n".utf8)
     static let keepAliveLine = Array("Connection: keep-alive\r\n".utf8)
+}
+
+/// A connection handed to its loop's end-of-iteration task. The loop runs that task on the thread that runs the
+/// connection's task, and only between jobs, so the two never touch the connection at once.
+private struct HeldOutput: @unchecked Sendable {
+    let connection: Connection
+
+    func send() { connection.sendHeldOutput() }
 }

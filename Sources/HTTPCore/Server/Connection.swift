@@ -28,6 +28,9 @@ final class Connection {
     var budget = ReadBudget()
     var tlsWantsWrite = false
     var open = true
+    /// `output` holds answers kept back for the next pipelined one's (`send`): unless a flush begins first, they
+    /// go out at the end of the loop iteration (`sendHeldOutput`).
+    var holdingOutput = false
     let input = ReadBuffer(capacity: Connection.initialReadCapacity)
     var output: [UInt8] = []
     var parser: HTTPRequestParser
@@ -54,6 +57,8 @@ final class Connection {
     /// Serves requests until the peer closes, an error, a timeout, or shutdown; then closes the socket.
     func run() async {
         defer {
+            holdingOutput = false  // a pending end-of-iteration send must not write to a descriptor closed here
+            open = false
             parser.discardBody()
             tls?.shutdown()
             loop.deregister(fd)
