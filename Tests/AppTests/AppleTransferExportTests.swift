@@ -103,6 +103,34 @@ struct AppleTransferExportTests {
         }
     }
 
+    /// Stopped when the users in hand are the last of a page (the next not yet read): the calls in flight finish,
+    /// and the users of the pages never read count as interrupted, so the run exits 1 and export writes no file.
+    /// Found by a review: such a stop said "0 interrupted", exited 0 and wrote 32 of 40 users.
+    @Test(arguments: ["export", "import"])
+    func aRunStoppedBetweenPagesIsNotComplete(_ command: String) async throws {
+        try await TestApp.withTwoTeams { app in
+            try await app.seedUsers(40)  // pages of 32, 16 in flight (APPLE_MAX_CONNECTIONS's default)
+            var arguments = ["apple", "transfer", "export", "--to", Self.target]
+            var environment: [String: String] = [:]
+            var progress = app.usersWithIdentifier
+            if command == "import" {
+                #expect(try await app.command(arguments).status == 0)
+                (arguments, environment, progress) = (["apple", "transfer", "import"], app.receivingTeam, app.usersMoved)
+            }
+            let out = app.directory.appendingPathComponent("stopped.jsonl").path
+            if command == "export" { arguments += ["--out", out] }
+            await app.apple.setTokenLatency(2)
+            // Once 16 are done, the other 16 of the first page are in flight and the page is used up.
+            let run = try await app.spawn(arguments, environment, once: progress, reaches: 16)
+            try await Task.sleep(for: .milliseconds(300))
+            run.signal(SIGTERM)
+            #expect(await run.exited(within: .seconds(30)) == 1, "\(run.output)")
+            #expect(run.output.contains("40 due") && run.output.contains("8 interrupted"), "\(run.output)")
+            #expect(try await progress() == 32)
+            #expect(!FileManager.default.fileExists(atPath: out))
+        }
+    }
+
     /// The new file has a name nobody can guess and is never opened through a link: a symlink planted at the name an
     /// earlier build used (`FILE.partial-<pid>`) in a shared folder is left alone, and so is the file it points to.
     /// Found by a security review: the export truncated and wrote the link's target, and `FILE` became the link.
