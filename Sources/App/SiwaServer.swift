@@ -173,14 +173,19 @@ package final class SiwaServer: Sendable {
         for source in early { source.cancel() }
         if stopped.load(ordering: .relaxed) {
             logger.notice("stopped while starting")
+            if case .success(let server) = made { await server.shutdown() }
             return
         }
         let server = try made.get()
         reload.serve(server.server)
         do {
             try server.start()
-        } catch let error as SocketError {
-            throw listenError(error, configuration)
+        } catch {
+            // What was made is closed first (the database checkpointed, its -wal and -shm gone). Found by a review:
+            // a port taken after the check but before the listen left them behind.
+            await server.shutdown()
+            if let error = error as? SocketError { throw listenError(error, configuration) }
+            throw error
         }
         let signals = ShutdownSignals.install { await server.shutdown() }
         let scheme = configuration.tls == nil ? "http" : "https"

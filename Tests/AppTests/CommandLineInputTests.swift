@@ -1,3 +1,4 @@
+import Glibc
 import FakeApple
 import Foundation
 import TestSupport
@@ -105,6 +106,51 @@ struct CommandLineInputTests {
                                                    environment: [:], directory: directory, timeout: 30)
             #expect(linked.status == 1, "\(linked.output)")
             #expect(!FileManager.default.fileExists(atPath: target))
+        }
+    }
+
+    /// A port taken after the start's address check but before its listen (another process listens on a socket it
+    /// had bound with SO_REUSEADDR, once the database appears): the start fails naming PORT, and what it had made
+    /// is closed first, so no `-wal` or `-shm` stays beside the database. Found by a review.
+    @Test func aPortTakenDuringTheStartClosesTheDatabaseFirst() async throws {
+        try await TestApp.withTemporaryDirectory { directory in
+            let path = directory.appendingPathComponent("race.sqlite").path
+            let taker = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            defer { close(taker) }
+            var one: Int32 = 1
+            setsockopt(taker, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let bound = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(taker, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            #expect(bound == 0)
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            _ = withUnsafeMutablePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(taker, $0, &length) }
+            }
+            let port = Int(UInt16(bigEndian: address.sin_port))
+            let serve = try SiwaProcess(["serve"], environment: [
+                "DATABASE_PATH": path, "PORT": "\(port)", "HOSTNAME": "127.0.0.1", "LOG_LEVEL": "error",
+            ], directory: directory)
+            var listening = false
+            for _ in 0..<20_000 where !listening {
+                if FileManager.default.fileExists(atPath: path) { listening = listen(taker, 1) == 0 }
+                usleep(500)
+            }
+            guard listening else {
+                serve.signal(SIGTERM)
+                Issue.record("the server listened before this test could take its port: \(serve.output)")
+                return
+            }
+            #expect(await serve.exited(within: .seconds(30)) == 1, "\(serve.output)")
+            #expect(serve.output.contains("PORT"), "\(serve.output)")
+            let left = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            #expect(left.contains("race.sqlite"), "the start got past its check: \(left)")
+            #expect(!left.contains("race.sqlite-wal") && !left.contains("race.sqlite-shm"), "\(left)")
         }
     }
 
