@@ -71,7 +71,7 @@ package actor JWKSCache<Key: Sendable> {
     package func key(for kid: String) async throws -> Key {
         await seedIfNeeded()
         if let key = keys[kid] {
-            if clock() >= expiresAt { startFetchIfAllowed(after: &lastFetchAttempt) }
+            if isStale(now: clock()) { startFetchIfAllowed(after: &lastFetchAttempt) }
             return key
         }
         await inFlight?.value
@@ -100,12 +100,19 @@ package actor JWKSCache<Key: Sendable> {
         await inFlight?.value
     }
 
+    /// Whether the set is past its lifetime, or the clock is now before the set could have been fetched (it was
+    /// set back by more than the longest lifetime).
+    private func isStale(now: Date) -> Bool {
+        now >= expiresAt || now < expiresAt.addingTimeInterval(-policy.maximumLifetime)
+    }
+
     /// Starts a fetch unless one is running or `last` (the previous fetch of the same kind) is within the
-    /// refetch interval.
+    /// refetch interval. A `last` after now means the clock was set back: that does not hold fetches back. Found
+    /// by a review: a step back of an hour held off every refetch, a rotated-in key's too, for the hour.
     private func startFetchIfAllowed(after last: inout Date?) {
         guard inFlight == nil else { return }
         let now = clock()
-        if let last, now < last.addingTimeInterval(policy.minimumRefetchInterval) { return }
+        if let last, last <= now, now < last.addingTimeInterval(policy.minimumRefetchInterval) { return }
         last = now
         inFlight = Task { await self.fetch() }
     }

@@ -201,4 +201,53 @@ struct JWKSCacheTests {
         #expect(await reason { try await cache.key(for: "b") } == .unknownKeyID)
         #expect(server.fetches == 3)
     }
+
+    /// The wall clock set back (NTP correcting a clock that ran ahead, a VM restored) does not hold refetches back:
+    /// a key Apple rotates in 20 s after a step back of an hour is fetched at once. Found by a review: no refetch
+    /// was made for the hour, and every token signed with the new key was refused.
+    @Test func aClockSetBackDoesNotHoldBackTheRefetchOfAnUnknownKid() async throws {
+        defer { server.stop() }
+        let cache = makeCache()
+        #expect(try await cache.key(for: "a") == "key-a")
+        #expect(await reason { try await cache.key(for: "x") } == .unknownKeyID)
+        #expect(server.fetches == 2)
+        clock.advance(by: -3_600)
+        clock.advance(by: 20)
+        server.set { $0.body = JWKSTestServer.jwks(["a": "key-a", "b": "key-b"]) }
+        #expect(try await cache.key(for: "b") == "key-b")
+        #expect(server.fetches == 3)
+        #expect(await reason { try await cache.key(for: "y") } == .unknownKeyID)
+        #expect(await reason { try await cache.key(for: "z") } == .unknownKeyID)
+        #expect(server.fetches == 3, "still at most one refetch per interval after the step")
+    }
+
+    /// The same for the first fetch's retry, Apple unreachable at start.
+    @Test func aClockSetBackDoesNotHoldBackTheFirstFetchsRetry() async throws {
+        defer { server.stop() }
+        server.set { $0.status = "500 Internal Server Error" }
+        let cache = makeCache()
+        #expect(await reason { try await cache.key(for: "a") } == .keysUnavailable)
+        #expect(server.fetches == 1)
+        clock.advance(by: -3_600)
+        clock.advance(by: 20)
+        server.set { $0.status = "200 OK" }
+        #expect(try await cache.key(for: "a") == "key-a")
+        #expect(server.fetches == 2)
+    }
+
+    /// A set the clock now puts more than the longest lifetime (24 h) before its fetch is refreshed, served
+    /// meanwhile; one set back by less stays fresh for its lifetime.
+    @Test func aSetFromBeyondTheLongestLifetimeIsRefreshed() async throws {
+        defer { server.stop() }
+        let cache = makeCache()
+        #expect(try await cache.key(for: "a") == "key-a")
+        clock.advance(by: -3_600)
+        #expect(try await cache.key(for: "a") == "key-a")
+        await cache.settled()
+        #expect(server.fetches == 1)
+        clock.advance(by: -JWKSCachePolicy().maximumLifetime)
+        #expect(try await cache.key(for: "a") == "key-a")
+        await cache.settled()
+        #expect(server.fetches == 2)
+    }
 }
