@@ -54,7 +54,7 @@ package struct AppleTransfer: Sendable {
             let client = AppleAuthClient(baseURL: configuration.appleBaseURL, clientSecret: secret, http: http)
             return try await body(AppleTransfer(
                 repository: TransferRepository(pool: database), client: client,
-                tokens: MigrationTokens(client: client, clock: clock), teamID: key.teamID, clientIDs: clientIDs,
+                tokens: MigrationTokens(client: client), teamID: key.teamID, clientIDs: clientIDs,
                 bound: http.configuration.maxConnectionsPerOrigin, clock: clock))
         }
     }

@@ -1,13 +1,16 @@
 import AppleID
 import Foundation
+import IOCore
 
 /// The team's access tokens for Apple's migration endpoint, one per client id, asked for once and reused by every
 /// call until shortly before they expire (Apple's "Transferring your apps and users to another team": the
 /// `client_credentials` grant with scope `user.migration`). Concurrent callers share one request.
 actor MigrationTokens {
     private let client: AppleAuthClient
-    private let clock: @Sendable () -> Date
-    private var tokens: [String: (value: String, renewAt: Date)] = [:]
+    /// Monotonic nanoseconds: a token's life is a duration Apple gave (`expires_in`), which a wall clock set back
+    /// would stretch. Found by a review: a step back of an hour kept an expired token in use.
+    private let clock: @Sendable () -> UInt64
+    private var tokens: [String: (value: String, renewAt: UInt64)] = [:]
     private var pending: [String: Task<AppleAuthClient.MigrationAccessToken, any Error>] = [:]
 
     /// How long before its expiry a token is replaced.
@@ -15,7 +18,7 @@ actor MigrationTokens {
     /// The life assumed for a token whose answer gave none (Apple's are an hour).
     static let assumedLifetime = 3600
 
-    init(client: AppleAuthClient, clock: @escaping @Sendable () -> Date) {
+    init(client: AppleAuthClient, clock: @escaping @Sendable () -> UInt64 = MonotonicClock.now) {
         self.client = client
         self.clock = clock
     }
@@ -36,7 +39,8 @@ actor MigrationTokens {
             let token = try await task.value
             pending[clientID] = nil
             let lifetime = token.expiresIn > 0 ? token.expiresIn : Self.assumedLifetime
-            tokens[clientID] = (token.value, clock().addingTimeInterval(max(TimeInterval(lifetime) - Self.renewalMargin, 1)))
+            let reuse = max(TimeInterval(lifetime) - Self.renewalMargin, 1)
+            tokens[clientID] = (token.value, clock() + MonotonicClock.nanoseconds(.seconds(reuse)))
             return token.value
         } catch {
             pending[clientID] = nil
