@@ -1,3 +1,4 @@
+import AppleID
 @testable import FakeApple
 import Foundation
 import HTTPCore
@@ -19,6 +20,44 @@ struct WebFlowBindingTests {
         #expect(response.setCookies["session"] == nil, sourceLocation: sourceLocation)
         #expect(try await app.count("users") == users, sourceLocation: sourceLocation)
         #expect(try await app.count("sessions") == 0, sourceLocation: sourceLocation)
+    }
+
+    /// A used nonce outlives every instant at which an instance could still accept its token: swept at the
+    /// token's last good second (exp + leeway), or by an instance whose clock is ahead, it is still there, and
+    /// the replay is refused. Found by a review: it was kept only until that second, and the token signed in twice.
+    @Test(arguments: [(0.0, 60.0), (30.0, 30.0), (SignInService.nonceClockMargin, 0.0)])
+    func aUsedNonceOutlivesItsTokenOnEveryInstance(sweeperAhead: TimeInterval, afterExpiry: TimeInterval)
+        async throws
+    {
+        let clock = TestClock()
+        try await TestApp.with(clock: clock) { app in
+            let state = try TestApp.newState()
+            let token = try app.identityToken(subject: "001.replay", audience: TestApp.webClientID,
+                                              nonce: TestApp.nonce(forState: state), issuedAt: clock.now, lifetime: 600)
+            #expect(try await app.handle([("token", token)], state: state).status == .seeOther)
+            clock.advance(by: 600 + afterExpiry)
+            let sweeper = UsedNonceRepository(pool: app.server.services.database,
+                                              now: { [clock] in clock.now.addingTimeInterval(sweeperAhead) })
+            #expect(try await sweeper.sweepExpired() == 0)
+            let replay = try await app.handle([("token", token)], state: state)
+            #expect(replay.status == .unauthorized)
+            #expect(try await app.count("sessions") == 1)
+        }
+    }
+
+    /// Past the margin the nonce is swept, and the token, long expired, is refused by the verifier.
+    @Test func aUsedNonceIsSweptOnceNoInstanceAcceptsItsToken() async throws {
+        let clock = TestClock()
+        try await TestApp.with(clock: clock) { app in
+            let state = try TestApp.newState()
+            let token = try app.identityToken(subject: "001.swept", audience: TestApp.webClientID,
+                                              nonce: TestApp.nonce(forState: state), issuedAt: clock.now, lifetime: 600)
+            #expect(try await app.handle([("token", token)], state: state).status == .seeOther)
+            clock.advance(by: 600 + IdentityTokenVerifier.defaultLeeway + SignInService.nonceClockMargin)
+            let sweeper = UsedNonceRepository(pool: app.server.services.database, now: { [clock] in clock.now })
+            #expect(try await sweeper.sweepExpired() == 1)
+            #expect(try await app.handle([("token", token)], state: state).status == .unauthorized)
+        }
     }
 
     /// Login CSRF: an attacker signs in at Apple with their own browser's state, then makes the victim's browser
@@ -216,7 +255,7 @@ struct WebFlowBindingTests {
                 (try $0[0] as Date, try $0[1] as Date)
             }
             let expiry = try #require(kept).1.timeIntervalSince(try #require(kept).0)
-            #expect((600...660).contains(expiry), "kept for the token's life and the leeway")
+            #expect((900...960).contains(expiry), "kept for the token's life, the leeway and the clocks' margin")
         }
     }
 

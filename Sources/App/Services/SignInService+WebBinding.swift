@@ -27,16 +27,23 @@ extension SignInService {
         return IdentityTokenVerifier.ExpectedNonce.hash(ofState: stateCookie)
     }
 
-    /// A use of `nonce` by `identity`, kept until the token expires (plus the verifier's leeway), after which
-    /// the token is refused anyway; 401 at once when the nonce signed in before, so that a replay does not
-    /// spend Apple's authorization code. The use is recorded by `signIn(…nonce:…)`, insert-or-fail.
+    /// A use of `nonce` by `identity`, kept until the token expires plus the verifier's leeway and
+    /// `nonceClockMargin`, after which every instance refuses the token anyway; 401 at once when the nonce signed in
+    /// before, so that a replay does not spend Apple's authorization code. The use is recorded by
+    /// `signIn(…nonce:…)`, insert-or-fail.
     func unusedNonce(_ nonce: String, identity: AppleIdentityToken, logger: Logger) async throws
         -> UsedNonceRepository.Use
     {
         guard try await !usedNonces.isUsed(nonce) else { throw Self.nonceAlreadyUsed(logger: logger) }
-        return UsedNonceRepository.Use(nonce: nonce, usedAt: clock(),
-                                       expiresAt: identity.expiresAt + IdentityTokenVerifier.defaultLeeway)
+        return UsedNonceRepository.Use(nonce: nonce, usedAt: clock(), expiresAt: identity.expiresAt
+                                           + IdentityTokenVerifier.defaultLeeway + Self.nonceClockMargin)
     }
+
+    /// How much longer a used nonce is kept than its token is good: instances on one database whose clocks differ
+    /// by up to this much (NTP keeps them far closer) all see it until none accepts the token. Found by a review:
+    /// kept only until the token's last good second, a sweep at that second, or by an instance whose clock was
+    /// ahead, let the token sign in a second time.
+    static let nonceClockMargin: TimeInterval = 5 * 60
 
     /// The refusal of a nonce that signed in before, logged.
     static func nonceAlreadyUsed(logger: Logger) -> SignInFailure {
