@@ -51,6 +51,25 @@ struct FileMiddlewareTests {
 
     /// A file whose modification time no date can write (a year past `Int32.max`, which tmpfs keeps) is served with
     /// the last date that can be written. Found by a review: it ended the process.
+    /// An empty file is served empty, and read without Foundation's `contents(atPath:)`, which leaks 4 KiB for
+    /// every empty file it reads (LeakSanitizer, `Scripts/sanitize address`). Found by a review: `GET` of an empty
+    /// `robots.txt` grew the server by 200 MB per 50,000 requests.
+    @Test func anEmptyFileIsServedEmpty() async throws {
+        let fixture = try Fixture()
+        #expect(FileManager.default.createFile(atPath: fixture.publicDirectory + "/robots.txt", contents: Data()))
+        let app = try fixture.app()
+        for _ in 0..<3 {
+            let response = try await app.testing.send(.GET, "/robots.txt")
+            #expect(response.status == .ok)
+            #expect(response.body.isEmpty)
+            #expect(response.headers["Content-Type"] == "text/plain; charset=utf-8")
+        }
+        #expect(FileMiddleware.contents(of: fixture.publicDirectory + "/logo.svg", size: 6) == Array("<svg/>".utf8))
+        #expect(FileMiddleware.contents(of: fixture.publicDirectory + "/logo.svg", size: 3) == Array("<sv".utf8))
+        #expect(FileMiddleware.contents(of: fixture.publicDirectory + "/logo.svg", size: 9) == Array("<svg/>".utf8))
+        #expect(FileMiddleware.contents(of: fixture.publicDirectory + "/missing", size: 1) == nil)
+    }
+
     @Test func aFileFromTheFarFutureIsServed() async throws {
         let fixture = try Fixture()
         let app = try fixture.app()
