@@ -155,9 +155,10 @@ extension Configuration {
         appleMaxConnections = readInteger(env, "APPLE_MAX_CONNECTIONS", in: 1...10_000, else: appleMaxConnections)
         appleTimeout = read(appleTimeout) { () throws(ConfigurationError) in
             guard let text = env.get("APPLE_TIMEOUT") else { return nil }
-            guard let seconds = Double(text), seconds > 0, seconds <= Self.maxAppleTimeoutSeconds else {
-                throw .malformed(name: "APPLE_TIMEOUT",
-                                 expected: "seconds, more than 0 and at most \(Int(Self.maxAppleTimeoutSeconds))")
+            guard let seconds = Double(text), seconds >= Self.minAppleTimeoutSeconds,
+                  seconds <= Self.maxAppleTimeoutSeconds else {
+                throw .malformed(name: "APPLE_TIMEOUT", expected: "seconds, at least \(Self.minAppleTimeoutSeconds) "
+                                 + "and at most \(Int(Self.maxAppleTimeoutSeconds))")
             }
             return .milliseconds(Int((seconds * 1000).rounded()))
         }
@@ -165,7 +166,7 @@ extension Configuration {
             guard let text = env.get("APPLE_CHORES_INTERVAL") else { return nil }
             guard let seconds = Self.interval(text) else {
                 throw .malformed(name: "APPLE_CHORES_INTERVAL",
-                                 expected: "0 (off) or a duration such as 24h, 90m or 3600s, at most 7d")
+                                 expected: "0 (off) or a duration such as 24h, 90m or 3600s, at least 1m and at most 7d")
             }
             return seconds
         }

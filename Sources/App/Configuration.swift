@@ -78,6 +78,9 @@ package struct Configuration: Sendable {
     package var appleChoresInterval: TimeInterval?
     /// The largest `APPLE_TIMEOUT` accepted, in seconds.
     package static let maxAppleTimeoutSeconds = 300.0
+    /// The shortest `APPLE_TIMEOUT`: it is kept in whole milliseconds, and less would round to no time at all (every
+    /// call to Apple failing at once). Found by a review: 0.0004 was taken as 0 ms.
+    package static let minAppleTimeoutSeconds = 0.001
 
     package static let appleProductionURL = "https://appleid.apple.com"
 

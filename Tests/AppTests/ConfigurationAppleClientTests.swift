@@ -39,7 +39,7 @@ struct ConfigurationAppleClientTests {
                 "and never past the whole call's bound")
     }
 
-    @Test(arguments: ["0", "-1", "300.5", "ten"])
+    @Test(arguments: ["0", "-1", "300.5", "ten", "0.0009", "0.0004"])
     func timeoutRefusesOutsideItsRange(_ value: String) {
         #expect(throws: ConfigurationError.self) { try load(["APPLE_TIMEOUT": value]) }
     }

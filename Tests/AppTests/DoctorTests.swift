@@ -140,7 +140,7 @@ struct DoctorTests {
                 "FAIL TLS_KEY_PATH: required but not set (fix it in the environment or .env)",
                 "FAIL LOG_LEVEL: must be one of trace, debug, info, notice, warning, error, critical (fix it in the "
                     + "environment or .env)",
-                "FAIL APPLE_TIMEOUT: must be seconds, more than 0 and at most 300 (fix it in the environment or .env)",
+                "FAIL APPLE_TIMEOUT: must be seconds, at least 0.001 and at most 300 (fix it in the environment or .env)",
             ], "every problem, in the order read, and no check that needs the configuration: \(result.output)")
         }
     }
