@@ -21,9 +21,11 @@ package struct ServerNotification: Sendable, Equatable {
         }
     }
 
-    /// How long after `iat` a notification is still accepted: Apple may retry a delivery, and `jti`
-    /// de-duplication covers replays within the window.
-    package static let maximumAge: TimeInterval = 60 * 60
+    /// How long after `iat` a notification is still accepted: a day, the life Apple gives its payloads
+    /// (`exp` = `iat` + 24 h), over which it retries a delivery the server did not answer with 200; `jti`
+    /// de-duplication covers replays within the window. Found by a review: an hour refused, for good, the
+    /// retries of an `account-delete` sent during an outage of more than an hour.
+    package static let maximumAge: TimeInterval = 24 * 60 * 60
 
     /// `jti`: the notification's id, for de-duplication.
     package var id: String

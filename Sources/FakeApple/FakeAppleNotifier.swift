@@ -26,6 +26,7 @@ package enum FakeAppleNotifier {
         let claims: JSONValue = [
             "iss": .string(IdentityTokenVerifier.appleIssuer), "aud": .string(audience),
             "iat": .number(now.timeIntervalSince1970.rounded(.down)),
+            "exp": .number(now.timeIntervalSince1970.rounded(.down) + ServerNotification.maximumAge),
             "jti": .string(Base64URL.encode(try SecureRandom.bytes(count: 16))),
             "events": .string(events),
         ]
