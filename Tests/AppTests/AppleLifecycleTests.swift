@@ -270,6 +270,25 @@ struct AppleLifecycleTests {
         }
     }
 
+    /// A queued revocation whose token the key cannot open (sealed with another key) is dropped by the run that
+    /// finds it, which says so and exits 1; the next run has nothing to retry. Found by a review: it failed every
+    /// run, for good.
+    @Test func aQueuedRevocationTheKeyCannotOpenIsDroppedOnce() async throws {
+        try await TestApp.with { app in
+            _ = try await app.signInWithAuthorizationCode(subject: "001.live", email: "live@example.com")
+            try await app.server.services.lifecycle.pending.add(PendingRevocation(
+                clientID: TestApp.iosClientID, encryptedToken: Array(repeating: 7, count: 60), attempts: 1,
+                lastError: "x", createdAt: Date() - 86_400))
+            let first = try await app.runChore(.retryRevocations)
+            #expect(first.exitStatus == 1, "\(first)")
+            #expect(first.summary.contains("undecryptable, dropped from the queue: 1"), "\(first)")
+            #expect(try await app.count("pending_revocations") == 0)
+            let second = try await app.runChore(.retryRevocations)
+            #expect(second.exitStatus == 0, "\(second)")
+            #expect(await app.apple.revocations().isEmpty)
+        }
+    }
+
     /// A sign-in with a code that stores its refresh token while the same user's account is being deleted: the
     /// deletion revokes that token at Apple or queues it, and never drops it. Found by an audit: the deletion listed
     /// the tokens and revoked them, and its transaction then deleted the one stored meanwhile, which Apple was never

@@ -14,6 +14,10 @@ struct AppleChore: Sendable {
 
     /// Why a token could not be opened (the reason in the summary; never the token).
     static let undecryptable = "undecryptable"
+    /// Why a queued revocation was given up: its token cannot be opened with the key (sealed with another one), so
+    /// no later run could send it either. Said once, in that run's summary, which exits 1. Found by a review: such
+    /// an entry failed every run, for good.
+    static let undecryptableDropped = "undecryptable, dropped from the queue"
 
     /// Makes the chore's call for `item` once: `grant_type=refresh_token` on `/auth/token` to validate, or
     /// `/auth/revoke` (Sign in with Apple REST API, "Generate and validate tokens", "Revoke tokens").
@@ -21,7 +25,7 @@ struct AppleChore: Sendable {
     /// - Throws: `AppleAuthError` when the call failed, transiently or not.
     func ask(_ item: ChoreItem) async throws -> ChoreOutcome {
         guard let token = try? sealer.open(item.encryptedToken, clientID: item.clientID) else {
-            return .failed(reason: Self.undecryptable)
+            return .failed(reason: kind == .retryRevocations ? Self.undecryptableDropped : Self.undecryptable)
         }
         do {
             switch kind {
@@ -49,7 +53,8 @@ struct AppleChore: Sendable {
         case (.validateTokens, .revoked):
             guard let userID = item.userID else { return }
             try await appleTokens.recordRevokedByApple(id: item.id, userID: userID, at: now)
-        case (.retryRevocations, .revoked), (.retryRevocations, .valid):
+        case (.retryRevocations, .revoked), (.retryRevocations, .valid),
+             (.retryRevocations, .failed(Self.undecryptableDropped)):
             try await pending.delete(id: item.id)
         case (.retryRevocations, .failed(let reason)):
             try await pending.recordFailure(id: item.id, error: reason, dueAt: now)
