@@ -270,6 +270,35 @@ struct AppleLifecycleTests {
         }
     }
 
+    /// Two deletions of one account at once (the app twice, the web page and the app, `siwa users delete` and the
+    /// user), Apple down: each calls Apple, but only the one that deleted the user queues the token, so it is
+    /// retried once. Found by a review: both queued it.
+    @Test func twoDeletionsAtOnceQueueTheTokenOnce() async throws {
+        try await TestApp.with { app in
+            let first = try #require(try await app.signInWithAuthorizationCode(subject: "001.twice", email: "t@example.com")
+                .json()["value"] as? String)
+            let second = try #require(try await app.sendJSON(.POST, "/api/users/siwa", [
+                "token": try app.identityToken(subject: "001.twice", email: "t@example.com"),
+            ]).json()["value"] as? String)
+            #expect(try await app.count("apple_tokens") == 1)
+            await app.apple.setTokenLatency(1)
+            await app.apple.simulateOutage(true)
+            let statuses = try await withThrowingTaskGroup(of: HTTPStatus.self) { group in
+                for bearer in [first, second] {
+                    group.addTask { try await app.sendJSON(.DELETE, "/api/users/me", [:], bearer: bearer).status }
+                }
+                return try await group.reduce(into: [HTTPStatus]()) { $0.append($1) }
+            }
+            #expect(statuses == [.noContent, .noContent])
+            await app.apple.simulateOutage(false)
+            await app.apple.setTokenLatency(0)
+            #expect(try await app.count("pending_revocations") == 1)
+            let report = try await app.runChore(.retryRevocations)
+            #expect(report.exitStatus == 0, "\(report)")
+            #expect(await app.apple.revocations().filter(\.known).count == 1)
+        }
+    }
+
     /// A queued revocation whose token the key cannot open (sealed with another key) is dropped by the run that
     /// finds it, which says so and exits 1; the next run has nothing to retry. Found by a review: it failed every
     /// run, for good.

@@ -43,6 +43,17 @@ package struct PendingRevocationRepository: Sendable {
         try await pool.write(SQL("DELETE FROM pending_revocations WHERE id = ?", [id])).changes == 1
     }
 
+    /// Queues `revocation` only while the user `userID` exists: the deletion that removes them queues what its own
+    /// calls to Apple did not revoke, and a deletion of the same user that came second (two devices, the web page
+    /// and `siwa users delete`) queues nothing. Found by a review: both queued the token, and it was revoked twice.
+    static func insert(_ revocation: PendingRevocation, whileUserExists userID: UUID) -> SQL {
+        SQL("INSERT INTO pending_revocations (\(columns)) SELECT ?, ?, ?, ?, ?, ? "
+            + "WHERE EXISTS (SELECT 1 FROM users WHERE id = ?)", [
+                revocation.id, revocation.clientID, revocation.encryptedToken, revocation.attempts,
+                revocation.lastError, revocation.createdAt, userID,
+            ])
+    }
+
     static func insert(_ revocation: PendingRevocation) -> SQL {
         SQL("INSERT INTO pending_revocations (\(columns)) VALUES (?, ?, ?, ?, ?, ?)", [
             revocation.id, revocation.clientID, revocation.encryptedToken, revocation.attempts, revocation.lastError,

@@ -87,7 +87,8 @@ package struct UserRepository: Sendable {
     /// tokens the caller sent to Apple, revoked or in `revocations`) and not refused by Apple already were stored
     /// after the caller listed them, by a sign-in with a code while the revocations ran, and are queued here
     /// (found by an audit: such a token was deleted and never revoked, and Apple kept the app listed under the
-    /// user's Apple ID). The revocations are queued whether the user is still there or not.
+    /// user's Apple ID). `revocations` are queued only while the user is there: a deletion that came second queues
+    /// nothing, the first having queued what it could not revoke.
     ///
     /// On PostgreSQL the transaction first locks the user's row: a sign-in that holds it (its upsert) commits before
     /// the queueing statement takes its snapshot, so that statement sees the token the sign-in stored. Without the
@@ -101,7 +102,7 @@ package struct UserRepository: Sendable {
         let unsent = sent.isEmpty ? "" : " AND id NOT IN (\(placeholders))"
         let arguments: [any DatabaseValueConvertible] = [Self.storedDuringDeletion, now(), id] + sent
         let lock = pool.engine == .postgres ? [SQL("SELECT 1 FROM users WHERE id = ? FOR UPDATE", [id])] : []
-        let statements = lock + revocations.map(PendingRevocationRepository.insert) + [
+        let statements = lock + revocations.map { PendingRevocationRepository.insert($0, whileUserExists: id) } + [
             SQL("""
                 INSERT INTO pending_revocations (\(PendingRevocationRepository.columns))
                 SELECT id, client_id, refresh_token, 0, ?, ? FROM apple_tokens
