@@ -34,4 +34,14 @@ struct PersonNameTests {
         #expect(name == stored)
         #expect(name.unicodeScalars.count <= PersonName.maximumLength && name.utf8.count <= 4 * PersonName.maximumLength)
     }
+
+    /// The bidirectional formatting characters are not stored: `\u{202E}nimda` would show as "admin" on the pages
+    /// and in `siwa users show`. Found by a review. Letters of right-to-left scripts stay.
+    @Test(arguments: [
+        ("\u{202E}nimda", "nimda"), ("\u{2066}x\u{2069} y\u{200F}", "x y"), ("a\u{061C}b\u{202A}c\u{202C}", "abc"),
+        ("שלום עולם", "שלום עולם"), ("مرحبا", "مرحبا"),
+    ])
+    func bidirectionalControlsAreNotStored(_ input: String, _ stored: String) {
+        #expect(PersonName(fullName: input).stored == stored)
+    }
 }

@@ -87,17 +87,22 @@ struct PersonName: Sendable, Equatable {
     /// bytes); longer input is cut at a character's end, not refused.
     static let maximumLength = 200
 
-    /// The name as stored: without control characters (C0, C1, DEL), cut to `maximumLength` code points at a
-    /// character's end. Found by audits: one character of 250,000 combining marks passed a count of characters, and
-    /// `/me` then answered half a megabyte; 200 characters of two code points each broke the API document's
-    /// `maxLength`.
+    /// The name as stored: without control characters (C0, C1, DEL) or the bidirectional formatting characters
+    /// (`isBidiControl`: marks, embeddings, overrides, isolates, which make a name read otherwise than it is
+    /// written, CVE-2021-42574, on the pages and in the operators' terminals), cut to `maximumLength` code points at
+    /// a character's end. Found by audits: one character of 250,000 combining marks passed a count of characters,
+    /// and `/me` then answered half a megabyte; 200 characters of two code points each broke the API document's
+    /// `maxLength`; `\u{202E}nimda` showed as "admin".
     var stored: String {
         // Printable ASCII within the limit, nearly every name, is stored as it is, without the Unicode walk below.
         if fullName.utf8.count <= Self.maximumLength, fullName.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
             return fullName
         }
-        let printable = fullName.unicodeScalars.contains { $0.properties.generalCategory == .control }
-            ? String(String.UnicodeScalarView(fullName.unicodeScalars.filter { $0.properties.generalCategory != .control }))
+        let hidden = { (scalar: Unicode.Scalar) in
+            scalar.properties.generalCategory == .control || scalar.properties.isBidiControl
+        }
+        let printable = fullName.unicodeScalars.contains(where: hidden)
+            ? String(String.UnicodeScalarView(fullName.unicodeScalars.filter { !hidden($0) }))
             : fullName
         var end = printable.startIndex
         var scalars = 0
