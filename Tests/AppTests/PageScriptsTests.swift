@@ -16,8 +16,8 @@ struct PageScriptsTests {
             + "object-src 'none'; base-uri 'none'")
         let tags = page.text.matches(of: /<script[^>]*>/).map { String($0.output) }
         #expect(!tags.isEmpty)
-        for tag in tags where !tag.contains(" src=") {
-            #expect(tag.contains(#"nonce="\#(nonce)""#), "inline script without the response's nonce: \(tag)")
+        for tag in tags {
+            #expect(tag.contains(#"nonce="\#(nonce)""#), "script without the response's nonce: \(tag)")
         }
         return nonce
     }
@@ -62,7 +62,9 @@ struct PageScriptsTests {
         #expect(PageScripts.origin(of: "https://appleid.cdn-apple.com/appleauth/static/jsapi/appleid/1/en_US/appleid.auth.js")
             == "https://appleid.cdn-apple.com")
         #expect(PageScripts.origin(of: "http://127.0.0.1:9090/appleauth/x.js") == "http://127.0.0.1:9090")
-        #expect(PageScripts.origin(of: "http://[::1]:9090/x.js") == "http://[::1]:9090")
+        // A host source cannot name an IPv6 literal (CSP Level 3 §2.3.1 `host-char`): browsers drop it, and the
+        // page's script tags carry the nonce instead. Found by a review: Apple's script was refused on `[::1]`.
+        #expect(PageScripts.origin(of: "http://[::1]:9090/x.js") == nil)
         #expect(PageScripts.origin(of: "https://apple.example") == "https://apple.example")
         #expect(PageScripts.origin(of: "https://apple.example?x") == "https://apple.example")
         #expect(PageScripts.origin(of: "/appleauth/x.js") == nil, "no scheme")

@@ -9,7 +9,7 @@ import Web
 ///
 /// The login, register and hand-off pages carry the state, the identity token and the authorization code, so they
 /// are the ones that get it. A template of one's own (`RESOURCES_PATH`) gives its inline scripts
-/// `nonce="{{scriptNonce}}"`.
+/// `nonce="{{scriptNonce}}"`, as the shipped ones give it to every script tag.
 struct PageScripts: Sendable {
     /// Random bytes in each nonce: 128 bits, as CSP Level 3 §7.1 asks for.
     static let nonceByteCount = 16
@@ -31,11 +31,14 @@ struct PageScripts: Sendable {
         response.headers.replaceOrAdd(name: "Content-Security-Policy", value: policy)
     }
 
-    /// `scheme://host[:port]` of an absolute URL, as a CSP host source; nil when it has none, or when it holds a
-    /// character a source expression cannot (a space, `;`, `,`, a quote), so the policy stays well formed.
+    /// `scheme://host[:port]` of an absolute URL, as a CSP host source; nil when it has none, when its host is an
+    /// IPv6 literal (`[::1]`, which a host source cannot name: browsers drop it, found by a review), or when it holds
+    /// a character a source expression cannot (a space, `;`, `,`, a quote), so the policy stays well formed. The
+    /// page's own script tags also carry the nonce, so Apple's script loads without its origin listed.
     static func origin(of url: String) -> String? {
         guard let schemeEnd = url.range(of: "://") else { return nil }
         let rest = url[schemeEnd.upperBound...]
+        guard !rest.hasPrefix("[") else { return nil }
         let hostEnd = rest.firstIndex(where: { "/?#".contains($0) }) ?? url.endIndex
         let origin = url[..<hostEnd]
         let fitsASource = origin.unicodeScalars.allSatisfy {
