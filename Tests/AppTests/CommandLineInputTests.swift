@@ -109,6 +109,25 @@ struct CommandLineInputTests {
         }
     }
 
+    /// A chore whose Apple key cannot be used refuses in one line before the database is opened: nothing is
+    /// migrated and no refresh-token key is made. Found by a review: it did both, then refused in three lines.
+    @Test(arguments: ["validate-tokens", "retry-revocations"])
+    func aChoreWithAnUnusableKeyChangesNothing(_ chore: String) async throws {
+        try await TestApp.withTemporaryDirectory { directory in
+            let database = directory.appendingPathComponent("siwa.sqlite").path
+            #expect(FileManager.default.createFile(atPath: database, contents: Data()))
+            let result = try await SiwaProcess.run(["apple", chore], environment: [
+                "IOS_APPLICATION_IDENTIFIER": "com.example.app", "APPLE_TEAM_ID": "ABCDE12345",
+                "APPLE_KEY_ID": "KEY1234567", "APPLE_PRIVATE_KEY_PATH": "/etc/siwa/AuthKey_TYPO.p8",
+                "LOG_LEVEL": "info", "DATABASE_PATH": database,
+            ], directory: directory, timeout: 30)
+            #expect(result.status == 1, "\(result.output)")
+            #expect(result.lines.count == 1 && result.output.contains("APPLE_PRIVATE_KEY_PATH"), "\(result.output)")
+            #expect(try FileManager.default.attributesOfItem(atPath: database)[.size] as? Int == 0)
+            #expect(!FileManager.default.fileExists(atPath: database + ".refresh-token-key"))
+        }
+    }
+
     /// A port taken after the start's address check but before its listen (another process listens on a socket it
     /// had bound with SO_REUSEADDR, once the database appears): the start fails naming PORT, and what it had made
     /// is closed first, so no `-wal` or `-shm` stays beside the database. Found by a review.

@@ -1,3 +1,4 @@
+import AppleID
 import Foundation
 import HTTPCore
 import Logging
@@ -26,7 +27,7 @@ extension AppleTokenLifecycle {
     }
 
     /// The lifecycle on the configured database. Like every operator's command it never creates a database: without
-    /// an Apple key, or when `DATABASE_PATH` names no file, it refuses before anything is opened, so a chore run in
+    /// a usable Apple key, or when `DATABASE_PATH` names no file, it refuses before anything is opened, so a chore run in
     /// the wrong place leaves no database and no refresh-token key behind. An existing database is migrated as the
     /// server migrates it at start (a chore run from cron after an upgrade, before the server restarts). The caller
     /// closes the database it returns, which leaves a SQLite file as it was found (`leavesTheFile`): one file, if
@@ -37,7 +38,14 @@ extension AppleTokenLifecycle {
         -> (AppleTokenLifecycle, any DatabaseClient, Logger)
     {
         let configuration = environment.configuration
-        guard configuration.appleKey != nil else { throw notConfigured(missingKeyReason) }
+        guard let key = configuration.appleKey else { throw notConfigured(missingKeyReason) }
+        // A key that cannot be used is refused before the database is opened, migrated or given a refresh-token
+        // key, in one line. Found by a review: it was found only after all three.
+        do {
+            _ = try ClientSecret.load(teamID: key.teamID, keyID: key.keyID, privateKeyPath: key.privateKeyPath)
+        } catch let error as ClientSecretError {
+            throw notConfigured("\(error)")
+        }
         if configuration.databaseURL == nil { _ = try environment.existingDatabasePath() }
         var logger = Logger(label: "siwa.apple")
         logger.logLevel = configuration.logLevel
