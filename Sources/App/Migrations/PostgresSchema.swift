@@ -104,10 +104,13 @@ enum PostgresSchema {
 
     /// Version 15: see `SQLiteSchema.notificationOrder`. The sessions stored before keep no time; the default, set
     /// once the column is there, stamps those that instances of the previous build store during a rolling upgrade
-    /// (found by an audit: left without a time, a later `consent-revoked` of any date ended them).
+    /// (found by an audit: left without a time, a later `consent-revoked` of any date ended them). `users` is altered
+    /// first, then `sessions`: the order in which the server's writes (an account's deletion, a sign-in) lock them.
+    /// Altering `sessions` first deadlocked with a deletion on an instance of the previous build during a rolling
+    /// upgrade (found by a review).
     static let notificationOrder = [
+        "ALTER TABLE users ADD COLUMN email_event_at timestamptz",
         "ALTER TABLE sessions ADD COLUMN created_at timestamptz",
         "ALTER TABLE sessions ALTER COLUMN created_at SET DEFAULT now()",
-        "ALTER TABLE users ADD COLUMN email_event_at timestamptz",
     ]
 }
