@@ -30,11 +30,12 @@ struct BackupCommand: AsyncParsableCommand {
         }
     }
 
-    /// On SIGINT or SIGTERM while the copy is made, its unfinished files are removed (they hold users and sealed
-    /// refresh tokens) and the command exits 128 + the signal's number, as a shell reports a signal.
+    /// On SIGINT, SIGTERM, SIGHUP (the terminal or ssh session closed; found by a review) or SIGQUIT while the copy
+    /// is made, its unfinished files are removed (they hold users and sealed refresh tokens) and the command exits
+    /// 128 + the signal's number, as a shell reports a signal.
     static func removeTheCopyWhenInterrupted(destination: String) -> [any DispatchSourceSignal] {
         let unfinished = BackupOperation.unfinishedFiles(destination: destination)
-        return SignalHandlers.install([SIGINT, SIGTERM]) { signal in
+        return SignalHandlers.install([SIGINT, SIGTERM, SIGHUP, SIGQUIT]) { signal in
             for path in unfinished { unlink(path) }
             OperatorFailure.writeError("siwa: backup interrupted by \(SignalHandlers.name(of: signal)); nothing was kept")
             _exit(128 + signal)

@@ -16,7 +16,17 @@ package enum BackupOperation {
         if FileManager.default.fileExists(atPath: destination, isDirectory: &isDirectory), isDirectory.boolValue {
             throw OperatorError("\(destination) is a folder; give the new file's path, e.g. \(destination)/siwa-backup.sqlite")
         }
-        let database = try environment.openReadOnly()
+        // Any version of the schema: the backup the README asks for before an upgrade is taken once the new build
+        // is installed, before its migration runs. Found by a review: it was refused, "run `siwa migrate` first".
+        for suffix in ["-wal", "-shm", "-journal"] where destination.hasSuffix(suffix) {
+            let owner = String(destination.dropLast(suffix.count))
+            if FileManager.default.fileExists(atPath: owner) {
+                // SQLite would take the copy for that database's own file, and delete it. Found by a review.
+                throw OperatorError("\(destination) is where SQLite keeps \(owner)'s \(suffix.dropFirst()) file; "
+                    + "choose another name")
+            }
+        }
+        let database = try environment.openReadOnly(anySchemaVersion: true)
         if URL(fileURLWithPath: destination).standardized.path
             == URL(fileURLWithPath: database.path).standardized.path {
             throw OperatorError("\(destination) is the database itself; choose a new file")
@@ -29,9 +39,15 @@ package enum BackupOperation {
         } catch let error as SQLiteError {
             throw OperatorError("SQLite failed: \(error.message); nothing was kept")
         }
+        let latest = AppMigrations.migrator.migrations.last?.version ?? 0
+        let version = (try? AppMigrations.migrator.status(database)).flatMap { status in
+            status.pending.isEmpty && status.unknown.isEmpty ? nil : status.applied.max()
+        }
         return [
             "Backed up \(database.path) to \(report.path): \(report.bytes) bytes, \(report.rowCount) users, "
-                + "PRAGMA integrity_check ok.",
+                + "PRAGMA integrity_check ok."
+                + (version.map { " Its schema is at version \($0), not this build's \(latest): restore it with the "
+                    + "build that wrote it." } ?? ""),
             refreshTokenKeyNote(environment.configuration),
             restoreNote(copy: report.path, database: database.path, configuration: environment.configuration),
         ]

@@ -57,10 +57,11 @@ package struct OperatorEnvironment: Sendable {
         return path
     }
 
-    /// A read-only connection to the existing database, whose schema must be this build's. Closing it leaves the
+    /// A read-only connection to the existing database, whose schema must be this build's, or, with
+    /// `anySchemaVersion`, any siwa schema (a backup taken before an upgrade's migration). Closing it leaves the
     /// file as it was: a WAL left by a crash is kept, and a file that had none gets none (the last connection to
     /// close removes the empty `-wal` and `-shm` that reading made).
-    func openReadOnly() throws -> Database {
+    func openReadOnly(anySchemaVersion: Bool = false) throws -> Database {
         let database: Database
         var leavingTheFile = DatabaseConfiguration()
         leavingTheFile.leaveAsFound(configuration.databasePath)
@@ -69,7 +70,7 @@ package struct OperatorEnvironment: Sendable {
         } catch let error as SQLiteError {
             throw OperatorError("DATABASE_PATH: cannot open \(configuration.databasePath): \(error.message)")
         }
-        try Self.requireCurrentSchema(database)
+        try Self.requireCurrentSchema(database, anyVersion: anySchemaVersion)
         return database
     }
 
@@ -133,7 +134,7 @@ package struct OperatorEnvironment: Sendable {
 
     /// Throws unless `database` has exactly the migrations this build knows. Another application's file is said so:
     /// `siwa migrate` would refuse it too, so "run `siwa migrate`" would mislead (found by an audit).
-    static func requireCurrentSchema(_ database: Database) throws {
+    static func requireCurrentSchema(_ database: Database, anyVersion: Bool = false) throws {
         let status: Migrator.Status
         do {
             try AppMigrations.refuseAnotherApplicationsDatabase(database)
@@ -143,6 +144,7 @@ package struct OperatorEnvironment: Sendable {
         } catch let error as ConfigurationError {
             throw OperatorError("\(error)")
         }
+        if anyVersion, !status.applied.isEmpty { return }
         try requireCurrent(status, name: database.path, variable: "DATABASE_PATH")
     }
 

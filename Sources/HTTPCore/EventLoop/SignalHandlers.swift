@@ -32,6 +32,8 @@ package enum SignalHandlers {
         switch number {
         case SIGINT: "SIGINT"
         case SIGTERM: "SIGTERM"
+        case SIGHUP: "SIGHUP"
+        case SIGQUIT: "SIGQUIT"
         default: "signal \(number)"
         }
     }
