@@ -1,4 +1,5 @@
 import Foundation
+import Glibc
 import Testing
 @testable import Web
 
@@ -33,6 +34,26 @@ struct EnvironmentTests {
     ])
     func malformedDotEnvNamesTheLine(text: String, error: ConfigurationError) {
         #expect(throws: error) { try DotEnv.parse(text) }
+    }
+
+    /// A bad line is reported in the file actually read (`--env-file`), not as `.env`; a pipe or a device is read
+    /// to its end (`/dev/null` is empty). Found by a review.
+    @Test func aDotEnvFileIsNamedAndMayBeAPipeOrADevice() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("production-\(UUID().uuidString).env").path
+        try "PORT=9000\ngarbage\n".write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        #expect(throws: ConfigurationError.malformedDotEnv(line: 2, message: "expected KEY=VALUE", file: path)) {
+            try DotEnv.load(path: path)
+        }
+        #expect("\(ConfigurationError.malformedDotEnv(line: 2, message: "x", file: path))" == "\(path) line 2: x")
+        #expect(try DotEnv.load(path: "/dev/null") == [:])
+        var pipe: [Int32] = [0, 0]
+        #expect(Glibc.pipe(&pipe) == 0)
+        let text = Array("PORT=7001\n".utf8)
+        #expect(write(pipe[1], text, text.count) == text.count)
+        close(pipe[1])
+        defer { close(pipe[0]) }
+        #expect(try DotEnv.load(path: "/proc/self/fd/\(pipe[0])") == ["PORT": "7001"])
     }
 
     @Test func processEnvironmentWinsOverDotEnv() throws {

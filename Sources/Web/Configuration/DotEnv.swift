@@ -25,14 +25,21 @@ package enum DotEnv {
         return result
     }
 
-    /// The variables of the file at `path` (later assignments win); empty when the file does not exist.
+    /// The variables of the file at `path` (later assignments win); empty when the file does not exist. The file
+    /// may be a pipe or a device (`--env-file <(vault …)`, `/dev/null`): it is read to its end. An error names it.
     package static func load(path: String = ".env") throws -> [String: String] {
         guard FileManager.default.fileExists(atPath: path) else { return [:] }
-        guard let data = FileManager.default.contents(atPath: path), let text = String(data: data, encoding: .utf8) else {
-            throw ConfigurationError.malformedDotEnv(line: 0, message: "cannot read '\(path)' as UTF-8")
+        guard let handle = FileHandle(forReadingAtPath: path),
+              let data = try? handle.readToEnd() ?? Data(), let text = String(data: data, encoding: .utf8) else {
+            throw ConfigurationError.malformedDotEnv(line: 0, message: "cannot read it as UTF-8 text", file: path)
         }
+        try? handle.close()
         var values: [String: String] = [:]
-        for (key, value) in try parse(text) { values[key] = value }
+        do {
+            for (key, value) in try parse(text) { values[key] = value }
+        } catch ConfigurationError.malformedDotEnv(let line, let message, _) {
+            throw ConfigurationError.malformedDotEnv(line: line, message: message, file: path)
+        }
         return values
     }
 

@@ -65,21 +65,22 @@ package struct Environment: Sendable {
 package enum ConfigurationError: Error, Equatable, CustomStringConvertible {
     case missing(String)
     case malformed(name: String, expected: String)
-    case malformedDotEnv(line: Int, message: String)
+    /// A line of the dotenv `file` (`.env`, or the one `--env-file` names) that cannot be read.
+    case malformedDotEnv(line: Int, message: String, file: String = ".env")
 
     package var description: String {
         switch self {
         case .missing(let name): "Missing required environment variable \(name)"
         case .malformed(let name, let expected): "Environment variable \(name) must be \(expected)"
-        case .malformedDotEnv(let line, let message): ".env line \(line): \(message)"
+        case .malformedDotEnv(let line, let message, let file): "\(file) line \(line): \(message)"
         }
     }
 
-    /// The variable the error is about, or `.env`.
+    /// The variable the error is about, or the dotenv file.
     package var subject: String {
         switch self {
         case .missing(let name), .malformed(let name, _): name
-        case .malformedDotEnv: ".env"
+        case .malformedDotEnv(_, _, let file): file
         }
     }
 
@@ -88,7 +89,7 @@ package enum ConfigurationError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .missing: "required but not set"
         case .malformed(_, let expected): "must be \(expected)"
-        case .malformedDotEnv(let line, let message): "line \(line): \(message)"
+        case .malformedDotEnv(let line, let message, _): "line \(line): \(message)"
         }
     }
 }
