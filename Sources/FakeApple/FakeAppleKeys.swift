@@ -28,15 +28,24 @@ package struct FakeAppleKeys: Sendable {
 
     /// Loads the key at `path`, or generates one and writes it there.
     package static func loadOrCreate(path: String) throws -> FakeAppleKeys {
-        if FileManager.default.fileExists(atPath: path) {
-            let pem = try String(contentsOfFile: path, encoding: .utf8)
-            return try FakeAppleKeys(privateKey: try RSAPrivateKey(pem: pem))
-        }
+        if FileManager.default.fileExists(atPath: path) { return try read(path) }
         let key = try RSAPrivateKey.generate(bits: 2048)
-        guard try DevSecrets.place(try key.pemRepresentation(), at: path) else {
-            return try FakeAppleKeys(privateKey: try RSAPrivateKey(pem: String(contentsOfFile: path, encoding: .utf8)))
-        }
+        guard try DevSecrets.place(try key.pemRepresentation(), at: path) else { return try read(path) }
         return try FakeAppleKeys(privateKey: key)
+    }
+
+    /// The stand-in's key in `path`. - Throws: `FakeAppleError.unusableKeyFile`, one line naming the file, when it
+    /// cannot be read or holds no RSA private key (found by a review: Foundation's error was printed whole).
+    private static func read(_ path: String) throws -> FakeAppleKeys {
+        guard let handle = FileHandle(forReadingAtPath: path), let data = try? handle.readToEnd(),
+              let pem = String(data: data, encoding: .utf8) else {
+            throw FakeAppleError.unusableKeyFile(path, "cannot be read as text")
+        }
+        do {
+            return try FakeAppleKeys(privateKey: try RSAPrivateKey(pem: pem))
+        } catch {
+            throw FakeAppleError.unusableKeyFile(path, "holds no PEM RSA private key")
+        }
     }
 
     /// The JWKS document `/auth/keys` serves.
@@ -84,6 +93,8 @@ package struct FakeAppleKeys: Sendable {
 /// Failures of the stand-in's own set-up.
 package enum FakeAppleError: Error, CustomStringConvertible {
     case cannotWriteKeyFile(String)
+    /// The stand-in's key file exists but cannot be used: its path, and why.
+    case unusableKeyFile(String, String)
     /// No stand-in key file where one is needed.
     case noKeyFile(String)
     /// A `--team` that is not `TEAM_ID:KEY_ID:PATH` of a readable ES256 key.
@@ -94,6 +105,9 @@ package enum FakeAppleError: Error, CustomStringConvertible {
     package var description: String {
         switch self {
         case .cannotWriteKeyFile(let path): "cannot write the stand-in's key file at \(path)"
+        case .unusableKeyFile(let path, let reason):
+            "the stand-in's key file \(ConfiguredPath.named(path)) \(reason); give another --key-file, or remove it "
+                + "to make a new key"
         case .noKeyFile(let path):
             "no stand-in key file at \(path): run this where `siwa fake-apple` runs, or give its --key-file"
         case .malformedTeamKey(let reason): "--team: \(reason)"

@@ -109,6 +109,24 @@ struct CommandLineInputTests {
         }
     }
 
+    /// A `--key-file` that is a folder or holds no key is one line naming it, for every command that reads the
+    /// stand-in's key. Found by a review: Foundation's error was printed whole, or "invalid key" named no file.
+    @Test(arguments: [["mint", "--aud", "x"], ["fake-apple", "notify", "--event", "account-delete", "--sub", "s",
+                                               "--aud", "x"]])
+    func aKeyFileThatIsNoKeyIsNamed(_ arguments: [String]) async throws {
+        try await TestApp.withTemporaryDirectory { directory in
+            let notAKey = directory.appendingPathComponent("notes.txt").path
+            try "hello".write(toFile: notAKey, atomically: true, encoding: .utf8)
+            for (file, reason) in [(notAKey, "holds no PEM RSA private key"), (directory.path, "cannot be read as text")] {
+                let result = try await SiwaProcess.run(arguments + ["--key-file", file], environment: [:],
+                                                       directory: directory, timeout: 30)
+                #expect(result.status != 0)
+                #expect(result.lines.count == 1 && result.output.contains("key file \(file) \(reason)"),
+                        "\(result.output)")
+            }
+        }
+    }
+
     /// A chore whose Apple key cannot be used refuses in one line before the database is opened: nothing is
     /// migrated and no refresh-token key is made. Found by a review: it did both, then refused in three lines.
     @Test(arguments: ["validate-tokens", "retry-revocations"])
