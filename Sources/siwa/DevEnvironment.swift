@@ -13,8 +13,14 @@ enum DevEnvironment {
     static func run(hostname: String, port: Int, applePort: Int, databasePath: String, keyFile: String)
         async throws
     {
-        try PortOption.checkFree(hostname: hostname, port: applePort, of: "the Apple stand-in", option: "--apple-port")
-        try PortOption.checkFree(hostname: hostname, port: port, of: "the server", option: "--port")
+        // Port 0 is resolved to a free port here, before the two are wired to each other's address (found by a
+        // review: they were wired to port 0, and no sign-in worked).
+        let applePort = try PortOption.checkFree(hostname: hostname, port: applePort, of: "the Apple stand-in",
+                                                 option: "--apple-port")
+        var port = try PortOption.checkFree(hostname: hostname, port: port, of: "the server", option: "--port")
+        if port == applePort {
+            port = try PortOption.checkFree(hostname: hostname, port: 0, of: "the server", option: "--port")
+        }
         var configuration = try Configuration.development(hostname: hostname, port: port, applePort: applePort,
                                                           databasePath: databasePath)
         let secrets = try DevSecrets.loadOrCreate(besides: keyFile)
@@ -27,10 +33,12 @@ enum DevEnvironment {
                                              databasePath: databasePath)
         var logger = Logger(label: "siwa")
         logger.logLevel = configuration.logLevel
+        var standInLogger = Logger(label: "fake-apple")
+        standInLogger.logLevel = configuration.logLevel  // LOG_LEVEL for both (found by a review)
         let stand = try FakeAppleServer(hostname: hostname, port: applePort,
                                         keys: try FakeAppleKeys.loadOrCreate(path: keyFile),
                                         clientSecretKey: try secrets.clientKey.publicKey,
-                                        logger: Logger(label: "fake-apple"))
+                                        logger: standInLogger)
         try stand.start()
         signal(SIGXFSZ, SIG_IGN)  // as `siwa serve`: past `ulimit -f` a write fails with EFBIG (a 503) instead
         let server = try await SiwaServer(configuration: configuration, logger: logger)

@@ -13,9 +13,11 @@ enum PortOption {
     }
 
     /// Stops before anything is made when `what` cannot listen on `hostname:port`, naming the option that changes it.
-    static func checkFree(hostname: String, port: Int, of what: String, option: String) throws {
+    /// - Returns: `port`, or for 0 a port free a moment ago, which the system picked.
+    @discardableResult
+    static func checkFree(hostname: String, port: Int, of what: String, option: String) throws -> Int {
         do {
-            try HTTPServer.checkAddress(hostname: hostname, port: port)
+            return try HTTPServer.checkAddress(hostname: hostname, port: port)
         } catch let error as SocketError {
             throw CannotListen(description: "\(what) cannot listen on \(hostname):\(port) (\(error)); choose another "
                 + (error.call.hasPrefix("getaddrinfo(") ? "address with --hostname" : "port with \(option)"))

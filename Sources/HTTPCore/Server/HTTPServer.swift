@@ -55,9 +55,11 @@ package final class HTTPServer: Sendable {
     /// probe waiting for the port does not take the check for the server (found with `Benchmarks/cpu`: its client
     /// connected to the check's socket, then met a refused connection while the server migrated). A port taken
     /// between this and `start()` still fails there.
+    /// - Returns: the port bound: `port`, or for 0 one the system picked, free a moment ago.
     /// - Throws: `SocketError` from `getaddrinfo` (the name does not resolve) or `bind` (in use, not this machine's).
-    package static func checkAddress(hostname: String, port: Int) throws {
-        _ = try Listener(host: hostname, port: port, listening: false)
+    @discardableResult
+    package static func checkAddress(hostname: String, port: Int) throws -> Int {
+        try Listener(host: hostname, port: port, listening: false).port
     }
 
     /// Binds, listens and starts the loop threads; returns at once. Calling it again does nothing.

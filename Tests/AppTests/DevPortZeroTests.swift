@@ -1,0 +1,32 @@
+import Foundation
+import Glibc
+import HTTPCore
+import TestSupport
+import Testing
+
+/// `siwa dev --port 0 --apple-port 0` picks free ports and wires the server and the stand-in to the ports they got.
+/// Found by a review: both were wired to port 0, so every sign-in was 503 and the page sent Apple to `:0`.
+@Suite(.timeLimit(.minutes(2)))
+struct DevPortZeroTests {
+    @Test func devOnPortZeroWiresThePortsItGot() async throws {
+        try await TestApp.withTemporaryDirectory { directory in
+            let dev = try SiwaProcess(["dev", "--port", "0", "--apple-port", "0"], environment: ["LOG_LEVEL": "info"],
+                                      directory: directory)
+            let port = try await dev.waitForPort(after: "siwa on http://127.0.0.1:")
+            #expect(port != 0)
+            let token = try await SiwaProcess.run(["mint", "--aud", "dev.siwa.ios"], environment: [:],
+                                                  directory: directory).output
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            let client = HTTPClient()
+            let body = Array(try JSONSerialization.data(withJSONObject: ["token": token]))
+            let signIn = try await client.send(HTTPClientRequest(
+                method: .POST, url: "http://127.0.0.1:\(port)/api/users/siwa",
+                headers: ["Content-Type": "application/json"], body: body))
+            #expect(signIn.status.code == 200, "\(String(decoding: signIn.body, as: UTF8.self))")
+            let page = try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(port)/login"))
+            #expect(String(decoding: page.body, as: UTF8.self).contains("http://127.0.0.1:\(port)/login/siwa/callback"))
+            dev.signal(SIGTERM)
+            #expect(await dev.exited(within: .seconds(30)) == 0)
+        }
+    }
+}
