@@ -73,6 +73,31 @@ struct UsersCommandTests {
         }
     }
 
+    /// The times stored beside the user are exported too: a session's issue, Apple's last check of a refresh token,
+    /// the last email event, the transfer's export. Found by a review: all four were left out.
+    @Test func exportCarriesEveryStoredTime() async throws {
+        try await TestApp.with { app in
+            let user = try await signIn(app, subject: "001.times", email: "times@example.com")
+            let id = try #require(UUID(uuidString: user.id))
+            let when = Date(timeIntervalSince1970: 1_800_000_000)
+            try await app.server.services.database.write([
+                SQL("UPDATE apple_tokens SET checked_at = ? WHERE user_id = ?", [when, id]),
+                SQL("UPDATE users SET email_event_at = ?, transfer_exported_at = ?, transfer_target = 'TEAMB12345' "
+                    + "WHERE id = ?", [when, when, id]),
+                SQL("INSERT INTO sessions (id, data, user_id, expires_at, created_at) VALUES ('s1', '{}', ?, ?, ?)",
+                    [id, when.addingTimeInterval(3600), when]),
+            ])
+            let json = try await app.command(["users", "export", user.id]).json()
+            let stamp = "2027-01-15T08:00:00Z"
+            #expect((json["appleTokens"] as? [[String: Any]])?.first?["checkedAt"] as? String == stamp)
+            #expect(json["emailEventAt"] as? String == stamp)
+            #expect((json["transfer"] as? [String: Any])?["exportedAt"] as? String == stamp)
+            #expect((json["sessions"] as? [String: Any])?["createdAt"] as? [String] == [stamp])
+            let show = try await app.command(["users", "show", user.id]).json()
+            #expect(show["emailEventAt"] == nil && (show["sessions"] as? [String: Any])?["createdAt"] == nil)
+        }
+    }
+
     /// Found by an audit against "everything stored about the user": the client id of a sign-in without a code and
     /// the user's part of an app transfer were stored and printed nowhere.
     @Test func showAndExportNameTheSignInsClientIDAndTheTransfer() async throws {

@@ -11,6 +11,8 @@ package struct UserRecord: Sendable, Equatable, Encodable {
     package var isPrivateEmail: Bool
     /// Whether Apple forwards mail to the user's relay address (its `email-disabled` / `email-enabled` events).
     package var emailForwardingEnabled: Bool
+    /// When the last of those events happened, by Apple's clock (export only).
+    package var emailEventAt: Date?
     /// Apple's user identifier: the identity tokens' `sub`.
     package var sub: String
     package var createdAt: Date
@@ -29,8 +31,9 @@ package struct UserRecord: Sendable, Equatable, Encodable {
     package struct Lifetimes: Sendable, Equatable, Encodable {
         package var count: Int
         package var expiresAt: [Date]
-        /// When each was issued, where that is stored (export only).
-        package var createdAt: [Date]?
+        /// When each was issued, where that is stored (export only; null for a session stored by a build that kept
+        /// no time).
+        package var createdAt: [Date?]?
     }
 
     /// The user's part of an app transfer: the identifier Apple gave for the receiving team, and when the user's
@@ -39,12 +42,22 @@ package struct UserRecord: Sendable, Equatable, Encodable {
         package var transferSub: String?
         package var targetTeam: String?
         package var transferredAt: Date?
+        /// When the sending team's export asked Apple for `transferSub`.
+        package var exportedAt: Date?
+
+        package init(transferSub: String? = nil, targetTeam: String? = nil, transferredAt: Date? = nil,
+                     exportedAt: Date? = nil) {
+            (self.transferSub, self.targetTeam, self.transferredAt, self.exportedAt)
+                = (transferSub, targetTeam, transferredAt, exportedAt)
+        }
     }
 
     /// One stored Apple refresh token, described.
     package struct AppleTokenEntry: Sendable, Equatable, Encodable {
         package var clientID: String
         package var createdAt: Date
+        /// When Apple last said it was still good (`validate-tokens`).
+        package var checkedAt: Date?
         package var revokedAt: Date?
     }
 
@@ -54,6 +67,7 @@ package struct UserRecord: Sendable, Equatable, Encodable {
         summary.bearerTokens.createdAt = nil
         summary.sessions.createdAt = nil
         summary.appleTokens = nil
+        summary.emailEventAt = nil
         return summary
     }
 

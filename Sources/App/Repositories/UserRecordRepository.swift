@@ -31,25 +31,32 @@ struct UserRecordRepository {
                                        User.init(row:))
     }
 
-    /// Everything stored about `user`, redacted (see `UserRecord`).
+    /// Everything stored about `user`, redacted (see `UserRecord`). Found by a review: the times of the sessions'
+    /// issue, of Apple's last check of each refresh token, of the last email event and of the transfer's export
+    /// were left out.
     func record(of user: User) async throws -> UserRecord {
         let stored = try await database.readOne(SQL("""
-            SELECT email_forwarding_enabled, apple_client_id, transfer_sub, transfer_target, transferred_at
+            SELECT email_forwarding_enabled, apple_client_id, transfer_sub, transfer_target, transferred_at,
+                transfer_exported_at, email_event_at
             FROM users WHERE id = ?
-            """, [user.id])) { row -> (forwarding: Bool, clientID: String?, transfer: UserRecord.Transfer) in
+            """, [user.id])) { row -> (forwarding: Bool, clientID: String?, transfer: UserRecord.Transfer, emailEventAt: Date?) in
             (try row[0], try row[1], UserRecord.Transfer(transferSub: try row[2], targetTeam: try row[3],
-                                                         transferredAt: try row[4]))
+                                                         transferredAt: try row[4], exportedAt: try row[5]),
+             try row[6])
         }
         let tokens = try await database.read(
             SQL("SELECT created_at, expires_at FROM tokens WHERE user_id = ? ORDER BY expires_at", [user.id])
         ) { row -> (Date, Date) in (try row[0], try row[1]) }
         let sessions = try await database.read(
-            SQL("SELECT expires_at FROM sessions WHERE user_id = ? ORDER BY expires_at", [user.id])
-        ) { row -> Date in try row[0] }
-        let appleTokens = try await database.read(
-            SQL("SELECT client_id, created_at, revoked_at FROM apple_tokens WHERE user_id = ? ORDER BY created_at",
-                [user.id])
-        ) { row in UserRecord.AppleTokenEntry(clientID: try row[0], createdAt: try row[1], revokedAt: try row[2]) }
+            SQL("SELECT expires_at, created_at FROM sessions WHERE user_id = ? ORDER BY expires_at", [user.id])
+        ) { row -> (Date, Date?) in (try row[0], try row[1]) }
+        let appleTokens = try await database.read(SQL("""
+            SELECT client_id, created_at, checked_at, revoked_at FROM apple_tokens WHERE user_id = ? ORDER BY created_at
+            """, [user.id])
+        ) { row in
+            UserRecord.AppleTokenEntry(clientID: try row[0], createdAt: try row[1], checkedAt: try row[2],
+                                       revokedAt: try row[3])
+        }
         var clientIDs: [String] = []
         for clientID in [stored?.clientID].compactMap({ $0 }) + appleTokens.map(\.clientID)
         where !clientIDs.contains(clientID) {
@@ -59,10 +66,11 @@ struct UserRecordRepository {
         return UserRecord(
             id: user.id.uuidString.lowercased(), name: user.name, username: user.username, email: user.email,
             isPrivateEmail: user.isPrivateEmail, emailForwardingEnabled: stored?.forwarding ?? true,
+            emailEventAt: stored?.emailEventAt,
             sub: user.siwaIdentifier, createdAt: user.createdAt, updatedAt: user.updatedAt, appleClientIDs: clientIDs,
-            transfer: transfer == UserRecord.Transfer(transferSub: nil, targetTeam: nil, transferredAt: nil) ? nil : transfer,
+            transfer: transfer == UserRecord.Transfer() ? nil : transfer,
             bearerTokens: .init(count: tokens.count, expiresAt: tokens.map(\.1), createdAt: tokens.map(\.0)),
-            sessions: .init(count: sessions.count, expiresAt: sessions, createdAt: nil),
+            sessions: .init(count: sessions.count, expiresAt: sessions.map(\.0), createdAt: sessions.map(\.1)),
             appleTokens: appleTokens
         )
     }
