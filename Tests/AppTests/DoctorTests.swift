@@ -171,4 +171,12 @@ struct DoctorTests {
             #expect(!result.output.contains("client secret for"), "no Apple key, no probe")
         }
     }
+
+    /// A redirect URL's host must be a domain Apple can register: not localhost, `localhost.`, or a name under
+    /// `.localhost` (RFC 6761 §6.3), nor an IP address. Found by a review: the last two passed.
+    @Test(arguments: [("app.example.com", true), ("example.com.", true), ("localhost", false), ("localhost.", false),
+                      ("app.localhost", false), ("APP.LOCALHOST.", false), ("127.0.0.1", false), ("[::1]", false)])
+    func aRedirectHostIsADomainName(_ host: String, _ isDomain: Bool) {
+        #expect(IdentifierCheck.isDomainName(host) == isDomain)
+    }
 }

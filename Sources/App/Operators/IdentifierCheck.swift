@@ -116,9 +116,12 @@ struct IdentifierCheck {
         return DoctorFinding(verdict: .ok, subject: "SIWA_REDIRECT_URL", message: "\(url) is \(kind)")
     }
 
-    /// Whether `host` could be a domain registered at Apple: a dotted name, not localhost or an IP address.
+    /// Whether `host` could be a domain registered at Apple: a dotted name, not localhost (nor `localhost.` or a
+    /// name under it, which RFC 6761 §6.3 keeps for loopback; found by a review) or an IP address.
     static func isDomainName(_ host: String) -> Bool {
-        guard !HTTPClient.isLoopback(host: host), host.contains(".") else { return false }
+        let name = host.lowercased().hasSuffix(".") ? String(host.lowercased().dropLast()) : host.lowercased()
+        guard !HTTPClient.isLoopback(host: host), name.contains("."), name != "localhost", !name.hasSuffix(".localhost")
+        else { return false }
         return !host.allSatisfy { $0.isNumber || $0 == "." || $0 == ":" || $0 == "[" || $0 == "]" }
     }
 }
