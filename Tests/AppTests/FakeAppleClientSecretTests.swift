@@ -12,19 +12,8 @@ import Testing
 /// The stand-in judges client secrets as Apple does: only the key it knows, with its team id and key id, is
 /// accepted; an unknown code with an accepted secret is `invalid_grant`.
 struct FakeAppleClientSecretTests {
-    /// `body` with a running stand-in and the development secrets it checks client secrets against.
     private func withStandIn<T>(_ body: (FakeAppleServer, DevSecrets) async throws -> T) async throws -> T {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("siwa-fake-secret-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let keyFile = directory.appendingPathComponent("apple.pem").path
-        let secrets = try DevSecrets.loadOrCreate(besides: keyFile)
-        let stand = try FakeAppleServer(hostname: "127.0.0.1", port: 0, keys: try FakeAppleKeys.loadOrCreate(path: keyFile),
-                                        clientSecretKey: try secrets.clientKey.publicKey,
-                                        logger: TestApp.quietLogger("fake-apple"))
-        try stand.start()
-        defer { Task { await stand.shutdown() } }
-        return try await body(stand, secrets)
+        try await TestApp.withDevStandIn(body)
     }
 
     private func exchange(teamID: String = DevSecrets.teamID, keyID: String = DevSecrets.keyID,

@@ -12,23 +12,10 @@ import Testing
 struct MigrationTokensTests {
     /// `body` with the stand-in and an Apple client whose client secret it accepts.
     private func withStandIn(_ body: (AppleAuthClient) async throws -> Void) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("siwa-migration-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let keyFile = directory.appendingPathComponent("apple.pem").path
-        let secrets = try DevSecrets.loadOrCreate(besides: keyFile)
-        let standIn = try FakeAppleServer(hostname: "127.0.0.1", port: 0, keys: try FakeAppleKeys.loadOrCreate(path: keyFile),
-                                          clientSecretKey: try secrets.clientKey.publicKey,
-                                          logger: TestApp.quietLogger("fake-apple"))
-        try standIn.start()
-        let secret = ClientSecret(teamID: DevSecrets.teamID, keyID: DevSecrets.keyID, key: secrets.clientKey)
-        do {
+        try await TestApp.withDevStandIn { standIn, secrets in
+            let secret = ClientSecret(teamID: DevSecrets.teamID, keyID: DevSecrets.keyID, key: secrets.clientKey)
             try await body(AppleAuthClient(baseURL: standIn.baseURL, clientSecret: secret))
-        } catch {
-            await standIn.shutdown()
-            throw error
         }
-        await standIn.shutdown()
     }
 
     @Test func aTokenIsReusedUntilItsMarginAndRenewedAfter() async throws {
