@@ -23,7 +23,9 @@ package enum JWKSFetchOutcome: String, CaseIterable, Sendable {
             return
         }
         switch error.kind {
-        case .connectTimeout, .readTimeout: self = .timeout
+        // Waiting for a pooled connection past the call's time is a timeout too, as `AppleAuthClient` counts it
+        // (found by a review: it was `network_error`).
+        case .connectTimeout, .readTimeout, .poolTimeout: self = .timeout
         case .tlsHandshakeFailed: self = .tlsError
         default: self = .networkError
         }

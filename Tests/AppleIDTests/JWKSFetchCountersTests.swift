@@ -57,6 +57,7 @@ struct JWKSFetchCountersTests {
     @Test func clientErrorsMapToTheirOutcome() {
         #expect(JWKSFetchOutcome(HTTPClientError(.readTimeout, "")) == .timeout)
         #expect(JWKSFetchOutcome(HTTPClientError(.connectTimeout, "")) == .timeout)
+        #expect(JWKSFetchOutcome(HTTPClientError(.poolTimeout, "")) == .timeout, "as AppleAuthClient counts it")
         #expect(JWKSFetchOutcome(HTTPClientError(.tlsHandshakeFailed, "")) == .tlsError)
         #expect(JWKSFetchOutcome(HTTPClientError(.connectFailed, "")) == .networkError)
         #expect(JWKSFetchOutcome(CancellationError()) == .networkError)
