@@ -3,8 +3,9 @@ import Storage
 import Synchronization
 import Web
 
-/// `GET /ready`, what a load balancer polls: 200 `{"status":"ok"}` while the database answers and takes writes
-/// (`DatabaseClient.takesWrites()`), 503 `{"status":"unavailable"}` with `Retry-After` when it does not, or once
+/// `GET /ready`, what a load balancer polls: 200 `{"status":"ok"}` while the database answers and would take writes
+/// (`DatabaseClient.takesWrites()`, found out without writing: on SQLite, its files are those opened and a reader
+/// answers; a write lock another process holds, which a sign-in waits out or answers 503 to, is not looked for), 503 `{"status":"unavailable"}` with `Retry-After` when it does not, or once
 /// shutdown has begun (so the balancer takes this instance out before its listener closes). `GET /health` stays 200
 /// while the process runs.
 struct ReadinessController: RouteCollection {

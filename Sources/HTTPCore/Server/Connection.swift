@@ -207,8 +207,9 @@ final class Connection {
     }
 
     /// The access line for a request refused before it was parsed: no method or path can be trusted.
-    /// A request the server answered itself, before any route: the status, why and from which peer (the socket's;
-    /// its head was not read whole, so no forwarded address). Found by an audit: the line named none of them.
+    /// A request the server answered itself, before any route: the status, why and from which peer: the socket's,
+    /// which behind a proxy is the proxy (whether a forwarded address can be trusted is the application's to say,
+    /// and its routes were not reached). Found by an audit: the line named none of them.
     func logRefusal(_ status: HTTPStatus, reason: String) {
         let logger = acceptor.logger
         guard logger.logLevel <= .info else { return }
