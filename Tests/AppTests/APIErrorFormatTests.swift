@@ -35,6 +35,10 @@ struct APIErrorFormatTests {
         (.GET, "/api/apple/notifications", .methodNotAllowed), (.GET, "/api", .notFound),
         (.PUT, "/login/siwa/popup", .methodNotAllowed), (.GET, "/metrics", .notFound),
         (.POST, "/health", .methodNotAllowed), (.POST, "/ready", .methodNotAllowed),
+        // Paths the router routes to /api and /health by their decoded segments. Found by a review: HTML pages.
+        (.GET, "//api/users/me", .unauthorized), (.GET, "/%61pi/users/me", .unauthorized),
+        (.GET, "/./api/users/me", .unauthorized), (.GET, "/x/../api/users/me", .unauthorized),
+        (.GET, "//api/nope", .notFound), (.PUT, "//api/users/siwa", .methodNotAllowed), (.POST, "//health", .methodNotAllowed),
     ])
     func pathsNoRouteHasBelowTheAPIAnswerJSONToABrowser(_ method: HTTPMethod, _ path: String,
                                                         _ status: HTTPStatus) async throws {

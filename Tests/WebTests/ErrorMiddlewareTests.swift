@@ -181,6 +181,12 @@ struct ErrorMiddlewareTests {
     }
 
     @Test func aJSONErrorPathCoversWholeSegmentsOnly() {
+        #expect(ErrorRenderer.isRoutedBelowJSONErrorPath(["api", "users", "me"], ["/health", "/api"]))
+        #expect(ErrorRenderer.isRoutedBelowJSONErrorPath(["api"], ["/api"]))
+        #expect(!ErrorRenderer.isRoutedBelowJSONErrorPath(["apix"], ["/api"]))
+        #expect(!ErrorRenderer.isRoutedBelowJSONErrorPath([], ["/api"]))
+        #expect(!ErrorRenderer.isRoutedBelowJSONErrorPath(["login"], ["/"]))
+        #expect(!ErrorRenderer.isRoutedBelowJSONErrorPath(nil, ["/api"]))
         #expect(ErrorRenderer.isBelowJSONErrorPath("/api", ["/api"]))
         #expect(ErrorRenderer.isBelowJSONErrorPath("/api/", ["/api"]))
         #expect(ErrorRenderer.isBelowJSONErrorPath("/api/users/me", ["/other", "/api"]))

@@ -66,7 +66,19 @@ enum ErrorRenderer {
     /// `Application.jsonErrorPaths`).
     static func wantsHTML(_ request: Request) -> Bool {
         !request.errorsAsJSON && !isBelowJSONErrorPath(request.path, request.context.jsonErrorPaths)
+            && !isRoutedBelowJSONErrorPath(request.pathSegments, request.context.jsonErrorPaths)
             && MediaType.prefersHTML(accept: request.headers["Accept"])
+    }
+
+    /// Whether the segments the router routes by (decoded, `.` and `..` resolved, empty ones dropped) are below one
+    /// of `prefixes`: `//api/x`, `/%61pi/x` and `/x/../api/x` reach `/api`'s routes, so their errors are its JSON.
+    /// Found by a review: they were answered with the HTML page.
+    static func isRoutedBelowJSONErrorPath(_ segments: [String]?, _ prefixes: [String]) -> Bool {
+        guard let segments else { return false }
+        return prefixes.contains { prefix in
+            let prefixSegments = prefix.split(separator: "/").map(String.init)
+            return !prefixSegments.isEmpty && segments.starts(with: prefixSegments)
+        }
     }
 
     /// Whether `path` is one of `prefixes` or below one, by whole segments (`/api` covers `/api/x`, not `/apix`).
