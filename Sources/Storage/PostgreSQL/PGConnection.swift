@@ -34,42 +34,63 @@ final class PGConnection: @unchecked Sendable {
         PQfinish(handle)
     }
 
-    /// Opens a connection to `url` without blocking: `PQconnectStart`, then `PQconnectPoll` whenever the socket
-    /// is ready, as libpq's documentation describes (https://www.postgresql.org/docs/current/libpq-connect.html).
-    /// A URI listing several hosts is tried host by host, in order, each within the URI's `connect_timeout` or
-    /// else `timeout` (`PostgresURL.hostParameters`), so that a host that does not answer cannot hide the others;
-    /// all of them before `deadline` (monotonic ns), the end of the call that needs the connection, when there is
-    /// one, each host within an even share of the time left to the hosts not yet tried.
+    /// Opens a connection to `url` without blocking: `PQconnectStartParams`, then `PQconnectPoll` whenever the
+    /// socket is ready, as libpq's documentation describes
+    /// (https://www.postgresql.org/docs/current/libpq-connect.html). A host name is looked up first, off the loop
+    /// (`PostgresHostLookup`), and each of its addresses is tried as `hostaddr`, in order. A URI listing several
+    /// hosts is tried host by host, in order, each within the URI's `connect_timeout` or else `timeout`
+    /// (`PostgresURL.hostParameters`), so that a host that does not answer cannot hide the others; all of them
+    /// before `deadline` (monotonic ns), the end of the call that needs the connection, when there is one, each
+    /// host within an even share of the time left to the hosts not yet tried.
     /// - Throws: `PostgresError` (`.unavailable`) naming host and port, never the password.
     static func connect(_ url: PostgresURL, loop: EventLoop, preparedStatements: Bool = true, timeout: Duration,
-                        deadline: UInt64? = nil) async throws -> PGConnection
+                        deadline: UInt64? = nil, lookup: PostgresHostLookup = PostgresHostLookup()) async throws
+        -> PGConnection
     {
         /// What a host may take: its own time, within its share of what is left of the call's, the hosts still to
         /// try sharing it evenly (so a `connect_timeout` as long as the call cannot let a frozen first host take all
         /// of it); nil when nothing is left.
-        func time(_ own: Duration, sharedWith hostsLeft: Int = 1) -> Duration? {
-            guard let deadline else { return own }
+        func time(_ own: Duration, sharedWith hostsLeft: Int = 1, before end: UInt64? = deadline) -> Duration? {
+            guard let end else { return own }
             let now = MonotonicClock.now()
-            guard now < deadline else { return nil }
-            return min(own, .nanoseconds(Int64(clamping: (deadline - now) / UInt64(max(hostsLeft, 1)))))
+            guard now < end else { return nil }
+            return min(own, .nanoseconds(Int64(clamping: (end - now) / UInt64(max(hostsLeft, 1)))))
         }
-        guard !url.hostParameters.isEmpty else {
-            guard let time = time(timeout) else { throw Self.outOfTime(url.description) }
-            return try await connect(PQconnectStart(url.uri), to: url.description, loop: loop,
-                                     preparedStatements: preparedStatements, timeout: time)
-        }
+        let hosts = url.hostParameters.isEmpty ? [url.parameters] : url.hostParameters
+        let own = url.hostParameters.isEmpty ? timeout : url.connectTimeout ?? timeout
         var reasons: [String] = []
-        for (index, parameters) in url.hostParameters.enumerated() {
-            guard let time = time(url.connectTimeout ?? timeout, sharedWith: url.hostParameters.count - index) else {
+        for (index, parameters) in hosts.enumerated() {
+            guard let hostTime = time(own, sharedWith: hosts.count - index) else {
                 reasons.append(Self.outOfTime(PostgresURL.hostAndPort(parameters)).message)
                 break
             }
+            let hostEnd = MonotonicClock.deadline(after: hostTime)
             do {
-                return try await connect(start(parameters), to: PostgresURL.hostAndPort(parameters), loop: loop,
-                                         preparedStatements: preparedStatements, timeout: time)
+                var attempts = [parameters]
+                if PostgresHostLookup.needsLookup(parameters), let host = parameters["host"] {
+                    let addresses = try await lookup.addresses(of: host, port: parameters["port"] ?? "5432",
+                                                               deadline: hostEnd, loop: loop)
+                    attempts = addresses.map { address in parameters.merging(["hostaddr": address]) { $1 } }
+                }
+                for (number, attempt) in attempts.enumerated() {
+                    // A host given by address keeps its whole time; a name's addresses share what the lookup left.
+                    guard let share = attempts.count == 1 && number == 0 && !PostgresHostLookup.needsLookup(parameters)
+                        ? hostTime : time(own, sharedWith: attempts.count - number, before: hostEnd) else {
+                        throw Self.outOfTime(PostgresURL.hostAndPort(parameters))
+                    }
+                    do {
+                        return try await connect(start(attempt), to: PostgresURL.hostAndPort(parameters), loop: loop,
+                                                 preparedStatements: preparedStatements, timeout: share)
+                    } catch let error as PostgresError where error.reason == .unavailable && number < attempts.count - 1 {
+                        continue
+                    }
+                }
             } catch let error as PostgresError where error.reason == .unavailable {
                 reasons.append(error.message)
             }
+        }
+        guard hosts.count > 1 else {
+            throw PostgresError.connection(reasons.first ?? "cannot connect to \(url)")
         }
         throw PostgresError.connection("cannot connect to \(url): \(reasons.joined(separator: "; "))")
     }

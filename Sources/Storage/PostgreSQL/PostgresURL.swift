@@ -16,6 +16,8 @@ package struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
     /// enforces `connect_timeout` only when it blocks, so in non-blocking mode an unanswering first host (a machine
     /// that died and drops packets) would hold every attempt and the later hosts would never be tried.
     package let hostParameters: [[String: String]]
+    /// Every connection parameter the URI sets, as libpq parsed it (the password among them: never printed).
+    package let parameters: [String: String]
     /// `connect_timeout` of the URI: how long one host may take to connect (libpq's minimum of 2 s applies).
     package let connectTimeout: Duration?
 
@@ -53,6 +55,7 @@ package struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
         port = values["port"] ?? "5432"
         database = values["dbname"] ?? values["user"] ?? ""
         hostParameters = try Self.splitByHost(values)
+        parameters = values
         connectTimeout = values["connect_timeout"].flatMap { Int($0) }.flatMap { $0 > 0 ? .seconds(max($0, 2)) : nil }
     }
 
