@@ -14,13 +14,14 @@ static inline long copenssl_ctx_set_mode(SSL_CTX *ctx, long mode) {
     return SSL_CTX_set_mode(ctx, mode);
 }
 
-/* ALPN (RFC 7301 section 3.2): the server speaks HTTP/1.1 only. A client that lists protocols gets "http/1.1" when
-   it lists it, and a fatal no_application_protocol alert when it does not (an h2-only client, or a connection meant
-   for another protocol on the same certificate: the ALPACA cross-protocol attack). A client that lists none is
-   served HTTP/1.1 as before. */
+/* ALPN (RFC 7301 section 3.2): the server speaks HTTP/1.1 and HTTP/1.0. A client that lists protocols gets
+   "http/1.1" when it lists it, else "http/1.0" when it lists that (curl --http1.0; found by a review: it was refused),
+   and a fatal no_application_protocol alert when it lists neither (an h2-only client, or a connection meant for
+   another protocol on the same certificate: the ALPACA cross-protocol attack). A client that lists none is served
+   as before. */
 static int copenssl_alpn_select_http11(SSL *ssl, const unsigned char **out, unsigned char *outlen,
                                        const unsigned char *in, unsigned int inlen, void *arg) {
-    static const unsigned char http11[] = "\x08http/1.1";
+    static const unsigned char http11[] = "\x08http/1.1\x08http/1.0";
     (void)ssl;
     (void)arg;
     if (SSL_select_next_proto((unsigned char **)out, outlen, http11, sizeof(http11) - 1, in, inlen)

@@ -55,15 +55,26 @@ package final class TLSServerContext {
         }
         guard SSL_CTX_use_PrivateKey_file(context, privateKeyPath, SSL_FILETYPE_PEM) == 1 else {
             SSL_CTX_free(context)
-            throw FileError(file: .privateKey,
-                            error: TLSError("loading private key \(ConfiguredPath.named(privateKeyPath))"))
+            var error = TLSError("loading private key \(ConfiguredPath.named(privateKeyPath))")
+            if error.messages.contains(where: { $0.contains("key values mismatch") }) {
+                // Either file may be the wrong one: the key, or a chain whose leaf is not its first certificate
+                // (found by a review: a chain pasted before the leaf was blamed on the key alone).
+                error.messages.append(Self.mismatch)
+            }
+            throw FileError(file: .privateKey, error: error)
         }
         guard SSL_CTX_check_private_key(context) == 1 else {
             SSL_CTX_free(context)
-            throw FileError(file: .privateKey, error: TLSError("private key does not match certificate"))
+            var error = TLSError("checking the private key against the certificate")
+            error.messages.append(Self.mismatch)
+            throw FileError(file: .privateKey, error: error)
         }
         pointer = context
     }
+
+    /// Why a key and a chain file that do not match are refused: the key, or the chain's order, is wrong.
+    static let mismatch = "the private key does not match the first certificate of the chain file (the leaf must come "
+        + "first)"
 
     deinit { SSL_CTX_free(pointer) }
 

@@ -100,6 +100,48 @@ struct TLSServerTests {
         }
     }
 
+    /// A client listing only `http/1.0` (`curl --http1.0`) is served HTTP/1.0. Found by a review: it was refused
+    /// with no_application_protocol, though the server speaks HTTP/1.0.
+    @Test func aClientListingHTTP10IsServed() async throws {
+        let tls = try await Self.makeCertificate()
+        try await withServer(tls: tls) { _, port in
+            let (_, output) = try await Self.run(["openssl", "s_client", "-connect", "127.0.0.1:\(port)", "-ign_eof",
+                                                  "-alpn", "http/1.0"], input: "GET /secure HTTP/1.0\r\nHost: a\r\n\r\n")
+            #expect(output.contains("ALPN protocol: http/1.0"), "\(output.suffix(300))")
+            #expect(output.contains("HTTP/1.1 200 OK"), "\(output.suffix(300))")
+        }
+    }
+
+    /// A connection that has sent nothing, with or without TLS, has no request under way: a shutdown closes it after
+    /// the drain's idle time. Found by a review: one that had not finished its TLS handshake held the shutdown until
+    /// the handshake's own deadline (10 s).
+    @Test(arguments: [false, true])
+    func aConnectionThatSentNothingIsClosedAtTheDrainIdleTimeout(_ withTLS: Bool) async throws {
+        let tls = withTLS ? try await Self.makeCertificate() : nil
+        try await withServer(limits: HTTPLimits(headerTimeout: .seconds(600), idleTimeout: .seconds(600)), tls: tls,
+                             shutdownGracePeriod: .seconds(120), drainIdleTimeout: .milliseconds(100)) { server, port in
+            let client = try RawClient(port: port)
+            while server.openConnections == 0 { try await Task.sleep(for: .milliseconds(10)) }
+            await server.shutdown()
+            #expect(await client.isClosedByPeer(), "tls: \(withTLS)")
+        }
+    }
+
+    /// A chain file whose leaf is not first is refused saying so, not only as a wrong key. Found by a review.
+    @Test func aChainWithTheLeafNotFirstSaysSo() throws {
+        let leaf = try SelfSignedCertificate.make()
+        let other = try SelfSignedCertificate.make()
+        let chain = URL(fileURLWithPath: leaf.certificatePath).deletingLastPathComponent()
+            .appendingPathComponent("wrong-order.pem")
+        let pems = try [other.certificatePath, leaf.certificatePath].map { try Data(contentsOf: URL(fileURLWithPath: $0)) }
+        try (pems[0] + pems[1]).write(to: chain)
+        #expect {
+            _ = try TLSServerContext(certificateChainPath: chain.path, privateKeyPath: leaf.privateKeyPath)
+        } throws: { error in
+            "\(error)".contains("the leaf must come first")
+        }
+    }
+
     @Test func aClientListingNoProtocolIsServedHTTP11() async throws {
         let tls = try await Self.makeCertificate()
         try await withServer(tls: tls) { _, port in

@@ -194,7 +194,9 @@ extension Connection {
     static let lingerTimeout: UInt64 = 2_000_000_000
     static let lingerMaxBytes = 4 * 1_048_576
 
-    /// Completes the TLS handshake within `headerTimeout`.
+    /// Completes the TLS handshake within `headerTimeout`. Its waits are idle ones: a connection that has not
+    /// finished its handshake has no request under way, so a shutdown drains it as an idle keep-alive connection
+    /// (found by a review: a silent TLS connection held every shutdown for 10 s).
     func handshake() async -> Bool {
         guard let tls else { return true }
         let deadline = MonotonicClock.now() + acceptor.limits.headerTimeout.nanoseconds
@@ -209,7 +211,7 @@ extension Connection {
                 return false
             }
             let readiness = await loop.wait(for: fd, events: waitEvents(forWrite: false), deadline: deadline,
-                                            idle: false)
+                                            idle: true)
             guard readiness == .ready else { return false }
         }
     }
