@@ -29,7 +29,7 @@ final class Connection {
     var tlsWantsWrite = false
     var open = true
     /// `output` holds answers kept back for the next pipelined one's (`send`): unless a flush begins first, they
-    /// go out at the end of the loop iteration (`sendHeldOutput`).
+    /// go out when the loop is idle, or a moment later (`sendHeldOutput`).
     var holdingOutput = false
     let input = ReadBuffer(capacity: Connection.initialReadCapacity)
     var output: [UInt8] = []
