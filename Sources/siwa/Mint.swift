@@ -33,8 +33,8 @@ struct Mint: AsyncParsableCommand {
     @Option(help: "Bulk mode: mint this many tokens for distinct users (sub and email numbered from --first), at most \(BulkMint.maximumCount).")
     var count: Int?
 
-    @Option(help: "Bulk mode: the number of the first user.")
-    var first: Int = 0
+    @Option(help: "Bulk mode: the number of the first user (default: 0).")
+    var first: Int?
 
     @Option(help: "Bulk mode: the file to write, one token a line (default: standard output).")
     var output: String?
@@ -47,6 +47,11 @@ struct Mint: AsyncParsableCommand {
         if let count, count > BulkMint.maximumCount {
             throw ValidationError("--count must be at most \(BulkMint.maximumCount), not \(count)")
         }
+        if count == nil, first != nil || output != nil || webStates {
+            // Found by a review: they were ignored, and the one token went to standard output.
+            throw ValidationError("--first, --output and --web-states are for bulk mode: give --count too")
+        }
+        let first = self.first ?? 0
         if first < 0 { throw ValidationError("--first must not be negative") }
         if let count, first.addingReportingOverflow(count).overflow {
             throw ValidationError("--first plus --count must be at most \(Int.max)")
@@ -58,6 +63,7 @@ struct Mint: AsyncParsableCommand {
         if let count {
             let bulk = BulkMint(keys: keys, audience: aud, lifetime: TimeInterval(lifetime),
                                 privateEmail: privateEmail, webStates: webStates)
+            let first = self.first ?? 0
             let lines = try await bulk.mint(users: first..<(first + count))
             try OperatorFailure.report { try BulkMint.write(lines, to: output) }
             return

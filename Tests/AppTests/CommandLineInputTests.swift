@@ -21,6 +21,10 @@ struct CommandLineInputTests {
          "--first plus --count must be at most \(Int.max)"),
         (["mint", "--aud", "x", "--count", "1000001"], "--count must be at most 1000000, not 1000001"),
         (["mint", "--aud", "x", "--count", "\(Int.max)"], "--count must be at most 1000000, not \(Int.max)"),
+        // Found by a review: ignored without --count, the one token written to standard output.
+        (["mint", "--aud", "x", "--output", "tokens"], "--first, --output and --web-states are for bulk mode: give --count too"),
+        (["mint", "--aud", "x", "--first", "5"], "--first, --output and --web-states are for bulk mode: give --count too"),
+        (["mint", "--aud", "x", "--web-states"], "--first, --output and --web-states are for bulk mode: give --count too"),
         // Found by an audit: a command that only groups others printed its help and exited 0.
         (["users"], "'users' needs one of its commands: show, export, delete"),
         (["apple"], "'apple' needs one of its commands: validate-tokens, retry-revocations, transfer"),
