@@ -26,6 +26,9 @@ struct Dev: AsyncParsableCommand {
     func validate() throws {
         try PortOption.check(port, "--port")
         try PortOption.check(applePort, "--apple-port")
+        if database.trimmingCharacters(in: .whitespaces).isEmpty {
+            throw ValidationError("--database must name a SQLite file")  // found by a review: SQLite's error 21
+        }
         if port != 0, port == applePort {
             throw ValidationError("--port and --apple-port must differ, not both \(port)")
         }

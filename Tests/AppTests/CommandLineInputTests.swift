@@ -17,6 +17,7 @@ struct CommandLineInputTests {
         (["dev", "--apple-port", "70000"], "--apple-port must be a port in 0...65535, not 70000"),
         (["fake-apple", "--port", "70000"], "--port must be a port in 0...65535, not 70000"),
         (["dev", "--port", "18999", "--apple-port", "18999"], "--port and --apple-port must differ, not both 18999"),
+        (["dev", "--database", ""], "--database must name a SQLite file"),
         (["mint", "--aud", "x", "--count", "2", "--first", "\(Int.max)"],
          "--first plus --count must be at most \(Int.max)"),
         (["mint", "--aud", "x", "--count", "1000001"], "--count must be at most 1000000, not 1000001"),
