@@ -517,6 +517,20 @@ struct AppleTokenPerClientTests {
         }
     }
 
+    /// A code Apple no longer takes (a reused one) is logged as a notice, the client's to mend; Apple unreachable
+    /// stays a warning (`AppleKeysFaultTests`).
+    @Test func aReusedCodeIsANoticeNotAWarning() async throws {
+        let log = LogCapture()
+        try await TestApp.with(logger: log.logger()) { app in
+            let issued = try await app.apple.issueAuthorizationCode(clientID: TestApp.iosClientID, subject: "001.r",
+                                                                    email: "r@example.com")
+            #expect(try await signIn(app, code: issued.code, idToken: issued.idToken).status == .ok)
+            #expect(try await signIn(app, code: issued.code, idToken: issued.idToken).status == .badRequest)
+            #expect(log.contains("notice", "authorization code exchange failed", "invalid_grant"), "\(log.text)")
+            #expect(!log.contains("warning", "authorization code exchange failed"), "\(log.text)")
+        }
+    }
+
     /// Deleting a user the app never sent a code for revokes nothing, and the log says so; with a code, it does not.
     @Test func aDeletionWithNothingToRevokeSaysSo() async throws {
         let log = LogCapture()

@@ -64,7 +64,10 @@ final class SignInService: Sendable {
             return try await lifecycle.exchange(code: code, clientID: clientID, redirectURI: redirectURI,
                                                 expectedSubject: identity.sub, codeHash: identity.cHash)
         } catch let error as AppleAuthError {
-            logger.warning("authorization code exchange failed", metadata: ["client_id": "\(clientID)", "cause": "\(error)"])
+            // A code Apple no longer takes (used, expired) is the client's to mend, a 400 any app meets now and then:
+            // a notice. The rest (the operator's key, Apple unreachable) is a warning.
+            logger.log(level: error.kind == .apple("invalid_grant") ? .notice : .warning,
+                       "authorization code exchange failed", metadata: ["client_id": "\(clientID)", "cause": "\(error)"])
             throw SignInFailure.codeExchange(error)
         }
     }
