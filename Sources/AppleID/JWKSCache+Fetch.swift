@@ -10,14 +10,11 @@ extension JWKSCache {
             let request = HTTPClientRequest(method: .GET, url: url, headers: ["Accept": "application/json"])
             // The call to Apple's duration ends with its answer, before the set is parsed and saved: a slow database
             // is not a slow Apple (found by a review).
-            let started = MonotonicClock.now()
             let response: HTTPClientResponse
             do {
+                let started = MonotonicClock.now()
+                defer { fetches.durations.record(nanoseconds: Int(clamping: MonotonicClock.now() - started)) }
                 response = try await client.send(request)
-                fetches.durations.record(nanoseconds: Int(clamping: MonotonicClock.now() - started))
-            } catch {
-                fetches.durations.record(nanoseconds: Int(clamping: MonotonicClock.now() - started))
-                throw error
             }
             guard response.status == .ok else {
                 throw JWKSFetchFailure("HTTP status \(response.status.code)", outcome: .httpError)

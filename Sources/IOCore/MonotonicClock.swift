@@ -22,6 +22,13 @@ package enum MonotonicClock {
         end > start ? end - start : 0
     }
 
+    /// The deadline of the first of `parties` attempts, made one after another, that share evenly what is left of
+    /// `deadline` (a host's addresses, a URI's hosts): `deadline` itself for the last one, or once it has passed.
+    package static func share(of deadline: UInt64, among parties: Int, now: UInt64 = now()) -> UInt64 {
+        guard now < deadline, parties > 1 else { return deadline }
+        return now + (deadline - now) / UInt64(parties)
+    }
+
     /// `duration` in whole nanoseconds, at least 0, saturating.
     package static func nanoseconds(_ duration: Duration) -> UInt64 {
         let (seconds, attoseconds) = duration.components

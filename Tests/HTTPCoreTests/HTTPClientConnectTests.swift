@@ -28,10 +28,10 @@ struct HTTPClientConnectTests {
     /// Each address's share: even among it and those after it; the last one gets all that is left.
     @Test func theSharesOfTheTimeLeft() {
         let deadline = MonotonicClock.now() + 3_000_000_000
-        let first = HTTPClientConnection.share(of: deadline, forAddress: 0, of: 3)
+        let first = MonotonicClock.share(of: deadline, among: 3)
         #expect(first < deadline && first > deadline - 2_100_000_000)
-        #expect(HTTPClientConnection.share(of: deadline, forAddress: 2, of: 3) == deadline)
-        #expect(HTTPClientConnection.share(of: 5, forAddress: 0, of: 3) == 5, "past: the deadline itself")
+        #expect(MonotonicClock.share(of: deadline, among: 1) == deadline)
+        #expect(MonotonicClock.share(of: 5, among: 3) == 5, "past: the deadline itself")
     }
 
     /// A socket whose connection is still being made is never returned as connected, whichever thread asks.

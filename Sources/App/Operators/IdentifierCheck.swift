@@ -119,7 +119,8 @@ struct IdentifierCheck {
     /// Whether `host` could be a domain registered at Apple: a dotted name, not localhost (nor `localhost.` or a
     /// name under it, which RFC 6761 §6.3 keeps for loopback; found by a review) or an IP address.
     static func isDomainName(_ host: String) -> Bool {
-        let name = host.lowercased().hasSuffix(".") ? String(host.lowercased().dropLast()) : host.lowercased()
+        let lowered = host.lowercased()
+        let name = lowered.hasSuffix(".") ? String(lowered.dropLast()) : lowered
         guard !HTTPClient.isLoopback(host: host), name.contains("."), name != "localhost", !name.hasSuffix(".localhost")
         else { return false }
         return !host.allSatisfy { $0.isNumber || $0 == "." || $0 == ":" || $0 == "[" || $0 == "]" }

@@ -44,12 +44,6 @@ package struct UserRecord: Sendable, Equatable, Encodable {
         package var transferredAt: Date?
         /// When the sending team's export asked Apple for `transferSub`.
         package var exportedAt: Date?
-
-        package init(transferSub: String? = nil, targetTeam: String? = nil, transferredAt: Date? = nil,
-                     exportedAt: Date? = nil) {
-            (self.transferSub, self.targetTeam, self.transferredAt, self.exportedAt)
-                = (transferSub, targetTeam, transferredAt, exportedAt)
-        }
     }
 
     /// One stored Apple refresh token, described.

@@ -39,7 +39,8 @@ struct UserRecordRepository {
             SELECT email_forwarding_enabled, apple_client_id, transfer_sub, transfer_target, transferred_at,
                 transfer_exported_at, email_event_at
             FROM users WHERE id = ?
-            """, [user.id])) { row -> (forwarding: Bool, clientID: String?, transfer: UserRecord.Transfer, emailEventAt: Date?) in
+            """, [user.id])
+        ) { row -> (forwarding: Bool, clientID: String?, transfer: UserRecord.Transfer, emailEventAt: Date?) in
             (try row[0], try row[1], UserRecord.Transfer(transferSub: try row[2], targetTeam: try row[3],
                                                          transferredAt: try row[4], exportedAt: try row[5]),
              try row[6])

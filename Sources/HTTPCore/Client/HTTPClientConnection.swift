@@ -36,8 +36,9 @@ final class HTTPClientConnection: HTTPClientTransport, @unchecked Sendable {
 
     /// Connects to the first of `addresses` that accepts before `deadline` (monotonic ns), then makes the TLS
     /// handshake when `tls` is given, offering `session` for resumption. Each address may take an even share of the
-    /// time left to it and those after it (`share`), so that one that never answers (an IPv6 path that drops
-    /// packets) cannot keep the next from being tried. Found by a review: the first address took all of it.
+    /// time left to it and those after it (`MonotonicClock.share`), so that one that never answers (an IPv6 path
+    /// that drops packets) cannot keep the next from being tried. Found by a review: the first address took all of
+    /// it.
     /// - Throws: `HTTPClientError` `.connectFailed`, `.connectTimeout` or `.tlsHandshakeFailed`.
     static func connect(to addresses: [HTTPClientAddress], host: String, port: Int, loop: EventLoop,
                         tls: (context: TLSClientContext, isIPAddress: Bool, session: TLSSession?)?,
@@ -69,7 +70,7 @@ final class HTTPClientConnection: HTTPClientTransport, @unchecked Sendable {
             }
             let connection = HTTPClientConnection(fd: fd, loop: loop)
             if result != 0 {
-                let share = Self.share(of: deadline, forAddress: index, of: addresses.count)
+                let share = MonotonicClock.share(of: deadline, among: addresses.count - index)
                 guard await loop.wait(for: fd, events: EPOLLOUT.rawValue, deadline: share) == .ready else {
                     lastError = "no answer in time"
                     timedOut = true
@@ -91,14 +92,6 @@ final class HTTPClientConnection: HTTPClientTransport, @unchecked Sendable {
             throw HTTPClientError(.connectTimeout, "no connection to \(host) port \(port) in time")
         }
         throw HTTPClientError(.connectFailed, "cannot connect to \(host) port \(port): \(lastError)")
-    }
-
-    /// The deadline of the attempt at address `index` of `count`: an even share of what is left of `deadline`
-    /// among it and the addresses after it (the last one gets all that is left).
-    static func share(of deadline: UInt64, forAddress index: Int, of count: Int) -> UInt64 {
-        let now = MonotonicClock.now()
-        guard now < deadline, count - index > 1 else { return deadline }
-        return now + (deadline - now) / UInt64(count - index)
     }
 
     /// The TLS handshake, verifying the chain and `host` (RFC 6125).

@@ -54,7 +54,8 @@ final class PGConnection: @unchecked Sendable {
             guard let end else { return own }
             let now = MonotonicClock.now()
             guard now < end else { return nil }
-            return min(own, .nanoseconds(Int64(clamping: (end - now) / UInt64(max(hostsLeft, 1)))))
+            let share = MonotonicClock.share(of: end, among: hostsLeft, now: now) - now
+            return min(own, .nanoseconds(Int64(clamping: share)))
         }
         let hosts = url.hostParameters.isEmpty ? [url.parameters] : url.hostParameters
         let own = url.hostParameters.isEmpty ? timeout : url.connectTimeout ?? timeout
@@ -67,21 +68,22 @@ final class PGConnection: @unchecked Sendable {
             let hostEnd = MonotonicClock.deadline(after: hostTime)
             do {
                 var attempts = [parameters]
-                if PostgresHostLookup.needsLookup(parameters), let host = parameters["host"] {
+                let named = PostgresHostLookup.needsLookup(parameters)
+                if named, let host = parameters["host"] {
                     let addresses = try await lookup.addresses(of: host, port: parameters["port"] ?? "5432",
                                                                deadline: hostEnd, loop: loop)
                     attempts = addresses.map { address in parameters.merging(["hostaddr": address]) { $1 } }
                 }
                 for (number, attempt) in attempts.enumerated() {
                     // A host given by address keeps its whole time; a name's addresses share what the lookup left.
-                    guard let share = attempts.count == 1 && number == 0 && !PostgresHostLookup.needsLookup(parameters)
-                        ? hostTime : time(own, sharedWith: attempts.count - number, before: hostEnd) else {
+                    let left = attempts.count - number
+                    guard let share = named ? time(own, sharedWith: left, before: hostEnd) : hostTime else {
                         throw Self.outOfTime(PostgresURL.hostAndPort(parameters))
                     }
                     do {
                         return try await connect(start(attempt), to: PostgresURL.hostAndPort(parameters), loop: loop,
                                                  preparedStatements: preparedStatements, timeout: share)
-                    } catch let error as PostgresError where error.reason == .unavailable && number < attempts.count - 1 {
+                    } catch let error as PostgresError where error.reason == .unavailable && left > 1 {
                         continue
                     }
                 }
