@@ -1,7 +1,7 @@
 #ifndef CLINUX_SHIMS_H
 #define CLINUX_SHIMS_H
 /* Linux-only system interfaces that Swift's Glibc module does not export: epoll(7), eventfd(2), accept4(2),
-   mallopt(3). */
+   mallopt(3), gettid(2). */
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 
@@ -13,5 +13,8 @@ extern int accept4(int fd, void *address, unsigned int *length, int flags);
    this module does not declare malloc and free a second time beside Glibc's. */
 extern int mallopt(int param, int value);
 static const int CLINUX_M_MMAP_THRESHOLD = -3;
+
+/* gettid(2), declared by glibc only under _GNU_SOURCE (pid_t is an int). */
+extern int gettid(void);
 
 #endif

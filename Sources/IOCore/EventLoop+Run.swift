@@ -4,10 +4,10 @@ import Glibc
 extension EventLoop {
     /// Runs the loop on the calling thread until `stop()`: waits on epoll, resumes the tasks whose sockets became
     /// ready, calls the handlers of watched descriptors, resumes the tasks that yielded to it (`yieldToSockets`),
-    /// runs the jobs of tasks that prefer this loop, then the tasks added with `EventLoopIteration.runAtEnd`, and
-    /// every `sweepInterval` (or sooner, for a timer) resumes the waits whose deadline has passed. Before it would
-    /// wait with nothing to do, or once their limit has passed, it runs the tasks added with
-    /// `EventLoopIteration.runWhenIdle`.
+    /// runs the jobs of tasks that prefer this loop, then the tasks added with `EventLoopIteration.runAtEnd` and the
+    /// timers due, and resumes the waits whose deadline has passed (a sweep, at most every `sweepInterval`). Before
+    /// it would wait with nothing to do, or once their limit has passed, it runs the tasks added with
+    /// `EventLoopIteration.runWhenIdle`. With no deadline and no timer due, it sleeps until the next event.
     package func run() {
         let endTasks = IterationEndTasks()
         endTasks.attachToThread()
@@ -21,21 +21,25 @@ extension EventLoop {
         var ready: [UnsafeContinuation<Readiness, Never>] = []
         ready.reserveCapacity(512)
         var handled: [(@Sendable (UInt32) -> Void, UInt32)] = []
-        var nextSweep = MonotonicClock.now() + Self.sweepInterval
+        var lastSweep = MonotonicClock.now()
         var jobs: [UnownedJob] = []
         var yielded: [UnsafeContinuation<Void, Never>] = []
         while true {
             // With nothing left to do, tasks waiting for an idle loop make this wait a look: when no socket is
             // ready either, they run at the end of this iteration instead of after the next wake.
             var idleLook = false
+            var sweepDue = UInt64.max
             let timeout: Int32 = state.withLock { state in
+                sweepDue = max(state.waiterDeadlineBound, lastSweep + Self.sweepInterval)
                 guard state.jobs.isEmpty, endTasks.isEmpty, state.nextIteration.isEmpty else { return 0 }
                 if endTasks.hasIdleTasks {
                     idleLook = true
                     return 0
                 }
+                let until = min(sweepDue, state.timers.earliest ?? .max)
                 state.sleeping = true
-                let until = min(nextSweep, state.timers.earliest ?? .max)
+                state.plannedWake = until
+                guard until != .max else { return -1 }
                 let now = MonotonicClock.now()
                 return until <= now ? 0 : Int32(clamping: (until - now + 999_999) / 1_000_000)
             }
@@ -45,6 +49,7 @@ extension EventLoop {
             var wake = false
             state.withLock { state in
                 state.sleeping = false
+                state.plannedWake = .max
                 // Tasks that yield again while their jobs run below wait for the next iteration.
                 swap(&state.nextIteration, &yielded)
                 for i in 0..<max(Int(count), 0) {
@@ -88,8 +93,8 @@ extension EventLoop {
             endTasks.run()
             let now = MonotonicClock.now()
             runDueTimers(now: now)
-            if now >= nextSweep {
-                nextSweep = now + Self.sweepInterval
+            if now >= sweepDue {
+                lastSweep = now
                 sweep(now: now)
             }
             if endTasks.hasIdleTasks, (idleLook && count <= 0) || now >= endTasks.idleDeadline { endTasks.runIdle() }
@@ -111,18 +116,23 @@ extension EventLoop {
         for timer in timers { timer() }
     }
 
-    /// Resumes every waiter whose deadline has passed, then calls the tick handlers.
+    /// Resumes every waiter whose deadline has passed, and notes the earliest deadline left.
     private func sweep(now: UInt64) {
-        let (expired, ticks) = state.withLock { state -> ([Waiter], [@Sendable (UInt64) -> Void]) in
+        let expired = state.withLock { state -> [Waiter] in
             var expired: [Waiter] = []
-            for (fd, waiter) in state.waiters where waiter.deadline <= now {
-                expired.append(waiter)
-                state.waiters[fd] = nil
+            var earliest = UInt64.max
+            for (fd, waiter) in state.waiters {
+                if waiter.deadline <= now {
+                    expired.append(waiter)
+                    state.waiters[fd] = nil
+                } else {
+                    earliest = min(earliest, waiter.deadline)
+                }
             }
-            return (expired, Array(state.tickHandlers.values))
+            state.waiterDeadlineBound = earliest
+            return expired
         }
         for waiter in expired { waiter.continuation.resume(returning: .timedOut) }
-        for tick in ticks { tick(now) }
     }
 
     /// Calls `handler` on the loop thread whenever `fd` is ready for `events` (level-triggered unless `events`
@@ -146,21 +156,19 @@ extension EventLoop {
         }
     }
 
-    /// Calls `handler` on the loop thread at every sweep (about every `sweepInterval`) until removed with the same
-    /// `key`.
-    package func onTick(key: ObjectIdentifier, _ handler: (@Sendable (UInt64) -> Void)?) {
-        state.withLock { $0.tickHandlers[key] = handler }
-    }
-
     /// Gives idle server connections (`wait(idle: true)` on a descriptor registered with `drains`) until
     /// `idleDeadline` (monotonic ns) for a request already on its way; later idle waits end no later either.
     package func beginDraining(idleDeadline: UInt64) {
-        state.withLock { state in
+        let wake = state.withLock { state in
             state.drainIdleDeadline = idleDeadline
+            var lowered = false
             for (fd, waiter) in state.waiters where waiter.idle && waiter.deadline > idleDeadline {
                 state.waiters[fd]?.deadline = idleDeadline
+                lowered = true
             }
+            return lowered && state.lowerWaiterDeadlineBound(to: idleDeadline)
         }
+        if wake { wakeUp() }
     }
 
     /// The grace period is over: shuts every draining socket down (the peer sees the end, a responder still running

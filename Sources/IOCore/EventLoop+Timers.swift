@@ -18,7 +18,7 @@ extension EventLoop {
         let (id, wake) = state.withLock { state -> (TimerID?, Bool) in
             guard !state.stopped else { return (nil, false) }
             let id = state.timers.add(deadline: deadline, action)
-            return (id, state.sleeping && state.timers.earliest == deadline)
+            return (id, state.sleeping && deadline < state.plannedWake)
         }
         guard let id else {
             DispatchQueue.global().async(execute: action)

@@ -47,8 +47,12 @@ package final class EventLoop: Sendable {
         var oneShot: Set<Int32> = []
         /// Descriptors whose readiness calls a handler on the loop thread instead of resuming a task.
         var handlers: [Int32: @Sendable (UInt32) -> Void] = [:]
-        /// Called on the loop thread at every sweep, with the time.
-        var tickHandlers: [ObjectIdentifier: @Sendable (UInt64) -> Void] = [:]
+        /// No waiter's deadline is earlier (monotonic ns): the next sweep is due then, and none before. Lowered as
+        /// waits begin, made exact by each sweep.
+        var waiterDeadlineBound: UInt64 = .max
+        /// While `sleeping`: when the loop's `epoll_wait` returns at the latest (monotonic ns; `.max`: only for an
+        /// event). A deadline set from another thread earlier than this wakes the loop.
+        var plannedWake: UInt64 = .max
         var timers = TimerQueue()
         /// Once a server drains: when its idle connections close.
         var drainIdleDeadline: UInt64 = .max
@@ -61,9 +65,17 @@ package final class EventLoop: Sendable {
         var sleeping = false
         /// Tasks parked by `yieldToSockets`, resumed after the next `epoll_wait`.
         var nextIteration: [UnsafeContinuation<Void, Never>] = []
+
+        /// Takes `deadline` into `waiterDeadlineBound`; true when the sleeping loop must be woken to sweep by then.
+        mutating func lowerWaiterDeadlineBound(to deadline: UInt64) -> Bool {
+            guard deadline < waiterDeadlineBound else { return false }
+            waiterDeadlineBound = deadline
+            return sleeping && deadline < plannedWake
+        }
     }
 
-    /// How often deadlines are checked at the least (ns); a timer due sooner shortens the wait.
+    /// The least time between two sweeps of the waiters' deadlines (ns): a wait ends at most this much after its
+    /// deadline. A loop with no deadline due sleeps until its next event or timer, however long.
     static let sweepInterval: UInt64 = 25_000_000
     /// The loop's place in its group (0 for a loop of its own).
     package let index: Int
@@ -124,6 +136,7 @@ package final class EventLoop: Sendable {
     /// request just written: edges are not repeated, but one that comes before the wait is kept for it.
     package func wait(for fd: Int32, events: UInt32, deadline: UInt64, idle: Bool = false) async -> Readiness {
         await withUnsafeContinuation { continuation in
+            var wake = false
             let (immediate, watchWrites): (Readiness?, Bool) = state.withLock { state in
                 if state.stopped || state.closingDraining && state.draining.contains(fd) { return (.shutdown, false) }
                 let deadline = idle ? min(deadline, state.drainIdleDeadline) : deadline
@@ -134,6 +147,7 @@ package final class EventLoop: Sendable {
                     return (.ready, false)
                 }
                 state.waiters[fd] = Waiter(continuation: continuation, deadline: deadline, idle: idle, events: wanted)
+                wake = state.lowerWaiterDeadlineBound(to: deadline)
                 guard events & EPOLLOUT.rawValue != 0, !state.watchingWrites.contains(fd) else { return (nil, false) }
                 state.watchingWrites.insert(fd)
                 return (nil, true)
@@ -142,6 +156,7 @@ package final class EventLoop: Sendable {
                 continuation.resume(returning: immediate)
                 return
             }
+            if wake { wakeUp() }
             if watchWrites {
                 var event = epoll_event(events: EPOLLIN.rawValue | EPOLLOUT.rawValue | EPOLLRDHUP.rawValue
                                         | EPOLLET.rawValue, data: epoll_data_t(fd: fd))
@@ -159,12 +174,13 @@ package final class EventLoop: Sendable {
     package func waitOnce(for fd: Int32, events: UInt32, deadline: UInt64) async -> Readiness {
         await withUnsafeContinuation { continuation in
             let wanted = events | EPOLLIN.rawValue | EPOLLERR.rawValue | EPOLLHUP.rawValue
-            let isNew = state.withLock { state -> Bool? in
+            let added = state.withLock { state -> (isNew: Bool, wake: Bool)? in
                 guard !state.stopped else { return nil }
                 state.waiters[fd] = Waiter(continuation: continuation, deadline: deadline, idle: false, events: wanted)
-                return state.oneShot.insert(fd).inserted
+                return (state.oneShot.insert(fd).inserted, state.lowerWaiterDeadlineBound(to: deadline))
             }
-            guard let isNew else { return continuation.resume(returning: .shutdown) }
+            guard let (isNew, wake) = added else { return continuation.resume(returning: .shutdown) }
+            if wake { wakeUp() }
             var event = epoll_event(events: wanted | EPOLLONESHOT.rawValue, data: epoll_data_t(fd: fd))
             // A number the kernel dropped from epoll when it was closed is added again, a reused one modified.
             var status = epoll_ctl(epfd, isNew ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, fd, &event)

@@ -236,4 +236,68 @@ struct EventLoopTests {
         }
         #expect(lock.withLock { $0.ranBeforeReturn } == false)
     }
+
+    /// The loop thread's voluntary context switches so far (proc(5), `/proc/self/task/TID/status`).
+    func contextSwitches(ofThread tid: Int32) throws -> Int {
+        let fd = open("/proc/self/task/\(tid)/status", O_RDONLY)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: 8192)
+        let count = read(fd, &bytes, bytes.count)
+        try #require(count > 0)
+        let status = String(decoding: bytes[..<count], as: UTF8.self)
+        let line = try #require(status.split(separator: "\n").first { $0.hasPrefix("voluntary_ctxt_switches:") })
+        return try #require(Int(line.split(separator: ":")[1].filter { $0 != " " && $0 != "\t" }))
+    }
+
+    /// The loop thread's id, asked on the loop.
+    func loopThreadID(_ loop: EventLoop) async -> Int32 {
+        await withCheckedContinuation { continuation in
+            loop.schedule(at: 0) { continuation.resume(returning: Int32(gettid())) }
+        }
+    }
+
+    /// With nothing to wait for, the loop sleeps until its next event: it used to wake every 25 ms to sweep
+    /// deadlines nobody had set (40 wakes a second of an idle server).
+    @Test func anIdleLoopSleeps() async throws {
+        let group = try EventLoopGroup(loopCount: 1)
+        defer { group.shutdown() }
+        let tid = await loopThreadID(group.next())
+        try await Task.sleep(for: .milliseconds(20))
+        let before = try contextSwitches(ofThread: tid)
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(try contextSwitches(ofThread: tid) - before <= 1)
+    }
+
+    /// A loop asleep with no deadline due is woken for one set from another thread, and the wait times out then,
+    /// for both kinds of wait.
+    @Test(.timeLimit(.minutes(1)), arguments: [false, true]) func aDeadlineSetWhileTheLoopSleepsIsKept(oneShot: Bool) async throws {
+        try await withLoop(register: !oneShot) { loop, a, _ in
+            _ = await loopThreadID(loop)
+            try await Task.sleep(for: .milliseconds(20))
+            let started = MonotonicClock.now()
+            let deadline = MonotonicClock.deadline(after: .milliseconds(50))
+            let readiness = oneShot ? await loop.waitOnce(for: a, events: 0, deadline: deadline)
+                : await loop.wait(for: a, events: EPOLLIN.rawValue, deadline: deadline)
+            if oneShot { loop.forgetOnce(a) }
+            #expect(readiness == .timedOut)
+            let waited = MonotonicClock.now() - started
+            #expect(waited >= 50_000_000 && waited < 5_000_000_000)
+        }
+    }
+
+    /// Draining lowers the deadlines of idle waits, and a loop asleep until the old ones is woken for the new one.
+    @Test(.timeLimit(.minutes(1))) func drainingWakesALoopAsleepUntilLaterDeadlines() async throws {
+        try await withLoop(register: true) { loop, a, _ in
+            let waiting = Task {
+                await loop.wait(for: a, events: EPOLLIN.rawValue, deadline: MonotonicClock.deadline(after: .seconds(60)),
+                                idle: true)
+            }
+            try await Task.sleep(for: .milliseconds(50))
+            let started = MonotonicClock.now()
+            loop.beginDraining(idleDeadline: MonotonicClock.deadline(after: .milliseconds(30)))
+            #expect(await waiting.value == .timedOut)
+            #expect(MonotonicClock.now() - started < 5_000_000_000)
+        }
+    }
 }

@@ -12,6 +12,8 @@ final class HTTPConnectionPool: Sendable {
     private let tls: HTTPClientTLS
     private let resolver: DNSResolver
     private let idleTimeout: UInt64
+    /// The loop whose timer closes idle connections.
+    private let sweepLoop: EventLoop
     private let state: Mutex<Shared>
     private let counters = Counters()
 
@@ -32,6 +34,9 @@ final class HTTPConnectionPool: Sendable {
         var session: TLSSession?
         /// When `closeIdle` last looked for idle connections the server closed (monotonic ns).
         var lastHangUpScan: UInt64 = 0
+        /// The timer that runs `closeIdle`, armed while a connection is idle.
+        var idleSweep: EventLoop.TimerID?
+        var closed = false
     }
 
     private final class Counters: Sendable {
@@ -49,8 +54,7 @@ final class HTTPConnectionPool: Sendable {
         self.resolver = resolver
         idleTimeout = MonotonicClock.nanoseconds(configuration.idleTimeout)
         state = Mutex(Shared(machine: HTTPConnectionPoolState(maxConnections: configuration.maxConnectionsPerOrigin)))
-        let loop = group.next()
-        loop.onTick(key: ObjectIdentifier(self)) { [weak self] now in self?.closeIdle(now: now) }
+        sweepLoop = group.next()
     }
 
     /// The pool's gauges and counters.
@@ -204,9 +208,10 @@ final class HTTPConnectionPool: Sendable {
     private func giveBack(_ connection: HTTPClientConnection, reusable: Bool) {
         let id = ObjectIdentifier(connection).hashValue
         let next = state.withLock { shared -> HTTPConnectionPoolState.NextAction in
-            let next = shared.machine.release(id, reusable: reusable, now: MonotonicClock.now(),
-                                              loop: connection.loop.index)
+            let now = MonotonicClock.now()
+            let next = shared.machine.release(id, reusable: reusable, now: now, loop: connection.loop.index)
             if !reusable { shared.connections[id] = nil }
+            armIdleSweep(&shared, now: now)
             return next
         }
         carryOut(next)
@@ -233,35 +238,56 @@ final class HTTPConnectionPool: Sendable {
         }
     }
 
-    /// How often the loop's sweep looks for idle connections the server has closed (`closeIdle`).
+    /// How often `closeIdle` looks for idle connections the server has closed.
     static let hangUpScanInterval: Duration = .seconds(1)
+
+    /// Arms the timer of `closeIdle` while a connection is idle, for the next hang-up scan or the first idle
+    /// timeout, whichever comes first. With no idle connection nothing is armed, and an idle server's loop sleeps.
+    private func armIdleSweep(_ shared: inout Shared, now: UInt64) {
+        guard shared.idleSweep == nil, !shared.closed,
+              let oldest = shared.machine.idle.lazy.map(\.since).min() else { return }
+        let scan = max(now, shared.lastHangUpScan).addingReportingOverflow(
+            MonotonicClock.nanoseconds(Self.hangUpScanInterval))
+        let expiry = oldest.addingReportingOverflow(idleTimeout)
+        let at = min(scan.overflow ? .max : scan.partialValue, expiry.overflow ? .max : expiry.partialValue)
+        shared.idleSweep = sweepLoop.schedule(at: at) { [weak self] in self?.closeIdle() }
+    }
 
     /// Closes the connections idle for `configuration.idleTimeout`, and, every `hangUpScanInterval`, those the
     /// server closed (or sent something unasked on) while they waited: otherwise each would sit half-closed
-    /// (`CLOSE_WAIT`) and count as open until its idle timeout, although the next request would not use it. Run at
-    /// the loop's sweeps; the check of each idle connection (`isReusable`, one `recv` that does not wait) runs
-    /// outside the pool's lock.
-    private func closeIdle(now: UInt64) {
+    /// (`CLOSE_WAIT`) and count as open until its idle timeout, although the next request would not use it. Runs
+    /// on the sweep loop's timer; the check of each idle connection (`isReusable`, one `recv` that does not wait)
+    /// runs outside the pool's lock.
+    private func closeIdle() {
+        let now = MonotonicClock.now()
         let scanned = state.withLock { shared -> [(id: HTTPConnectionPoolState.ConnectionID, HTTPClientConnection)] in
+            shared.idleSweep = nil
             for id in shared.machine.expireIdle(now: now, idleTimeout: idleTimeout) { shared.connections[id] = nil }
             guard !shared.machine.idle.isEmpty,
                   MonotonicClock.elapsed(from: shared.lastHangUpScan, to: now)
-                    >= MonotonicClock.nanoseconds(Self.hangUpScanInterval) else { return [] }
+                    >= MonotonicClock.nanoseconds(Self.hangUpScanInterval) else {
+                armIdleSweep(&shared, now: now)
+                return []
+            }
             shared.lastHangUpScan = now
             return shared.machine.idle.compactMap { idle in shared.connections[idle.id].map { (idle.id, $0) } }
         }
+        guard !scanned.isEmpty else { return }
         let closed = Set(scanned.filter { !$0.1.isReusable }.map(\.id))
-        guard !closed.isEmpty else { return }
         state.withLock { shared in
             for id in shared.machine.removeIdle(closed) { shared.connections[id] = nil }
+            armIdleSweep(&shared, now: now)
         }
     }
 
     /// Closes every idle connection and stops sweeping; requests in flight finish on theirs.
     func close() {
-        for loop in group.loops { loop.onTick(key: ObjectIdentifier(self), nil) }
-        state.withLock { shared in
+        let sweep = state.withLock { shared in
+            shared.closed = true
             for id in shared.machine.removeAllIdle() { shared.connections[id] = nil }
+            defer { shared.idleSweep = nil }
+            return shared.idleSweep
         }
+        if let sweep { sweepLoop.cancel(sweep) }
     }
 }

@@ -113,8 +113,12 @@ struct HTTPConnectionPoolState {
 
     /// Closes the connections idle since before `now - idleTimeout`; returns them.
     mutating func expireIdle(now: UInt64, idleTimeout: UInt64) -> [ConnectionID] {
-        let expired = idle.filter { MonotonicClock.elapsed(from: $0.since, to: now) >= idleTimeout }.map(\.id)
-        idle.removeAll { MonotonicClock.elapsed(from: $0.since, to: now) >= idleTimeout }
+        var expired: [ConnectionID] = []
+        idle.removeAll { entry in
+            guard MonotonicClock.elapsed(from: entry.since, to: now) >= idleTimeout else { return false }
+            expired.append(entry.id)
+            return true
+        }
         return expired
     }
 

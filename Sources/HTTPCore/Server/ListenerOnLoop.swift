@@ -13,6 +13,7 @@ final class ListenerOnLoop: Sendable {
         var registered = false
         var retryAt: UInt64?
         var shuttingDown = false
+        weak var acceptor: ConnectionAcceptor?
     }
 
     private let state = Mutex(State())
@@ -22,29 +23,34 @@ final class ListenerOnLoop: Sendable {
         self.listener = listener
     }
 
-    /// Starts accepting on the loop through `acceptor`, and retries a listener paused by `EMFILE` at the loop's
-    /// sweeps.
+    /// Starts accepting on the loop through `acceptor`.
     func start(acceptor: ConnectionAcceptor) {
-        loop.onTick(key: ObjectIdentifier(self)) { [weak self, weak acceptor] now in
-            guard let self, let acceptor else { return }
-            let retry = state.withLock { state in
-                guard let at = state.retryAt, at <= now else { return false }
-                state.retryAt = nil
-                return true
-            }
-            if retry, acceptor.hasCapacity { resume(acceptor: acceptor) }
-        }
+        state.withLock { $0.acceptor = acceptor }
         resume(acceptor: acceptor)
     }
 
-    /// Stops watching the listener (connection limit or descriptor exhaustion); `retryAfter` (ns) re-arms it later.
+    /// Stops watching the listener (connection limit or descriptor exhaustion); `retryAfter` (ns) re-arms it then,
+    /// on a timer of the loop, if there is room.
     func pause(retryAfter: UInt64?) {
-        state.withLock { state in
-            guard state.registered else { return }
+        let retryAt = state.withLock { state -> UInt64? in
+            guard state.registered else { return nil }
             loop.unwatch(listener.fd)
             state.registered = false
             state.retryAt = retryAfter.map { MonotonicClock.now() + $0 }
+            return state.retryAt
         }
+        guard let retryAt else { return }
+        loop.schedule(at: retryAt) { [weak self] in self?.retry(at: retryAt) }
+    }
+
+    /// The retry `pause` armed for `retryAt`, unless the listener was resumed (or paused again) meanwhile.
+    private func retry(at retryAt: UInt64) {
+        let acceptor = state.withLock { state -> ConnectionAcceptor? in
+            guard state.retryAt == retryAt else { return nil }
+            state.retryAt = nil
+            return state.acceptor
+        }
+        if let acceptor, acceptor.hasCapacity { resume(acceptor: acceptor) }
     }
 
     /// Watches the listener again unless shutting down.
@@ -75,7 +81,6 @@ final class ListenerOnLoop: Sendable {
                 state.registered = false
             }
         }
-        loop.onTick(key: ObjectIdentifier(self), nil)
         loop.beginDraining(idleDeadline: idleDeadline)
     }
 }
