@@ -22,6 +22,7 @@ enum FakeAppleAuthorizePage {
                 <input type="email" id="email" name="email" value="jane@example.com" required autocomplete="email">
                 <label class="choice"><input type="checkbox" name="hideEmail"> Hide my email (private relay)</label>
                 <button class="button apple" type="submit">Continue</button>
+                <button class="button cancel" type="submit" name="cancel" value="1" formnovalidate>Cancel</button>
               </form>
             </section>
             """)
@@ -41,14 +42,20 @@ enum FakeAppleAuthorizePage {
 
     /// Apple's `response_mode=web_message`: a page that hands the result to the window that opened it, as
     /// `AppleID.auth.signIn()` resolves with it: `{authorization: {code, id_token, state}, user?}`, `user` an
-    /// object. `postMessage` targets the redirect URI's origin only (HTML Living Standard §9.3.3), so no other
-    /// site that opened the popup can read the result.
+    /// object; or `{error}` when the user cancelled, which the stand-in's script rejects with. `postMessage`
+    /// targets the redirect URI's origin only (HTML Living Standard §9.3.3), so no other site that opened the popup
+    /// can read the result.
     static func webMessage(to redirectURI: String, fields: [(String, String)]) throws -> String {
         let values = Dictionary(fields, uniquingKeysWith: { $1 })
-        var authorization: [String: JSONValue] = [:]
-        for name in ["code", "id_token", "state"] { authorization[name] = values[name].map { .string($0) } }
-        var result: [String: JSONValue] = ["authorization": .object(authorization)]
-        if let user = values["user"] { result["user"] = try JSONValue(parsingText: Array(user.utf8)) }
+        var result: [String: JSONValue]
+        if let error = values["error"] {
+            result = ["error": .string(error)]
+        } else {
+            var authorization: [String: JSONValue] = [:]
+            for name in ["code", "id_token", "state"] { authorization[name] = values[name].map { .string($0) } }
+            result = ["authorization": .object(authorization)]
+            if let user = values["user"] { result["user"] = try JSONValue(parsingText: Array(user.utf8)) }
+        }
         let json = String(decoding: JSONValue.object(result).serialized(), as: UTF8.self)
         let target = URLComponents(string: redirectURI).map { parts in
             "\(parts.scheme ?? "https")://\(parts.host ?? "")" + (parts.port.map { ":\($0)" } ?? "")
@@ -64,14 +71,17 @@ enum FakeAppleAuthorizePage {
             """)
     }
 
-    /// The `user` field Apple sends on a first authorization: `{"name":{"firstName","lastName"},"email"}`.
-    static func userJSON(name: String, email: String) throws -> String {
-        let parts = name.split(separator: " ", maxSplits: 1).map(String.init)
-        let user: JSONValue = [
-            "name": ["firstName": .string(parts.first ?? ""), "lastName": .string(parts.count > 1 ? parts[1] : "")],
-            "email": .string(email),
-        ]
-        return String(decoding: user.serialized(), as: UTF8.self)
+    /// The `user` field Apple sends on a first authorization: `{"name":{"firstName","lastName"},"email"}`, each
+    /// member only when its scope was asked for; nil when neither was.
+    static func userJSON(name: String?, email: String?) throws -> String? {
+        var user: [String: JSONValue] = [:]
+        if let name {
+            let parts = name.split(separator: " ", maxSplits: 1).map(String.init)
+            user["name"] = ["firstName": .string(parts.first ?? ""), "lastName": .string(parts.count > 1 ? parts[1] : "")]
+        }
+        if let email { user["email"] = .string(email) }
+        guard !user.isEmpty else { return nil }
+        return String(decoding: JSONValue.object(user).serialized(), as: UTF8.self)
     }
 
     private static func hiddenField(_ name: String, _ value: String) -> String {
@@ -98,6 +108,7 @@ enum FakeAppleAuthorizePage {
           .choice { display: flex; gap: 8px; align-items: center; color: #1d1d1f; }
           .button { width: 100%; margin-top: 24px; padding: 12px; border: 0; border-radius: 980px; background: #000;
                     color: #fff; font-size: 16px; cursor: pointer; }
+          .button.cancel { margin-top: 12px; background: #e8e8ed; color: #1d1d1f; }
         </style></head>
         <body>
         \(body)

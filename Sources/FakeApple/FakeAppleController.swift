@@ -54,9 +54,13 @@ struct FakeAppleController: RouteCollection {
     }
 
     @Sendable func authorize(_ req: Request) async throws -> Response {
-        let query = try req.content.decode(AuthorizeQuery.self)
+        let query = try req.content.decode(AuthorizeQuery.self, accepting: .form)
         try query.validate()
-        let form = try req.content.decode(ConsentForm.self)
+        if try req.content.decode(CancelForm.self, accepting: .form).cancel != nil {
+            let state = query.state.map { [("state", $0)] } ?? []
+            return try answer(query, fields: [("error", AuthorizeQuery.userCancelled)] + state)
+        }
+        let form = try req.content.decode(ConsentForm.self, accepting: .form)
         let email = form.email.trimmingCharacters(in: .whitespaces)
         guard email.contains("@") else { throw Abort(.badRequest, reason: "Enter an email address.") }
         let subject = FakeAppleKeys.subject(forEmail: email)
@@ -64,11 +68,19 @@ struct FakeAppleController: RouteCollection {
         let grant = FakeAppleState.Grant(clientID: query.client_id, subject: subject, email: sharedEmail,
                                          isPrivateEmail: form.hideEmail == "on")
         let (code, idToken, _) = try await issueCode(grant, redirectURI: query.redirect_uri, nonce: query.nonce)
-        var fields = [("code", code), ("id_token", idToken)]
+        var fields = [("code", code)]
+        if query.wantsIdentityToken { fields.append(("id_token", idToken)) }
         if let state = query.state { fields.append(("state", state)) }
-        if await state.isFirstAuthorization(grant) {
-            fields.append(("user", try FakeAppleAuthorizePage.userJSON(name: form.name ?? "", email: sharedEmail)))
+        if await state.isFirstAuthorization(grant),
+           let user = try FakeAppleAuthorizePage.userJSON(name: query.scopes.contains("name") ? form.name ?? "" : nil,
+                                                          email: query.scopes.contains("email") ? sharedEmail : nil) {
+            fields.append(("user", user))
         }
+        return try answer(query, fields: fields)
+    }
+
+    /// The authorization's result as `response_mode` asks: posted to the redirect URI, or handed to the opener.
+    private func answer(_ query: AuthorizeQuery, fields: [(String, String)]) throws -> Response {
         if query.response_mode == AuthorizeQuery.webMessage {
             return .html(try FakeAppleAuthorizePage.webMessage(to: query.redirect_uri, fields: fields))
         }
@@ -113,7 +125,7 @@ struct FakeAppleController: RouteCollection {
 
     private func answerToken(_ req: Request) async throws -> Response {
         if await state.isOutage { return Response(status: .serviceUnavailable) }
-        guard let form = try? req.content.decode(TokenForm.self) else {
+        guard let form = try? req.content.decode(TokenForm.self, accepting: .form) else {
             return Self.oauthError("invalid_request")
         }
         guard clientSecrets.isValid(form.client_secret, clientID: form.client_id, now: clock()) else {
@@ -149,7 +161,9 @@ struct FakeAppleController: RouteCollection {
 
     private func answerRevoke(_ req: Request) async throws -> Response {
         if await state.isOutage { return Response(status: .serviceUnavailable) }
-        guard let form = try? req.content.decode(RevokeForm.self) else { return Self.oauthError("invalid_request") }
+        guard let form = try? req.content.decode(RevokeForm.self, accepting: .form) else {
+            return Self.oauthError("invalid_request")
+        }
         guard clientSecrets.isValid(form.client_secret, clientID: form.client_id, now: clock()) else {
             return Self.oauthError("invalid_client")
         }
@@ -172,7 +186,11 @@ struct FakeAppleController: RouteCollection {
         let code = "c" + Base64URL.encode(try SecureRandom.bytes(count: 24))
         await state.issue(code: code, .init(grant: grant, redirectURI: redirectURI, nonce: nonce, issuedAt: clock(),
                                             exchange: try exchangeTokens(grant, nonce: nonce)))
-        let idToken = try mintIdentityToken(grant, nonce: nonce, extraClaims: ["c_hash": .string(TokenHash.of(code))])
+        var claims: [String: JSONValue] = ["c_hash": .string(TokenHash.of(code))]
+        // An app's token says whether the user seems real (`real_user_status`: 2, likely real); a web page's
+        // has no such claim (Apple's "Authenticating users with Sign in with Apple").
+        if redirectURI.isEmpty { claims["real_user_status"] = 2 }
+        let idToken = try mintIdentityToken(grant, nonce: nonce, extraClaims: claims)
         return (code, idToken, grant.subject)
     }
 
@@ -234,19 +252,36 @@ struct AuthorizeQuery: Codable, Sendable {
 
     /// The `response_mode` of Apple's JS in popup mode: the result goes to the opener with `postMessage`.
     static let webMessage = "web_message"
+    /// The `error` Apple sends back when the user cancels on its page.
+    static let userCancelled = "user_cancelled_authorize"
 
-    /// Apple's rules: a redirect URI is required, and asking for name or email requires `form_post` (or, from
-    /// Apple's JS in popup mode, `web_message`: the page behind the redirect URI's origin gets the same fields).
+    /// The requested scopes: `name` and `email` are what Apple gives (one, both or none).
+    var scopes: Set<Substring> { Set((scope ?? "").split(separator: " ")) }
+    /// The requested response types: `code`, or `code` and `id_token`.
+    var responseTypes: Set<Substring> { Set((response_type ?? "").split(separator: " ")) }
+    var wantsIdentityToken: Bool { responseTypes.contains("id_token") }
+
+    /// Apple's rules ("Request an authorization to the Sign in with Apple server"): a redirect URI is required;
+    /// `response_type` is `code` or `code id_token` (an identity token alone is not offered); asking for name or
+    /// email requires `form_post` (or, from Apple's JS in popup mode, `web_message`: the page behind the redirect
+    /// URI's origin gets the same fields).
     func validate() throws {
         guard let url = URLComponents(string: redirect_uri), url.scheme == "http" || url.scheme == "https" else {
             throw Abort(.badRequest, reason: "invalid_request: redirect_uri must be an absolute http(s) URL")
         }
-        let scopes = (scope ?? "").split(separator: " ")
+        guard responseTypes.contains("code"), responseTypes.isSubset(of: ["code", "id_token"]) else {
+            throw Abort(.badRequest, reason: "unsupported_response_type: response_type must be code or code id_token")
+        }
         if !scopes.isEmpty, response_mode != "form_post", response_mode != Self.webMessage {
             throw Abort(.badRequest,
                         reason: "invalid_request: response_mode must be form_post or web_message when scope is requested")
         }
     }
+}
+
+/// The consent page's Cancel button.
+struct CancelForm: Codable, Sendable {
+    var cancel: String?
 }
 
 /// What the consent page adds to the authorize query's fields when it posts back.

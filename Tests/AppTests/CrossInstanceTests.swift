@@ -15,7 +15,7 @@ struct CrossInstanceTests {
     private func authorize(_ app: TestApp, state: String, nonce: String) async throws -> HTTPClientResponse {
         let form = TestApp.formEncode([
             ("client_id", TestApp.webClientID), ("redirect_uri", Self.redirectURL), ("scope", "name email"),
-            ("response_mode", "form_post"), ("state", state), ("nonce", nonce), ("name", "Jane Across"),
+            ("response_type", "code id_token"), ("response_mode", "form_post"), ("state", state), ("nonce", nonce), ("name", "Jane Across"),
             ("email", "across@example.com"),
         ])
         return try await app.client.send(HTTPClientRequest(

@@ -266,7 +266,8 @@ struct WebFlowBindingTests {
             let nonce = TestApp.nonce(forState: state)
             let form = TestApp.formEncode([
                 ("client_id", TestApp.webClientID), ("redirect_uri", "http://127.0.0.1/login/siwa/callback"),
-                ("scope", "name email"), ("response_mode", "form_post"), ("state", state), ("nonce", nonce),
+                ("scope", "name email"), ("response_type", "code id_token"), ("response_mode", "form_post"),
+                ("state", state), ("nonce", nonce),
                 ("name", "Jane Appleseed"), ("email", "bound@example.com"),
             ])
             let post = try await app.client.send(HTTPClientRequest(

@@ -251,7 +251,7 @@ struct WebFlowTests {
             #expect(page.text.contains("name=\"email\""))
             let form = TestApp.formEncode([
                 ("client_id", TestApp.webClientID), ("redirect_uri", "http://127.0.0.1/cb"), ("scope", "name email"),
-                ("response_mode", "form_post"), ("state", "s1"), ("name", "Jane Appleseed"), ("email", "jane@example.com"),
+                ("response_type", "code id_token"), ("response_mode", "form_post"), ("state", "s1"), ("name", "Jane Appleseed"), ("email", "jane@example.com"),
             ])
             let post = { try await app.client.send(HTTPClientRequest(
                 method: .POST, url: app.apple.baseURL + "/auth/authorize",

@@ -233,6 +233,16 @@ def popup_checks(driver, base, check):
     check("popup mode: a second use of the same result is refused (401)", popup_replay_refused)
     check("popup mode: a popup closed before the end shows a message on the page", popup_closed_shows_message)
 
+    def popup_cancel_shows_message():
+        main = open_popup(driver, base)
+        driver.find_element(By.CSS_SELECTOR, "button[name=cancel]").click()
+        driver.switch_to.window(main)
+        message = WebDriverWait(driver, WAIT_SECONDS).until(EC.visibility_of_element_located((By.ID, "signin-message")))
+        assert "cancelled" in message.text, message.text
+        WebDriverWait(driver, WAIT_SECONDS).until(lambda d: len(d.window_handles) == 1)
+
+    check("popup mode: Cancel on Apple's page shows a message on the page", popup_cancel_shows_message)
+
 
 def main():
     binary = os.environ.get("SIWA_BINARY", os.path.join(ROOT, ".build", "debug", "siwa"))
@@ -282,6 +292,19 @@ def main():
             check("log out ends the session", log_out)
             check("a returning user is found by sub and keeps the name", returning_user_keeps_name)
             check("deleting the account from / signs out and forgets the user", delete_account)
+
+            def cancel_returns_to_login():
+                sign_out(driver)
+                wait = WebDriverWait(driver, WAIT_SECONDS)
+                driver.get(f"{base}/login")
+                wait.until(EC.element_to_be_clickable((By.ID, "appleid-signin-button"))).click()
+                wait.until(EC.presence_of_element_located((By.NAME, "email")))
+                driver.find_element(By.CSS_SELECTOR, "button[name=cancel]").click()
+                message = wait.until(EC.visibility_of_element_located((By.CSS_SELECTOR, "p.signin-message")))
+                assert "cancelled" in message.text, message.text
+                assert "/login" in driver.current_url and not driver.find_elements(By.ID, "user-name")
+
+            check("Cancel on Apple's page returns to /login saying so", cancel_returns_to_login)
             if not cluster:
                 popup_server, popup_port = start_server(binary, workdir, mode="popup")
                 try:

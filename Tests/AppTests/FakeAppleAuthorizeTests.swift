@@ -1,0 +1,116 @@
+import Foundation
+import HTTPCore
+import CryptoCore
+import Testing
+@testable import App
+
+/// The stand-in holds the relying party to Apple's rules where a looser stand-in would let the server pass locally
+/// and fail against Apple ("Request an authorization to the Sign in with Apple server", "Generate and validate
+/// tokens", "Revoke tokens"): the response types, the scopes, the user's Cancel, and form bodies only.
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct FakeAppleAuthorizeTests {
+    /// The consent page's post, with `fields` in place of the defaults they name.
+    private func authorize(_ app: TestApp, _ fields: [(String, String)]) async throws -> HTTPClientResponse {
+        let defaults = [
+            ("client_id", TestApp.webClientID), ("redirect_uri", "http://127.0.0.1/cb"), ("response_mode", "form_post"),
+            ("state", "s1"), ("name", "Jane Scoped"), ("email", "scoped@example.com"),
+        ]
+        let form = TestApp.formEncode(defaults.filter { field in !fields.contains { $0.0 == field.0 } } + fields)
+        return try await app.client.send(HTTPClientRequest(
+            method: .POST, url: app.apple.baseURL + "/auth/authorize",
+            headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Array(form.utf8)
+        ))
+    }
+
+    /// An identity token alone, no response type, or another one is refused, on the page and on its post.
+    @Test(arguments: [nil, "id_token", "token", "code token", ""])
+    func responseTypesAppleDoesNotOfferAreRefused(_ responseType: String?) async throws {
+        try await TestApp.with { app in
+            let fields = responseType.map { [("response_type", $0)] } ?? []
+            let post = try await authorize(app, fields + [("scope", "name email")])
+            #expect(post.status == .badRequest)
+            #expect(post.text.contains("unsupported_response_type"))
+            let encoded = responseType?.addingPercentEncoding(withAllowedCharacters: .alphanumerics)
+            let query = "client_id=x&redirect_uri=http%3A%2F%2F127.0.0.1%2Fcb&response_mode=form_post"
+                + (encoded.map { "&response_type=" + $0 } ?? "")
+            let page = try await app.client.send(HTTPClientRequest(url: app.apple.baseURL + "/auth/authorize?" + query))
+            #expect(page.status == .badRequest)
+        }
+    }
+
+    /// `code` alone posts no identity token; `user` carries only the scopes asked for, and is left out with none.
+    @Test(arguments: [
+        ("code", "name email", ["code", "state", "user"], ["name", "email"]),
+        ("code id_token", "name", ["code", "id_token", "state", "user"], ["name"]),
+        ("id_token code", "email", ["code", "id_token", "state", "user"], ["email"]),
+        ("code id_token", "", ["code", "id_token", "state"], []),
+    ])
+    func theAnswerHoldsWhatWasAskedFor(responseType: String, scope: String, fields: [String],
+                                       userMembers: [String]) async throws {
+        try await TestApp.with { app in
+            let post = try await authorize(app, [("response_type", responseType), ("scope", scope)])
+            #expect(post.status == .ok)
+            let posted = HiddenFields.parse(post.text)
+            #expect(posted.map(\.0).sorted() == fields.sorted())
+            if let user = posted.first(where: { $0.0 == "user" })?.1 {
+                let members = try #require(try JSONSerialization.jsonObject(with: Data(user.utf8)) as? [String: Any])
+                #expect(members.keys.sorted() == userMembers.sorted())
+            }
+        }
+    }
+
+    /// Cancel posts Apple's `error` and the `state` back (or hands them to the opener), and the server's callback
+    /// takes the user back to the login page saying so.
+    @Test func cancelPostsTheErrorBack() async throws {
+        try await TestApp.with { app in
+            let page = try await app.client.send(HTTPClientRequest(url: app.apple.baseURL
+                + "/auth/authorize?client_id=x&redirect_uri=http%3A%2F%2F127.0.0.1%2Fcb&response_type=code"))
+            #expect(page.text.contains(#"name="cancel""#) && page.text.contains("formnovalidate"))
+            let cancelled = try await authorize(app, [("response_type", "code id_token"), ("cancel", "1")])
+            #expect(cancelled.status == .ok)
+            let posted = HiddenFields.parse(cancelled.text)
+            #expect(posted.map(\.0) == ["error", "state"])
+            #expect(posted.first?.1 == "user_cancelled_authorize")
+            let popup = try await authorize(app, [("response_type", "code id_token"), ("cancel", "1"),
+                                                  ("response_mode", "web_message")])
+            let result = try #require(try FakeAppleWebMessageTests.postedResult(popup.text))
+            #expect(result["error"] as? String == "user_cancelled_authorize")
+            #expect(result["authorization"] == nil)
+
+            let login = try await app.send(.GET, "/login")
+            let state = try #require(login.cookieValue("SIWA_STATE"))
+            let back = try await app.sendForm("/login/siwa/callback",
+                                              [("state", state), ("error", "user_cancelled_authorize")],
+                                              cookies: ["SIWA_STATE": state])
+            #expect(back.status == .seeOther)
+            #expect(back.headers["Location"]?.hasPrefix("/login?") == true)
+        }
+    }
+
+    /// Apple's token and revocation endpoints take form bodies only: JSON is `invalid_request`.
+    @Test(arguments: ["/auth/token", "/auth/revoke"]) func jsonBodiesAreRefused(_ path: String) async throws {
+        try await TestApp.with { app in
+            let json = #"{"client_id":"x","client_secret":"y","grant_type":"authorization_code","code":"c","token":"t"}"#
+            let response = try await app.client.send(HTTPClientRequest(
+                method: .POST, url: app.apple.baseURL + path, headers: ["Content-Type": "application/json"],
+                body: Array(json.utf8)))
+            #expect(response.status == .badRequest)
+            #expect(try response.json()["error"] as? String == "invalid_request")
+        }
+    }
+
+    /// An app's identity token says whether the user seems real, as Apple's do on iOS 14 and later.
+    @Test func anAppsTokenCarriesRealUserStatus() async throws {
+        try await TestApp.with { app in
+            let form = TestApp.formEncode([("client_id", TestApp.iosClientID), ("email", "real@example.com")])
+            let credential = try await app.client.send(HTTPClientRequest(
+                method: .POST, url: app.apple.baseURL + "/dev/app-credential",
+                headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Array(form.utf8))).json()
+            let token = try #require(credential["identityToken"] as? String)
+            let payload = try #require(token.split(separator: ".").dropFirst().first)
+            let bytes = try #require(Base64URL.decode(String(payload)))
+            let claims = try #require(try JSONSerialization.jsonObject(with: Data(bytes)) as? [String: Any])
+            #expect(claims["real_user_status"] as? Int == 2)
+        }
+    }
+}
