@@ -24,7 +24,7 @@ extension Configuration {
         let trimmed = text.trimmingCharacters(in: .whitespaces).lowercased()
         let units: [Character: TimeInterval] = ["s": 1, "m": 60, "h": 3600, "d": 86400]
         let (number, unit) = trimmed.last.flatMap { units[$0] }.map { (trimmed.dropLast(), $0) } ?? (Substring(trimmed), 1)
-        guard let value = Double(number), value.isFinite, value >= 0 else { return nil }
+        guard let value = Double(environmentValue: String(number)), value.isFinite, value >= 0 else { return nil }
         let seconds = value * unit
         return seconds == 0 || (minAppleChoresInterval...maxAppleChoresInterval).contains(seconds) ? seconds : nil
     }

@@ -29,10 +29,15 @@ extension Configuration {
         configuration.databasePath = databasePath
         configuration.iosClientIDs = [developmentIOSClientID]
         configuration.websiteClientID = developmentWebsiteClientID
-        let host = hostname.contains(":") ? "[\(hostname)]" : hostname
+        let host = Configuration.urlHost(hostname)
         configuration.redirectURL = "http://\(host):\(port)/login/siwa/callback"
         configuration.appleBaseURL = "http://\(host):\(applePort)"
         configuration.resourcesPath = Configuration.locateResources(configuration.resourcesPath)
         return configuration
     }
+}
+
+extension Configuration {
+    /// `hostname` as a URL writes it: an IPv6 literal in brackets (RFC 3986 §3.2.2).
+    package static func urlHost(_ hostname: String) -> String { hostname.contains(":") ? "[\(hostname)]" : hostname }
 }

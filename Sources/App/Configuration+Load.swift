@@ -52,7 +52,16 @@ extension Configuration {
         }
         hostname = env.get("HOSTNAME") ?? hostname
         port = readInteger(env, "PORT", in: HTTPServerConfiguration.portRange, else: port)
-        databasePath = env.get("DATABASE_PATH") ?? databasePath
+        databasePath = read(databasePath) { () throws(ConfigurationError) in
+            guard let path = env.get("DATABASE_PATH") else { return nil }
+            // SQLite's in-memory name would give each of the server's connections a database of its own: the
+            // readers would never see what the writer migrated and wrote.
+            guard path != ":memory:" else {
+                throw .malformed(name: "DATABASE_PATH", expected: "a file path (:memory: would give each of the "
+                                 + "server's SQLite connections an empty database of its own)")
+            }
+            return path
+        }
         databaseURL = read(databaseURL) { () throws(ConfigurationError) in
             guard let url = env.get("DATABASE_URL") else { return nil }
             do {
@@ -139,6 +148,7 @@ extension Configuration {
             }
             return path
         }
+        trustStoreFile = env.get("SSL_CERT_FILE")
         extraCAFile = env.get("SIWA_EXTRA_CA_FILE")
         databasePreparedStatements = read(databasePreparedStatements) { () throws(ConfigurationError) in
             switch env.get("DATABASE_PREPARED_STATEMENTS")?.lowercased() {
@@ -155,7 +165,7 @@ extension Configuration {
         appleMaxConnections = readInteger(env, "APPLE_MAX_CONNECTIONS", in: 1...10_000, else: appleMaxConnections)
         appleTimeout = read(appleTimeout) { () throws(ConfigurationError) in
             guard let text = env.get("APPLE_TIMEOUT") else { return nil }
-            guard let seconds = Double(text), seconds >= Self.minAppleTimeoutSeconds,
+            guard let seconds = Double(environmentValue: text), seconds >= Self.minAppleTimeoutSeconds,
                   seconds <= Self.maxAppleTimeoutSeconds else {
                 throw .malformed(name: "APPLE_TIMEOUT", expected: "seconds, at least \(Self.minAppleTimeoutSeconds) "
                                  + "and at most \(Int(Self.maxAppleTimeoutSeconds))")
@@ -175,16 +185,20 @@ extension Configuration {
     /// The client every call to Apple goes through: `APPLE_MAX_CONNECTIONS`, `APPLE_TIMEOUT`, and the extra CA.
     package var appleClientConfiguration: HTTPClient.Configuration {
         HTTPClient.Configuration(timeout: appleTimeout, connectTimeout: min(appleTimeout, .seconds(5)),
-                                 maxConnectionsPerOrigin: appleMaxConnections, extraCAFile: extraCAFile)
+                                 maxConnectionsPerOrigin: appleMaxConnections, trustStoreFile: trustStoreFile,
+                                 extraCAFile: extraCAFile)
     }
 
     private static func integer(_ env: Environment, _ name: String, in range: ClosedRange<Int>) throws(ConfigurationError)
         -> Int?
     {
+        let digits = env.get(name)?.trimmingCharacters(in: .whitespaces).drop { $0 == "-" } ?? ""
+        // All digits but beyond `Int`: out of range rather than "not an integer".
+        let tooLong = !digits.isEmpty && digits.allSatisfy { $0.isASCII && $0.isNumber } && Int(digits) == nil
+        let outOfRange = ConfigurationError.malformed(name: name, expected: "an integer in \(range)")
+        guard !tooLong else { throw outOfRange }
         guard let value = try env.get(name, as: Int.self) else { return nil }
-        guard range.contains(value) else {
-            throw ConfigurationError.malformed(name: name, expected: "an integer in \(range.lowerBound)...\(range.upperBound)")
-        }
+        guard range.contains(value) else { throw outOfRange }
         return value
     }
 

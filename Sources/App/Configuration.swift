@@ -66,7 +66,10 @@ package struct Configuration: Sendable {
     package var metricsToken: String?
     /// Folder with `Views/` and `Public/`.
     package var resourcesPath = "Resources"
-    /// A CA file trusted for outgoing HTTPS in addition to the system store (tests).
+    /// `SSL_CERT_FILE`, from the environment or `.env`: the trust store for outgoing HTTPS. OpenSSL reads it from
+    /// the process environment only, so a value in `.env` is passed to the client explicitly.
+    package var trustStoreFile: String?
+    /// A CA file trusted for outgoing HTTPS in addition to the trust store (`SIWA_EXTRA_CA_FILE`).
     package var extraCAFile: String?
     /// `APPLE_MAX_CONNECTIONS`: the most connections to Apple this process holds; requests beyond wait in order.
     package var appleMaxConnections = HTTPClient.Configuration.defaultMaxConnectionsPerOrigin

@@ -189,7 +189,7 @@ package final class SiwaServer: Sendable {
         }
         let signals = ShutdownSignals.install { await server.shutdown() }
         let scheme = configuration.tls == nil ? "http" : "https"
-        logger.notice("siwa listening on \(scheme)://\(configuration.hostname):\(server.localPort)")
+        logger.notice("siwa listening on \(scheme)://\(Configuration.urlHost(configuration.hostname)):\(server.localPort)")
         try await server.run()
         withExtendedLifetime(signals) {}
     }

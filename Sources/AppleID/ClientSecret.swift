@@ -46,12 +46,14 @@ package final class ClientSecret: Sendable {
     }
 
     /// Loads the `.p8` at `privateKeyPath`.
-    /// - Throws: `ClientSecretError` saying whether the file is missing, unreadable or not a P-256 PKCS#8 key.
+    /// - Throws: `ClientSecretError` saying whether the file is missing, not readable by this user, not text, or not
+    ///   a P-256 PKCS#8 key.
     package static func load(teamID: String, keyID: String, privateKeyPath: String,
                             clock: @escaping @Sendable () -> Date = Date.init) throws -> ClientSecret {
         guard FileManager.default.fileExists(atPath: privateKeyPath) else {
             throw ClientSecretError.keyFileMissing(privateKeyPath)
         }
+        guard access(privateKeyPath, R_OK) == 0 else { throw ClientSecretError.keyFileNotReadable(privateKeyPath) }
         guard let data = FileManager.default.contents(atPath: privateKeyPath),
               let pem = String(data: data, encoding: .utf8)
         else { throw ClientSecretError.keyFileUnreadable(privateKeyPath) }
@@ -96,6 +98,8 @@ package final class ClientSecret: Sendable {
 /// Why the Sign in with Apple key cannot be used; said once at start-up.
 package enum ClientSecretError: Error, Equatable, CustomStringConvertible {
     case keyFileMissing(String)
+    /// The process may not read the file (its permissions, or its folder's).
+    case keyFileNotReadable(String)
     case keyFileUnreadable(String)
     case keyMalformed(String)
     case missingIdentifiers
@@ -103,6 +107,8 @@ package enum ClientSecretError: Error, Equatable, CustomStringConvertible {
     package var description: String {
         switch self {
         case .keyFileMissing(let path): "APPLE_PRIVATE_KEY_PATH: no file at \(ConfiguredPath.named(path))"
+        case .keyFileNotReadable(let path):
+            "APPLE_PRIVATE_KEY_PATH: this user may not read \(ConfiguredPath.named(path)) (permission denied)"
         case .keyFileUnreadable(let path):
             "APPLE_PRIVATE_KEY_PATH: cannot read \(ConfiguredPath.named(path)) as text"
         case .keyMalformed(let path):

@@ -1,12 +1,17 @@
 import COpenSSL
 
 /// An `SSL_CTX` for outgoing TLS: TLS 1.2 minimum, peer verification required, trusting the system store
-/// (`SSL_CERT_FILE` and `SSL_CERT_DIR` are honoured, as OpenSSL does) plus an optional extra CA file.
+/// (`SSL_CERT_FILE` and `SSL_CERT_DIR` of the process environment are honoured, as OpenSSL does, unless a trust
+/// store file is given) plus an optional extra CA file.
 package final class TLSClientContext {
     let pointer: OpaquePointer  // SSL_CTX *
 
-    /// - Parameter extraCAFile: a PEM file of CA certificates trusted in addition to the system store.
-    package init(extraCAFile: String? = nil) throws(TLSClientError) {
+    /// - Parameters:
+    ///   - trustStoreFile: a PEM file of CA certificates used in place of the system store's file (what
+    ///     `SSL_CERT_FILE` names, read from wherever the caller read its configuration); the system's certificate
+    ///     folder is still searched. Nil: OpenSSL's defaults.
+    ///   - extraCAFile: a PEM file of CA certificates trusted in addition to the store.
+    package init(trustStoreFile: String? = nil, extraCAFile: String? = nil) throws(TLSClientError) {
         ERR_clear_error()
         guard let context = SSL_CTX_new(TLS_client_method()) else { throw TLSClientError.drain("SSL_CTX_new") }
         pointer = context
@@ -17,8 +22,17 @@ package final class TLSClientContext {
         // Servers that close without close_notify are common; framed bodies show truncation all the same. A body
         // read until the connection closes requires close_notify (`TLSClientConnection.requireCloseNotify`).
         _ = copenssl_client_ctx_ignore_unexpected_eof(context)
-        guard SSL_CTX_set_default_verify_paths(context) == 1 else {
-            throw TLSClientError.drain("loading the system trust store")
+        if let trustStoreFile {
+            guard SSL_CTX_load_verify_locations(context, trustStoreFile, nil) == 1 else {
+                throw TLSClientError.drain("loading trust store file \(trustStoreFile)")
+            }
+            guard SSL_CTX_set_default_verify_dir(context) == 1 else {
+                throw TLSClientError.drain("loading the system certificate folder")
+            }
+        } else {
+            guard SSL_CTX_set_default_verify_paths(context) == 1 else {
+                throw TLSClientError.drain("loading the system trust store")
+            }
         }
         if let extraCAFile {
             guard SSL_CTX_load_verify_locations(context, extraCAFile, nil) == 1 else {

@@ -48,8 +48,7 @@ enum DevEnvironment {
             await stand.shutdown()
         }
         logger.notice("Apple stand-in on \(stand.baseURL)")
-        let host = hostname.contains(":") ? "[\(hostname)]" : hostname  // an IPv6 literal, as a URL writes it
-        logger.notice("siwa on http://\(host):\(server.localPort) — open /login to sign in")
+        logger.notice("siwa on http://\(Configuration.urlHost(hostname)):\(server.localPort) — open /login to sign in")
         logger.notice("iOS API: siwa mint --aud \(Configuration.developmentIOSClientID) --key-file \(keyFile) gives a token for POST /api/users/siwa")
         async let serving: Void = server.run()
         async let standing: Void = stand.run()

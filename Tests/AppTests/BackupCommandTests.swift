@@ -120,6 +120,10 @@ struct BackupCommandTests {
                 (fresh, ["DATABASE_URL": "postgres://siwa:secret@db.example.com/siwa", "PORT": "abc"],
                  "siwa: DATABASE_URL names PostgreSQL: back it up with pg_dump"),
                 (fresh, ["DATABASE_PATH": missingDatabase], "siwa: DATABASE_PATH: no database at \(missingDatabase)"),
+                // Another scheme is named as one, not taken for PostgreSQL. Found by a black-box review.
+                (fresh, ["DATABASE_URL": "mysql://siwa:secret@db.example.com/siwa"],
+                 "siwa: the server is not configured: Environment variable DATABASE_URL must be a postgres:// or "
+                    + "postgresql:// URI libpq accepts (it is not one"),
             ]
             for (destination, extra, message) in cases {
                 let result = try await SiwaProcess.run(["backup", destination], environment: app.environment(extra),

@@ -357,6 +357,9 @@ struct CommandLineInputTests {
     /// `RESOURCES_PATH` without templates fell back to the built-in ones in silence.
     @Test(arguments: [
         (["SIWA_EXTRA_CA_FILE": "/nonexistent/ca.pem"], "SIWA_EXTRA_CA_FILE"),
+        // Found by a black-box review: OpenSSL skips a trust store file it cannot read, and every call to Apple
+        // then failed on Apple's certificate.
+        (["SSL_CERT_FILE": "/nonexistent/ca.pem"], "SSL_CERT_FILE"),
         (["HOSTNAME": "not..valid"], "HOSTNAME"),
         (["RESOURCES_PATH": "/nonexistent/Resources"], "RESOURCES_PATH"),
         // Found by an audit: a key set but missing only turned code exchange and revocation off, in a log line.

@@ -50,6 +50,15 @@ struct ConfigurationTests {
         (["LOG_LEVEL": "loud"], "LOG_LEVEL"),
         (["APPLE_TEAM_ID": "T", "APPLE_KEY_ID": "K"], "APPLE_PRIVATE_KEY_PATH"),
         (["TLS_CERT_PATH": "/c.pem"], "TLS_KEY_PATH"),
+        // Found by a black-box review: each connection would open an empty database of its own.
+        (["DATABASE_PATH": ":memory:"], "DATABASE_PATH"),
+        // Swift's number parsing took hexadecimal, exponents and infinities for seconds.
+        (["APPLE_TIMEOUT": "0x2"], "APPLE_TIMEOUT"),
+        (["APPLE_TIMEOUT": "1e0"], "APPLE_TIMEOUT"),
+        (["APPLE_TIMEOUT": "nan"], "APPLE_TIMEOUT"),
+        (["APPLE_TIMEOUT": "2."], "APPLE_TIMEOUT"),
+        (["APPLE_CHORES_INTERVAL": "0x18h"], "APPLE_CHORES_INTERVAL"),
+        (["APPLE_CHORES_INTERVAL": "1e1m"], "APPLE_CHORES_INTERVAL"),
     ])
     func badVariablesAreNamed(_ variables: [String: String], _ name: String) {
         #expect {
@@ -72,6 +81,31 @@ struct ConfigurationTests {
             "\(error)".contains(name) && "\(error)".contains("user name or password")
                 && !"\(error)".contains("Sup3rSecretPw")
         }
+    }
+
+    /// Decimal seconds, with spaces around as every other number takes them, are read.
+    @Test func decimalSecondsAreRead() throws {
+        #expect(try Configuration(Environment(["APPLE_TIMEOUT": " 1.5 "])).appleTimeout == .milliseconds(1500))
+        #expect(try Configuration(Environment(["APPLE_CHORES_INTERVAL": "1.5h"])).appleChoresInterval == 5400)
+    }
+
+    /// A number past `Int` is named as out of range, as one inside `Int` but past the limit is, not as "not an
+    /// integer".
+    @Test(arguments: ["99999999999999999999", "-99999999999999999999"]) func aHugeIntegerIsOutOfRange(_ value: String) {
+        #expect(throws: ConfigurationError.malformed(name: "MAX_BODY_SIZE", expected: "an integer in 1...1073741824")) {
+            try Configuration(Environment(["MAX_BODY_SIZE": value]))
+        }
+    }
+
+    /// `SSL_CERT_FILE` in `.env` reaches the Apple client: OpenSSL reads it from the process environment only, so
+    /// `.env`'s was ignored and every call to an HTTPS Apple behind a private CA failed. Found by a black-box
+    /// review.
+    @Test func theTrustStoreFileIsReadFromDotEnv() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("siwa-\(UUID().uuidString).env")
+        try "SSL_CERT_FILE=/etc/test-ca.pem\n".write(to: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let configuration = try Configuration.load(dotEnvPath: file.path, environment: [:])
+        #expect(configuration.appleClientConfiguration.trustStoreFile == "/etc/test-ca.pem")
     }
 
     @Test func loopbackHostsAreRecognised() {

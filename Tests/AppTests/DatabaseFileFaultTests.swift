@@ -87,6 +87,39 @@ struct DatabaseFileFaultTests {
         }
     }
 
+    /// An operator's command run as a user who may read the database but not write beside it, or who may not read
+    /// the `.p8`, says so and whom to run it as, not SQLite's "attempt to write a readonly database" or "cannot read
+    /// it as text". Found by a black-box review.
+    @Test func operatorCommandsRunAsAnotherUserSayWhatTheyMayNotDo() async throws {
+        guard let wrapper = Self.dropPrivileges, !wrapper.isEmpty else {
+            print("note: not running as root with setpriv; the operator permission test is skipped")
+            return
+        }
+        try await SpawnedApp.with { app in
+            #expect(try await SiwaProcess.run(["migrate"], environment: app.environment(), directory: app.directory)
+                .status == 0)
+            chmod(app.databasePath, 0o644)
+            chmod(app.directory.appendingPathComponent("db").path, 0o755)
+            for command in [["users", "show", "someone@example.com"], ["doctor"]] {
+                let refused = try SiwaProcess(command, environment: app.environment(), directory: app.directory,
+                                              wrapper: wrapper)
+                #expect(await refused.exited(within: .seconds(60)) == 1, "\(command)")
+                #expect(refused.output.contains("cannot read \(app.databasePath) as this user"), "\(refused.output)")
+                #expect(refused.output.contains("run the command as the user the server runs as"))
+                #expect(!refused.output.contains("attempt to write a readonly database"))
+            }
+            let key = app.directory.appendingPathComponent("AuthKey_TEST.p8").path
+            #expect(FileManager.default.createFile(atPath: key, contents: Data("-----BEGIN PRIVATE KEY-----\n".utf8),
+                                                   attributes: [.posixPermissions: 0o600]))
+            let doctor = try SiwaProcess(["doctor"], environment: app.environment([
+                "APPLE_TEAM_ID": "ABCDE12345", "APPLE_KEY_ID": "XYZ987WVU6", "APPLE_PRIVATE_KEY_PATH": key,
+            ]), directory: app.directory, wrapper: wrapper)
+            #expect(await doctor.exited(within: .seconds(60)) == 1)
+            #expect(doctor.output.contains("FAIL APPLE_PRIVATE_KEY_PATH: this user may not read"), "\(doctor.output)")
+            #expect(doctor.output.contains("give the user siwa runs as read access"))
+        }
+    }
+
     @Test func aFullFileSystemIs503WithSQLiteFullAndRecoversWhenSpaceReturns() async throws {
         try await SpawnedApp.with { app in
             let folder = app.directory.appendingPathComponent("db").path

@@ -36,6 +36,22 @@ struct HTTPClientTLSTests {
         #expect(response.body == Array("secure GET /auth/keys HTTP/1.1".utf8))
     }
 
+    /// A trust store file given in the configuration (`SSL_CERT_FILE` from `.env`) replaces OpenSSL's default file;
+    /// one that cannot be loaded fails the request saying so.
+    @Test func aTrustStoreFileIsUsedInPlaceOfTheSystemsFile() async throws {
+        let server = try serve(certificates.good)
+        defer { server.stop() }
+        let client = HTTPClient(configuration: .init(connectTimeout: Self.connectTimeout,
+                                                     trustStoreFile: certificates.caFile))
+        let response = try await client.send(HTTPClientRequest(url: "https://localhost:\(server.port)/auth/keys"))
+        #expect(response.status == .ok)
+        let missing = HTTPClient(configuration: .init(connectTimeout: Self.connectTimeout,
+                                                      trustStoreFile: "/nonexistent/ca.pem"))
+        await #expect { _ = try await missing.send(HTTPClientRequest(url: "https://localhost:\(server.port)/")) } throws: {
+            "\($0)".contains("trust store file /nonexistent/ca.pem")
+        }
+    }
+
     @Test(arguments: [
         "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n{\"keys\":[]}",
         "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n6\r\n{\"keys\r\n5\r\n\":[]}\r\n0\r\n\r\n",

@@ -56,6 +56,24 @@ struct EnvironmentTests {
         #expect(try DotEnv.load(path: "/proc/self/fd/\(pipe[0])") == ["PORT": "7001"])
     }
 
+    /// A dotenv path that is a folder, or a file that is not UTF-8, says which, without a "line 0". Found by a
+    /// black-box review.
+    @Test func anUnreadableDotEnvSaysWhy() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("env-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        #expect(throws: ConfigurationError.malformedDotEnv(line: 0, message: "is a folder, not a file", file: folder)) {
+            try DotEnv.load(path: folder)
+        }
+        let latin1 = folder + "/latin1.env"
+        try Data([0x41, 0x3D, 0xE9, 0x0A]).write(to: URL(fileURLWithPath: latin1))
+        #expect(throws: ConfigurationError.malformedDotEnv(line: 0, message: "is not UTF-8 text", file: latin1)) {
+            try DotEnv.load(path: latin1)
+        }
+        #expect("\(ConfigurationError.malformedDotEnv(line: 0, message: "is not UTF-8 text", file: latin1))"
+            == "\(latin1) is not UTF-8 text")
+    }
+
     @Test func processEnvironmentWinsOverDotEnv() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("env-\(UUID().uuidString)").path
         try "PORT=9000\nDATABASE_PATH=file.sqlite\n".write(toFile: path, atomically: true, encoding: .utf8)

@@ -53,10 +53,12 @@ package enum BackupOperation {
         ]
     }
 
-    /// The refusal on PostgreSQL, given as soon as `DATABASE_URL` is seen in `environment`, before the rest of the
-    /// configuration is checked: whatever else is missing, the answer is `pg_dump`.
+    /// The refusal on PostgreSQL, given as soon as a `postgres://` or `postgresql://` `DATABASE_URL` is seen in
+    /// `environment`, before the rest of the configuration is checked: whatever else is missing, the answer is
+    /// `pg_dump`. Another scheme is left to the configuration's check, which names it.
     package static func refusePostgres(_ environment: Environment) throws {
-        if let url = environment.get("DATABASE_URL"), !url.isEmpty { throw postgresRefusal }
+        guard let url = environment.get("DATABASE_URL")?.lowercased() else { return }
+        if url.hasPrefix("postgres://") || url.hasPrefix("postgresql://") { throw postgresRefusal }
     }
 
     /// The files of a copy to `destination` not yet in place, which an interrupted backup removes.

@@ -27,8 +27,12 @@ extension Doctor {
             return (findings, secret)
         } catch let error as ClientSecretError {
             let text = "\(error)".replacingOccurrences(of: "APPLE_PRIVATE_KEY_PATH: ", with: "")
-            findings.append(DoctorFinding(verdict: .fail, subject: "APPLE_PRIVATE_KEY_PATH", message:
-                "\(text); download the key with Sign in with Apple enabled and point APPLE_PRIVATE_KEY_PATH at it"))
+            let fix = if case .keyFileNotReadable = error {
+                "give the user siwa runs as read access to it (chmod 0400, owned by that user)"
+            } else {
+                "download the key with Sign in with Apple enabled and point APPLE_PRIVATE_KEY_PATH at it"
+            }
+            findings.append(DoctorFinding(verdict: .fail, subject: "APPLE_PRIVATE_KEY_PATH", message: "\(text); \(fix)"))
         } catch {
             findings.append(DoctorFinding(verdict: .fail, subject: "APPLE_PRIVATE_KEY_PATH", message: "\(error)"))
         }

@@ -68,7 +68,7 @@ package struct OperatorEnvironment: Sendable {
         do {
             database = try Database(path: try existingDatabasePath(), configuration: leavingTheFile, readOnly: true)
         } catch let error as SQLiteError {
-            throw OperatorError("DATABASE_PATH: cannot open \(configuration.databasePath): \(error.message)")
+            throw Self.openFailure(error, path: configuration.databasePath)
         }
         try Self.requireCurrentSchema(database, anyVersion: anySchemaVersion)
         return database
@@ -128,8 +128,19 @@ package struct OperatorEnvironment: Sendable {
         do {
             return try DatabasePool(path: configuration.databasePath, configuration: pool)
         } catch let error as SQLiteError {
-            throw OperatorError("DATABASE_PATH: cannot open \(configuration.databasePath): \(error.message)")
+            throw Self.openFailure(error, path: configuration.databasePath)
         }
+    }
+
+    /// Why the database at `path` cannot be opened or read. Reading a WAL database writes its `-shm` index beside
+    /// it (https://sqlite.org/wal.html#readonly), so a user who may read the file but not write there is told whom
+    /// to run the command as, not SQLite's "attempt to write a readonly database" (found by a black-box review).
+    static func openFailure(_ error: SQLiteError, path: String, verb: String = "open") -> OperatorError {
+        guard error.reason == .readOnly else {
+            return OperatorError("DATABASE_PATH: cannot \(verb) \(path): \(error.message)")
+        }
+        return OperatorError("DATABASE_PATH: cannot read \(path) as this user: SQLite writes its -shm file beside it "
+            + "even to read it; run the command as the user the server runs as")
     }
 
     /// Throws unless `database` has exactly the migrations this build knows. Another application's file is said so:
@@ -140,7 +151,7 @@ package struct OperatorEnvironment: Sendable {
             try AppMigrations.refuseAnotherApplicationsDatabase(database)
             status = try AppMigrations.migrator.status(database)
         } catch let error as SQLiteError {
-            throw OperatorError("DATABASE_PATH: cannot read \(database.path): \(error.message)")
+            throw openFailure(error, path: database.path, verb: "read")
         } catch let error as ConfigurationError {
             throw OperatorError("\(error)")
         }

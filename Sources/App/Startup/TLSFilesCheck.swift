@@ -2,9 +2,10 @@ import CryptoCore
 import HTTPCore
 import Web
 
-/// The files of `TLS_CERT_PATH`, `TLS_KEY_PATH` and `SIWA_EXTRA_CA_FILE`, loaded first thing at start: a file
-/// that cannot be used stops the server naming its variable, before a database is opened or created (an extra CA
-/// that does not load would otherwise fail every call to Apple, every sign-in then a 503).
+/// The files of `TLS_CERT_PATH`, `TLS_KEY_PATH`, `SSL_CERT_FILE` and `SIWA_EXTRA_CA_FILE`, loaded first thing at
+/// start: a file that cannot be used stops the server naming its variable, before a database is opened or created
+/// (a trust store or an extra CA that does not load would otherwise fail every call to Apple, every sign-in then a
+/// 503, with a log line blaming Apple's certificate).
 enum TLSFilesCheck {
     /// Days before a certificate's end from which the start warns.
     static let expiryWarningDays = 14
@@ -24,6 +25,14 @@ enum TLSFilesCheck {
     /// - Throws: `ConfigurationError` naming the variable whose file OpenSSL refused, with OpenSSL's reason.
     @discardableResult
     static func check(_ configuration: Configuration) throws -> Expiry? {
+        if let file = configuration.trustStoreFile {
+            do {
+                _ = try TLSClientContext(trustStoreFile: file)
+            } catch {
+                throw ConfigurationError.malformed(name: "SSL_CERT_FILE", expected: "a readable PEM file of the CA "
+                    + "certificates to trust for outgoing HTTPS (\(error))")
+            }
+        }
         if let file = configuration.extraCAFile {
             do {
                 _ = try TLSClientContext(extraCAFile: file)

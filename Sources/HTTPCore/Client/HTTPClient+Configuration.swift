@@ -16,7 +16,10 @@ extension HTTPClient {
         package var maxHeaderSize: Int = 64 * 1024
         /// Most header fields (and trailer fields) accepted.
         package var maxHeaderCount: Int = 100
-        /// A PEM file of CA certificates trusted in addition to the system store (and `SSL_CERT_FILE`).
+        /// A PEM file of CA certificates used in place of the system store's file (`SSL_CERT_FILE`); nil:
+        /// OpenSSL's defaults, which read `SSL_CERT_FILE` from the process environment.
+        package var trustStoreFile: String?
+        /// A PEM file of CA certificates trusted in addition to the trust store.
         package var extraCAFile: String?
         /// Sent unless the request sets its own `User-Agent`.
         package var userAgent: String = "siwa-server"
@@ -30,12 +33,13 @@ extension HTTPClient {
         package init(timeout: Duration = .seconds(10), connectTimeout: Duration = .seconds(5),
                     maxConnectionsPerOrigin: Int = defaultMaxConnectionsPerOrigin,
                     idleTimeout: Duration = defaultIdleTimeout, maxResponseSize: Int = 1 << 20,
-                    extraCAFile: String? = nil) {
+                    trustStoreFile: String? = nil, extraCAFile: String? = nil) {
             self.timeout = timeout
             self.connectTimeout = connectTimeout
             self.maxConnectionsPerOrigin = max(1, maxConnectionsPerOrigin)
             self.idleTimeout = idleTimeout
             self.maxResponseSize = maxResponseSize
+            self.trustStoreFile = trustStoreFile
             self.extraCAFile = extraCAFile
         }
     }

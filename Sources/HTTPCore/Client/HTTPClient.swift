@@ -23,7 +23,7 @@ package struct HTTPClient: Sendable {
     /// A client whose connections wait on `group`'s loops (each on the loop of the task that opened it).
     package init(configuration: Configuration, group: EventLoopGroup) {
         self.configuration = configuration
-        tls = HTTPClientTLS(extraCAFile: configuration.extraCAFile)
+        tls = HTTPClientTLS(trustStoreFile: configuration.trustStoreFile, extraCAFile: configuration.extraCAFile)
         pools = Pools(group: group)
         _ = Self.ignoreBrokenPipe
     }

@@ -5,17 +5,21 @@ import Synchronization
 /// costs tens of milliseconds, which start-up should not pay) and then shared; a failure (e.g. an unreadable CA
 /// file) is kept and reported by every `https` request.
 final class HTTPClientTLS: Sendable {
+    private let trustStoreFile: String?
     private let extraCAFile: String?
     private let made = Mutex<Result<TLSClientContext, TLSClientError>?>(nil)
 
-    init(extraCAFile: String?) {
+    init(trustStoreFile: String?, extraCAFile: String?) {
+        self.trustStoreFile = trustStoreFile
         self.extraCAFile = extraCAFile
     }
 
     var context: Result<TLSClientContext, TLSClientError> {
         made.withLock { made in
             if let made { return made }
-            let result = Result { () throws(TLSClientError) in try TLSClientContext(extraCAFile: extraCAFile) }
+            let result = Result { () throws(TLSClientError) in 
+                try TLSClientContext(trustStoreFile: trustStoreFile, extraCAFile: extraCAFile)
+            }
             made = result
             return result
         }

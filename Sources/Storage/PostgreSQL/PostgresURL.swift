@@ -32,7 +32,7 @@ package struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
     package init(_ text: String) throws {
         let scheme = text.prefix { $0 != ":" }.lowercased()
         guard scheme == "postgres" || scheme == "postgresql", text.dropFirst(scheme.count).hasPrefix("://") else {
-            throw Invalid(description: "must be a postgres:// or postgresql:// URI")
+            throw Invalid(description: "is not one: its scheme is not postgres:// or postgresql://")
         }
         // Schemes are case-insensitive (RFC 3986 §3.1); libpq knows only the lowercase spelling.
         let uri = scheme + text.dropFirst(scheme.count)

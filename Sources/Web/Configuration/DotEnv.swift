@@ -28,10 +28,17 @@ package enum DotEnv {
     /// The variables of the file at `path` (later assignments win); empty when the file does not exist. The file
     /// may be a pipe or a device (`--env-file <(vault …)`, `/dev/null`): it is read to its end. An error names it.
     package static func load(path: String = ".env") throws -> [String: String] {
-        guard FileManager.default.fileExists(atPath: path) else { return [:] }
-        guard let handle = FileHandle(forReadingAtPath: path),
-              let data = try? handle.readToEnd() ?? Data(), let text = String(data: data, encoding: .utf8) else {
-            throw ConfigurationError.malformedDotEnv(line: 0, message: "cannot read it as UTF-8 text", file: path)
+        var isFolder: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { return [:] }
+        guard !isFolder.boolValue else {
+            throw ConfigurationError.malformedDotEnv(line: 0, message: "is a folder, not a file", file: path)
+        }
+        guard let handle = FileHandle(forReadingAtPath: path), let data = try? handle.readToEnd() ?? Data() else {
+            throw ConfigurationError.malformedDotEnv(line: 0, message: "cannot be read (check its permissions)",
+                                                     file: path)
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw ConfigurationError.malformedDotEnv(line: 0, message: "is not UTF-8 text", file: path)
         }
         try? handle.close()
         var values: [String: String] = [:]

@@ -65,13 +65,14 @@ package struct Environment: Sendable {
 package enum ConfigurationError: Error, Equatable, CustomStringConvertible {
     case missing(String)
     case malformed(name: String, expected: String)
-    /// A line of the dotenv `file` (`.env`, or the one `--env-file` names) that cannot be read.
+    /// A line of the dotenv `file` (`.env`, or the one `--env-file` names) that cannot be read; line 0: the file.
     case malformedDotEnv(line: Int, message: String, file: String = ".env")
 
     package var description: String {
         switch self {
         case .missing(let name): "Missing required environment variable \(name)"
         case .malformed(let name, let expected): "Environment variable \(name) must be \(expected)"
+        case .malformedDotEnv(0, let message, let file): "\(file) \(message)"
         case .malformedDotEnv(let line, let message, let file): "\(file) line \(line): \(message)"
         }
     }
@@ -89,6 +90,7 @@ package enum ConfigurationError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .missing: "required but not set"
         case .malformed(_, let expected): "must be \(expected)"
+        case .malformedDotEnv(0, let message, _): message
         case .malformedDotEnv(let line, let message, _): "line \(line): \(message)"
         }
     }

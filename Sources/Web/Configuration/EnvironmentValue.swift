@@ -16,7 +16,15 @@ extension Int: EnvironmentValue {
 }
 
 extension Double: EnvironmentValue {
-    package init?(environmentValue: String) { self.init(environmentValue.trimmingSpaces()) }
+    /// Decimal notation only (`10`, `1.5`, `-2`): Swift's own parsing also takes `0x10`, `1e1`, `inf` and `nan`,
+    /// which no operator means by a number of seconds.
+    package init?(environmentValue: String) {
+        let text = environmentValue.trimmingSpaces()
+        let digits = text.hasPrefix("-") ? text.dropFirst() : Substring(text)
+        let parts = digits.split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.allSatisfy({ !$0.isEmpty && $0.allSatisfy { $0.isASCII && $0.isNumber } }) else { return nil }
+        self.init(text)
+    }
     package static var environmentDescription: String { "a number" }
 }
 
