@@ -160,7 +160,10 @@ package final class SiwaServer: Sendable {
         defer { for source in reloadSignals { source.cancel() } }
         try AppleKeyFileCheck.check(configuration)
         try checkListenAddress(configuration)
-        guard try await ReadOnlyStartHold(configuration: configuration, logger: logger).waitForWritable() else { return }
+        guard try await ReadOnlyStartHold(configuration: configuration, logger: logger).waitForWritable() else {
+            logger.notice("stopped while starting")
+            return
+        }
         // SIGINT or SIGTERM while the server gets ready (up to 30 s waiting for PostgreSQL) ends the start cleanly,
         // exit 0, as it would end the server: the wait is cancelled, or the server, once made, is not started.
         let stopped = Atomic<Bool>(false)

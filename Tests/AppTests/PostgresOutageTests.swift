@@ -76,13 +76,19 @@ struct PostgresRoundTripTests {
 }
 
 /// Start-up with PostgreSQL unreachable: `siwa serve` waits `AppMigrations.postgresStartupTimeout` (30 s) for it,
-/// then exits non-zero with a line naming host and port, and never the password.
+/// answering `/health` meanwhile, then exits non-zero with a line naming host and port, and never the password.
 @Suite(.timeLimit(.minutes(2)))
 struct PostgresStartupTests {
     @Test func anUnreachableDatabaseAtStartIsANamedExitAfterTheWait() async throws {
         try await SpawnedApp.with { app in
             let started = ContinuousClock.now
             let server = try app.spawn(["DATABASE_URL": "postgresql://siwa:n0t-to-be-logged@127.0.0.1:9/siwa"])
+            // Alive while it waits (a liveness probe must not restart it), not ready. Found by a black-box review:
+            // nothing listened until the database answered.
+            let base = "http://127.0.0.1:\(try await server.waitForPort(after: PostgresReadOnlyStartTests.holding))"
+            let client = HTTPClient()
+            #expect(try await client.send(HTTPClientRequest(url: base + "/health")).status == .ok)
+            #expect(try await client.send(HTTPClientRequest(url: base + "/ready")).status == .serviceUnavailable)
             let status = await server.exited(within: .seconds(60))
             let waited = ContinuousClock.now - started
             #expect(status != nil && status != 0)

@@ -36,6 +36,7 @@ package struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
         }
         // Schemes are case-insensitive (RFC 3986 §3.1); libpq knows only the lowercase spelling.
         let uri = scheme + text.dropFirst(scheme.count)
+        try Self.refuseUnencodedDelimiters(in: uri)
         var error: UnsafeMutablePointer<CChar>?
         guard let options = PQconninfoParse(uri, &error) else {
             defer { PQfreemem(error) }
@@ -49,6 +50,14 @@ package struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
         while let keyword = option.pointee.keyword {
             if let value = option.pointee.val { values[String(cString: keyword)] = String(cString: value) }
             option += 1
+        }
+        // libpq refuses these only when it connects, after a host name was looked up; a typo would then read as a
+        // server that does not answer, for the whole wait at start.
+        if let ports = values["port"], ports.split(separator: ",").contains(where: { UInt16($0) == nil }) {
+            throw Invalid(description: "has a port that is not a number from 1 to 65535")
+        }
+        if let timeout = values["connect_timeout"], Int(timeout) == nil {
+            throw Invalid(description: "has a connect_timeout that is not a whole number of seconds")
         }
         self.uri = uri
         host = values["host"] ?? values["hostaddr"] ?? "localhost"
@@ -85,6 +94,26 @@ package struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
             }
             return one
         }
+    }
+
+    /// Refuses a URI with an `@` after its host: a password (or user name) holding `/`, `?` or `#` unencoded ends
+    /// the URI's authority early, and libpq then reads the user name as the host and the password's start as the
+    /// port, which every message naming the server would print. Found by a black-box review: passwords made with
+    /// `openssl rand -base64` hold `/`. An `@` may stand in a query parameter's value (`user=name@server`), not in
+    /// the path, a parameter's name, or a fragment.
+    static func refuseUnencodedDelimiters(in uri: String) throws {
+        let afterScheme = uri.split(separator: "://", maxSplits: 1).dropFirst().first ?? ""
+        guard let end = afterScheme.firstIndex(where: { "/?#".contains($0) }) else { return }
+        let rest = afterScheme[end...]
+        let path = rest.prefix { $0 != "?" && $0 != "#" }
+        let query = rest.firstIndex(of: "?").map { rest[rest.index(after: $0)...].prefix { $0 != "#" } } ?? ""
+        let fragment = rest.firstIndex(of: "#").map { rest[$0...] } ?? ""
+        let inQueryName = query.split(separator: "&").contains { pair in
+            pair.firstIndex(of: "@").map { !pair[..<$0].contains("=") } ?? false
+        }
+        guard path.contains("@") || inQueryName || fragment.contains("@") else { return }
+        throw Invalid(description: "has an @ after its host: percent-encode /, ?, # and @ in the user name and "
+                      + "password (%2F, %3F, %23 and %40)")
     }
 
     /// The texts of `uri` that may be a password, as written and decoded: the user information's after its first

@@ -37,6 +37,38 @@ struct PostgresURLTests {
         #expect(error?.description.contains(password) == false, "\(error?.description ?? "")")
     }
 
+    /// A password holding `/`, `?`, `#` or `@` unencoded is refused at once without being quoted: libpq would take
+    /// the user name for the host and the password's start for the port, and the wait at start ended naming
+    /// "siwa:Xy7". Found by a black-box review.
+    @Test(arguments: [
+        ("postgres://siwa:Xy7/Qw9+Zk=@127.0.0.1:18600/siwa1", "Xy7"),
+        ("postgres://siwa:s3cr?t@db.example.com/siwa", "s3cr"),
+        ("postgres://siwa:P@ss:w/rd#%&?x@127.0.0.1/siwa1", "rd#"),
+        ("postgres://siwa:pw#frag@db.example.com/siwa", "pw"),
+        ("postgres://siwa:x@y/z@db.example.com/siwa", "z@db"),
+    ])
+    func aPasswordWithUnencodedDelimitersIsRefusedUnquoted(_ text: String, _ piece: String) {
+        let error = #expect(throws: PostgresURL.Invalid.self) { try PostgresURL(text) }
+        #expect(error?.description.hasPrefix("has an @ after its host: percent-encode") == true, "\(error?.description ?? "")")
+        #expect(error?.description.contains(piece) == false)
+    }
+
+    /// An `@` in a query value (a user named `name@server`, as some hosted PostgreSQL services name them) and the
+    /// same password percent-encoded are taken.
+    @Test(arguments: ["postgres://db.example.com:5432/siwa?user=admin@server&sslmode=require",
+                      "postgres://siwa:Xy7%2FQw9+Zk=@127.0.0.1:18600/siwa1"])
+    func anAtInAQueryValueOrAnEncodedPasswordIsTaken(_ text: String) throws {
+        #expect(try PostgresURL(text).uri == text)
+    }
+
+    /// A port or a `connect_timeout` libpq would refuse only at connect (after a host name's lookup, so a typo
+    /// waited out the whole start) is refused at once. Found by a black-box review.
+    @Test(arguments: ["postgres://u:x@localhost:abc/d", "postgres://u:x@a:1,b:x/d", "postgres://u:x@localhost:70000/d",
+                      "postgres://u:x@localhost/d?connect_timeout=abc"])
+    func aPortOrTimeoutThatIsNotANumberIsRefused(_ text: String) {
+        #expect(throws: PostgresURL.Invalid.self) { try PostgresURL(text) }
+    }
+
     @Test func theSchemeIsCaseInsensitive() throws {
         let url = try PostgresURL("POSTGRES://u:p@db.example.com:6543/siwa")
         #expect(url.uri == "postgres://u:p@db.example.com:6543/siwa")
