@@ -64,12 +64,22 @@ extension Configuration {
         }
         databaseURL = read(databaseURL) { () throws(ConfigurationError) in
             guard let url = env.get("DATABASE_URL") else { return nil }
+            let parsed: PostgresURL
             do {
-                return try PostgresURL(url)
+                parsed = try PostgresURL(url)
             } catch {
                 throw .malformed(name: "DATABASE_URL", expected: "a postgres:// or postgresql:// URI libpq accepts "
                     + "(it \(error))")
             }
+            // libpq opens these only as it connects, and a missing one then reads as a server that does not answer:
+            // the start waited 30 s for a typo. Found by a black-box review.
+            for keyword in ["sslrootcert", "sslcert", "sslkey", "sslcrl"] {
+                guard let file = parsed.parameters[keyword], file != "system",
+                      !FileManager.default.isReadableFile(atPath: file) else { continue }
+                throw .malformed(name: "DATABASE_URL", expected: "a URI whose \(keyword) names a readable file "
+                    + "(\(file) is not one)")
+            }
+            return parsed
         }
         databasePoolSize = readInteger(env, "DATABASE_POOL_SIZE", in: 1...1_000, else: databasePoolSize)
         databaseSynchronous = read(databaseSynchronous) { () throws(ConfigurationError) in

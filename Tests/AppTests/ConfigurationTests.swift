@@ -59,6 +59,9 @@ struct ConfigurationTests {
         (["APPLE_TIMEOUT": "2."], "APPLE_TIMEOUT"),
         (["APPLE_CHORES_INTERVAL": "0x18h"], "APPLE_CHORES_INTERVAL"),
         (["APPLE_CHORES_INTERVAL": "1e1m"], "APPLE_CHORES_INTERVAL"),
+        // A TLS file libpq would open only when it connects: the start waited 30 s, then blamed the server.
+        (["DATABASE_URL": "postgres://u@db.example.com/siwa?sslmode=verify-full&sslrootcert=/nonexistent/ca.pem"],
+         "sslrootcert names a readable file"),
     ])
     func badVariablesAreNamed(_ variables: [String: String], _ name: String) {
         #expect {
