@@ -170,9 +170,14 @@ extension Connection {
 
     /// After a final response while the client may still be sending: half-close, then read and discard for a
     /// short while, so unread input does not make the kernel reset the connection before the client has read
-    /// the response (RFC 9112 §9.6).
+    /// the response (RFC 9112 §9.6). Over TLS, close_notify goes first, and what follows is read as it comes,
+    /// undecrypted: the session is over.
     func lingeringClose() async {
-        guard open, tls == nil else { return }
+        guard open else { return }
+        if let tls {
+            tls.shutdown()
+            self.tls = nil
+        }
         shutdown(fd, Int32(SHUT_WR))
         let deadline = MonotonicClock.now() + Self.lingerTimeout
         var discarded = 0
