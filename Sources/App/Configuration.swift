@@ -116,7 +116,8 @@ package struct Configuration: Sendable {
         if appleKey == nil {
             problems.append(
                 "APPLE_TEAM_ID, APPLE_KEY_ID and APPLE_PRIVATE_KEY_PATH are not set: "
-                    + "authorization-code exchange and token revocation are off."
+                    + "authorization-code exchange and token revocation are off"
+                    + (appleChoresInterval ?? 0 > 0 ? ", and so are the chores APPLE_CHORES_INTERVAL asks for." : ".")
             )
         }
         return problems

@@ -86,6 +86,14 @@ struct ConfigurationTests {
         }
     }
 
+    /// A chores interval without the Apple key says at start that the chores are off too. Found by a black-box
+    /// review: it was taken without a word.
+    @Test func aChoresIntervalWithoutTheKeySaysTheChoresAreOff() throws {
+        let problems = try Configuration(Environment(["APPLE_CHORES_INTERVAL": "5m"])).problems
+        #expect(problems.contains { $0.hasSuffix("and so are the chores APPLE_CHORES_INTERVAL asks for.") })
+        #expect(try Configuration(Environment([:])).problems.contains { $0.hasSuffix("token revocation are off.") })
+    }
+
     /// Decimal seconds, with spaces around as every other number takes them, are read.
     @Test func decimalSecondsAreRead() throws {
         #expect(try Configuration(Environment(["APPLE_TIMEOUT": " 1.5 "])).appleTimeout == .milliseconds(1500))
