@@ -190,7 +190,7 @@ package final class SiwaServer: Sendable {
             if let error = error as? SocketError { throw listenError(error, configuration) }
             throw error
         }
-        let signals = ShutdownSignals.install { await server.shutdown() }
+        let signals = ShutdownSignals.install(logger: logger) { await server.shutdown() }
         let scheme = configuration.tls == nil ? "http" : "https"
         logger.notice("siwa listening on \(scheme)://\(Configuration.urlHost(configuration.hostname)):\(server.localPort)")
         try await server.run()

@@ -111,7 +111,7 @@ package struct AppleAuthClient: Sendable {
             calls.record(endpoint, .throttled)
             throw AppleAuthError(.throttled, detail: "\(path) answered 429", retryAfterSeconds: retryAfter)
         }
-        let code = (try? JSONValue(parsing: response.body))?["error"]?.stringValue
+        let code = (try? JSONValue(parsing: response.body))?["error"]?.stringValue.map(AppleAuthError.loggableCode)
         if let code, response.status.code < 500 {
             if code == "invalid_client", let clientID = form.first(where: { $0.0 == "client_id" })?.1 {
                 clientSecret.discard(for: clientID)

@@ -70,6 +70,16 @@ package struct AppleAuthError: Error, Equatable, Sendable, CustomStringConvertib
     /// credentials or request, which every other error code of Apple's (`ErrorResponse`) is about.
     package var refusesTheCode: Bool { kind == .apple("invalid_grant") }
 
+    /// Apple's `error` code as it may be logged and compared: its first 40 characters, each outside the
+    /// codes' alphabet (letters, digits, `_`, `-`, `.`) as `?`. An answer's control characters would otherwise start
+    /// forged log lines (CWE-117). Found by a black-box review.
+    package static func loggableCode(_ code: String) -> String {
+        String(code.unicodeScalars.prefix(40).map { scalar -> Character in
+            scalar.isASCII && (scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || "_-.".unicodeScalars
+                .contains(scalar)) ? Character(scalar) : "?"
+        })
+    }
+
     /// What a client may be told.
     package var clientMessage: String {
         switch kind {

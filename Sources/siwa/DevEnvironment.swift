@@ -43,7 +43,7 @@ enum DevEnvironment {
         signal(SIGXFSZ, SIG_IGN)  // as `siwa serve`: past `ulimit -f` a write fails with EFBIG (a 503) instead
         let server = try await SiwaServer(configuration: configuration, logger: logger)
         try server.start()
-        let signals = ShutdownSignals.install {
+        let signals = ShutdownSignals.install(logger: logger) {
             await server.shutdown()
             await stand.shutdown()
         }

@@ -177,6 +177,10 @@ struct DatabaseFileFaultTests {
                 + "server ran"), "\(server.output.suffix(600))")
             #expect(try await app.me(bearer: bearer).status == .serviceUnavailable, "reads stop too")
             #expect(try await app.ready().status == .serviceUnavailable)
+            #expect(try await app.ready().status == .serviceUnavailable)
+            // Said once, for a balancer that polls only /ready (found by a black-box review: nothing said why).
+            #expect(server.output.components(separatedBy: "/ready: 503 from now on: the database does not answer")
+                .count == 2, "\(server.output.suffix(600))")
             #expect(try await app.health().status == .ok, "the process itself is alive")
 
             #expect(await server.terminate() == 0)

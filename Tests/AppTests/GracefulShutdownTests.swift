@@ -49,6 +49,11 @@ import TestSupport
             #expect(answer?.status == 200)
             #expect(answer?.body.contains("\"value\"") == true)
             #expect(await server.exited(within: .seconds(30)) == 0)
+            // The signal is logged as it arrives, before the drain's own lines. Found by a black-box review: only
+            // "HTTP server stopped" came, seconds later.
+            let received = try #require(server.output.range(of: "received SIGTERM, shutting down"))
+            let stopped = try #require(server.output.range(of: "HTTP server stopped"))
+            #expect(received.lowerBound < stopped.lowerBound)
         }
     }
 

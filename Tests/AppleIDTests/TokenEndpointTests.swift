@@ -44,6 +44,16 @@ struct TokenEndpointTests {
 
     /// `expires_in` as Apple's side sends it: a whole number up to the limit is taken; anything else is "not said"
     /// (0), never a trap (`Int(1e300)` ended the process).
+    /// Apple's `error` code is kept to its alphabet before it reaches a log line: an answer's control characters
+    /// started a forged line. Found by a black-box review.
+    @Test func applesErrorCodeIsLoggable() {
+        #expect(AppleAuthError.loggableCode("invalid_grant") == "invalid_grant")
+        let hostile = AppleAuthError.loggableCode("weird_error\u{1B}[31m\nforged line é" + String(repeating: "x", count: 60))
+        #expect(hostile.hasPrefix("weird_error??31m?forged?line??"))
+        #expect(hostile.count == 40)
+        #expect(!"\(AppleAuthError(.apple(hostile), detail: "x"))".contains { $0.isNewline || $0 == "\u{1B}" })
+    }
+
     @Test func expiresInIsTakenOnlyAsAWholeNumberWithinTheLimit() {
         let limit = Double(AppleAuthClient.expiresInLimit)
         let cases: [(JSONValue?, Int)] = [

@@ -209,6 +209,21 @@ struct ErrorMiddlewareTests {
         #expect(access.hasSuffix(trustProxy ? " ms from 203.0.113.5" : " ms from 127.0.0.1:50000"), "\(access)")
     }
 
+    /// A nearest hop that is not an address (any text, up to 64 KiB) is not taken: the peer is named. Found by a
+    /// black-box review. An address with a port, or IPv6 in brackets, is.
+    @Test(arguments: [("1.1.1.1, evil value <script>", "127.0.0.1:50000"),
+                      ("1.1.1.1, " + String(repeating: "8", count: 20_000), "127.0.0.1:50000"),
+                      ("203.0.113.5:4711", "203.0.113.5:4711"), ("[2001:db8::1]:4711", "[2001:db8::1]:4711"),
+                      ("2001:db8::2", "2001:db8::2")])
+    func aForwardedValueThatIsNoAddressIsNotTaken(_ forwarded: String, _ named: String) async throws {
+        let lines = LogCapture()
+        let app = Application(trustProxy: true, logger: Logger(label: "t") { _ in lines })
+        app.get("a") { _ in "ok" }
+        _ = try await app.testing.send(.GET, "/a", headers: ["X-Forwarded-For": forwarded])
+        let access = try #require(lines.messages.first { $0.hasPrefix("GET /a 200") })
+        #expect(access.hasSuffix(" ms from \(named)"), "\(access.prefix(200))")
+    }
+
     @Test func htmlErrorPagesUseTheErrorTemplate() async throws {
         let app = Application.fixture()
         app.views = try ViewRenderer(templates: ["error": "<p>{{status}} {{title}}: {{reason}}</p>"])

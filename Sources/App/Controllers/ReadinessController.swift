@@ -1,4 +1,5 @@
 import IOCore
+import Logging
 import Storage
 import Synchronization
 import Web
@@ -27,8 +28,10 @@ struct ReadinessController: RouteCollection {
 
     @Sendable func ready(_ req: Request) async throws -> Response {
         let database = database
-        if !readiness.isDraining, await Self.answer(within: Self.databaseTimeout, { await database.takesWrites() }) {
-            return try Status(status: "ok").encodeResponse(for: req)
+        if !readiness.isDraining {
+            let answer = await Self.answer(within: Self.databaseTimeout) { await database.takesWrites() }
+            readiness.note(databaseAnswer: answer, logger: req.logger)
+            if answer == true { return try Status(status: "ok").encodeResponse(for: req) }
         }
         var response = try Status(status: "unavailable").encodeResponse(for: req)
         response.status = .serviceUnavailable
@@ -38,14 +41,14 @@ struct ReadinessController: RouteCollection {
 }
 
 extension ReadinessController {
-    /// What `check` answers, or false once `timeout` has passed first (a timer on the calling loop, else on one of
+    /// What `check` answers, or nil once `timeout` has passed first (a timer on the calling loop, else on one of
     /// the shared group's); `check` itself runs on to its own end.
-    static func answer(within timeout: Duration, _ check: @escaping @Sendable () async -> Bool) async -> Bool {
+    static func answer(within timeout: Duration, _ check: @escaping @Sendable () async -> Bool) async -> Bool? {
         let first = FirstAnswer()
         let loop = EventLoop.current ?? EventLoopGroup.shared.any()
         return await withCheckedContinuation { continuation in
             first.await(continuation)
-            let timer = loop.schedule(at: MonotonicClock.deadline(after: timeout)) { first.give(false) }
+            let timer = loop.schedule(at: MonotonicClock.deadline(after: timeout)) { first.give(nil) }
             Task {
                 first.give(await check())
                 loop.cancel(timer)
@@ -55,18 +58,36 @@ extension ReadinessController {
 
     /// The continuation of `answer(within:_:)`, resumed once, by whichever comes first.
     final class FirstAnswer: Sendable {
-        private let continuation = Mutex<CheckedContinuation<Bool, Never>?>(nil)
+        private let continuation = Mutex<CheckedContinuation<Bool?, Never>?>(nil)
 
-        func await(_ continuation: CheckedContinuation<Bool, Never>) { self.continuation.withLock { $0 = continuation } }
-        func give(_ answer: Bool) { continuation.withLock { $0.take() }?.resume(returning: answer) }
+        func await(_ continuation: CheckedContinuation<Bool?, Never>) { self.continuation.withLock { $0 = continuation } }
+        func give(_ answer: Bool?) { continuation.withLock { $0.take() }?.resume(returning: answer) }
     }
 }
 
-/// Whether this instance has begun shutting down; `GET /ready` answers 503 from then on.
+/// Whether this instance has begun shutting down; `GET /ready` answers 503 from then on. It also remembers whether
+/// the database last answered `/ready`, so that a change is logged once: a balancer that polls only `/ready` took the
+/// instance out with nothing in the log saying why (found by a black-box review).
 final class Readiness: Sendable {
     private let draining = Atomic<Bool>(false)
+    private let databaseWasReady = Atomic<Bool>(true)
 
     var isDraining: Bool { draining.load(ordering: .relaxed) }
+
+    /// Logs when the database's answer to `/ready` changes: `answer` true (ready), false (it takes no writes or
+    /// does not answer), nil (no answer within `ReadinessController.databaseTimeout`).
+    func note(databaseAnswer answer: Bool?, logger: Logger) {
+        let ready = answer == true
+        guard databaseWasReady.exchange(ready, ordering: .relaxed) != ready else { return }
+        if ready {
+            logger.notice("/ready: the database answers again; 200 from now on")
+        } else {
+            let why = answer == nil
+                ? "the database did not answer within \(ReadinessController.databaseTimeout)"
+                : "the database does not answer or takes no writes (requests that need it log the cause)"
+            logger.warning("/ready: 503 from now on: \(why)")
+        }
+    }
 
     /// Called first thing on SIGTERM (`SiwaServer.shutdown`).
     func beginDraining() { draining.store(true, ordering: .relaxed) }

@@ -1,5 +1,6 @@
 import Dispatch
 import Glibc
+import Logging
 
 extension HTTPServer {
     /// Shuts the server down gracefully on SIGINT or SIGTERM (`siwa serve`): `run()` then returns and the
@@ -18,7 +19,13 @@ extension HTTPServer {
 package enum ShutdownSignals {
     /// Installs the handlers and returns once they work; keep the returned sources alive while they should.
     /// A second signal while shutting down is ignored: in-flight requests still finish.
-    package static func install(_ shutdown: @escaping @Sendable () async -> Void) -> [any DispatchSourceSignal] {
-        SignalHandlers.install([SIGINT, SIGTERM]) { _ in Task { await shutdown() } }
+    /// - Parameter logger: where the signal is logged as it arrives (a server's; the shutdown's own lines come
+    ///   only at its end), or nil for a command that reports it itself.
+    package static func install(logger: Logger? = nil,
+                                _ shutdown: @escaping @Sendable () async -> Void) -> [any DispatchSourceSignal] {
+        SignalHandlers.install([SIGINT, SIGTERM]) { number in
+            logger?.notice("received \(SignalHandlers.name(of: number)), shutting down")
+            Task { await shutdown() }
+        }
     }
 }

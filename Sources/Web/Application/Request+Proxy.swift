@@ -1,4 +1,5 @@
 import Foundation
+import HTTPCore
 
 /// With `trustProxy`, the `X-Forwarded-*` values are read from their last list element: the one added by the
 /// proxy directly in front of us (one trusted hop, as with ngrok or nginx's `$proxy_add_x_forwarded_for`);
@@ -22,9 +23,15 @@ extension Request {
         return headers["Host"]
     }
 
-    /// The client's address: the last `X-Forwarded-For` entry when trusted, else the peer's address.
+    /// The client's address: the last `X-Forwarded-For` entry when trusted and it is an IPv4 or IPv6 address (with
+    /// or without a port), else the peer's address. Anything else would go to the logs and the rate limiter as sent:
+    /// any text, up to the header section's 64 KiB (found by a black-box review), from a client that reached the
+    /// server directly or through a proxy that does not add its own entry.
     package var remoteAddress: String {
-        if context.trustProxy, let forwarded = lastForwarded("X-Forwarded-For") { return forwarded }
+        if context.trustProxy, let forwarded = lastForwarded("X-Forwarded-For") {
+            if case .other = AddressPrefix(parsing: forwarded) { return connection.remoteAddress }
+            return forwarded
+        }
         return connection.remoteAddress
     }
 
