@@ -28,7 +28,9 @@ struct SocketAddress: CustomStringConvertible {
             $0.withMemoryRebound(to: Address.self, capacity: 1) { fields($0.pointee) }
         }
         var buffer = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
-        inet_ntop(family, &address, &buffer, socklen_t(buffer.count))
+        withUnsafeBytes(of: &address) { bytes in
+            _ = inet_ntop(family, bytes.baseAddress, &buffer, socklen_t(buffer.count))
+        }
         let host = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         return (host, UInt16(bigEndian: port))
     }
