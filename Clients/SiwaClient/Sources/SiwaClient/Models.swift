@@ -12,7 +12,7 @@ public struct SignedIn: Sendable, Equatable {
 public struct SiwaUser: Sendable, Equatable {
     /// The user's id on the server.
     public var id: String
-    /// The name the app sent at the first sign-in, or empty.
+    /// The first non-empty name the app sent at a sign-in (Apple gives it once), or empty.
     public var name: String
     /// The username the account was made with: the e-mail it first signed in with, which does not change.
     public var username: String

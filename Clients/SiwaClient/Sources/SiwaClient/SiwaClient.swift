@@ -22,11 +22,22 @@ public final class SiwaClient: Sendable {
     /// - Parameters:
     ///   - serverURL: Where the server is, e.g. `https://siwa.example.com`.
     ///   - bearerToken: A token kept from an earlier sign-in (e.g. in the Keychain), or nil.
+    ///   - headers: Header fields sent with every request, e.g. `["User-Agent": "MyApp/1.2"]`; a name that is not
+    ///     a valid field name is left out.
     ///   - transport: How requests are sent; URLSession by default.
-    public init(serverURL: URL, bearerToken: String? = nil,
-                transport: any ClientTransport = URLSessionTransport()) {
-        token = BearerToken(bearerToken)
-        client = Client(serverURL: serverURL, transport: transport, middlewares: [BearerMiddleware(token: token)])
+    ///   - onBearerTokenChange: Called with the new token after a sign-in, and with nil whenever the client forgets
+    ///     it (`logOut()`, `deleteAccount()`, a 401 that ended it, `signOutLocally()`): where the app keeps the
+    ///     Keychain in step, so that a token the server ended is not restored at the next launch.
+    public init(serverURL: URL, bearerToken: String? = nil, headers: [String: String] = [:],
+                transport: any ClientTransport = URLSessionTransport(),
+                onBearerTokenChange: (@Sendable (String?) -> Void)? = nil) {
+        token = BearerToken(bearerToken, onChange: onBearerTokenChange)
+        var fields = HTTPFields()
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) {
+            if let name = HTTPField.Name(name) { fields[name] = value }
+        }
+        client = Client(serverURL: serverURL, transport: transport,
+                        middlewares: [HeadersMiddleware(fields: fields), BearerMiddleware(token: token)])
     }
 
     /// The bearer token of the current sign-in, to keep in the Keychain; nil when signed out.
