@@ -206,6 +206,27 @@ struct HTTPClientPoolTests {
         #expect(client.statistics.idle == 0)
     }
 
+    /// An idle connection the server keeps open is closed once idle for `idleTimeout`, by the pool's timer (armed
+    /// while a connection is idle; the loop no longer sweeps every 25 ms whatever), and not before.
+    @Test func anIdleConnectionIsClosedAfterItsIdleTimeout() async throws {
+        let server = try ScriptedServer { _ in
+            .replyAndStall(Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".utf8))
+        }
+        defer { server.stop() }
+        let client = HTTPClient(configuration: .init(idleTimeout: .milliseconds(400)))
+        _ = try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(server.port)/"))
+        let idleSince = ContinuousClock.now
+        #expect(client.statistics.idle == 1)
+        var open = client.statistics.open
+        while open > 0, ContinuousClock.now - idleSince < .seconds(10) {
+            try await Task.sleep(for: .milliseconds(20))
+            open = client.statistics.open
+        }
+        let closedAfter = ContinuousClock.now - idleSince
+        #expect(open == 0)
+        #expect(closedAfter >= .milliseconds(380) && closedAfter < .seconds(5), "closed after \(closedAfter)")
+    }
+
     @Test func aSentRequestIsNeverSentAgain() async throws {
         // The server reads the request, then closes without an answer: the client must report it, not repeat it.
         let server = try ScriptedServer { _ in .reply([]) }
