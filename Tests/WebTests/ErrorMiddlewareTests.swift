@@ -214,7 +214,10 @@ struct ErrorMiddlewareTests {
     @Test(arguments: [("1.1.1.1, evil value <script>", "127.0.0.1:50000"),
                       ("1.1.1.1, " + String(repeating: "8", count: 20_000), "127.0.0.1:50000"),
                       ("203.0.113.5:4711", "203.0.113.5:4711"), ("[2001:db8::1]:4711", "[2001:db8::1]:4711"),
-                      ("2001:db8::2", "2001:db8::2")])
+                      ("2001:db8::2", "2001:db8::2"),
+                      ("203.0.113.60:not-a-port user_id=forged", "127.0.0.1:50000"),
+                      ("[2001:db8::1]trailing junk", "127.0.0.1:50000"), ("198.51.100.7%run1 user_id=x", "127.0.0.1:50000"),
+                      ("203.0.113.60:123456", "127.0.0.1:50000")])
     func aForwardedValueThatIsNoAddressIsNotTaken(_ forwarded: String, _ named: String) async throws {
         let lines = LogCapture()
         let app = Application(trustProxy: true, logger: Logger(label: "t") { _ in lines })
