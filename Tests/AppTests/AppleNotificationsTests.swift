@@ -56,6 +56,41 @@ struct AppleNotificationsTests {
         }
     }
 
+    /// An identity token issued before a `consent-revoked` does not sign the user in again for the rest of its
+    /// ten minutes, on the API or the web flow's handle step; one issued in the second of the revocation or later, a
+    /// new grant, does. Found by a black-box review: the replayed token got a new 30-day bearer token.
+    @Test func aTokenIssuedBeforeConsentWasRevokedNoLongerSignsIn() async throws {
+        try await TestApp.with { app in
+            let subject = "001.replayed"
+            let revokedAt = Date()
+            let old = try app.identityToken(subject: subject, issuedAt: revokedAt - 120)
+            #expect(try await app.sendJSON(.POST, "/api/users/siwa", ["token": old]).status == .ok)
+            #expect(try await notify(app, "consent-revoked", subject: subject, issuedAt: revokedAt).status == .ok)
+
+            let tokens = try await app.count("tokens")
+            let replayed = try await app.sendJSON(.POST, "/api/users/siwa", ["token": old])
+            #expect(replayed.status == .unauthorized)
+            #expect(try replayed.json()["reason"] as? String == "The identity token was issued before the user "
+                + "stopped using Sign in with Apple with this app; sign in again.")
+            #expect(try await app.count("tokens") == tokens, "nothing written")
+            // A returning user's token may carry no email (the upsert then only fills a name): refused as well.
+            let withoutEmail = try app.identityToken(subject: subject, email: nil, issuedAt: revokedAt - 90)
+            #expect(try await app.sendJSON(.POST, "/api/users/siwa", ["token": withoutEmail, "name": "A Name"]).status
+                == .unauthorized)
+            let state = try TestApp.newState()
+            let web = try app.identityToken(subject: subject, audience: TestApp.webClientID,
+                                            nonce: TestApp.nonce(forState: state), issuedAt: revokedAt - 60)
+            #expect(try await app.handle([("token", web)], state: state).status == .unauthorized)
+
+            let fresh = try app.identityToken(subject: subject, issuedAt: revokedAt)
+            #expect(try await app.sendJSON(.POST, "/api/users/siwa", ["token": fresh]).status == .ok)
+            #expect(try await app.count("users") == 1)
+            // A later revocation moves the line; an older one delivered late does not move it back.
+            #expect(try await notify(app, "consent-revoked", subject: subject, issuedAt: revokedAt - 600).status == .ok)
+            #expect(try await app.sendJSON(.POST, "/api/users/siwa", ["token": fresh]).status == .ok)
+        }
+    }
+
     /// Apple's notifications can arrive late and out of order. A `consent-revoked` ends what was issued up to its
     /// `event_time` (bearer tokens, sessions, Apple tokens), not a sign-in that came after it, a new grant. Found by
     /// an audit: a late delivery ended the newer sign-in and dropped its refresh token unrevoked.

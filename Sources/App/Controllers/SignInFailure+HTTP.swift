@@ -13,7 +13,7 @@ extension SignInFailure: AbortError {
         case .identityToken(let error): error.httpStatus
         case .codeExchange(let error): error.httpStatus
         case .missingEmail: .badRequest
-        case .stateMismatch, .notStartedHere, .alreadyUsed: .unauthorized
+        case .stateMismatch, .notStartedHere, .alreadyUsed, .issuedBeforeConsentRevoked: .unauthorized
         case .webNotConfigured: .serviceUnavailable
         }
     }
@@ -23,6 +23,8 @@ extension SignInFailure: AbortError {
         case .identityToken(let error): error.clientMessage
         case .codeExchange(let error): error.clientMessage
         case .missingEmail: "The identity token carries no email, which a new account needs."
+        case .issuedBeforeConsentRevoked:
+            "The identity token was issued before the user stopped using Sign in with Apple with this app; sign in again."
         case .stateMismatch:
             "The sign-in state does not match this browser (another tab may have started a new sign-in). Start again "
                 + "from the login page."

@@ -38,6 +38,8 @@ package enum AppMigrations {
                           postgres: PostgresSchema.oneAppleTokenPerClient)
         migrator.register(version: 15, name: "order Apple notifications by event time",
                           sqlite: SQLiteSchema.notificationOrder, postgres: PostgresSchema.notificationOrder)
+        migrator.register(version: 16, name: "remember consent revocations", sqlite: SQLiteSchema.consentRevocations,
+                          postgres: PostgresSchema.consentRevocations)
         return migrator
     }
 

@@ -113,4 +113,7 @@ enum PostgresSchema {
         "ALTER TABLE sessions ADD COLUMN created_at timestamptz",
         "ALTER TABLE sessions ALTER COLUMN created_at SET DEFAULT now()",
     ]
+
+    /// Version 16: see `SQLiteSchema.consentRevocations`.
+    static let consentRevocations = ["ALTER TABLE users ADD COLUMN consent_revoked_at timestamptz"]
 }

@@ -152,4 +152,11 @@ enum SQLiteSchema {
         ALTER TABLE sessions ADD COLUMN created_at INTEGER;
         ALTER TABLE users ADD COLUMN email_event_at INTEGER;
         """
+
+    /// Version 16: when Apple last told that the user revoked their consent (`consent-revoked`), so that an identity
+    /// token issued before it, which still verifies for the rest of its ten minutes, does not sign the user in again
+    /// (found by a black-box review: a replayed token got a new 30-day bearer token after the revocation).
+    static let consentRevocations = """
+        ALTER TABLE users ADD COLUMN consent_revoked_at INTEGER;
+        """
 }

@@ -23,7 +23,8 @@ extension AppleNotificationRepository {
     /// - `email-disabled` / `email-enabled`: the user's email forwarding state (and the relay address when sent),
     ///   unless an email event with a later `event_time` was applied already;
     /// - `consent-revoked`: ends the sessions, bearer tokens and Apple tokens of the user issued up to its
-    ///   `event_time` (all of them without one), keeps the account: a sign-in after the revocation is a new grant,
+    ///   `event_time` (all of them without one), and remembers that time: an identity token issued before it no
+    ///   longer signs in. It keeps the account: a sign-in after the revocation is a new grant,
     ///   which a late delivery must not end (found by an audit: it ended the newer sign-in and dropped its refresh
     ///   token unrevoked);
     /// - `account-delete`: deletes the user with their tokens, sessions and Apple tokens.
@@ -51,6 +52,12 @@ extension AppleNotificationRepository {
                                       [email, notification.isPrivateEmail ?? true, sub, eventAt]))
             }
         case .consentRevoked:
+            // Remembered, so that an identity token issued before it does not sign in again (`UserRepository.signIn`).
+            let revokedAt = notification.eventTime ?? receivedAt
+            statements.append(SQL("""
+                UPDATE users SET consent_revoked_at = ?
+                WHERE siwa_identifier = ? AND (consent_revoked_at IS NULL OR consent_revoked_at < ?)
+                """, [revokedAt, sub, revokedAt]))
             for table in ["tokens", "sessions", "apple_tokens"] {
                 var condition = "user_id IN (\(user))"
                 var arguments: [any DatabaseValueConvertible] = [sub]

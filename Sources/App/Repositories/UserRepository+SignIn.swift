@@ -19,6 +19,8 @@ extension UserRepository {
     package enum SignInError: Error, Equatable {
         /// A new user needs an email and the identity token had none.
         case missingEmail
+        /// The identity token was issued before Apple told that the user revoked their consent.
+        case issuedBeforeConsentRevoked
     }
 
     /// The sign-in hot path in one write: one transaction, and one round trip to PostgreSQL. Finds the user by
@@ -47,15 +49,23 @@ extension UserRepository {
     /// it). `transferSub`, the token's `transfer_sub` claim after the app moved to this team (Apple's "Bringing new
     /// apps and users into your team"), matches a user holding that transfer identifier when no user has the token's
     /// `sub` yet: that user takes the new `sub` first, in the same write, so the upsert finds them.
+    /// `issuedAt`, the identity token's `iat`: a user whose consent Apple said was revoked after that second
+    /// (`consent_revoked_at`) is not signed in by it, a token replayed from before the revocation. The upsert makes
+    /// the check, and fails the write (a `NOT NULL` violation, on purpose): nothing of it stays, no read comes
+    /// first, and no statement is added.
     /// - Throws: `SignInError.missingEmail` (nothing written) for a new user without an email;
+    ///   `SignInError.issuedBeforeConsentRevoked` (nothing written) for a token from before a revocation;
     ///   `UsedNonceRepository.AlreadyUsed` (nothing written) when `nonce` signed in before.
     package func signIn(_ candidate: User, token: BearerToken?, appleToken: AppleToken? = nil,
                         nonce: UsedNonceRepository.Use? = nil, session: BrowserLogin? = nil, clientID: String? = nil,
-                        transferSub: String? = nil) async throws -> SignIn {
+                        transferSub: String? = nil, issuedAt: Date? = nil) async throws -> SignIn {
         let sub = candidate.siwaIdentifier
         var statements: [SQL] = []
         if let transferSub { statements.append(Self.matchTransfer(transferSub, sub: sub, at: candidate.updatedAt)) }
-        statements.append(Self.upsert(candidate, clientID: clientID))
+        let consentCheck = statements.count
+        // A token's `iat` is whole seconds: one from the second of the revocation or later is a new grant.
+        statements.append(Self.upsert(candidate, clientID: clientID,
+                                      revokedFrom: issuedAt.map { $0.addingTimeInterval(1) } ?? .distantFuture))
         if let clientID, candidate.email.isEmpty {  // with an email the upsert records it
             statements.append(SQL("""
                 UPDATE users SET apple_client_id = ? WHERE siwa_identifier = ? AND COALESCE(apple_client_id, '') <> ?
@@ -105,6 +115,10 @@ extension UserRepository {
                 && failure.statementIndex == statements.count - 1 && failure.failureKind == .uniqueConstraint
             {
                 throw UsedNonceRepository.AlreadyUsed()
+            } catch let failure as any DatabaseFailure where issuedAt != nil && failure.statementIndex == consentCheck
+                && failure.failureKind == .other
+            {
+                throw SignInError.issuedBeforeConsentRevoked
             } catch let failure as any DatabaseFailure where failure.failureKind == .foreignKeyConstraint
                 && attempts <= Self.deletedMeanwhileRetries
             {
@@ -136,11 +150,18 @@ extension UserRepository {
     }
 
     /// Creates `candidate`, or updates the user with its `siwa_identifier` where the email, flag or client id differ
-    /// or the stored name is empty; without an email it can only fill the name of an existing user.
-    private static func upsert(_ candidate: User, clientID: String?) -> SQL {
+    /// or the stored name is empty; without an email it can only fill the name of an existing user. An existing
+    /// user whose consent was revoked at `revokedFrom` or later fails it: its `siwa_identifier` set to NULL, which
+    /// the column refuses.
+    private static func upsert(_ candidate: User, clientID: String?, revokedFrom: Date) -> SQL {
+        let refused = "CASE WHEN users.consent_revoked_at >= ? THEN NULL ELSE users.siwa_identifier END"
         guard !candidate.email.isEmpty else {
-            return SQL("UPDATE users SET name = ?, updated_at = ? WHERE siwa_identifier = ? AND name = '' AND ? <> ''",
-                       [candidate.name, candidate.updatedAt, candidate.siwaIdentifier, candidate.name])
+            return SQL("""
+                UPDATE users SET name = CASE WHEN name = '' AND ? <> '' THEN ? ELSE name END, updated_at = ?,
+                    siwa_identifier = \(refused)
+                WHERE siwa_identifier = ? AND ((name = '' AND ? <> '') OR consent_revoked_at >= ?)
+                """, [candidate.name, candidate.name, candidate.updatedAt, revokedFrom, candidate.siwaIdentifier,
+                      candidate.name, revokedFrom])
         }
         return SQL("""
             INSERT INTO users (\(columns), apple_client_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -148,14 +169,16 @@ extension UserRepository {
                 email = excluded.email, is_private_email = excluded.is_private_email,
                 name = CASE WHEN users.name = '' THEN excluded.name ELSE users.name END,
                 updated_at = excluded.updated_at,
-                apple_client_id = COALESCE(excluded.apple_client_id, users.apple_client_id)
+                apple_client_id = COALESCE(excluded.apple_client_id, users.apple_client_id),
+                siwa_identifier = \(refused)
             WHERE users.email <> excluded.email OR users.is_private_email <> excluded.is_private_email
                 OR (users.name = '' AND excluded.name <> '')
                 OR (excluded.apple_client_id IS NOT NULL
                     AND users.apple_client_id IS DISTINCT FROM excluded.apple_client_id)
+                OR users.consent_revoked_at >= ?
             """, [
                 candidate.id, candidate.name, candidate.username, candidate.email, candidate.isPrivateEmail,
-                candidate.siwaIdentifier, candidate.createdAt, candidate.updatedAt, clientID,
+                candidate.siwaIdentifier, candidate.createdAt, candidate.updatedAt, clientID, revokedFrom, revokedFrom,
             ])
     }
 }

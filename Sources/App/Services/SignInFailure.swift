@@ -9,6 +9,8 @@ enum SignInFailure: Error, Equatable {
     case codeExchange(AppleAuthError)
     /// A new user's identity token carries no email, which an account needs.
     case missingEmail
+    /// The identity token was issued before Apple said the user revoked their consent: a replay.
+    case issuedBeforeConsentRevoked
     /// The web flow's `state` is not the browser's `SIWA_STATE` cookie (RFC 6749 §10.12).
     case stateMismatch
     /// The web sign-in did not start in this browser: no `SIWA_STATE` cookie to bind the token to.

@@ -111,9 +111,11 @@ final class SignInService: Sendable {
         do {
             result = try await users.signIn(candidate, token: token, appleToken: appleToken, nonce: nonce,
                                             session: session, clientID: identity.audience,
-                                            transferSub: identity.transferSub)
+                                            transferSub: identity.transferSub, issuedAt: identity.issuedAt)
         } catch UserRepository.SignInError.missingEmail {
             throw SignInFailure.missingEmail
+        } catch UserRepository.SignInError.issuedBeforeConsentRevoked {
+            throw SignInFailure.issuedBeforeConsentRevoked
         } catch is UsedNonceRepository.AlreadyUsed {
             throw Self.nonceAlreadyUsed(logger: logger)
         }
