@@ -1,3 +1,5 @@
+import CSQLite
+
 /// How a transaction takes its locks (https://sqlite.org/lang_transaction.html).
 package enum TransactionKind: Sendable {
     /// Locks are taken at the first read or write; for read-only snapshots.
@@ -47,6 +49,21 @@ extension Database {
         }
         try execute(sql: "RELEASE SAVEPOINT siwa")
         return value
+    }
+
+    /// `BEGIN IMMEDIATE` without waiting for the write lock: false, and no transaction, when another connection (a
+    /// process beside the server: `sqlite3`, an operator's command) holds it; the busy timeout is then for a thread
+    /// that may block to wait out.
+    /// - Throws: what `BEGIN` fails with otherwise.
+    func beginImmediateIfFree() throws -> Bool {
+        sqlite3_busy_timeout(handle, 0)
+        defer { sqlite3_busy_timeout(handle, Int32(clamping: busyTimeoutMilliseconds)) }
+        do {
+            try execute(sql: "BEGIN IMMEDIATE TRANSACTION")
+            return true
+        } catch let error as SQLiteError where error.reason == .busy {
+            return false
+        }
     }
 
     /// Rolls back the open transaction, if any; SQLite may already have rolled it back after some errors.

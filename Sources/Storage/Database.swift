@@ -14,6 +14,8 @@ package final class Database {
     /// False once `close()` ran: the handle is gone, and nothing may reach SQLite through it.
     private(set) var isOpen = true
     let walMonitor = WALMonitor()
+    /// `DatabaseConfiguration.busyTimeoutMilliseconds`: how long a statement waits for another connection's lock.
+    private(set) var busyTimeoutMilliseconds = DatabaseConfiguration.defaultBusyTimeoutMilliseconds
     /// The size a restarted WAL is truncated back to (`PRAGMA journal_size_limit`): 64 MiB.
     static let journalSizeLimitBytes = 64 << 20
 
@@ -116,7 +118,8 @@ package final class Database {
 
     private func configure(_ configuration: DatabaseConfiguration, readOnly: Bool) throws {
         sqlite3_extended_result_codes(handle, 1)
-        sqlite3_busy_timeout(handle, Int32(clamping: configuration.busyTimeoutMilliseconds))
+        busyTimeoutMilliseconds = configuration.busyTimeoutMilliseconds
+        sqlite3_busy_timeout(handle, Int32(clamping: busyTimeoutMilliseconds))
         if !configuration.checkpointsOnClose {
             guard csqlite_set_no_checkpoint_on_close(handle, 1) == SQLITE_OK else {
                 throw SQLiteError.misuse("cannot keep \(path) from checkpointing when it closes")

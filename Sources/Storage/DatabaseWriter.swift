@@ -120,7 +120,10 @@ final class DatabaseWriter: Sendable {
     /// Commits the queued writes on the calling thread (the end of a round), one batch in one transaction, unless
     /// the writer queue is already at work (it then commits them after its current batch). What one batch leaves
     /// (more than `maxWriteBatch` writes, or a checkpoint the writer must finish) goes on on the writer queue, so
-    /// the calling thread waits for at most one commit.
+    /// the calling thread waits for at most one commit. It never waits for another process's write lock: a batch
+    /// that finds it held goes to the writer queue whole, whose thread waits out the busy timeout. Found by a
+    /// black-box review: the loop thread waited in SQLite's busy handler, and every deadline and connection of that
+    /// loop with it, for up to the busy timeout.
     func commitQueuedWrites() {
         let start = queue.withLock { queue -> Bool in
             !queue.pending.isEmpty && queue.claimDrain()
@@ -128,6 +131,12 @@ final class DatabaseWriter: Sendable {
         guard start else { return }
         connection.sync { database in
             guard let batch = nextBatch() else { return }
+            // An error other than a held lock is left to the batch's own `BEGIN`, which reports it to its callers.
+            if !batch[0].exclusive, (try? database.beginImmediateIfFree()) == false {
+                queue.withLock { $0.pending.insert(contentsOf: batch, at: 0) }
+                connection.async { [self] database in drain(database) }
+                return
+            }
             let mustFinishCheckpoint = commit(batch, on: database)
             let handOff = queue.withLock { queue -> Bool in
                 guard queue.pending.isEmpty, !mustFinishCheckpoint else { return true }
@@ -162,6 +171,7 @@ final class DatabaseWriter: Sendable {
             batch[0].runAlone(database)
             outcome = WriteBatch.Outcome()
         } else if let moved = fileWatch.check() {
+            database.rollback()  // a transaction `commitQueuedWrites` began
             batch.forEach { $0.fail(moved) }
             outcome = WriteBatch.Outcome()
         } else {

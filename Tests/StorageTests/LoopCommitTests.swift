@@ -77,6 +77,34 @@ struct LoopCommitTests {
         #expect(try await rowCount(pool) == 4)
     }
 
+    /// A round's commit never waits for another connection's write lock (another process: `sqlite3`, an operator's
+    /// command): the batch goes to the writer thread, which waits it out, and the round's thread runs on. Found by
+    /// a black-box review: an event loop waited in SQLite's busy handler, every deadline of that loop with it.
+    @Test func aRoundsCommitDoesNotWaitForAnotherConnectionsLock() async throws {
+        let thread = RoundThread()
+        let pool = try await makePoolWithTable(in: directory, DatabaseConfiguration(busyTimeoutMilliseconds: 20_000,
+                                                                                   roundExecutor: thread))
+        while pool.writer.queue.withLock({ $0.isDraining }) { usleep(1_000) }
+        // Patient itself: on a loaded machine the pool's writer may still be finishing the table's commit.
+        let other = try Database(path: directory.path(),
+                                 configuration: DatabaseConfiguration(busyTimeoutMilliseconds: 60_000))
+        try other.execute(sql: "BEGIN IMMEDIATE TRANSACTION")
+        let writer = Task(executorPreference: thread) {
+            try await pool.write { try $0.execute(sql: "INSERT INTO t VALUES (1)") }
+        }
+        thread.open()
+        try await Task.sleep(for: .milliseconds(100))  // the round that queued the write has ended
+        let asked = ContinuousClock.now
+        let answered = await Task(executorPreference: thread) { ContinuousClock.now }.value
+        #expect(answered - asked < .seconds(10), "the round's thread ran \(answered - asked) after it was asked")
+        #expect(try await rowCount(pool) == 0)
+        try other.execute(sql: "COMMIT TRANSACTION")
+        try await writer.value
+        #expect(try await rowCount(pool) == 1)
+        thread.stop()
+        other.close()
+    }
+
     @Test func otherThreadsStillWakeTheWriter() async throws {
         let thread = RoundThread()  // never opened: it runs no round
         let pool = try await makePoolWithTable(in: directory, DatabaseConfiguration(roundExecutor: thread))
