@@ -282,7 +282,8 @@ struct EventLoopTests {
             if oneShot { loop.forgetOnce(a) }
             #expect(readiness == .timedOut)
             let waited = MonotonicClock.now() - started
-            #expect(waited >= 50_000_000 && waited < 5_000_000_000)
+            // A loaded machine may be late; never is the failure.
+            #expect(waited >= 50_000_000 && waited < 30_000_000_000)
         }
     }
 
@@ -297,7 +298,7 @@ struct EventLoopTests {
             let started = MonotonicClock.now()
             loop.beginDraining(idleDeadline: MonotonicClock.deadline(after: .milliseconds(30)))
             #expect(await waiting.value == .timedOut)
-            #expect(MonotonicClock.now() - started < 5_000_000_000)
+            #expect(MonotonicClock.now() - started < 30_000_000_000, "before the 60 s deadline it replaced")
         }
     }
 }
