@@ -192,7 +192,8 @@ package final class SiwaServer: Sendable {
         }
         let signals = ShutdownSignals.install(logger: logger) { await server.shutdown() }
         let scheme = configuration.tls == nil ? "http" : "https"
-        logger.notice("siwa listening on \(scheme)://\(Configuration.urlHost(configuration.hostname)):\(server.localPort)")
+        let host = Configuration.urlHost(configuration.hostname)
+        logger.notice("siwa listening on \(scheme)://\(host):\(server.localPort)")
         try await server.run()
         withExtendedLifetime(signals) {}
     }

@@ -77,7 +77,8 @@ enum FakeAppleAuthorizePage {
         var user: [String: JSONValue] = [:]
         if let name {
             let parts = name.split(separator: " ", maxSplits: 1).map(String.init)
-            user["name"] = ["firstName": .string(parts.first ?? ""), "lastName": .string(parts.count > 1 ? parts[1] : "")]
+            user["name"] = ["firstName": .string(parts.first ?? ""),
+                            "lastName": .string(parts.count > 1 ? parts[1] : "")]
         }
         if let email { user["email"] = .string(email) }
         guard !user.isEmpty else { return nil }

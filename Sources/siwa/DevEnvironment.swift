@@ -48,7 +48,8 @@ enum DevEnvironment {
             await stand.shutdown()
         }
         logger.notice("Apple stand-in on \(stand.baseURL)")
-        logger.notice("siwa on http://\(Configuration.urlHost(hostname)):\(server.localPort) — open /login to sign in")
+        let host = Configuration.urlHost(hostname)
+        logger.notice("siwa on http://\(host):\(server.localPort) — open /login to sign in")
         logger.notice("iOS API: siwa mint --aud \(Configuration.developmentIOSClientID) --key-file \(keyFile) gives a token for POST /api/users/siwa")
         async let serving: Void = server.run()
         async let standing: Void = stand.run()

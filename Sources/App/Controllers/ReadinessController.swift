@@ -60,7 +60,9 @@ extension ReadinessController {
     final class FirstAnswer: Sendable {
         private let continuation = Mutex<CheckedContinuation<Bool?, Never>?>(nil)
 
-        func await(_ continuation: CheckedContinuation<Bool?, Never>) { self.continuation.withLock { $0 = continuation } }
+        func await(_ continuation: CheckedContinuation<Bool?, Never>) {
+            self.continuation.withLock { $0 = continuation }
+        }
         func give(_ answer: Bool?) { continuation.withLock { $0.take() }?.resume(returning: answer) }
     }
 }

@@ -24,7 +24,8 @@ extension SignInFailure: AbortError {
         case .codeExchange(let error): error.clientMessage
         case .missingEmail: "The identity token carries no email, which a new account needs."
         case .issuedBeforeConsentRevoked:
-            "The identity token was issued before the user stopped using Sign in with Apple with this app; sign in again."
+            "The identity token was issued before the user stopped using Sign in with Apple with this app; sign in "
+                + "again."
         case .stateMismatch:
             "The sign-in state does not match this browser (another tab may have started a new sign-in). Start again "
                 + "from the login page."

@@ -32,7 +32,8 @@ extension Doctor {
             } else {
                 "download the key with Sign in with Apple enabled and point APPLE_PRIVATE_KEY_PATH at it"
             }
-            findings.append(DoctorFinding(verdict: .fail, subject: "APPLE_PRIVATE_KEY_PATH", message: "\(text); \(fix)"))
+            findings.append(DoctorFinding(verdict: .fail, subject: "APPLE_PRIVATE_KEY_PATH",
+                                          message: "\(text); \(fix)"))
         } catch {
             findings.append(DoctorFinding(verdict: .fail, subject: "APPLE_PRIVATE_KEY_PATH", message: "\(error)"))
         }
