@@ -45,7 +45,7 @@ final class DNSResolver: Sendable {
     /// The addresses of `host` (a name or an IP literal) for `port`, before `deadline` (monotonic ns) on `loop`.
     /// - Throws: `HTTPClientError` `.dnsFailure`, or `.connectTimeout` when the deadline passes first.
     func resolve(host: String, port: Int, deadline: UInt64, loop: EventLoop) async throws -> [HTTPClientAddress] {
-        if HTTPClientURL.isIPv4Literal(host) || HTTPClientURL.isIPv6Literal(host) {
+        if IPLiteral.isIPv4(host) || IPLiteral.isIPv6(host) {
             return try HTTPClientAddress.resolve(host: host, port: port)  // AI_NUMERICHOST: no lookup, no wait
         }
         let key = Key(host: host, port: port)

@@ -12,7 +12,7 @@ struct HTTPClientAddress: @unchecked Sendable {  // a plain value: a copied sock
         hints.ai_family = AF_UNSPEC
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         hints.ai_flags = AI_NUMERICSERV | AI_ADDRCONFIG
-        if HTTPClientURL.isIPv4Literal(host) || HTTPClientURL.isIPv6Literal(host) {
+        if IPLiteral.isIPv4(host) || IPLiteral.isIPv6(host) {
             hints.ai_flags = AI_NUMERICSERV | AI_NUMERICHOST
         }
         var list: UnsafeMutablePointer<addrinfo>?

@@ -11,7 +11,7 @@ struct HTTPClientOrigin: Hashable, Sendable, CustomStringConvertible {
         port = url.port
     }
 
-    var isIPLiteral: Bool { HTTPClientURL.isIPv4Literal(host) || HTTPClientURL.isIPv6Literal(host) }
+    var isIPLiteral: Bool { IPLiteral.isIPv4(host) || IPLiteral.isIPv6(host) }
 
     var description: String {
         "\(scheme.rawValue)://\(host.contains(":") ? "[\(host)]" : host):\(port)"

@@ -68,7 +68,7 @@ struct HTTPClientURL: Equatable, Sendable {
                 portPart = after.dropFirst()
             }
             host = lowercased(hostPart)
-            guard isIPv6Literal(host) else { throw HTTPClientError(.invalidURL, "invalid IPv6 literal") }
+            guard IPLiteral.isIPv6(host) else { throw HTTPClientError(.invalidURL, "invalid IPv6 literal") }
         } else {
             if let colon = authority.firstIndex(of: UInt8(ascii: ":")) {
                 hostPart = authority[..<colon]
@@ -128,18 +128,8 @@ struct HTTPClientURL: Equatable, Sendable {
         }
     }
 
-    var isIPLiteral: Bool { Self.isIPv4Literal(host) || Self.isIPv6Literal(host) }
+    var isIPLiteral: Bool { IPLiteral.isIPv4(host) || IPLiteral.isIPv6(host) }
 
     /// `localhost`, 127.0.0.0/8 or `::1`: the only hosts plain `http` may reach.
     var isLoopbackHost: Bool { HTTPClient.isLoopback(host: host) }
-
-    static func isIPv4Literal(_ text: String) -> Bool {
-        var address = in_addr()
-        return inet_pton(AF_INET, text, &address) == 1
-    }
-
-    static func isIPv6Literal(_ text: String) -> Bool {
-        var address = in6_addr()
-        return inet_pton(AF_INET6, text, &address) == 1
-    }
 }

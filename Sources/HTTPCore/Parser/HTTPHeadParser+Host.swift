@@ -33,7 +33,7 @@ extension HTTPHeadParser {
     static func isIPLiteral(_ inside: UnsafeRawBufferPointer) -> Bool {
         guard let first = inside.first else { return false }
         guard first == 0x76 || first == 0x56 else {
-            return inside.count <= 45 && HTTPClientURL.isIPv6Literal(HTTPGrammar.string(inside))
+            return inside.count <= 45 && IPLiteral.isIPv6(HTTPGrammar.string(inside))
         }
         guard let dot = inside.firstIndex(of: 0x2E), dot > 1, dot + 1 < inside.count,
               inside[1..<dot].allSatisfy({ HTTPGrammar.hexValue($0) != nil }) else { return false }

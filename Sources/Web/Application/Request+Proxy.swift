@@ -1,5 +1,5 @@
 import Foundation
-import Glibc
+import HTTPCore
 
 /// With `trustProxy`, the `X-Forwarded-*` values are read from their last list element: the one added by the
 /// proxy directly in front of us (one trusted hop, as with ngrok or nginx's `$proxy_add_x_forwarded_for`);
@@ -38,24 +38,20 @@ extension Request {
     /// `[2001:db8::1]:5678`, the port digits only. Found by a black-box review: text after an address
     /// (`1.2.3.4:x user_id=…`) was taken with it.
     static func isAddress(_ text: String) -> Bool {
-        func parses(_ host: Substring, family: Int32) -> Bool {
-            var address = in6_addr()
-            return host.count < 64 && inet_pton(family, String(host), &address) == 1
-        }
         func isPort(_ digits: Substring) -> Bool {
             !digits.isEmpty && digits.count <= 5 && digits.allSatisfy { $0.isASCII && $0.isNumber }
         }
         if text.hasPrefix("[") {
             guard let close = text.firstIndex(of: "]") else { return false }
             let rest = text[text.index(after: close)...]
-            return parses(text[text.index(after: text.startIndex)..<close], family: AF_INET6)
+            return IPLiteral.isIPv6(text[text.index(after: text.startIndex)..<close])
                 && (rest.isEmpty || rest.first == ":" && isPort(rest.dropFirst()))
         }
         let colons = text.filter { $0 == ":" }.count
         if colons == 1, let colon = text.firstIndex(of: ":") {
-            return parses(text[..<colon], family: AF_INET) && isPort(text[text.index(after: colon)...])
+            return IPLiteral.isIPv4(text[..<colon]) && isPort(text[text.index(after: colon)...])
         }
-        return parses(text[...], family: colons == 0 ? AF_INET : AF_INET6)
+        return colons == 0 ? IPLiteral.isIPv4(text) : IPLiteral.isIPv6(text)
     }
 
     /// The last element of the list formed by every field named `name`, in order (RFC 9110 §5.3), trimmed;
