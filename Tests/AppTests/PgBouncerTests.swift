@@ -7,7 +7,8 @@ import Testing
 
 /// Behind Debian's PgBouncer in transaction mode, with fewer server connections than the instance's pool:
 /// `DATABASE_PREPARED_STATEMENTS=off` makes sign-ins, the web flow, `/ready` and the operators' commands work; left
-/// on, the server answers 503 (never a 500, never another statement's data) and its log names the setting.
+/// on, the server answers 503 (never a 500, never another statement's data), its log names the setting, and `/ready`
+/// answers 503 from the first such failure on.
 @Suite(.postgres, .serialized, .timeLimit(.minutes(2)))
 struct PgBouncerTests {
     static let concurrentSignIns = 24
@@ -93,6 +94,8 @@ struct PgBouncerTests {
                 }
                 #expect(statuses.allSatisfy { $0 == 200 || $0 == 503 }, "never a 500: \(Set(statuses))")
                 #expect(statuses.contains(503))
+                let ready = try await app.send(.GET, "/ready")
+                #expect(ready.status == .serviceUnavailable, "a balancer takes the instance out: \(ready.text)")
                 #expect(log.contains("DATABASE_PREPARED_STATEMENTS=off"), "\(log.all.suffix(3))")
             }
         }

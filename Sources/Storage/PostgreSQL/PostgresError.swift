@@ -89,6 +89,11 @@ package struct PostgresError: Error, Equatable, CustomStringConvertible {
         sqlState == "25006" || sqlState.isEmpty && (message.contains("read-only") || message.contains("hot standby"))
     }
 
+    /// Whether a statement prepared on this connection was not found on the server (26000), or its name was already
+    /// taken there (42P05): the session the statements were prepared in is not the one that ran them, which only a
+    /// pooler in transaction mode does (`PostgresPool.preparedStatements`).
+    package var isPreparedStatementLost: Bool { sqlState == "26000" || sqlState == "42P05" }
+
     /// What an operator should do about this error, when the server can tell.
     package var hint: String? {
         switch sqlState {

@@ -19,6 +19,11 @@ package final class PostgresPool: Sendable {
     private let placeholders = PostgresPlaceholders()
     private let state = Mutex(State())
     private let roundTripCount = Atomic<Int>(0)
+    /// Set for good once a statement this pool prepared was found missing or already there on the server
+    /// (`PostgresError.isPreparedStatementLost`): a pooler in transaction mode sits between, and only a restart with
+    /// `DATABASE_PREPARED_STATEMENTS=off` mends it. `/ready` answers 503 from then on (`takesWrites`), so that a
+    /// balancer takes out an instance whose sign-ins fail whenever the pooler moves them to another server connection.
+    private let preparedStatementsLost = Atomic<Bool>(false)
 
     /// Round trips made so far: one per call of `write`, `read` or `readInline`, however many statements it
     /// carried (what a sign-in costs is measured with this; `pg_stat_statements` counts statements instead).
@@ -152,15 +157,20 @@ package final class PostgresPool: Sendable {
         let now = MonotonicClock.now()
         guard now < deadline else { throw Self.outOfTime(timeout, url: url) }
         roundTripCount.add(1, ordering: .relaxed)
-        guard let leading = settingUp ?? tightenedServerTimeout(left: deadline - now) else {
-            return try await connection.execute(rewritten, until: deadline)
-                .map { SQLResult(rows: .postgres($0), changes: $0.changes) }
-        }
         do {
-            return try await connection.execute([leading] + rewritten, until: deadline).dropFirst()
-                .map { SQLResult(rows: .postgres($0), changes: $0.changes) }
-        } catch var error as PostgresError {
-            error.statementIndex = error.statementIndex.map { $0 - 1 }
+            guard let leading = settingUp ?? tightenedServerTimeout(left: deadline - now) else {
+                return try await connection.execute(rewritten, until: deadline)
+                    .map { SQLResult(rows: .postgres($0), changes: $0.changes) }
+            }
+            do {
+                return try await connection.execute([leading] + rewritten, until: deadline).dropFirst()
+                    .map { SQLResult(rows: .postgres($0), changes: $0.changes) }
+            } catch var error as PostgresError {
+                error.statementIndex = error.statementIndex.map { $0 - 1 }
+                throw error
+            }
+        } catch let error as PostgresError where preparedStatements && error.isPreparedStatementLost {
+            preparedStatementsLost.store(true, ordering: .relaxed)
             throw error
         }
     }
@@ -336,6 +346,7 @@ extension PostgresPool: DatabaseClient {
     }
 
     package func takesWrites() async -> Bool {
+        guard !preparedStatementsLost.load(ordering: .relaxed) else { return false }
         let check = SQL("SELECT current_setting('transaction_read_only') = 'off'")
         return (try? await read(check) { try $0[0] as Bool }) == [true]
     }
