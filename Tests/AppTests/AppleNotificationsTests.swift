@@ -124,6 +124,34 @@ struct AppleNotificationsTests {
         }
     }
 
+    /// A `consent-revoked` delivered late also ends the bearer tokens that identity tokens from before its event got
+    /// meanwhile (created after the event, from an earlier grant: a replay); one from a token of the event's second
+    /// or later, a new grant, stays. Found by a black-box review: the replay's bearer token outlived the notification.
+    @Test func aLateConsentRevokedEndsWhatAnEarlierGrantGotMeanwhile() async throws {
+        try await TestApp.with { app in
+            let subject = "001.meanwhile"
+            let revokedAt = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down) - 30)
+            func bearer(issuedAt: Date) async throws -> String {
+                let token = try app.identityToken(subject: subject, issuedAt: issuedAt)
+                let response = try await app.sendJSON(.POST, "/api/users/siwa", ["token": token])
+                return try #require(try response.json()["value"] as? String)
+            }
+            let replayed = try await bearer(issuedAt: revokedAt - 120)
+            let lastSecondBefore = try await bearer(issuedAt: revokedAt - 1)
+            let sameSecond = try await bearer(issuedAt: revokedAt)
+            let legacy = try await bearer(issuedAt: revokedAt - 120)
+            try await app.server.services.database.write(SQL(
+                "UPDATE tokens SET identity_issued_at = NULL WHERE created_at = (SELECT MAX(created_at) FROM tokens)"))
+
+            #expect(try await notify(app, "consent-revoked", subject: subject, issuedAt: revokedAt).status == .ok)
+            #expect(try await app.sendJSON(.GET, "/api/users/me", [:], bearer: replayed).status == .unauthorized)
+            #expect(try await app.sendJSON(.GET, "/api/users/me", [:], bearer: lastSecondBefore).status == .unauthorized)
+            #expect(try await app.sendJSON(.GET, "/api/users/me", [:], bearer: sameSecond).status == .ok)
+            #expect(try await app.sendJSON(.GET, "/api/users/me", [:], bearer: legacy).status == .ok,
+                    "a token stored without its grant's time, by a previous build, is judged by its own time")
+        }
+    }
+
     /// A session stored without a start time, as an instance of the previous build stores it during a rolling
     /// upgrade: on PostgreSQL the column's default stamps it, so a late `consent-revoked` from before leaves it; on
     /// SQLite (one instance, no rolling upgrade) it counts as older than any event. Found by an audit.

@@ -116,4 +116,7 @@ enum PostgresSchema {
 
     /// Version 16: see `SQLiteSchema.consentRevocations`.
     static let consentRevocations = ["ALTER TABLE users ADD COLUMN consent_revoked_at timestamptz"]
+
+    /// Version 17: see `SQLiteSchema.bearerGrants`.
+    static let bearerGrants = ["ALTER TABLE tokens ADD COLUMN identity_issued_at timestamptz"]
 }

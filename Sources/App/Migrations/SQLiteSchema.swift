@@ -159,4 +159,13 @@ enum SQLiteSchema {
     static let consentRevocations = """
         ALTER TABLE users ADD COLUMN consent_revoked_at INTEGER;
         """
+
+    /// Version 17: when Apple issued the identity token a bearer token was given for (its `iat`), so that a
+    /// `consent-revoked` notification also ends a bearer token that a token from before the revocation got while the
+    /// notification was on its way: created after the event, it came from an earlier grant (found by a black-box
+    /// review). Tokens issued before have none. Browser sessions need no such time: a web sign-in's nonce signs in
+    /// once, so no identity token is replayed into a session.
+    static let bearerGrants = """
+        ALTER TABLE tokens ADD COLUMN identity_issued_at INTEGER;
+        """
 }

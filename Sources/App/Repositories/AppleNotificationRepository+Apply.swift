@@ -23,8 +23,9 @@ extension AppleNotificationRepository {
     /// - `email-disabled` / `email-enabled`: the user's email forwarding state (and the relay address when sent),
     ///   unless an email event with a later `event_time` was applied already;
     /// - `consent-revoked`: ends the sessions, bearer tokens and Apple tokens of the user issued up to its
-    ///   `event_time` (all of them without one), and remembers that time: an identity token issued before it no
-    ///   longer signs in. It keeps the account: a sign-in after the revocation is a new grant,
+    ///   `event_time` (all of them without one), and the bearer tokens issued later for an identity token from an
+    ///   earlier second (one replayed while the notification was on its way), and remembers that time: an identity
+    ///   token issued before it no longer signs in. It keeps the account: a sign-in after the revocation is a new grant,
     ///   which a late delivery must not end (found by an audit: it ended the newer sign-in and dropped its refresh
     ///   token unrevoked);
     /// - `account-delete`: deletes the user with their tokens, sessions and Apple tokens.
@@ -62,10 +63,19 @@ extension AppleNotificationRepository {
                 var condition = "user_id IN (\(user))"
                 var arguments: [any DatabaseValueConvertible] = [sub]
                 if let eventTime = notification.eventTime {
-                    // Sessions stored before their start was recorded have no time: they are older than the event.
-                    condition += table == "sessions"
-                        ? " AND (created_at IS NULL OR created_at <= ?)" : " AND created_at <= ?"
-                    arguments.append(eventTime)
+                    switch table {
+                    case "sessions":
+                        // Sessions stored before their start was recorded have no time: older than the event.
+                        condition += " AND (created_at IS NULL OR created_at <= ?)"
+                    case "tokens":
+                        // An `iat` is whole seconds: one from the event's second or later is a new grant, as at
+                        // sign-in (`UserRepository.signIn`).
+                        condition += " AND (created_at <= ? OR identity_issued_at <= ?)"
+                        arguments.append(eventTime.addingTimeInterval(-1))
+                    default:
+                        condition += " AND created_at <= ?"
+                    }
+                    arguments.insert(eventTime, at: 1)
                 }
                 statements.append(SQL("DELETE FROM \(table) WHERE \(condition)", arguments))
             }

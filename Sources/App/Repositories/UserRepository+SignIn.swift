@@ -52,7 +52,8 @@ extension UserRepository {
     /// `issuedAt`, the identity token's `iat`: a user whose consent Apple said was revoked after that second
     /// (`consent_revoked_at`) is not signed in by it, a token replayed from before the revocation. The upsert makes
     /// the check, and fails the write (a `NOT NULL` violation, on purpose): nothing of it stays, no read comes
-    /// first, and no statement is added.
+    /// first, and no statement is added. `token` keeps it too (`identity_issued_at`), for a revocation that arrives
+    /// after this sign-in.
     /// - Throws: `SignInError.missingEmail` (nothing written) for a new user without an email;
     ///   `SignInError.issuedBeforeConsentRevoked` (nothing written) for a token from before a revocation;
     ///   `UsedNonceRepository.AlreadyUsed` (nothing written) when `nonce` signed in before.
@@ -83,9 +84,9 @@ extension UserRepository {
         statements.append(SQL("SELECT \(Self.columns) FROM users WHERE siwa_identifier = ?", [sub]))
         if let token {
             statements.append(SQL("""
-                INSERT INTO tokens (id, user_id, value_hash, created_at, expires_at)
-                SELECT ?, id, ?, ?, ? FROM users WHERE siwa_identifier = ?
-                """, [token.id, token.valueHash, token.createdAt, token.expiresAt, sub]))
+                INSERT INTO tokens (id, user_id, value_hash, created_at, expires_at, identity_issued_at)
+                SELECT ?, id, ?, ?, ?, ? FROM users WHERE siwa_identifier = ?
+                """, [token.id, token.valueHash, token.createdAt, token.expiresAt, issuedAt, sub]))
         }
         if let appleToken {
             // Deleted, not updated in place: a chore still checking the replaced token finds it gone, and changes
