@@ -184,6 +184,29 @@ struct AppleNotificationsTests {
         }
     }
 
+    /// An identity token older than the email event applied to its user does not put back the email it carries;
+    /// a newer one does. Found by a black-box review: a stale token reverted the relay address an `email-enabled`
+    /// had set.
+    @Test func aTokenOlderThanAnEmailEventKeepsTheEventsEmail() async throws {
+        try await TestApp.with { app in
+            let subject = "001.stale"
+            let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+            func signIn(email: String, issuedAt: Date) async throws -> String? {
+                let token = try app.identityToken(subject: subject, email: email, isPrivateEmail: true, issuedAt: issuedAt)
+                let value = try #require(try await app.sendJSON(.POST, "/api/users/siwa", ["token": token])
+                    .json()["value"] as? String)
+                return try await app.sendJSON(.GET, "/api/users/me", [:], bearer: value).json()["email"] as? String
+            }
+            let first = try await signIn(email: "old@privaterelay.appleid.com", issuedAt: now - 120)
+            #expect(first == "old@privaterelay.appleid.com")
+            #expect(try await notify(app, "email-enabled", subject: subject, issuedAt: now - 60).status == .ok)
+            let stale = try await signIn(email: "old@privaterelay.appleid.com", issuedAt: now - 61)
+            #expect(stale == "relay@privaterelay.appleid.com", "the event's address stays")
+            let newer = try await signIn(email: "new@privaterelay.appleid.com", issuedAt: now - 60)
+            #expect(newer == "new@privaterelay.appleid.com", "a token of the event's second is as new")
+        }
+    }
+
     @Test(arguments: ["account-delete", "account-deleted"])
     func accountDeleteDeletesTheAccount(_ spelling: String) async throws {
         try await TestApp.with { app in

@@ -66,7 +66,7 @@ extension UserRepository {
         let consentCheck = statements.count
         // A token's `iat` is whole seconds: one from the second of the revocation or later is a new grant.
         statements.append(Self.upsert(candidate, clientID: clientID,
-                                      revokedFrom: issuedAt.map { $0.addingTimeInterval(1) } ?? .distantFuture))
+                                      tokenSuperseded: issuedAt.map { $0.addingTimeInterval(1) } ?? .distantFuture))
         if let clientID, candidate.email.isEmpty {  // with an email the upsert records it
             statements.append(SQL("""
                 UPDATE users SET apple_client_id = ? WHERE siwa_identifier = ? AND COALESCE(apple_client_id, '') <> ?
@@ -151,23 +151,29 @@ extension UserRepository {
     }
 
     /// Creates `candidate`, or updates the user with its `siwa_identifier` where the email, flag or client id differ
-    /// or the stored name is empty; without an email it can only fill the name of an existing user. An existing
-    /// user whose consent was revoked at `revokedFrom` or later fails it: its `siwa_identifier` set to NULL, which
-    /// the column refuses.
-    private static func upsert(_ candidate: User, clientID: String?, revokedFrom: Date) -> SQL {
+    /// or the stored name is empty; without an email it can only fill the name of an existing user.
+    ///
+    /// `tokenSuperseded` is the second after the identity token's `iat`: what Apple said from then on is newer than
+    /// the token. An existing user whose consent was revoked then or later fails the statement: its
+    /// `siwa_identifier` set to NULL, which the column refuses. An email event from then or later
+    /// (`email_event_at`) keeps the stored email and flag (found by a black-box review: a stale token put back the
+    /// address an `email-enabled` had replaced).
+    private static func upsert(_ candidate: User, clientID: String?, tokenSuperseded: Date) -> SQL {
         let refused = "CASE WHEN users.consent_revoked_at >= ? THEN NULL ELSE users.siwa_identifier END"
         guard !candidate.email.isEmpty else {
             return SQL("""
                 UPDATE users SET name = CASE WHEN name = '' AND ? <> '' THEN ? ELSE name END, updated_at = ?,
                     siwa_identifier = \(refused)
                 WHERE siwa_identifier = ? AND ((name = '' AND ? <> '') OR consent_revoked_at >= ?)
-                """, [candidate.name, candidate.name, candidate.updatedAt, revokedFrom, candidate.siwaIdentifier,
-                      candidate.name, revokedFrom])
+                """, [candidate.name, candidate.name, candidate.updatedAt, tokenSuperseded, candidate.siwaIdentifier,
+                      candidate.name, tokenSuperseded])
         }
         return SQL("""
             INSERT INTO users (\(columns), apple_client_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (siwa_identifier) DO UPDATE SET
-                email = excluded.email, is_private_email = excluded.is_private_email,
+                email = CASE WHEN users.email_event_at >= ? THEN users.email ELSE excluded.email END,
+                is_private_email = CASE WHEN users.email_event_at >= ? THEN users.is_private_email
+                    ELSE excluded.is_private_email END,
                 name = CASE WHEN users.name = '' THEN excluded.name ELSE users.name END,
                 updated_at = excluded.updated_at,
                 apple_client_id = COALESCE(excluded.apple_client_id, users.apple_client_id),
@@ -179,7 +185,8 @@ extension UserRepository {
                 OR users.consent_revoked_at >= ?
             """, [
                 candidate.id, candidate.name, candidate.username, candidate.email, candidate.isPrivateEmail,
-                candidate.siwaIdentifier, candidate.createdAt, candidate.updatedAt, clientID, revokedFrom, revokedFrom,
+                candidate.siwaIdentifier, candidate.createdAt, candidate.updatedAt, clientID,
+                tokenSuperseded, tokenSuperseded, tokenSuperseded, tokenSuperseded,
             ])
     }
 }
