@@ -101,6 +101,7 @@ package struct AppleAuthClient: Sendable {
             ))
         } catch {
             let kind = (error as? HTTPClientError)?.kind
+            if kind == .loopStopped { throw AppleAuthError(.interrupted, detail: path) }  // not Apple's doing: not counted
             let timedOut = kind == .readTimeout || kind == .poolTimeout || kind == .connectTimeout
             calls.record(endpoint, timedOut ? .timeout : .networkError)
             throw AppleAuthError(.unreachable, detail: "\(path): \(error)")

@@ -12,6 +12,8 @@ package struct AppleAuthError: Error, Equatable, Sendable, CustomStringConvertib
         case malformedResponse
         /// The `id_token` Apple returned failed verification or does not match (sub, at_hash, c_hash).
         case tokenMismatch
+        /// This server ended the call before Apple answered: its shutdown's grace period was over.
+        case interrupted
     }
 
     package var kind: Kind
@@ -55,13 +57,14 @@ package struct AppleAuthError: Error, Equatable, Sendable, CustomStringConvertib
         case .throttled: "Apple is throttling this server (429 Too Many Requests)"
         case .malformedResponse: "Apple's answer was not understood"
         case .tokenMismatch: "the id_token from Apple does not belong to this sign-in"
+        case .interrupted: "this server's shutdown ended the call before Apple answered (the grace period was over)"
         }
     }
 
     /// Whether the call may succeed later unchanged: Apple was unreachable, slow, throttling or failing.
     package var isTransient: Bool {
         switch kind {
-        case .unreachable, .throttled, .malformedResponse: true
+        case .unreachable, .throttled, .malformedResponse, .interrupted: true
         case .apple, .tokenMismatch: false
         }
     }
@@ -89,6 +92,7 @@ package struct AppleAuthError: Error, Equatable, Sendable, CustomStringConvertib
             "Sign in with Apple is unavailable: Apple refused this server's credentials"
         case .apple: "Sign in with Apple is unavailable: Apple refused this server's request"
         case .tokenMismatch: "The authorization code does not belong to this identity token"
+        case .interrupted: "The server is restarting; try again"
         }
     }
 

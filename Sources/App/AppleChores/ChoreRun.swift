@@ -151,6 +151,7 @@ struct ChoreRun: Sendable {
         case .throttled: return "throttled"
         case .malformedResponse: return "malformed response"
         case .tokenMismatch: return "token mismatch"
+        case .interrupted: return "shutdown"
         case .apple(let code): return "apple: " + code.prefix(40).filter { $0.isLetter || $0 == "_" }
         }
     }

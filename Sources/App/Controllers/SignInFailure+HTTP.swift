@@ -68,7 +68,7 @@ extension AppleAuthError {
     /// something, and nothing is wrong with what the app sent).
     var httpStatus: HTTPStatus {
         switch kind {
-        case .unreachable, .throttled, .malformedResponse: .serviceUnavailable
+        case .unreachable, .throttled, .malformedResponse, .interrupted: .serviceUnavailable
         case .tokenMismatch: .unauthorized
         case .apple: refusesTheCode ? .badRequest : .serviceUnavailable
         }

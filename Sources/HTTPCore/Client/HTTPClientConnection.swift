@@ -213,7 +213,7 @@ final class HTTPClientConnection: HTTPClientTransport, @unchecked Sendable {
         switch await loop.wait(for: fd, events: events, deadline: deadline) {
         case .ready: return
         case .timedOut: throw HTTPClientError(timeout, "timed out")
-        case .shutdown: throw HTTPClientError(.connectionClosed, "the event loop stopped")
+        case .shutdown: throw HTTPClientError(.loopStopped, "the event loop stopped")
         }
     }
 

@@ -26,6 +26,9 @@ package struct HTTPClientError: Error, CustomStringConvertible {
         case malformedResponse
         /// The peer closed the connection before the response was complete, or a socket error occurred.
         case connectionClosed
+        /// The event loop the call waited on stopped (the process is shutting down, its grace period over): the
+        /// call was ended here, not by the peer.
+        case loopStopped
     }
 
     package var kind: Kind
