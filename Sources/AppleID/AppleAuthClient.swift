@@ -101,7 +101,8 @@ package struct AppleAuthClient: Sendable {
             ))
         } catch {
             let kind = (error as? HTTPClientError)?.kind
-            if kind == .loopStopped { throw AppleAuthError(.interrupted, detail: path) }  // not Apple's doing: not counted
+            // This server's shutdown ended the call: not Apple's doing, so not counted as a failed call to Apple.
+            if kind == .loopStopped { throw AppleAuthError(.interrupted, detail: path) }
             let timedOut = kind == .readTimeout || kind == .poolTimeout || kind == .connectTimeout
             calls.record(endpoint, timedOut ? .timeout : .networkError)
             throw AppleAuthError(.unreachable, detail: "\(path): \(error)")

@@ -145,7 +145,8 @@ struct AppleNotificationsTests {
 
             #expect(try await notify(app, "consent-revoked", subject: subject, issuedAt: revokedAt).status == .ok)
             #expect(try await app.sendJSON(.GET, "/api/users/me", [:], bearer: replayed).status == .unauthorized)
-            #expect(try await app.sendJSON(.GET, "/api/users/me", [:], bearer: lastSecondBefore).status == .unauthorized)
+            #expect(try await app.sendJSON(.GET, "/api/users/me", [:], bearer: lastSecondBefore).status
+                == .unauthorized)
             #expect(try await app.sendJSON(.GET, "/api/users/me", [:], bearer: sameSecond).status == .ok)
             #expect(try await app.sendJSON(.GET, "/api/users/me", [:], bearer: legacy).status == .ok,
                     "a token stored without its grant's time, by a previous build, is judged by its own time")
@@ -192,7 +193,8 @@ struct AppleNotificationsTests {
             let subject = "001.stale"
             let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
             func signIn(email: String, issuedAt: Date) async throws -> String? {
-                let token = try app.identityToken(subject: subject, email: email, isPrivateEmail: true, issuedAt: issuedAt)
+                let token = try app.identityToken(subject: subject, email: email, isPrivateEmail: true,
+                                                  issuedAt: issuedAt)
                 let value = try #require(try await app.sendJSON(.POST, "/api/users/siwa", ["token": token])
                     .json()["value"] as? String)
                 return try await app.sendJSON(.GET, "/api/users/me", [:], bearer: value).json()["email"] as? String

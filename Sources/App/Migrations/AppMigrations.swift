@@ -40,8 +40,8 @@ package enum AppMigrations {
                           sqlite: SQLiteSchema.notificationOrder, postgres: PostgresSchema.notificationOrder)
         migrator.register(version: 16, name: "remember consent revocations", sqlite: SQLiteSchema.consentRevocations,
                           postgres: PostgresSchema.consentRevocations)
-        migrator.register(version: 17, name: "remember the grant of each bearer token", sqlite: SQLiteSchema.bearerGrants,
-                          postgres: PostgresSchema.bearerGrants)
+        migrator.register(version: 17, name: "remember the grant of each bearer token",
+                          sqlite: SQLiteSchema.bearerGrants, postgres: PostgresSchema.bearerGrants)
         return migrator
     }
 

@@ -25,8 +25,8 @@ extension AppleNotificationRepository {
     /// - `consent-revoked`: ends the sessions, bearer tokens and Apple tokens of the user issued up to its
     ///   `event_time` (all of them without one), and the bearer tokens issued later for an identity token from an
     ///   earlier second (one replayed while the notification was on its way), and remembers that time: an identity
-    ///   token issued before it no longer signs in. It keeps the account: a sign-in after the revocation is a new grant,
-    ///   which a late delivery must not end (found by an audit: it ended the newer sign-in and dropped its refresh
+    ///   token issued before it no longer signs in. It keeps the account: a sign-in after the revocation is a new
+    ///   grant, which a late delivery must not end (found by an audit: it ended the newer sign-in and dropped its refresh
     ///   token unrevoked);
     /// - `account-delete`: deletes the user with their tokens, sessions and Apple tokens.
     ///
