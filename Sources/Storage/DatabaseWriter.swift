@@ -1,4 +1,5 @@
 import Glibc
+import IOCore
 import Synchronization
 
 /// The one connection that writes, and the only place that decides when writes commit.
@@ -175,7 +176,8 @@ final class DatabaseWriter: Sendable {
             batch.forEach { $0.fail(moved) }
             outcome = WriteBatch.Outcome()
         } else {
-            outcome = WriteBatch(jobs: batch).commit(on: database)
+            let oldest = batch.lazy.map(\.queuedAt).min() ?? MonotonicClock.now()
+            outcome = database.withBusyTimeout(leftSince: oldest) { WriteBatch(jobs: batch).commit(on: database) }
         }
         let committed = outcome.committed
         let action = queue.withLock { queue -> CheckpointAction in

@@ -1,3 +1,5 @@
+import IOCore
+
 /// One queued write: the caller's closure with its continuation, type-erased so jobs of any result type queue together.
 struct WriteJob: Sendable {
     /// Runs alone and outside any transaction (migrations); never batched.
@@ -6,6 +8,8 @@ struct WriteJob: Sendable {
     let perform: @Sendable (Database) throws -> WriteCompletion
     /// Resumes the caller with an error.
     let fail: @Sendable (any Error) -> Void
+    /// When the write was queued (`MonotonicClock`): its wait for another connection's lock counts from here.
+    let queuedAt = MonotonicClock.now()
 
     init<T: Sendable>(
         body: @escaping @Sendable (Database) throws -> T,

@@ -22,6 +22,37 @@ struct DatabasePoolTests {
         while pool.pendingWriteCount < count { try await Task.sleep(for: .milliseconds(2)) }
     }
 
+    /// A write waits at most the busy timeout in all for another connection's lock, also when it queued behind a
+    /// batch that was waiting for the same lock: it gets what is left of its own timeout, not a new one. Found by a
+    /// black-box review: such a write waited the batch's timeout and then its own, about twice as long.
+    @Test func aWriteQueuedBehindAWaitingBatchWaitsOnlyWhatIsLeftOfItsTimeout() async throws {
+        let timeout = 2_000
+        let pool = try await makePool(DatabaseConfiguration(busyTimeoutMilliseconds: timeout))
+        while pool.writer.queue.withLock({ $0.isDraining }) { usleep(1_000) }
+        let other = try Database(path: directory.path(),
+                                 configuration: DatabaseConfiguration(busyTimeoutMilliseconds: 60_000))
+        try other.execute(sql: "BEGIN IMMEDIATE TRANSACTION")
+        func insert(_ value: Int) async -> (error: SQLiteError?, waited: Duration) {
+            let start = ContinuousClock.now
+            do {
+                try await pool.write { try $0.execute(sql: "INSERT INTO t VALUES (?)", arguments: [value]) }
+                return (nil, ContinuousClock.now - start)
+            } catch {
+                return (error as? SQLiteError, ContinuousClock.now - start)
+            }
+        }
+        async let first = insert(1)
+        try await Task.sleep(for: .milliseconds(timeout / 2))
+        let second = await insert(2)
+        #expect(await first.error?.reason == .busy)
+        #expect(second.error?.reason == .busy)
+        #expect(second.waited >= .milliseconds(timeout - 100), "\(second.waited)")
+        #expect(second.waited < .milliseconds(timeout * 13 / 10),
+                "its own timeout, not the batch's and then its own: \(second.waited)")
+        try other.execute(sql: "ROLLBACK TRANSACTION")
+        other.close()
+    }
+
     @Test func readSeesEveryReturnedWrite() async throws {
         let pool = try await makePool()
         for value in 1...5 {
