@@ -153,6 +153,29 @@ struct AppleNotificationsTests {
         }
     }
 
+    /// The same for browser sessions: one begun after the event with an identity token from before it (the form
+    /// post came late) ends when the notification arrives; one from a token of the event's second stays. Found by a
+    /// black-box review.
+    @Test func aLateConsentRevokedEndsASessionAnEarlierGrantBeganMeanwhile() async throws {
+        try await TestApp.with { app in
+            let subject = "001.meanwhile.web"
+            let revokedAt = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down) - 30)
+            for issuedAt in [revokedAt - 60, revokedAt] {
+                let state = try TestApp.newState()
+                let token = try app.identityToken(subject: subject, audience: TestApp.webClientID,
+                                                  nonce: TestApp.nonce(forState: state), issuedAt: issuedAt)
+                #expect(try await app.handle([("token", token)], state: state).status == .seeOther)
+            }
+            #expect(try await app.count("sessions") == 2)
+            #expect(try await notify(app, "consent-revoked", subject: subject, audience: TestApp.webClientID,
+                                     issuedAt: revokedAt).status == .ok)
+            let kept = try await app.server.services.database.read(SQL("SELECT identity_issued_at FROM sessions")) {
+                try $0[0] as Date
+            }
+            #expect(kept == [revokedAt], "only the session of the event's second stays")
+        }
+    }
+
     /// A session stored without a start time, as an instance of the previous build stores it during a rolling
     /// upgrade: on PostgreSQL the column's default stamps it, so a late `consent-revoked` from before leaves it; on
     /// SQLite (one instance, no rolling upgrade) it counts as older than any event. Found by an audit.
@@ -206,6 +229,26 @@ struct AppleNotificationsTests {
             #expect(stale == "relay@privaterelay.appleid.com", "the event's address stays")
             let newer = try await signIn(email: "new@privaterelay.appleid.com", issuedAt: now - 60)
             #expect(newer == "new@privaterelay.appleid.com", "a token of the event's second is as new")
+        }
+    }
+
+    /// The other way round: an email event from before the identity token that set the stored email, delivered
+    /// late, leaves that email (its forwarding state still applies). Found by a black-box review: it put back the
+    /// relay address over the email a newer sign-in had stored.
+    @Test func aLateEmailEventKeepsTheEmailANewerTokenSet() async throws {
+        try await TestApp.with { app in
+            let subject = "001.late.email"
+            let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+            for (email, issuedAt) in [("relay@privaterelay.appleid.com", now - 120), ("jane@example.com", now - 30)] {
+                let token = try app.identityToken(subject: subject, email: email, issuedAt: issuedAt)
+                #expect(try await app.sendJSON(.POST, "/api/users/siwa", ["token": token]).status == .ok)
+            }
+            let late = try await notify(app, "email-disabled", subject: subject, issuedAt: now - 60)
+            #expect(try late.json()["status"] as? String == "applied")
+            let user = try #require(try await app.server.services.users.find(siwaIdentifier: subject))
+            #expect(user.email == "jane@example.com")
+            #expect(!user.isPrivateEmail)
+            #expect(try await forwarding(app, subject: subject) == false, "the forwarding state still applies")
         }
     }
 

@@ -42,6 +42,8 @@ package enum AppMigrations {
                           postgres: PostgresSchema.consentRevocations)
         migrator.register(version: 17, name: "remember the grant of each bearer token",
                           sqlite: SQLiteSchema.bearerGrants, postgres: PostgresSchema.bearerGrants)
+        migrator.register(version: 18, name: "remember when the email and each session were granted",
+                          sqlite: SQLiteSchema.grantTimes, postgres: PostgresSchema.grantTimes)
         return migrator
     }
 

@@ -119,4 +119,11 @@ enum PostgresSchema {
 
     /// Version 17: see `SQLiteSchema.bearerGrants`.
     static let bearerGrants = ["ALTER TABLE tokens ADD COLUMN identity_issued_at timestamptz"]
+
+    /// Version 18: see `SQLiteSchema.grantTimes`. `users` first, then `sessions`, as in version 15: the order in
+    /// which the server's writes lock them.
+    static let grantTimes = [
+        "ALTER TABLE users ADD COLUMN email_set_at timestamptz",
+        "ALTER TABLE sessions ADD COLUMN identity_issued_at timestamptz",
+    ]
 }

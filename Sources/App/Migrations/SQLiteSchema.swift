@@ -163,9 +163,17 @@ enum SQLiteSchema {
     /// Version 17: when Apple issued the identity token a bearer token was given for (its `iat`), so that a
     /// `consent-revoked` notification also ends a bearer token that a token from before the revocation got while the
     /// notification was on its way: created after the event, it came from an earlier grant (found by a black-box
-    /// review). Tokens issued before have none. Browser sessions need no such time: a web sign-in's nonce signs in
-    /// once, so no identity token is replayed into a session.
+    /// review). Tokens issued before have none.
     static let bearerGrants = """
         ALTER TABLE tokens ADD COLUMN identity_issued_at INTEGER;
+        """
+
+    /// Version 18: when Apple issued the identity token that last set a user's email (its `iat`), so that an email
+    /// event from before it, delivered late, does not put back an older address; and when Apple issued the identity
+    /// token a browser session began with, so that a late `consent-revoked` also ends a session begun after its event
+    /// with a token from before it (both found by a black-box review). Rows from before have none.
+    static let grantTimes = """
+        ALTER TABLE users ADD COLUMN email_set_at INTEGER;
+        ALTER TABLE sessions ADD COLUMN identity_issued_at INTEGER;
         """
 }

@@ -21,10 +21,11 @@ extension AppleNotificationRepository {
     /// Records the notification's `jti` and applies its effect in the same write (one transaction, one round trip),
     /// so each notification takes effect exactly once and a replay changes nothing:
     /// - `email-disabled` / `email-enabled`: the user's email forwarding state (and the relay address when sent),
-    ///   unless an email event with a later `event_time` was applied already;
+    ///   unless an email event with a later `event_time` was applied already; the address also unless a sign-in
+    ///   with an identity token issued after the event set the stored one;
     /// - `consent-revoked`: ends the sessions, bearer tokens and Apple tokens of the user issued up to its
-    ///   `event_time` (all of them without one), and the bearer tokens issued later for an identity token from an
-    ///   earlier second (one replayed while the notification was on its way), and remembers that time: an identity
+    ///   `event_time` (all of them without one), and the bearer tokens and sessions issued later for an identity token
+    ///   from an earlier second (one replayed while the notification was on its way), and remembers that time: an identity
     ///   token issued before it no longer signs in. It keeps the account: a sign-in after the revocation is a new
     ///   grant, which a late delivery must not end (found by an audit: it ended the newer sign-in and dropped its refresh
     ///   token unrevoked);
@@ -49,8 +50,11 @@ extension AppleNotificationRepository {
                 UPDATE users SET email_forwarding_enabled = ?, email_event_at = ?, updated_at = ? WHERE \(notNewer)
                 """, [notification.type == .emailEnabled, eventAt, receivedAt, sub, eventAt]))
             if let email = notification.email, !email.isEmpty {
-                statements.append(SQL("UPDATE users SET email = ?, is_private_email = ? WHERE \(notNewer)",
-                                      [email, notification.isPrivateEmail ?? true, sub, eventAt]))
+                // Nor over an email that a newer identity token set (`email_set_at`, its `iat`).
+                statements.append(SQL("""
+                    UPDATE users SET email = ?, is_private_email = ?
+                    WHERE \(notNewer) AND (email_set_at IS NULL OR email_set_at <= ?)
+                    """, [email, notification.isPrivateEmail ?? true, sub, eventAt, eventAt]))
             }
         case .consentRevoked:
             // Remembered, so that an identity token issued before it does not sign in again (`UserRepository.signIn`).
@@ -65,11 +69,12 @@ extension AppleNotificationRepository {
                 if let eventTime = notification.eventTime {
                     switch table {
                     case "sessions":
-                        // Sessions stored before their start was recorded have no time: older than the event.
-                        condition += " AND (created_at IS NULL OR created_at <= ?)"
+                        // Sessions stored before their start was recorded have no time: older than the event. An
+                        // `iat` is whole seconds: one from the event's second or later is a new grant, as at sign-in
+                        // (`UserRepository.signIn`).
+                        condition += " AND (created_at IS NULL OR created_at <= ? OR identity_issued_at <= ?)"
+                        arguments.append(eventTime.addingTimeInterval(-1))
                     case "tokens":
-                        // An `iat` is whole seconds: one from the event's second or later is a new grant, as at
-                        // sign-in (`UserRepository.signIn`).
                         condition += " AND (created_at <= ? OR identity_issued_at <= ?)"
                         arguments.append(eventTime.addingTimeInterval(-1))
                     default:

@@ -49,16 +49,18 @@ package struct DatabaseSessionStore: SessionStore {
 
     /// The statements that store `login` inside a sign-in's write, for the user with Apple's `sub` as that write
     /// finds or makes it: the record the browser's cookie named is deleted, and the new one names the user in its
-    /// `user_id` column (its data holds nothing else yet).
-    static func statements(storing login: BrowserLogin, forUserWith sub: String, at date: Date) -> [SQL] {
+    /// `user_id` column (its data holds nothing else yet) and keeps `identityIssuedAt`, the `iat` of the identity
+    /// token it began with, for a `consent-revoked` that arrives later.
+    static func statements(storing login: BrowserLogin, forUserWith sub: String, at date: Date,
+                           identityIssuedAt: Date?) -> [SQL] {
         var statements: [SQL] = []
         for replaced in login.replacedIDs {
             statements.append(SQL("DELETE FROM sessions WHERE id = ?", [storageKey(replaced)]))
         }
         statements.append(SQL("""
-            INSERT INTO sessions (id, data, user_id, expires_at, created_at)
-            SELECT ?, '{}', id, ?, ? FROM users WHERE siwa_identifier = ?
-            """, [storageKey(login.id), login.expiresAt, date, sub]))
+            INSERT INTO sessions (id, data, user_id, expires_at, created_at, identity_issued_at)
+            SELECT ?, '{}', id, ?, ?, ? FROM users WHERE siwa_identifier = ?
+            """, [storageKey(login.id), login.expiresAt, date, identityIssuedAt, sub]))
         return statements
     }
 

@@ -65,7 +65,7 @@ extension UserRepository {
         if let transferSub { statements.append(Self.matchTransfer(transferSub, sub: sub, at: candidate.updatedAt)) }
         let consentCheck = statements.count
         // A token's `iat` is whole seconds: one from the second of the revocation or later is a new grant.
-        statements.append(Self.upsert(candidate, clientID: clientID,
+        statements.append(Self.upsert(candidate, clientID: clientID, issuedAt: issuedAt,
                                       tokenSuperseded: issuedAt.map { $0.addingTimeInterval(1) } ?? .distantFuture))
         if let clientID, candidate.email.isEmpty {  // with an email the upsert records it
             statements.append(SQL("""
@@ -101,7 +101,8 @@ extension UserRepository {
                       appleToken.createdAt.addingTimeInterval(AppleTokenRepository.checkInterval), sub]))
         }
         if let session {
-            statements += DatabaseSessionStore.statements(storing: session, forUserWith: sub, at: candidate.updatedAt)
+            statements += DatabaseSessionStore.statements(storing: session, forUserWith: sub, at: candidate.updatedAt,
+                                                          identityIssuedAt: issuedAt)
         }
         if let nonce { statements.append(UsedNonceRepository.record(nonce, forUserWith: sub)) }
         var results: [SQLResult] = []
@@ -157,8 +158,12 @@ extension UserRepository {
     /// the token. An existing user whose consent was revoked then or later fails the statement: its
     /// `siwa_identifier` set to NULL, which the column refuses. An email event from then or later
     /// (`email_event_at`) keeps the stored email and flag (found by a black-box review: a stale token put back the
-    /// address an `email-enabled` had replaced).
-    private static func upsert(_ candidate: User, clientID: String?, tokenSuperseded: Date) -> SQL {
+    /// address an `email-enabled` had replaced). Otherwise the token's email is stored with `issuedAt` as its time
+    /// (`email_set_at`), when the row is written anyway (a new user, a changed email or flag, a name to fill, a
+    /// row from before the column): an email event from before it, delivered late, then leaves it
+    /// (`AppleNotificationRepository.apply`). A returning user's unchanged email keeps its older time, so that a
+    /// sign-in writes nothing when nothing changed.
+    private static func upsert(_ candidate: User, clientID: String?, issuedAt: Date?, tokenSuperseded: Date) -> SQL {
         let refused = "CASE WHEN users.consent_revoked_at >= ? THEN NULL ELSE users.siwa_identifier END"
         guard !candidate.email.isEmpty else {
             return SQL("""
@@ -169,11 +174,13 @@ extension UserRepository {
                       candidate.name, tokenSuperseded])
         }
         return SQL("""
-            INSERT INTO users (\(columns), apple_client_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO users (\(columns), apple_client_id, email_set_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             ON CONFLICT (siwa_identifier) DO UPDATE SET
                 email = CASE WHEN users.email_event_at >= ? THEN users.email ELSE excluded.email END,
                 is_private_email = CASE WHEN users.email_event_at >= ? THEN users.is_private_email
                     ELSE excluded.is_private_email END,
+                email_set_at = CASE WHEN users.email_event_at >= ? THEN users.email_set_at
+                    ELSE excluded.email_set_at END,
                 name = CASE WHEN users.name = '' THEN excluded.name ELSE users.name END,
                 updated_at = excluded.updated_at,
                 apple_client_id = COALESCE(excluded.apple_client_id, users.apple_client_id),
@@ -183,10 +190,11 @@ extension UserRepository {
                 OR (excluded.apple_client_id IS NOT NULL
                     AND users.apple_client_id IS DISTINCT FROM excluded.apple_client_id)
                 OR users.consent_revoked_at >= ?
+                OR (users.email_set_at IS NULL AND excluded.email_set_at IS NOT NULL)
             """, [
                 candidate.id, candidate.name, candidate.username, candidate.email, candidate.isPrivateEmail,
-                candidate.siwaIdentifier, candidate.createdAt, candidate.updatedAt, clientID,
-                tokenSuperseded, tokenSuperseded, tokenSuperseded, tokenSuperseded,
+                candidate.siwaIdentifier, candidate.createdAt, candidate.updatedAt, clientID, issuedAt,
+                tokenSuperseded, tokenSuperseded, tokenSuperseded, tokenSuperseded, tokenSuperseded,
             ])
     }
 }
