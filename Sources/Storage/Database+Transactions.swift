@@ -67,17 +67,14 @@ extension Database {
         }
     }
 
-    /// Runs `body` with the busy timeout cut to what is left of it for a write queued at `queuedAt`
-    /// (`MonotonicClock`), none when it has run out: a write waits at most `busyTimeoutMilliseconds` in all for
-    /// another connection's lock, however long the batches ahead of it waited for the same lock (found by a
-    /// black-box review: a sign-in queued behind a waiting batch waited about twice as long).
-    func withBusyTimeout<T>(leftSince queuedAt: UInt64, _ body: () throws -> T) rethrows -> T {
-        guard !isInsideTransaction else { return try body() }  // the lock is held already (a round's commit)
-        let waited = Int(clamping: MonotonicClock.elapsed(from: queuedAt, to: MonotonicClock.now()) / 1_000_000)
-        guard waited > 0 else { return try body() }
-        sqlite3_busy_timeout(handle, Int32(clamping: max(busyTimeoutMilliseconds - waited, 0)))
+    /// `BEGIN IMMEDIATE`, waiting at most `milliseconds` (not the connection's busy timeout) for another
+    /// connection's write lock; none when 0.
+    /// - Throws: `SQLiteError` `.busy` when the lock outlasted the wait; what `BEGIN` fails with otherwise.
+    func beginImmediate(waitingAtMost milliseconds: Int) throws {
+        guard milliseconds != busyTimeoutMilliseconds else { return try execute(sql: "BEGIN IMMEDIATE TRANSACTION") }
+        sqlite3_busy_timeout(handle, Int32(clamping: max(milliseconds, 0)))
         defer { sqlite3_busy_timeout(handle, Int32(clamping: busyTimeoutMilliseconds)) }
-        return try body()
+        try execute(sql: "BEGIN IMMEDIATE TRANSACTION")
     }
 
     /// Rolls back the open transaction, if any; SQLite may already have rolled it back after some errors.

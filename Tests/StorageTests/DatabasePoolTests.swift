@@ -53,6 +53,33 @@ struct DatabasePoolTests {
         other.close()
     }
 
+    /// Each write of a batch keeps its own time: when the lock outlasts the oldest write's timeout, that write fails
+    /// and a later one waits on, and commits once the lock goes within its own time. Found by a black-box review:
+    /// the whole batch failed with its oldest write, the lock gone a moment later.
+    @Test func aLaterWriteOfAWaitingBatchWaitsOutItsOwnTime() async throws {
+        let timeout = 2_000
+        let pool = try await makePool(DatabaseConfiguration(busyTimeoutMilliseconds: timeout))
+        while pool.writer.queue.withLock({ $0.isDraining }) { usleep(1_000) }
+        let other = try Database(path: directory.path(),
+                                 configuration: DatabaseConfiguration(busyTimeoutMilliseconds: 60_000))
+        try other.execute(sql: "BEGIN IMMEDIATE TRANSACTION")
+        func insert(_ value: Int) -> Task<Void, any Error> {
+            Task { try await pool.write { try $0.execute(sql: "INSERT INTO t VALUES (?)", arguments: [value]) } }
+        }
+        // The first waits alone; the second and third queue meanwhile and wait together, in the next batch.
+        let first = insert(1)
+        try await Task.sleep(for: .milliseconds(timeout / 4))
+        let second = insert(2)
+        try await Task.sleep(for: .milliseconds(timeout / 2))
+        let third = insert(3)
+        await #expect(throws: SQLiteError.self) { try await first.value }
+        await #expect(throws: SQLiteError.self) { try await second.value }
+        try other.execute(sql: "ROLLBACK TRANSACTION")  // the third has about a quarter of its time left
+        try await third.value
+        #expect(try await rowCount(pool) == 1)
+        other.close()
+    }
+
     @Test func readSeesEveryReturnedWrite() async throws {
         let pool = try await makePool()
         for value in 1...5 {
