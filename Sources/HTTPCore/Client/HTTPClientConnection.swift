@@ -71,10 +71,14 @@ final class HTTPClientConnection: HTTPClientTransport, @unchecked Sendable {
             let connection = HTTPClientConnection(fd: fd, loop: loop)
             if result != 0 {
                 let share = MonotonicClock.share(of: deadline, among: addresses.count - index)
-                guard await loop.wait(for: fd, events: EPOLLOUT.rawValue, deadline: share) == .ready else {
+                switch await loop.wait(for: fd, events: EPOLLOUT.rawValue, deadline: share) {
+                case .ready: break
+                case .timedOut:
                     lastError = "no answer in time"
                     timedOut = true
                     continue
+                case .shutdown:  // the socket closes with `connection`
+                    throw HTTPClientError(.loopStopped, "the event loop stopped while connecting")
                 }
                 var soError: Int32 = 0
                 var length = socklen_t(MemoryLayout<Int32>.size)

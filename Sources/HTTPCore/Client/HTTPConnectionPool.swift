@@ -142,6 +142,11 @@ final class HTTPConnectionPool: Sendable {
         case .connect:
             return (try await open(deadline: deadline), false)
         case .timedOut:
+            // Woken before its deadline: the loop stopped and fired every timer (`EventLoop.endEveryWait`), the
+            // process shutting down. Found by a black-box review: such calls were blamed on Apple as timeouts.
+            guard MonotonicClock.now() >= deadline else {
+                throw HTTPClientError(.loopStopped, "the event loop stopped while the call waited for a connection")
+            }
             throw HTTPClientError(.poolTimeout, "no connection to \(origin) became free in time "
                 + "(\(configuration.maxConnectionsPerOrigin) in use)")
         }
