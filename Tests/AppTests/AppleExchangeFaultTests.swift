@@ -161,4 +161,30 @@ struct AppleExchangeFaultTests {
             #expect(!log.text.contains("network_error"))
         }
     }
+
+    /// A chore of `siwa serve` waiting on a hanging Apple when the server stops does not hold the stop past the grace
+    /// period until `APPLE_TIMEOUT`: its calls end with the loops. Found by a black-box review: the exit came 13 s
+    /// after SIGTERM with a grace period of 2 s.
+    @Test func aChoreWaitingOnAppleDoesNotHoldTheStop() async throws {
+        let directory = TestApp.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await TestApp.with(directory: directory) { seeder in
+            try await seeder.seedAppleTokens(4, tag: "held")
+            try await seeder.makeAppleTokensDue()
+            let proxy = try AppleProxy(upstreamPort: Int(seeder.apple.baseURL.split(separator: ":").last ?? "") ?? 0)
+            proxy.setTokenFault(.slow(seconds: 60))
+            let app = try await TestApp.start(directory: directory) { configuration in
+                configuration.appleChoresInterval = 3600
+                configuration.appleBaseURL = proxy.baseURL
+                configuration.appleTimeout = .seconds(60)
+                configuration.shutdownGracePeriodSeconds = 1
+            }
+            let deadline = ContinuousClock.now + .seconds(30)
+            while proxy.tokenRequests == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+            #expect(proxy.tokenRequests > 0, "the chore is waiting on Apple")
+            let stopping = ContinuousClock.now
+            await app.stop(keepFiles: true)
+            #expect(ContinuousClock.now - stopping < .seconds(20), "not APPLE_TIMEOUT (60 s)")
+        }
+    }
 }

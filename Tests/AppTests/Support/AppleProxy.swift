@@ -36,6 +36,9 @@ final class AppleProxy: Sendable {
                               acceptorRunning: Bool, tokenFault: Fault)>
 
     private let throttled = Mutex(0)
+    private let tokenCalls = Mutex(0)
+    /// Requests for `/auth/token` received, forwarded or not.
+    var tokenRequests: Int { tokenCalls.withLock { $0 } }
     /// 429 answers played on `/auth/token` so far.
     var throttledAnswers: Int { throttled.withLock { $0 } }
 
@@ -146,6 +149,7 @@ final class AppleProxy: Sendable {
         let text = String(decoding: request, as: UTF8.self)
         let isKeys = text.hasPrefix("GET /auth/keys")
         let isToken = text.hasPrefix("POST /auth/token")
+        if isToken { tokenCalls.withLock { $0 += 1 } }
         let fault = state.withLock { state -> Fault in
             if isKeys { state.keyFetches += 1 }
             return isKeys ? state.fault : isToken ? state.tokenFault : .none
