@@ -101,8 +101,15 @@ package struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
     /// port, which every message naming the server would print. Found by a black-box review: passwords made with
     /// `openssl rand -base64` hold `/`. An `@` may stand in a query parameter's value (`user=name@server`), not in
     /// the path, a parameter's name, or a fragment.
+    /// Two `@` in the authority (`user:pa@ss@host`) are refused too: libpq splits at the first, and the password's
+    /// tail became the host in every message (found by a black-box review).
     static func refuseUnencodedDelimiters(in uri: String) throws {
         let afterScheme = uri.split(separator: "://", maxSplits: 1).dropFirst().first ?? ""
+        let authority = afterScheme.prefix { !"/?#".contains($0) }
+        guard authority.filter({ $0 == "@" }).count <= 1 else {
+            throw Invalid(description: "has more than one @ before its host: percent-encode /, ?, # and @ in the user "
+                          + "name and password (%2F, %3F, %23 and %40)")
+        }
         guard let end = afterScheme.firstIndex(where: { "/?#".contains($0) }) else { return }
         let rest = afterScheme[end...]
         let path = rest.prefix { $0 != "?" && $0 != "#" }

@@ -53,6 +53,15 @@ struct PostgresURLTests {
         #expect(error?.description.contains(piece) == false)
     }
 
+    /// Two `@` before the host: libpq split at the first, and the password's tail was printed as the host. Found by
+    /// a black-box review.
+    @Test(arguments: ["postgres://siwa:Pa@ss9876@127.0.0.1:41100/siwa?sslmode=disable", "postgres://u@ss9876@h"])
+    func twoAtsBeforeTheHostAreRefusedUnquoted(_ text: String) {
+        let error = #expect(throws: PostgresURL.Invalid.self) { try PostgresURL(text) }
+        #expect(error?.description.hasPrefix("has more than one @ before its host") == true)
+        #expect(error?.description.contains("ss9876") == false)
+    }
+
     /// An `@` in a query value (a user named `name@server`, as some hosted PostgreSQL services name them) and the
     /// same password percent-encoded are taken.
     @Test(arguments: ["postgres://db.example.com:5432/siwa?user=admin@server&sslmode=require",
