@@ -34,6 +34,10 @@ package protocol DatabaseClient: Sendable {
     /// `statvfs(3)` does not report.)
     func takesWrites() async -> Bool
 
+    /// Why `takesWrites` answers false for good until a restart, when the engine knows: for the log line of
+    /// `GET /ready`, which a balancer may be the only one to call once it has taken the instance out.
+    var lastingProblem: String? { get }
+
     /// Ends the process's use of the database at a clean shutdown, once requests in flight are done: SQLite
     /// commits what is queued, checkpoints and closes its connections, so no `-wal` or `-shm` file is left; calls
     /// made afterwards fail. PostgreSQL has nothing to do: its sessions end with the process.
@@ -57,6 +61,9 @@ package enum DatabaseEngine: Sendable, Equatable {
 }
 
 extension DatabaseClient {
+    /// None known.
+    package var lastingProblem: String? { nil }
+
     /// Runs `statements` in one transaction, committed promptly (`write(_:urgency:)`).
     @discardableResult
     package func write(_ statements: [SQL]) async throws -> [SQLResult] {

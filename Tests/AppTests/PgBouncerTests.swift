@@ -101,6 +101,34 @@ struct PgBouncerTests {
         }
     }
 
+    /// A balancer that has taken the instance out polls only `/ready`: its log line names the setting too, and the
+    /// answer stays 503. Found by a black-box review: the line said only that the database took no writes, and one
+    /// `/ready` answered 200 after the first 503.
+    @Test func readyAloneNamesTheSettingBehindTransactionPooling() async throws {
+        let cluster = try await PostgresCluster.sharedCluster()
+        let database = String(try await cluster.newDatabase().split(separator: "/").last ?? "")
+        let log = LogCapture()
+        try await PgBouncer.with(in: cluster, poolSize: 3) { bouncer in
+            try await TestApp.with(logger: log.logger(), configure: { configuration in
+                configuration.databaseURL = try? PostgresURL(bouncer.url(database: database))
+                configuration.databasePoolSize = 6
+            }) { app in
+                var turned = false
+                for _ in 0..<40 where !turned {
+                    let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                        for _ in 0..<6 { group.addTask { try await app.send(.GET, "/ready").status.code } }
+                        return try await group.reduce(into: []) { $0.append($1) }
+                    }
+                    turned = statuses.contains(503)
+                }
+                try #require(turned, "six /ready at once moved a prepared statement within 40 rounds")
+                for _ in 0..<10 { #expect(try await app.send(.GET, "/ready").status == .serviceUnavailable) }
+                #expect(log.contains("/ready: 503 from now on", "DATABASE_PREPARED_STATEMENTS=off"), "\(log.text)")
+                #expect(!log.contains("/ready: the database answers again"))
+            }
+        }
+    }
+
     /// With `DATABASE_PREPARED_STATEMENTS=off`, nothing the binary runs prepares a named statement: the server, its
     /// read-only probe, `siwa migrate` and the operators' commands. Found by an audit: `siwa apple transfer
     /// export|import`, `users`, `doctor` and `migrate` ignored the setting, and behind PgBouncer a transfer failed

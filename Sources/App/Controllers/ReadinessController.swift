@@ -30,7 +30,8 @@ struct ReadinessController: RouteCollection {
         let database = database
         if !readiness.isDraining {
             let answer = await Self.answer(within: Self.databaseTimeout) { await database.takesWrites() }
-            readiness.note(databaseAnswer: answer, logger: req.logger)
+            readiness.note(databaseAnswer: answer, problem: answer == true ? nil : database.lastingProblem,
+                           logger: req.logger)
             if answer == true { return try Status(status: "ok").encodeResponse(for: req) }
         }
         var response = try Status(status: "unavailable").encodeResponse(for: req)
@@ -77,16 +78,17 @@ final class Readiness: Sendable {
     var isDraining: Bool { draining.load(ordering: .relaxed) }
 
     /// Logs when the database's answer to `/ready` changes: `answer` true (ready), false (it takes no writes or
-    /// does not answer), nil (no answer within `ReadinessController.databaseTimeout`).
-    func note(databaseAnswer answer: Bool?, logger: Logger) {
+    /// does not answer), nil (no answer within `ReadinessController.databaseTimeout`); `problem`, the lasting cause
+    /// when the engine knows it (`DatabaseClient.lastingProblem`), is named.
+    func note(databaseAnswer answer: Bool?, problem: String? = nil, logger: Logger) {
         let ready = answer == true
         guard databaseWasReady.exchange(ready, ordering: .relaxed) != ready else { return }
         if ready {
             logger.notice("/ready: the database answers again; 200 from now on")
         } else {
-            let why = answer == nil
+            let why = problem ?? (answer == nil
                 ? "the database did not answer within \(ReadinessController.databaseTimeout)"
-                : "the database does not answer or takes no writes (requests that need it log the cause)"
+                : "the database does not answer or takes no writes (requests that need it log the cause)")
             logger.warning("/ready: 503 from now on: \(why)")
         }
     }

@@ -348,7 +348,16 @@ extension PostgresPool: DatabaseClient {
     package func takesWrites() async -> Bool {
         guard !preparedStatementsLost.load(ordering: .relaxed) else { return false }
         let check = SQL("SELECT current_setting('transaction_read_only') = 'off'")
-        return (try? await read(check) { try $0[0] as Bool }) == [true]
+        let answered = (try? await read(check) { try $0[0] as Bool }) == [true]
+        // Read again: a check that began before another call found the statements lost answers false as well.
+        // Found by a black-box review: one `/ready` answered 200 after the first 503.
+        return answered && !preparedStatementsLost.load(ordering: .relaxed)
+    }
+
+    package var lastingProblem: String? {
+        guard preparedStatementsLost.load(ordering: .relaxed) else { return nil }
+        return "PostgreSQL at \(url) lost a prepared statement (a pooler in transaction mode, such as PgBouncer?): "
+            + "set DATABASE_PREPARED_STATEMENTS=off and restart"
     }
 
     /// Nothing to do: PostgreSQL keeps no file beside the process, and its sessions end when the process does.
