@@ -120,6 +120,34 @@ struct DatabaseFileFaultTests {
         }
     }
 
+    /// The same on a file of mode 0444 owned by the user who runs the command: the line says the file is not
+    /// writable, and the command leaves no `-wal` or `-shm` behind (found by a black-box review: it left both, of
+    /// mode 0444, and the server could not start on the file once it was writable again).
+    @Test func operatorCommandsOnAFileNotWritableLeaveItAsFound() async throws {
+        guard let wrapper = Self.dropPrivileges, !wrapper.isEmpty else {
+            print("note: not running as root with setpriv; the read-only file test is skipped")
+            return
+        }
+        try await SpawnedApp.with { app in
+            #expect(try await SiwaProcess.run(["migrate"], environment: app.environment(), directory: app.directory)
+                .status == 0)
+            chown(app.databasePath, 65534, 65534)
+            chmod(app.databasePath, 0o444)
+            for command in [["users", "show", "someone@example.com"], ["doctor"]] {
+                let refused = try SiwaProcess(command, environment: app.environment(), directory: app.directory,
+                                              wrapper: wrapper)
+                #expect(await refused.exited(within: .seconds(60)) == 1, "\(command)")
+                #expect(refused.output.contains("\(app.databasePath) is not writable by this user"), "\(refused.output)")
+                #expect(!FileManager.default.fileExists(atPath: app.databasePath + "-wal"), "\(command)")
+                #expect(!FileManager.default.fileExists(atPath: app.databasePath + "-shm"), "\(command)")
+            }
+            chmod(app.databasePath, 0o644)
+            chown(app.databasePath, 0, 0)
+            try await app.launch()
+            #expect(try await app.signIn(token: try app.identityToken(subject: "001.writable.again")).status == .ok)
+        }
+    }
+
     @Test func aFullFileSystemIs503WithSQLiteFullAndRecoversWhenSpaceReturns() async throws {
         try await SpawnedApp.with { app in
             let folder = app.directory.appendingPathComponent("db").path

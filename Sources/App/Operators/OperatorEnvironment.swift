@@ -62,16 +62,19 @@ package struct OperatorEnvironment: Sendable {
     /// file as it was: a WAL left by a crash is kept, and a file that had none gets none (the last connection to
     /// close removes the empty `-wal` and `-shm` that reading made).
     func openReadOnly(anySchemaVersion: Bool = false) throws -> Database {
-        let database: Database
         var leavingTheFile = DatabaseConfiguration()
         leavingTheFile.leaveAsFound(configuration.databasePath)
+        let path = try existingDatabasePath()
+        let companions = Self.absentCompanions(of: path)
         do {
-            database = try Database(path: try existingDatabasePath(), configuration: leavingTheFile, readOnly: true)
-        } catch let error as SQLiteError {
+            let database = try Database(path: path, configuration: leavingTheFile, readOnly: true)
+            try Self.requireCurrentSchema(database, anyVersion: anySchemaVersion)
+            return database
+        } catch {
+            Self.removeEmpty(companions)
+            guard let error = error as? SQLiteError else { throw error }
             throw Self.openFailure(error, path: configuration.databasePath)
         }
-        try Self.requireCurrentSchema(database, anyVersion: anySchemaVersion)
-        return database
     }
 
     /// The configured database, on either engine, once its schema is known to be this build's: PostgreSQL when
@@ -124,11 +127,29 @@ package struct OperatorEnvironment: Sendable {
         var pool = DatabaseConfiguration(busyTimeoutMilliseconds: configuration.databaseBusyTimeoutMilliseconds,
                                          readerCount: 1)
         pool.leaveAsFound(configuration.databasePath)  // before the check below opens the file
+        let companions = Self.absentCompanions(of: configuration.databasePath)
         _ = try openReadOnly()
         do {
             return try DatabasePool(path: configuration.databasePath, configuration: pool)
         } catch let error as SQLiteError {
+            Self.removeEmpty(companions)
             throw Self.openFailure(error, path: configuration.databasePath)
+        }
+    }
+
+    /// The `-wal` and `-shm` files of `path` that do not exist now.
+    static func absentCompanions(of path: String) -> [String] {
+        [path + "-wal", path + "-shm"].filter { !FileManager.default.fileExists(atPath: $0) }
+    }
+
+    /// Removes those of `companions` that an open which failed left behind (a `-wal` only while empty), so that the
+    /// file stays as the command found it. Found by a black-box review: on a file of mode 0444, reading made both
+    /// with the same mode and failed, and the server could not start on the file once it was writable again.
+    static func removeEmpty(_ companions: [String]) {
+        for companion in companions {
+            var info = stat()
+            guard stat(companion, &info) == 0, info.st_size == 0 || companion.hasSuffix("-shm") else { continue }
+            unlink(companion)
         }
     }
 
@@ -138,6 +159,12 @@ package struct OperatorEnvironment: Sendable {
     static func openFailure(_ error: SQLiteError, path: String, verb: String = "open") -> OperatorError {
         guard error.reason == .readOnly else {
             return OperatorError("DATABASE_PATH: cannot \(verb) \(path): \(error.message)")
+        }
+        var file = stat()
+        guard stat(path, &file) != 0 || file.st_uid != geteuid() || access(path, W_OK) == 0 else {
+            return OperatorError("DATABASE_PATH: \(path) is not writable by this user, and SQLite writes its -shm "
+                + "file beside it even to read it: run the command as the user the server runs as, and let that "
+                + "user write the file (the server needs to as well)")
         }
         return OperatorError("DATABASE_PATH: cannot read \(path) as this user: SQLite writes its -shm file beside it "
             + "even to read it; run the command as the user the server runs as")
