@@ -35,7 +35,12 @@ extension JWKSCache {
                 "url": "\(url)", "kids": "\(parsed.keys.sorted().joined(separator: ","))",
                 "lifetime_s": "\(Int(lifetime))",
             ])
-            await store?.save(response.body)
+            // Kept without the callers waiting: a database that does not answer cost every sign-in that waited
+            // on this fetch up to its statement timeout (found by a black-box review, PostgreSQL frozen).
+            if let store {
+                let body = response.body
+                Task { await store.save(body) }
+            }
         } catch {
             fetches.record((error as? JWKSFetchFailure)?.outcome ?? JWKSFetchOutcome(error))
             lastFetchFailed = true

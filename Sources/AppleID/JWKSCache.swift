@@ -1,6 +1,7 @@
 import CryptoCore
 import Foundation
 import HTTPCore
+import IOCore
 import Logging
 
 /// Apple's signing keys (a JWKS), fetched over HTTPS and cached; generic over the parsed key type.
@@ -117,10 +118,16 @@ package actor JWKSCache<Key: Sendable> {
         inFlight = Task { await self.fetch() }
     }
 
+    /// How long a lookup waits for the kept set before it goes on to ask Apple: the store is the database, which
+    /// may not answer (a frozen PostgreSQL held every sign-in for its statement timeout, found by a black-box
+    /// review). A set loaded later still fills an empty cache.
+    static var seedWait: Duration { .seconds(1) }
+
     private func seedIfNeeded() async {
         if isSeeded { return }
         if seeding == nil { seeding = Task { await self.seed() } }
-        await seeding?.value
+        guard let seeding else { return }
+        _ = await EventLoop.answer(within: Self.seedWait) { await seeding.value }
     }
 }
 

@@ -105,6 +105,7 @@ struct CrossInstanceTests {
                                              ["token": try a.identityToken(subject: "001.keys.a")])
             #expect(first.status == .ok)
             #expect(a.server.services.appleKeys.fetches[.ok] == 1)
+            try await a.waitForKeptKeySet()
             #expect(try await a.count("jwks_cache") == 1)
 
             let second = try await b.sendJSON(.POST, "/api/users/siwa",

@@ -1,4 +1,5 @@
 import Foundation
+import IOCore
 import Testing
 @testable import App
 
@@ -7,7 +8,7 @@ import Testing
 struct ReadinessTimeoutTests {
     @Test func aCheckThatNeverAnswersIsNotReady() async {
         let started = ContinuousClock.now
-        let ready = await ReadinessController.answer(within: .milliseconds(200)) {
+        let ready = await EventLoop.answer(within: .milliseconds(200)) {
             try? await Task.sleep(for: .seconds(60))
             return true
         }
@@ -16,7 +17,7 @@ struct ReadinessTimeoutTests {
     }
 
     @Test func aCheckThatAnswersInTimeIsItsAnswer() async {
-        #expect(await ReadinessController.answer(within: .seconds(30)) { true } == true)
-        #expect(await ReadinessController.answer(within: .seconds(30)) { false } == false)
+        #expect(await EventLoop.answer(within: .seconds(30)) { true } == true)
+        #expect(await EventLoop.answer(within: .seconds(30)) { false } == false)
     }
 }

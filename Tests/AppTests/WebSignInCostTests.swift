@@ -17,6 +17,7 @@ struct WebSignInCostTests {
             let pool = try #require(app.server.services.database as? PostgresPool)
             // The first sign-in fetches Apple's keys and keeps them in the database once: not a sign-in's cost.
             #expect(try await app.webSignIn(subject: "001.warm.up", email: "warm@example.com").status == .seeOther)
+            try await app.waitForKeptKeySet()
             var before = pool.roundTrips
             let first = try await app.webSignIn(subject: "001.cost", email: "cost@example.com")
             #expect(first.status == .seeOther)
@@ -40,6 +41,7 @@ struct WebSignInCostTests {
         try await TestApp.with(lifecycle: false) { app in
             let pool = try #require(app.server.services.database as? DatabasePool)
             #expect(try await app.webSignIn(subject: "001.warm.up", email: "warm@example.com").status == .seeOther)
+            try await app.waitForKeptKeySet()
             var before = pool.writeStatistics.writes
             let first = try await app.webSignIn(subject: "001.cost", email: "cost@example.com")
             #expect(first.status == .seeOther)

@@ -99,4 +99,20 @@ struct JWKSCacheStoreTests {
         #expect(buckets.reduce(0, +) >= 1)
         #expect(Double(sum) / 1e9 < 0.5, "\(Double(sum) / 1e9) s for a loopback answer")
     }
+
+    /// A store that does not answer (a frozen database) holds a lookup for at most `seedWait` before Apple is asked,
+    /// and a save never holds it. Found by a black-box review: a sign-in waited 10 s for the load and 10 s for the
+    /// save, each a statement timeout.
+    @Test func aStoreThatDoesNotAnswerHoldsNoLookupLong() async throws {
+        defer { server.stop() }
+        let store = JWKSCacheStore(load: { try? await Task.sleep(for: .seconds(30)); return nil },
+                                   save: { _ in try? await Task.sleep(for: .seconds(30)) })
+        let cache = JWKSCache<String>(url: server.url, client: HTTPClient(), parse: JWKSCacheTests.parse,
+                                      clock: { [clock] in clock.now }, store: store, logger: log.logger())
+        server.set { $0.body = JWKSTestServer.jwks(["a": "fetched-a"]) }
+        let started = ContinuousClock.now
+        #expect(try await cache.key(for: "a") == "fetched-a")
+        // The old code waited out the load's 30 s (and the save's after it); a loaded parallel run took 10 s here.
+        #expect(ContinuousClock.now - started < .seconds(25), "\(ContinuousClock.now - started)")
+    }
 }

@@ -29,7 +29,7 @@ struct ReadinessController: RouteCollection {
     @Sendable func ready(_ req: Request) async throws -> Response {
         let database = database
         if !readiness.isDraining {
-            let answer = await Self.answer(within: Self.databaseTimeout) { await database.takesWrites() }
+            let answer = await EventLoop.answer(within: Self.databaseTimeout) { await database.takesWrites() }
             readiness.note(databaseAnswer: answer, problem: answer == true ? nil : database.lastingProblem,
                            logger: req.logger)
             if answer == true { return try Status(status: "ok").encodeResponse(for: req) }
@@ -38,33 +38,6 @@ struct ReadinessController: RouteCollection {
         response.status = .serviceUnavailable
         response.headers.replaceOrAdd(name: "Retry-After", value: "\(Self.retryAfterSeconds)")
         return response
-    }
-}
-
-extension ReadinessController {
-    /// What `check` answers, or nil once `timeout` has passed first (a timer on the calling loop, else on one of
-    /// the shared group's); `check` itself runs on to its own end.
-    static func answer(within timeout: Duration, _ check: @escaping @Sendable () async -> Bool) async -> Bool? {
-        let first = FirstAnswer()
-        let loop = EventLoop.current ?? EventLoopGroup.shared.any()
-        return await withCheckedContinuation { continuation in
-            first.await(continuation)
-            let timer = loop.schedule(at: MonotonicClock.deadline(after: timeout)) { first.give(nil) }
-            Task {
-                first.give(await check())
-                loop.cancel(timer)
-            }
-        }
-    }
-
-    /// The continuation of `answer(within:_:)`, resumed once, by whichever comes first.
-    final class FirstAnswer: Sendable {
-        private let continuation = Mutex<CheckedContinuation<Bool?, Never>?>(nil)
-
-        func await(_ continuation: CheckedContinuation<Bool?, Never>) {
-            self.continuation.withLock { $0 = continuation }
-        }
-        func give(_ answer: Bool?) { continuation.withLock { $0.take() }?.resume(returning: answer) }
     }
 }
 

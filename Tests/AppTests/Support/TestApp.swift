@@ -197,6 +197,12 @@ final class TestApp: Sendable {
         return try await sendJSON(.POST, "/api/users/siwa", body)
     }
 
+    /// Waits until Apple's key set is kept in the database: the cache saves it after a fetch without its callers
+    /// waiting, so a test that counts a sign-in's round trips waits for that save first.
+    func waitForKeptKeySet() async throws {
+        for _ in 0..<200 where try await count("jwks_cache") == 0 { try await Task.sleep(for: .milliseconds(25)) }
+    }
+
     /// Number of rows in `table`, read with the sqlite3 C API through the app's own storage layer.
     func count(_ table: String) async throws -> Int {
         try await server.services.database.readOne(SQL("SELECT COUNT(*) FROM \(table)")) { row in try row[0] as Int } ?? 0
