@@ -1,4 +1,5 @@
 import ArgumentParser
+import Foundation
 import HTTPCore
 
 /// The check of a TCP port given on the command line, which `Int` alone would let wrap around 65,536.
@@ -13,9 +14,18 @@ enum PortOption {
     }
 
     /// Stops before anything is made when `what` cannot listen on `hostname:port`, naming the option that changes it.
-    /// - Returns: `port`, or for 0 a port free a moment ago, which the system picked.
+    /// - Returns: `port`, or for 0 a port free a moment ago, below the kernel's ephemeral range: the listener binds it
+    ///   only later, and a port the system picked from that range could meanwhile be taken by any outgoing
+    ///   connection (found by a CI run: `siwa dev --port 0` failed with `EADDRINUSE` beside the parallel tests).
     @discardableResult
     static func checkFree(hostname: String, port: Int, of what: String, option: String) throws -> Int {
+        if port == 0 {
+            let ephemeralStart = ephemeralRangeStart()
+            for _ in 0..<100 {
+                let candidate = Int.random(in: lowestPickedPort..<max(ephemeralStart, lowestPickedPort + 1000))
+                if let free = try? HTTPServer.checkAddress(hostname: hostname, port: candidate) { return free }
+            }
+        }
         do {
             return try HTTPServer.checkAddress(hostname: hostname, port: port)
         } catch let error as SocketError {
@@ -27,5 +37,14 @@ enum PortOption {
     /// Why a command could not start listening, and the option to change.
     struct CannotListen: Error, CustomStringConvertible {
         let description: String
+    }
+
+    /// The lowest port `checkFree` picks for port 0.
+    static let lowestPickedPort = 20_000
+
+    /// The first port of the kernel's ephemeral range (`ip_local_port_range`), 32768 when it cannot be read.
+    static func ephemeralRangeStart() -> Int {
+        let text = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)) ?? ""
+        return text.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } ?? 32768
     }
 }

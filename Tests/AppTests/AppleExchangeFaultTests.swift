@@ -145,7 +145,8 @@ struct AppleExchangeFaultTests {
             $0.shutdownGracePeriodSeconds = 1
             $0.appleMaxConnections = 1
         }) { app, proxy in
-            let issued = [try await issueCode(app, subject: "001.cutoff"), try await issueCode(app, subject: "001.wait")]
+            let issued = [try await issueCode(app, subject: "001.cutoff"),
+                          try await issueCode(app, subject: "001.wait")]
             proxy.setTokenFault(.slow(seconds: 30))
             let cutOff = issued.map { credential in Task { try? await signIn(app, credential) } }
             try await Task.sleep(for: .milliseconds(300))
@@ -180,7 +181,9 @@ struct AppleExchangeFaultTests {
                 configuration.shutdownGracePeriodSeconds = 1
             }
             let deadline = ContinuousClock.now + .seconds(30)
-            while proxy.tokenRequests == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+            while proxy.tokenRequests == 0, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(50))
+            }
             #expect(proxy.tokenRequests > 0, "the chore is waiting on Apple")
             let stopping = ContinuousClock.now
             await app.stop(keepFiles: true)

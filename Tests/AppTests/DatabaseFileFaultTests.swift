@@ -137,7 +137,8 @@ struct DatabaseFileFaultTests {
                 let refused = try SiwaProcess(command, environment: app.environment(), directory: app.directory,
                                               wrapper: wrapper)
                 #expect(await refused.exited(within: .seconds(60)) == 1, "\(command)")
-                #expect(refused.output.contains("\(app.databasePath) is not writable by this user"), "\(refused.output)")
+                #expect(refused.output.contains("\(app.databasePath) is not writable by this user"),
+                        "\(refused.output)")
                 #expect(!FileManager.default.fileExists(atPath: app.databasePath + "-wal"), "\(command)")
                 #expect(!FileManager.default.fileExists(atPath: app.databasePath + "-shm"), "\(command)")
             }

@@ -87,17 +87,18 @@ struct JWKSCacheStoreTests {
         #expect(!log.all.contains { $0.contains("SECRET-MATERIAL") || $0.contains("\"keys\"") })
     }
 
-    /// The duration of the call to Apple ends with its answer: a save that takes a second (a locked database) is not
+    /// The duration of the call to Apple ends with its answer: a save that takes seconds (a locked database) is not
     /// counted in it. Found by a review: `siwa_apple_request_duration_seconds{endpoint="keys"}` showed the save.
     @Test func theKeysDurationLeavesOutTheSave() async throws {
         defer { server.stop() }
-        let store = JWKSCacheStore(load: { nil }, save: { _ in try? await Task.sleep(for: .seconds(1)) })
+        let store = JWKSCacheStore(load: { nil }, save: { _ in try? await Task.sleep(for: .seconds(3)) })
         let cache = JWKSCache<String>(url: server.url, client: HTTPClient(), parse: JWKSCacheTests.parse,
                                       clock: { [clock] in clock.now }, store: store, logger: log.logger())
         await cache.refresh()
         let (buckets, sum) = cache.fetches.durations.snapshot
         #expect(buckets.reduce(0, +) >= 1)
-        #expect(Double(sum) / 1e9 < 0.5, "\(Double(sum) / 1e9) s for a loopback answer")
+        // A loaded parallel run once took 0.75 s for the loopback answer alone.
+        #expect(Double(sum) / 1e9 < 2, "\(Double(sum) / 1e9) s for a loopback answer")
     }
 
     /// A store that does not answer (a frozen database) holds a lookup for at most `seedWait` before Apple is asked,

@@ -24,11 +24,11 @@ extension AppleNotificationRepository {
     ///   unless an email event with a later `event_time` was applied already; the address also unless a sign-in
     ///   with an identity token issued after the event set the stored one;
     /// - `consent-revoked`: ends the sessions, bearer tokens and Apple tokens of the user issued up to its
-    ///   `event_time` (all of them without one), and the bearer tokens and sessions issued later for an identity token
-    ///   from an earlier second (one replayed while the notification was on its way), and remembers that time: an identity
-    ///   token issued before it no longer signs in. It keeps the account: a sign-in after the revocation is a new
-    ///   grant, which a late delivery must not end (found by an audit: it ended the newer sign-in and dropped its refresh
-    ///   token unrevoked);
+    ///   `event_time` (all of them without one), and the bearer tokens and sessions issued later for an identity
+    ///   token from an earlier second (one replayed while the notification was on its way), and remembers that
+    ///   time: an identity token issued before it no longer signs in. It keeps the account: a sign-in after the
+    ///   revocation is a new grant, which a late delivery must not end (found by an audit: it ended the newer
+    ///   sign-in and dropped its refresh token unrevoked);
     /// - `account-delete`: deletes the user with their tokens, sessions and Apple tokens.
     ///
     /// A `jti` seen before fails the write's first statement on the table's primary key, which rolls the whole
