@@ -118,9 +118,9 @@ package actor JWKSCache<Key: Sendable> {
         inFlight = Task { await self.fetch() }
     }
 
-    /// How long a lookup waits for the kept set before it goes on to ask Apple: the store is the database, which
-    /// may not answer (a frozen PostgreSQL held every sign-in for its statement timeout, found by a black-box
-    /// review). A set loaded later still fills an empty cache.
+    /// How long the first lookup waits for the kept set before it goes on to ask Apple: the store is the database,
+    /// which may not answer (a frozen PostgreSQL held every sign-in for its statement timeout, found by a black-box
+    /// review). Later lookups do not wait for it; a set loaded later still fills an empty cache.
     static var seedWait: Duration { .seconds(1) }
 
     private func seedIfNeeded() async {
@@ -128,6 +128,7 @@ package actor JWKSCache<Key: Sendable> {
         if seeding == nil { seeding = Task { await self.seed() } }
         guard let seeding else { return }
         _ = await EventLoop.answer(within: Self.seedWait) { await seeding.value }
+        isSeeded = true
     }
 }
 
