@@ -11,10 +11,11 @@ package enum FakeAppleNotifier {
     /// Event types Apple sends.
     package static let eventTypes: Set<String> = ["email-disabled", "email-enabled", "consent-revoked", "account-delete"]
 
-    /// The notification JWT for one event.
+    /// The notification JWT for one event, issued at `now`; its `event_time` is `eventTime`, else `now`.
     package static func payload(event: String, subject: String, audience: String, email: String?,
-                               isPrivateEmail: Bool = true, keys: FakeAppleKeys, now: Date = Date()) throws -> String {
-        let eventTime = (now.timeIntervalSince1970 * 1000).rounded(.down)
+                               isPrivateEmail: Bool = true, keys: FakeAppleKeys, now: Date = Date(),
+                               eventTime: Date? = nil) throws -> String {
+        let eventTime = ((eventTime ?? now).timeIntervalSince1970 * 1000).rounded(.down)
         var eventClaims: [String: JSONValue] = [
             "type": .string(event), "sub": .string(subject), "event_time": .number(eventTime),
         ]

@@ -176,6 +176,22 @@ struct AppleNotificationsTests {
         }
     }
 
+    /// An `event_time` after the notification's arrival counts as its arrival: a `consent-revoked` dated ten
+    /// minutes ahead does not refuse the fresh sign-ins of those ten minutes. Found by a black-box review.
+    @Test func anEventDatedAheadCountsAsOfItsArrival() async throws {
+        try await TestApp.with { app in
+            let subject = "001.ahead"
+            _ = try await signedIn(app, subject: subject)
+            let payload = try FakeAppleNotifier.payload(event: "consent-revoked", subject: subject,
+                                                        audience: TestApp.iosClientID, email: nil, keys: app.keys,
+                                                        eventTime: Date() + 600)
+            #expect(try await app.sendJSON(.POST, "/api/apple/notifications", ["payload": payload]).status == .ok)
+            try await Task.sleep(for: .seconds(1))  // a fresh token from a later second
+            let fresh = try app.identityToken(subject: subject, email: "relay@privaterelay.appleid.com")
+            #expect(try await app.sendJSON(.POST, "/api/users/siwa", ["token": fresh]).status == .ok)
+        }
+    }
+
     /// A session stored without a start time, as an instance of the previous build stores it during a rolling
     /// upgrade: on PostgreSQL the column's default stamps it, so a late `consent-revoked` from before leaves it; on
     /// SQLite (one instance, no rolling upgrade) it counts as older than any event. Found by an audit.

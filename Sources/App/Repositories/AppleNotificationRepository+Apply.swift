@@ -36,6 +36,10 @@ extension AppleNotificationRepository {
     package func apply(_ notification: ServerNotification) async throws -> Outcome {
         let sub = notification.subject
         let receivedAt = now()
+        // An event cannot have happened after its delivery: one dated later (a clock off at Apple's or here) counts
+        // as of now. Found by a black-box review: a `consent-revoked` dated 10 min ahead refused every fresh sign-in
+        // until then, and one email event far ahead would have made every later one `outdated`.
+        let eventTime = notification.eventTime.map { min($0, receivedAt) }
         let user = "SELECT id FROM users WHERE siwa_identifier = ?"
         var statements = [
             SQL("INSERT INTO apple_notifications (jti, received_at) VALUES (?, ?)", [notification.id, receivedAt]),
@@ -44,7 +48,7 @@ extension AppleNotificationRepository {
         switch notification.type {
         case .emailDisabled, .emailEnabled:
             // Without an event time (Apple always sends one) the event applies as it comes.
-            let eventAt = notification.eventTime ?? receivedAt
+            let eventAt = eventTime ?? receivedAt
             let notNewer = "siwa_identifier = ? AND (email_event_at IS NULL OR email_event_at <= ?)"
             statements.append(SQL("""
                 UPDATE users SET email_forwarding_enabled = ?, email_event_at = ?, updated_at = ? WHERE \(notNewer)
@@ -58,7 +62,7 @@ extension AppleNotificationRepository {
             }
         case .consentRevoked:
             // Remembered, so that an identity token issued before it does not sign in again (`UserRepository.signIn`).
-            let revokedAt = notification.eventTime ?? receivedAt
+            let revokedAt = eventTime ?? receivedAt
             statements.append(SQL("""
                 UPDATE users SET consent_revoked_at = ?
                 WHERE siwa_identifier = ? AND (consent_revoked_at IS NULL OR consent_revoked_at < ?)
@@ -66,7 +70,7 @@ extension AppleNotificationRepository {
             for table in ["tokens", "sessions", "apple_tokens"] {
                 var condition = "user_id IN (\(user))"
                 var arguments: [any DatabaseValueConvertible] = [sub]
-                if let eventTime = notification.eventTime {
+                if let eventTime {
                     switch table {
                     case "sessions":
                         // Sessions stored before their start was recorded have no time: older than the event. An
