@@ -57,10 +57,8 @@ extension Database {
     /// that may block to wait out.
     /// - Throws: what `BEGIN` fails with otherwise.
     func beginImmediateIfFree() throws -> Bool {
-        sqlite3_busy_timeout(handle, 0)
-        defer { sqlite3_busy_timeout(handle, Int32(clamping: busyTimeoutMilliseconds)) }
         do {
-            try execute(sql: "BEGIN IMMEDIATE TRANSACTION")
+            try beginImmediate(waitingAtMost: 0)
             return true
         } catch let error as SQLiteError where error.reason == .busy {
             return false
