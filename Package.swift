@@ -62,7 +62,7 @@ let package = Package(
         .executableTarget(name: "ChoresSeed", dependencies: ["App", "FakeApple"], path: "Benchmarks/Chores/Sources"),
 
         .target(name: "TestSupport", dependencies: [
-            "CryptoCore", .product(name: "Logging", package: "swift-log"),
+            "CryptoCore", "IOCore", .product(name: "Logging", package: "swift-log"),
         ], path: "Tests/TestSupport"),
         .testTarget(name: "IOCoreTests", dependencies: ["IOCore"]),
         .testTarget(name: "CryptoCoreTests", dependencies: ["CryptoCore", "TestSupport"]),

@@ -1,6 +1,6 @@
 import ArgumentParser
-import Foundation
 import HTTPCore
+import IOCore
 
 /// The check of a TCP port given on the command line, which `Int` alone would let wrap around 65,536.
 enum PortOption {
@@ -20,9 +20,8 @@ enum PortOption {
     @discardableResult
     static func checkFree(hostname: String, port: Int, of what: String, option: String) throws -> Int {
         if port == 0 {
-            let ephemeralStart = ephemeralRangeStart()
             for _ in 0..<100 {
-                let candidate = Int.random(in: lowestPickedPort..<max(ephemeralStart, lowestPickedPort + 1000))
+                let candidate = EphemeralPorts.candidateBelow()
                 if let free = try? HTTPServer.checkAddress(hostname: hostname, port: candidate) { return free }
             }
         }
@@ -39,12 +38,4 @@ enum PortOption {
         let description: String
     }
 
-    /// The lowest port `checkFree` picks for port 0.
-    static let lowestPickedPort = 20_000
-
-    /// The first port of the kernel's ephemeral range (`ip_local_port_range`), 32768 when it cannot be read.
-    static func ephemeralRangeStart() -> Int {
-        let text = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)) ?? ""
-        return text.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } ?? 32768
-    }
 }

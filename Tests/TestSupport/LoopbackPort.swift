@@ -1,28 +1,20 @@
 import Foundation
 import Glibc
+import IOCore
 import Testing
 
 /// Ports on 127.0.0.1 for servers a test starts (as child processes, or again after a stop) and must know the
 /// port of in advance.
 package enum LoopbackPort {
-    /// The lowest port `free()` hands out.
-    static let lowestPort = 20_000
-
-    /// A port nothing is bound to now, below the kernel's ephemeral range (`ip_local_port_range`): a port from
-    /// inside it could be taken, between a server's stop and its restart, by any outgoing connection on the machine.
+    /// A port nothing is bound to now, below the kernel's ephemeral range (`EphemeralPorts`): a port from inside it
+    /// could be taken, between a server's stop and its restart, by any outgoing connection on the machine.
     package static func free() throws -> Int {
-        let ephemeralStart = ephemeralRangeStart()
         for _ in 0..<1000 {
-            let port = Int.random(in: lowestPort..<max(ephemeralStart, lowestPort + 1000))
+            let port = EphemeralPorts.candidateBelow()
             if try canBind(port) { return port }
         }
-        throw ChildProcess.Failure(description: "no free port between \(lowestPort) and \(ephemeralStart)")
-    }
-
-    /// The first port of the kernel's ephemeral range, 32768 when it cannot be read.
-    static func ephemeralRangeStart() -> Int {
-        let text = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)) ?? ""
-        return text.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } ?? 32768
+        throw ChildProcess.Failure(description: "no free port between \(EphemeralPorts.lowestCandidate) and "
+                                   + "\(EphemeralPorts.rangeStart())")
     }
 
     /// Whether something listens on 127.0.0.1:`port` now (a connection to it is accepted).
