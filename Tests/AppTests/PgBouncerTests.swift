@@ -41,6 +41,21 @@ struct PgBouncerTests {
         }
     }
 
+    /// An app on a new database behind PgBouncer in transaction mode, with 3 server connections against the app's 6
+    /// and prepared statements left on, logging to `log`.
+    private func withPreparedStatementsBehindPgBouncer(log: LogCapture, _ body: (TestApp) async throws -> Void)
+        async throws
+    {
+        let cluster = try await PostgresCluster.sharedCluster()
+        let database = String(try await cluster.newDatabase().split(separator: "/").last ?? "")
+        try await PgBouncer.with(in: cluster, poolSize: 3) { bouncer in
+            try await TestApp.with(logger: log.logger(), configure: { configuration in
+                configuration.databaseURL = try? PostgresURL(bouncer.url(database: database))
+                configuration.databasePoolSize = 6
+            }, body)
+        }
+    }
+
     @Test func unnamedStatementsWorkThroughTransactionPooling() async throws {
         try await withUnnamedStatementsBehindPgBouncer { app in
             #expect(try await signIns(app, tag: "pgb") == [Int](repeating: 200, count: Self.concurrentSignIns))
@@ -80,24 +95,17 @@ struct PgBouncerTests {
     }
 
     @Test func preparedStatementsBehindTransactionPoolingAre503AndNamed() async throws {
-        let cluster = try await PostgresCluster.sharedCluster()
-        let database = String(try await cluster.newDatabase().split(separator: "/").last ?? "")
         let log = LogCapture()
-        try await PgBouncer.with(in: cluster, poolSize: 3) { bouncer in
-            try await TestApp.with(logger: log.logger(), configure: { configuration in
-                configuration.databaseURL = try? PostgresURL(bouncer.url(database: database))
-                configuration.databasePoolSize = 6
-            }) { app in
-                var statuses: [Int] = []
-                for round in 0..<5 where !statuses.contains(503) {
-                    statuses += try await signIns(app, tag: "prep\(round)")
-                }
-                #expect(statuses.allSatisfy { $0 == 200 || $0 == 503 }, "never a 500: \(Set(statuses))")
-                #expect(statuses.contains(503))
-                let ready = try await app.send(.GET, "/ready")
-                #expect(ready.status == .serviceUnavailable, "a balancer takes the instance out: \(ready.text)")
-                #expect(log.contains("DATABASE_PREPARED_STATEMENTS=off"), "\(log.all.suffix(3))")
+        try await withPreparedStatementsBehindPgBouncer(log: log) { app in
+            var statuses: [Int] = []
+            for round in 0..<5 where !statuses.contains(503) {
+                statuses += try await signIns(app, tag: "prep\(round)")
             }
+            #expect(statuses.allSatisfy { $0 == 200 || $0 == 503 }, "never a 500: \(Set(statuses))")
+            #expect(statuses.contains(503))
+            let ready = try await app.send(.GET, "/ready")
+            #expect(ready.status == .serviceUnavailable, "a balancer takes the instance out: \(ready.text)")
+            #expect(log.contains("DATABASE_PREPARED_STATEMENTS=off"), "\(log.all.suffix(3))")
         }
     }
 
@@ -105,27 +113,20 @@ struct PgBouncerTests {
     /// answer stays 503. Found by a black-box review: the line said only that the database took no writes, and one
     /// `/ready` answered 200 after the first 503.
     @Test func readyAloneNamesTheSettingBehindTransactionPooling() async throws {
-        let cluster = try await PostgresCluster.sharedCluster()
-        let database = String(try await cluster.newDatabase().split(separator: "/").last ?? "")
         let log = LogCapture()
-        try await PgBouncer.with(in: cluster, poolSize: 3) { bouncer in
-            try await TestApp.with(logger: log.logger(), configure: { configuration in
-                configuration.databaseURL = try? PostgresURL(bouncer.url(database: database))
-                configuration.databasePoolSize = 6
-            }) { app in
-                var turned = false
-                for _ in 0..<40 where !turned {
-                    let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
-                        for _ in 0..<6 { group.addTask { try await app.send(.GET, "/ready").status.code } }
-                        return try await group.reduce(into: []) { $0.append($1) }
-                    }
-                    turned = statuses.contains(503)
+        try await withPreparedStatementsBehindPgBouncer(log: log) { app in
+            var turned = false
+            for _ in 0..<40 where !turned {
+                let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                    for _ in 0..<6 { group.addTask { try await app.send(.GET, "/ready").status.code } }
+                    return try await group.reduce(into: []) { $0.append($1) }
                 }
-                try #require(turned, "six /ready at once moved a prepared statement within 40 rounds")
-                for _ in 0..<10 { #expect(try await app.send(.GET, "/ready").status == .serviceUnavailable) }
-                #expect(log.contains("/ready: 503 from now on", "DATABASE_PREPARED_STATEMENTS=off"), "\(log.text)")
-                #expect(!log.contains("/ready: the database answers again"))
+                turned = statuses.contains(503)
             }
+            try #require(turned, "six /ready at once moved a prepared statement within 40 rounds")
+            for _ in 0..<10 { #expect(try await app.send(.GET, "/ready").status == .serviceUnavailable) }
+            #expect(log.contains("/ready: 503 from now on", "DATABASE_PREPARED_STATEMENTS=off"), "\(log.text)")
+            #expect(!log.contains("/ready: the database answers again"))
         }
     }
 
