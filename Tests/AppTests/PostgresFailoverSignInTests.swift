@@ -31,6 +31,7 @@ struct PostgresFailoverSignInTests {
             primary.stop()
         }
         let database = String(try await primary.newDatabase().split(separator: "/").last ?? "")
+        try await primary.waitUntilReplayed(by: standby)
         let url = try PostgresURL("postgres://postgres@127.0.0.1:\(primary.port),127.0.0.1:\(standby.port)/\(database)"
                                   + "?target_session_attrs=read-write&connect_timeout=2")
         try await TestApp.instances(2, configure: { _, configuration in configuration.databaseURL = url }) { apps in

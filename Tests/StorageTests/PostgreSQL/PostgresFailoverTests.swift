@@ -77,6 +77,7 @@ struct PostgresFailoverTests {
             primary.stop()
         }
         let database = String(try await primary.newDatabase().split(separator: "/").last ?? "")
+        try await primary.waitUntilReplayed(by: standby)
 
         let failoverURL = "postgres://postgres@127.0.0.1:\(primary.port),127.0.0.1:\(standby.port)/\(database)"
             + "?target_session_attrs=read-write&connect_timeout=2"
