@@ -69,9 +69,8 @@ extension Database {
     /// connection's write lock; none when 0.
     /// - Throws: `SQLiteError` `.busy` when the lock outlasted the wait; what `BEGIN` fails with otherwise.
     func beginImmediate(waitingAtMost milliseconds: Int) throws {
-        guard milliseconds != busyTimeoutMilliseconds else { return try execute(sql: "BEGIN IMMEDIATE TRANSACTION") }
-        sqlite3_busy_timeout(handle, Int32(clamping: max(milliseconds, 0)))
-        defer { sqlite3_busy_timeout(handle, Int32(clamping: busyTimeoutMilliseconds)) }
+        busyWait.timeoutMilliseconds = milliseconds
+        defer { busyWait.timeoutMilliseconds = busyTimeoutMilliseconds }
         try execute(sql: "BEGIN IMMEDIATE TRANSACTION")
     }
 

@@ -16,6 +16,8 @@ package final class Database {
     let walMonitor = WALMonitor()
     /// `DatabaseConfiguration.busyTimeoutMilliseconds`: how long a statement waits for another connection's lock.
     private(set) var busyTimeoutMilliseconds = DatabaseConfiguration.defaultBusyTimeoutMilliseconds
+    /// The busy handler that waits it out on the monotonic clock; SQLite holds a pointer to it while `handle` is open.
+    let busyWait = BusyWait(timeoutMilliseconds: DatabaseConfiguration.defaultBusyTimeoutMilliseconds)
     /// The size a restarted WAL is truncated back to (`PRAGMA journal_size_limit`): 64 MiB.
     static let journalSizeLimitBytes = 64 << 20
 
@@ -119,7 +121,8 @@ package final class Database {
     private func configure(_ configuration: DatabaseConfiguration, readOnly: Bool) throws {
         sqlite3_extended_result_codes(handle, 1)
         busyTimeoutMilliseconds = configuration.busyTimeoutMilliseconds
-        sqlite3_busy_timeout(handle, Int32(clamping: busyTimeoutMilliseconds))
+        busyWait.timeoutMilliseconds = busyTimeoutMilliseconds
+        busyWait.install(on: handle)
         if !configuration.checkpointsOnClose {
             guard csqlite_set_no_checkpoint_on_close(handle, 1) == SQLITE_OK else {
                 throw SQLiteError.misuse("cannot keep \(path) from checkpointing when it closes")

@@ -19,7 +19,7 @@ struct DatabaseTests {
         #expect(try pragma("journal_mode") == .text("wal"))
         #expect(try pragma("foreign_keys") == .integer(1))
         #expect(try pragma("synchronous") == .integer(1))
-        #expect(try pragma("busy_timeout") == .integer(Int64(DatabaseConfiguration.defaultBusyTimeoutMilliseconds)))
+        #expect(database.busyWait.timeoutMilliseconds == DatabaseConfiguration.defaultBusyTimeoutMilliseconds)
         #expect(try pragma("cache_size") == .integer(-Int64(DatabaseConfiguration.defaultCacheSizeKiB)))
     }
 
