@@ -36,7 +36,7 @@ struct AppleTransferInputTests {
         }
     }
 
-    /// An `--out` the export cannot write (a folder that does not exist, a folder) stops it before it asks Apple
+    /// An `--out` the export cannot write (a folder that does not exist, a folder, what is not a regular file) stops it before it asks Apple
     /// anything or stores any identifier; it used to find out only after every user had been asked for.
     @Test func anOutThatCannotBeWrittenStopsTheExportBeforeAnyCallToApple() async throws {
         try await TestApp.withTwoTeams { app in
@@ -47,6 +47,21 @@ struct AppleTransferInputTests {
             let folder = app.directory.path
             try await refused(app, ["apple", "transfer", "export", "--to", Self.target, "--out", folder], status: 1,
                               saying: "siwa: --out: \(folder) is a folder")
+            // Found by a review: the rename put a regular file in place of a link, a device or a FIFO (as root,
+            // `--out /dev/stdout` replaced the system's link). Each is refused, and left as it was.
+            let link = app.directory.appendingPathComponent("link.jsonl").path
+            #expect(symlink("/dev/stdout", link) == 0)
+            try await refused(app, ["apple", "transfer", "export", "--to", Self.target, "--out", link], status: 1,
+                              saying: "siwa: --out: \(link) is a symbolic link (to /dev/stdout)")
+            let fifo = app.directory.appendingPathComponent("fifo.jsonl").path
+            #expect(mkfifo(fifo, 0o600) == 0)
+            try await refused(app, ["apple", "transfer", "export", "--to", Self.target, "--out", fifo], status: 1,
+                              saying: "siwa: --out: \(fifo) is not a regular file")
+            try await refused(app, ["apple", "transfer", "export", "--to", Self.target, "--out", "/dev/null"],
+                              status: 1, saying: "siwa: --out: /dev/null is not a regular file")
+            var status = stat()
+            #expect(lstat(link, &status) == 0 && status.st_mode & S_IFMT == S_IFLNK)
+            #expect(lstat(fifo, &status) == 0 && status.st_mode & S_IFMT == S_IFIFO)
             #expect(await app.apple.migrationCalls() == 0)
             #expect(try await app.usersWithIdentifier() == 0)
         }

@@ -15,12 +15,10 @@ final class TransferFileWriter {
     private var committed = false
 
     /// Creates the new file beside `path`.
-    /// - Throws: `OperatorError` naming `--out` when `path` is a folder or the new file cannot be created.
+    /// - Throws: `OperatorError` naming `--out` when `path` is there and is not a regular file (a folder, a symbolic
+    ///   link, a device or a FIFO, which the rename would replace), or the new file cannot be created.
     init(path: String) throws {
-        var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
-            throw OperatorError("--out: \(path) is a folder; give the file's path, e.g. \(path)/transfer.jsonl")
-        }
+        try Self.refuseAnythingButAFile(at: path)
         Self.removeAbandoned(besides: path)
         // A name nobody can guess, made only if it does not exist and never through a link: a file or symlink
         // planted beside `path` (a shared folder) is never written through. Found by an audit: a predictable
@@ -33,6 +31,26 @@ final class TransferFileWriter {
         self.path = path
         self.temporary = temporary
         self.descriptor = descriptor
+    }
+
+    /// Refuses a `path` that is there and is not a regular file: the rename would put the new file in its place.
+    /// Found by a review: `--out /dev/stdout` replaced the system's `/dev/stdout` link with a file (as root), and a
+    /// FIFO or a device gave nothing to whoever read it.
+    private static func refuseAnythingButAFile(at path: String) throws {
+        var status = stat()
+        guard lstat(path, &status) == 0 else { return }
+        switch status.st_mode & S_IFMT {
+        case S_IFREG: return
+        case S_IFDIR:
+            throw OperatorError("--out: \(path) is a folder; give the file's path, e.g. \(path)/transfer.jsonl")
+        case S_IFLNK:
+            let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: path)).map { " (to \($0))" } ?? ""
+            throw OperatorError("--out: \(path) is a symbolic link\(target), which the new file would replace; "
+                                + "give the path of the file itself")
+        default:
+            throw OperatorError("--out: \(path) is not a regular file (a device, a FIFO or a socket); give the path "
+                                + "of a file, which is written whole and then renamed into place")
+        }
     }
 
     /// Removes the new files of earlier runs for `path` whose process is gone (an export killed with SIGKILL left
