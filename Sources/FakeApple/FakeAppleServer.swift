@@ -93,9 +93,12 @@ package final class FakeAppleServer: Sendable {
     package func throttleMigrationCalls(next count: Int, retryAfter: Int) async {
         await transfers.throttle(next: count, retryAfter: retryAfter)
     }
-    /// Makes `/auth/usermigrationinfo` answer `invalid_client` (or not) while `/auth/token` still issues access
-    /// tokens: a key whose team the app did not move to, as a test needs it.
-    package func refuseMigrationCredentials(_ refuse: Bool) async { await transfers.refuseMigrationCredentials(refuse) }
+    /// Makes `/auth/usermigrationinfo` answer `invalid_client` (or not), once it has answered `calls` more calls,
+    /// while `/auth/token` still issues access tokens: a key whose team the app did not move to, or one revoked
+    /// during a run, as a test needs it.
+    package func refuseMigrationCredentials(_ refuse: Bool, after calls: Int = 0) async {
+        await transfers.refuseMigrationCredentials(refuse, after: calls)
+    }
     /// Completes the app's transfer to `team`, as App Store Connect would.
     package func completeTransfer(to team: String) async { await transfers.completeTransfer(to: team, now: Date()) }
 

@@ -33,11 +33,18 @@ actor FakeAppleTransfers {
     private(set) var throttledCalls = 0
     private var throttleLeft = 0
     private var throttleRetryAfter = 1
-    /// Whether `/auth/usermigrationinfo` answers `invalid_client` to every call, the access token endpoint not.
-    private(set) var refusesMigrationCredentials = false
+    /// How many calls `/auth/usermigrationinfo` answers before it answers `invalid_client` to every one (the access
+    /// token endpoint not); nil: never.
+    private var refusesCredentialsAfter: Int?
 
-    /// Makes `/auth/usermigrationinfo` answer `invalid_client` (or not) whatever the client secret.
-    func refuseMigrationCredentials(_ refuse: Bool) { refusesMigrationCredentials = refuse }
+    /// Whether `/auth/usermigrationinfo` now answers `invalid_client` whatever the client secret.
+    var refusesMigrationCredentials: Bool { refusesCredentialsAfter.map { migrationCalls >= $0 } ?? false }
+
+    /// Makes `/auth/usermigrationinfo` answer `invalid_client` (or not) whatever the client secret, once it has
+    /// answered `calls` more calls.
+    func refuseMigrationCredentials(_ refuse: Bool, after calls: Int = 0) {
+        refusesCredentialsAfter = refuse ? migrationCalls + calls : nil
+    }
 
     /// The next `count` calls to `/auth/usermigrationinfo` answer 429 with `Retry-After: retryAfter`.
     func throttle(next count: Int, retryAfter: Int) {

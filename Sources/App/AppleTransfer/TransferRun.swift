@@ -80,8 +80,9 @@ struct TransferRun: Sendable {
         result.interrupted += buffer.count
         // Stopped (SIGTERM) before the last page was read: the users on pages never read were not reached either,
         // so the run is not complete, its exit status says so and export writes no file. Found by a review: a
-        // stop between two pages reported "0 interrupted", exited 0 and wrote a partial file.
-        if Task.isCancelled, !exhausted { result.interrupted += result.notReached }
+        // stop between two pages reported "0 interrupted", exited 0 and wrote a partial file. So were they when
+        // Apple's answer stopped the run (`invalid_client`); a review saw 308 of 404 users counted nowhere.
+        if Task.isCancelled || result.stoppedBy != nil, !exhausted { result.interrupted += result.notReached }
         result.seconds = Double(MonotonicClock.now() - startedAt) / 1e9
         tally = result
     }
