@@ -218,7 +218,10 @@ package final class SiwaServer: Sendable {
 
     /// What `siwa serve` says when it cannot listen, naming the variable to change.
     private static func listenError(_ error: SocketError, _ configuration: Configuration) -> Error {
-        if error.call.hasPrefix("getaddrinfo(") { return hostnameProblem(error) }
+        // EADDRNOTAVAIL: no interface of this machine has that address (found by a review: it was blamed on PORT).
+        if error.call.hasPrefix("getaddrinfo(") || (error.call.hasPrefix("bind(") && error.code == EADDRNOTAVAIL) {
+            return hostnameProblem(error)
+        }
         if error.call.hasPrefix("bind(") {
             return ConfigurationError.malformed(name: "PORT", expected: "a port free on \(configuration.hostname) "
                 + "(\(error)), or HOSTNAME an address of this machine")

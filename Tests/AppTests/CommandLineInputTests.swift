@@ -361,6 +361,8 @@ struct CommandLineInputTests {
         // then failed on Apple's certificate.
         (["SSL_CERT_FILE": "/nonexistent/ca.pem"], "SSL_CERT_FILE"),
         (["HOSTNAME": "not..valid"], "HOSTNAME"),
+        // Found by a review: an address of no interface here (EADDRNOTAVAIL at bind) was blamed on PORT.
+        (["HOSTNAME": "192.0.2.1"], "HOSTNAME"),
         (["RESOURCES_PATH": "/nonexistent/Resources"], "RESOURCES_PATH"),
         // Found by an audit: a key set but missing only turned code exchange and revocation off, in a log line.
         (["APPLE_TEAM_ID": "ABCDE12345", "APPLE_KEY_ID": "XYZ987WVU6", "APPLE_PRIVATE_KEY_PATH": "/nonexistent/k.p8"],
@@ -374,6 +376,37 @@ struct CommandLineInputTests {
             #expect(result.status == 1, "\(variable): \(result.output)")
             #expect(result.lines.last?.hasPrefix("Error: Environment variable \(variable) must be") == true, "\(result.output)")
             #expect(!FileManager.default.fileExists(atPath: directory.appendingPathComponent("s.sqlite").path), "\(variable)")
+        }
+    }
+
+    /// A `DATABASE_PATH` that is not a file (a device, here through a link to `/dev/null`, a FIFO, a folder) stops
+    /// `serve`, `migrate` and an operator's command with one line naming the variable, and makes nothing beside it.
+    /// Found by a review: SQLite's bare "disk I/O error", and a `/dev/null-journal` left in `/dev`.
+    @Test func aDatabasePathThatIsNotAFileIsNamedAndMakesNothing() async throws {
+        try await TestApp.withTemporaryDirectory { directory in
+            let device = directory.appendingPathComponent("device").path
+            #expect(symlink("/dev/null", device) == 0)
+            let fifo = directory.appendingPathComponent("fifo").path
+            #expect(mkfifo(fifo, 0o600) == 0)
+            let folder = directory.appendingPathComponent("folder").path
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
+            for (path, kind) in [(device, "a device"), (fifo, "a FIFO"), (folder, "a folder")] {
+                let environment = ["DATABASE_PATH": path, "LOG_LEVEL": "error"]
+                for arguments in [["serve", "--port", "0"], ["migrate"]] {
+                    let result = try await SiwaProcess.run(arguments, environment: environment, directory: directory,
+                                                           timeout: 30)
+                    #expect(result.status == 1, "\(arguments) \(kind): \(result.output)")
+                    #expect(result.lines.last == "Error: Environment variable DATABASE_PATH must be a SQLite file "
+                            + "(\(path) is \(kind))", "\(result.output)")
+                }
+                let show = try await SiwaProcess.run(["users", "show", "nobody@example.com"], environment: environment,
+                                                     directory: directory, timeout: 30)
+                #expect(show.status == 1)
+                #expect(show.output.contains("DATABASE_PATH: \(path) is \(kind), not a SQLite file"), "\(show.output)")
+            }
+            #expect(try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+                    == ["device", "fifo", "folder"])
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder).isEmpty)
         }
     }
 

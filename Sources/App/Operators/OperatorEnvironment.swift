@@ -49,11 +49,12 @@ package struct OperatorEnvironment: Sendable {
     /// The SQLite file of `DATABASE_PATH`, which must exist: an operator's command never creates a database.
     package func existingDatabasePath() throws -> String {
         let path = configuration.databasePath
-        var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+        guard FileManager.default.fileExists(atPath: path) else {
             throw OperatorError("DATABASE_PATH: no database at \(path) (start the server once or run `siwa migrate`)")
         }
-        guard !isDirectory.boolValue else { throw OperatorError("DATABASE_PATH: \(path) is a folder, not a SQLite file") }
+        if let kind = AppMigrations.notAFile(path) {
+            throw OperatorError("DATABASE_PATH: \(path) is \(kind), not a SQLite file")
+        }
         return path
     }
 
