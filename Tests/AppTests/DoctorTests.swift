@@ -160,6 +160,30 @@ struct DoctorTests {
         }
     }
 
+    /// What the start checks has a line when it holds too, and a certificate that ends within the start's warning
+    /// time says so on its ok line. Found by a review: doctor printed nothing about TLS or HOSTNAME when they held,
+    /// and nothing about a certificate 4 days from its end, which `siwa serve` warns about.
+    @Test func whatTheServerChecksAtStartHasALineWhenItHolds() async throws {
+        try await TestApp.with { app in
+            let plain = try await app.command(["doctor"])
+            #expect(plain.lines.contains("ok   HOSTNAME: 127.0.0.1 is an address of this machine"), "\(plain.output)")
+            #expect(plain.lines.contains { $0.hasPrefix("off  TLS_CERT_PATH: not set") }, "\(plain.output)")
+
+            let soon = try SelfSignedCertificate.make(days: 5)
+            let tls = ["TLS_CERT_PATH": soon.certificatePath, "TLS_KEY_PATH": soon.privateKeyPath]
+            let result = try await app.command(["doctor"], tls)
+            #expect(result.status == 0, "\(result.output)")
+            let line = try #require(result.lines.first { $0.hasPrefix("ok   TLS_CERT_PATH: ") }, "\(result.output)")
+            #expect(line.contains("; but the certificate expires in "), "\(line)")
+
+            let later = try SelfSignedCertificate.make(days: 60)
+            let good = try await app.command(["doctor"], ["TLS_CERT_PATH": later.certificatePath,
+                                                          "TLS_KEY_PATH": later.privateKeyPath])
+            #expect(good.lines.contains("ok   TLS_CERT_PATH: \(later.certificatePath) and its key in TLS_KEY_PATH load"),
+                    "\(good.output)")
+        }
+    }
+
     @Test func readsTheSameDotEnvAsTheServer() async throws {
         try await TestApp.with(lifecycle: false, configure: { $0.websiteClientID = nil; $0.redirectURL = nil }) { app in
             let dotEnv = app.operatorEnvironment.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: "\n")

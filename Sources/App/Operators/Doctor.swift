@@ -67,18 +67,14 @@ package struct Doctor: Sendable {
             return false
         }
         let environment = OperatorEnvironment(configuration: configuration)
-        let startProblems = startChecks(configuration)
-        for problem in startProblems {
-            emit(DoctorFinding(verdict: .fail, subject: problem.subject,
-                               message: "\(problem.detail) (fix it in the environment or \(dotEnvPath))"))
-        }
-        var passed = startProblems.isEmpty
+        var passed = true
         func record(_ findings: [DoctorFinding]) {
             for finding in findings {
                 if finding.verdict == .fail { passed = false }
                 emit(finding)
             }
         }
+        record(startChecks(configuration, fixIn: dotEnvPath))
         let doctor = Doctor(environment: environment)
         record(IdentifierCheck(configuration: doctor.configuration).findings())
         let secret = doctor.appleKeyFindings()
@@ -92,26 +88,48 @@ package struct Doctor: Sendable {
 
     /// What `siwa serve` checks at start beyond the variables' shapes, and refuses to start without: the TLS files
     /// and the extra CA load (`TLSFilesCheck`), and `HOSTNAME` resolves to an address of this machine (bound on an
-    /// ephemeral port, not `PORT`, which the running server holds). Found by an audit: doctor said ok to all three.
-    static func startChecks(_ configuration: Configuration) -> [ConfigurationError] {
-        var problems: [ConfigurationError] = []
+    /// ephemeral port, not `PORT`, which the running server holds). Found by an audit: doctor said ok to all three;
+    /// and by a review: it said nothing when they held, nor that the certificate ends within days (the start warns).
+    static func startChecks(_ configuration: Configuration, fixIn dotEnvPath: String) -> [DoctorFinding] {
+        func failure(_ problem: ConfigurationError) -> DoctorFinding {
+            DoctorFinding(verdict: .fail, subject: problem.subject,
+                          message: "\(problem.detail) (fix it in the environment or \(dotEnvPath))")
+        }
+        var findings: [DoctorFinding] = []
         do {
-            // Expiring soon starts with a warning; expired is what every client refuses.
-            if let expiry = try TLSFilesCheck.check(configuration), expiry.expired {
-                problems.append(.malformed(name: "TLS_CERT_PATH",
-                                           expected: "a certificate that has not expired (\(expiry.detail))"))
+            let expiry = try TLSFilesCheck.check(configuration)
+            if let file = configuration.trustStoreFile {
+                findings.append(DoctorFinding(verdict: .ok, subject: "SSL_CERT_FILE", message: "\(file) holds PEM certificates"))
+            }
+            if let file = configuration.extraCAFile {
+                findings.append(DoctorFinding(verdict: .ok, subject: "SIWA_EXTRA_CA_FILE", message: "\(file) loads"))
+            }
+            if let tls = configuration.tls {
+                if let expiry, expiry.expired {
+                    findings.append(failure(.malformed(name: "TLS_CERT_PATH",
+                                                       expected: "a certificate that has not expired (\(expiry.detail))")))
+                } else {
+                    let message = "\(tls.certificatePath) and its key in TLS_KEY_PATH load"
+                    findings.append(DoctorFinding(verdict: .ok, subject: "TLS_CERT_PATH",
+                                                  message: expiry.map { message + "; but " + $0.detail } ?? message))
+                }
+            } else {
+                findings.append(DoctorFinding(verdict: .off, subject: "TLS_CERT_PATH",
+                                              message: "not set: plain HTTP (a TLS proxy in front, or ngrok)"))
             }
         } catch let error as ConfigurationError {
-            problems.append(error)
+            findings.append(failure(error))
         } catch {
-            problems.append(.malformed(name: "TLS_CERT_PATH", expected: "a readable PEM file (\(error))"))
+            findings.append(failure(.malformed(name: "TLS_CERT_PATH", expected: "a readable PEM file (\(error))")))
         }
         do {
             try HTTPServer.checkAddress(hostname: configuration.hostname, port: 0)
+            findings.append(DoctorFinding(verdict: .ok, subject: "HOSTNAME",
+                                          message: "\(configuration.hostname) is an address of this machine"))
         } catch {
-            problems.append(SiwaServer.hostnameProblem(error))
+            findings.append(failure(SiwaServer.hostnameProblem(error)))
         }
-        return problems
+        return findings
     }
 
     /// With the Apple key: the refresh-token key opens the sealed refresh tokens the database holds, and on
