@@ -250,7 +250,9 @@ package final class SiwaServer: Sendable {
         let pool = try PostgresPool(url: url, size: 1, preparedStatements: configuration.databasePreparedStatements)
         try await pool.waitUntilAvailable(timeout: AppMigrations.postgresStartupTimeout)
         try await AppMigrations.refuseAnotherApplicationsDatabase(pool, url: url)
-        return try await AppMigrations.migrator.migrate(pool)
+        var logger = Logger(label: "siwa.migrate")
+        logger.logLevel = configuration.logLevel
+        return try await AppMigrations.migrate(pool, logger: logger)
     }
 
     /// `siwa routes`: the route table of a fully configured server (built on a throw-away database), `/metrics`

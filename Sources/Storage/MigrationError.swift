@@ -14,8 +14,8 @@ package struct MigrationError: Error, Equatable, CustomStringConvertible {
         case .databaseIsNewer(let unknown):
             let versions = unknown.map(String.init).joined(separator: ", ")
             return "The database \(path) has migration(s) \(versions) that this build does not know: "
-                + "it was written by a newer version of siwa. Refusing to use it; upgrade siwa or use another "
-                + "database."
+                + "it was written by a newer version of siwa. Refusing to use it; upgrade siwa, or, to "
+                + "roll back an upgrade, restore the backup taken before it."
         }
     }
 }

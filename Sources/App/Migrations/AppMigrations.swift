@@ -175,6 +175,16 @@ package enum AppMigrations {
         return "\(path): \(message)"
     }
 
+    /// Applies the migrations PostgreSQL lacks, with a warning for each attempt that found a table's lock held.
+    static func migrate(_ pool: PostgresPool, logger: Logger) async throws -> [Int] {
+        try await migrator.migrate(pool) { version, attempts in
+            logger.warning("""
+                PostgreSQL migration \(version) waits for a table lock another transaction holds (a long query or \
+                pg_dump; see pg_stat_activity): trying again
+                """, metadata: ["attempts": "\(attempts)"])
+        }
+    }
+
     /// How long start-up waits for PostgreSQL to answer before it gives up (a database restarting beside the
     /// server, or started with it).
     package static let postgresStartupTimeout: Duration = .seconds(30)
@@ -208,7 +218,7 @@ package enum AppMigrations {
         }
         // A start refused below leaves nothing to close: the pool's connections end with it (PostgresPool.close).
         try await refuseAnotherApplicationsDatabase(pool, url: url)
-        let applied = try await migrator.migrate(pool)
+        let applied = try await migrate(pool, logger: logger)
         if !applied.isEmpty { logger.notice("PostgreSQL \(url) migrated", metadata: ["versions": "\(applied)"]) }
         try await SharedSettings.check(configuration, database: pool)
         return pool
