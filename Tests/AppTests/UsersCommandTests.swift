@@ -74,7 +74,8 @@ struct UsersCommandTests {
     }
 
     /// The times stored beside the user are exported too: a session's issue, Apple's last check of a refresh token,
-    /// the last email event, the transfer's export. Found by a review: all four were left out.
+    /// the last email event, the transfer's export, the consent revocation, the identity tokens' issue. Found by
+    /// reviews: all were left out.
     @Test func exportCarriesEveryStoredTime() async throws {
         try await TestApp.with { app in
             let user = try await signIn(app, subject: "001.times", email: "times@example.com")
@@ -82,10 +83,11 @@ struct UsersCommandTests {
             let when = Date(timeIntervalSince1970: 1_800_000_000)
             try await app.server.services.database.write([
                 SQL("UPDATE apple_tokens SET checked_at = ? WHERE user_id = ?", [when, id]),
-                SQL("UPDATE users SET email_event_at = ?, transfer_exported_at = ?, transfer_target = 'TEAMB12345' "
-                    + "WHERE id = ?", [when, when, id]),
-                SQL("INSERT INTO sessions (id, data, user_id, expires_at, created_at) VALUES ('s1', '{}', ?, ?, ?)",
-                    [id, when.addingTimeInterval(3600), when]),
+                SQL("UPDATE users SET email_event_at = ?, transfer_exported_at = ?, transfer_target = 'TEAMB12345', "
+                    + "email_set_at = ?, consent_revoked_at = ? WHERE id = ?", [when, when, when, when, id]),
+                SQL("UPDATE tokens SET identity_issued_at = ? WHERE user_id = ?", [when, id]),
+                SQL("INSERT INTO sessions (id, data, user_id, expires_at, created_at, identity_issued_at) "
+                    + "VALUES ('s1', '{}', ?, ?, ?, ?)", [id, when.addingTimeInterval(3600), when, when]),
             ])
             let json = try await app.command(["users", "export", user.id]).json()
             let stamp = "2027-01-15T08:00:00Z"
@@ -93,8 +95,15 @@ struct UsersCommandTests {
             #expect(json["emailEventAt"] as? String == stamp)
             #expect((json["transfer"] as? [String: Any])?["exportedAt"] as? String == stamp)
             #expect((json["sessions"] as? [String: Any])?["createdAt"] as? [String] == [stamp])
+            // Found by a review: the consent revocation, the email's and the credentials' identity token times.
+            #expect(json["consentRevokedAt"] as? String == stamp)
+            #expect(json["emailSetAt"] as? String == stamp)
+            #expect((json["sessions"] as? [String: Any])?["identityIssuedAt"] as? [String] == [stamp])
+            #expect((json["bearerTokens"] as? [String: Any])?["identityIssuedAt"] as? [String] == [stamp])
             let show = try await app.command(["users", "show", user.id]).json()
             #expect(show["emailEventAt"] == nil && (show["sessions"] as? [String: Any])?["createdAt"] == nil)
+            #expect(show["emailSetAt"] == nil && (show["bearerTokens"] as? [String: Any])?["identityIssuedAt"] == nil)
+            #expect(show["consentRevokedAt"] as? String == stamp, "support sees why old tokens no longer sign in")
         }
     }
 

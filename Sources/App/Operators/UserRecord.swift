@@ -13,6 +13,11 @@ package struct UserRecord: Sendable, Equatable, Encodable {
     package var emailForwardingEnabled: Bool
     /// When the last of those events happened, by Apple's clock (export only).
     package var emailEventAt: Date?
+    /// When Apple issued the identity token that set `email` (export only; null for one set before this was kept).
+    package var emailSetAt: Date?
+    /// When the user last stopped using Sign in with Apple with the app (`consent-revoked`, or a refresh token
+    /// Apple no longer honours): identity tokens issued before it no longer sign in.
+    package var consentRevokedAt: Date?
     /// Apple's user identifier: the identity tokens' `sub`.
     package var sub: String
     package var createdAt: Date
@@ -34,6 +39,9 @@ package struct UserRecord: Sendable, Equatable, Encodable {
         /// When each was issued, where that is stored (export only; null for a session stored by a build that kept
         /// no time).
         package var createdAt: [Date?]?
+        /// When Apple issued the identity token each was issued for (export only; null for one from before this
+        /// was kept).
+        package var identityIssuedAt: [Date?]?
     }
 
     /// The user's part of an app transfer: the identifier Apple gave for the receiving team, and when the user's
@@ -59,9 +67,12 @@ package struct UserRecord: Sendable, Equatable, Encodable {
     package var summary: UserRecord {
         var summary = self
         summary.bearerTokens.createdAt = nil
+        summary.bearerTokens.identityIssuedAt = nil
         summary.sessions.createdAt = nil
+        summary.sessions.identityIssuedAt = nil
         summary.appleTokens = nil
         summary.emailEventAt = nil
+        summary.emailSetAt = nil
         return summary
     }
 

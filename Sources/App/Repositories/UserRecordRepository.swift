@@ -31,26 +31,39 @@ struct UserRecordRepository {
                                        User.init(row:))
     }
 
+    /// The columns of `users` beside `User`'s that the record shows.
+    private struct Stored {
+        var forwarding: Bool
+        var clientID: String?
+        var transfer: UserRecord.Transfer
+        var emailEventAt: Date?
+        var emailSetAt: Date?
+        var consentRevokedAt: Date?
+    }
+
     /// Everything stored about `user`, redacted (see `UserRecord`). Found by a review: the times of the sessions'
     /// issue, of Apple's last check of each refresh token, of the last email event and of the transfer's export
-    /// were left out.
+    /// were left out; and by another, the time of the user's consent revocation and the identity tokens' times.
     func record(of user: User) async throws -> UserRecord {
         let stored = try await database.readOne(SQL("""
             SELECT email_forwarding_enabled, apple_client_id, transfer_sub, transfer_target, transferred_at,
-                transfer_exported_at, email_event_at
+                transfer_exported_at, email_event_at, email_set_at, consent_revoked_at
             FROM users WHERE id = ?
             """, [user.id])
-        ) { row -> (forwarding: Bool, clientID: String?, transfer: UserRecord.Transfer, emailEventAt: Date?) in
-            (try row[0], try row[1], UserRecord.Transfer(transferSub: try row[2], targetTeam: try row[3],
-                                                         transferredAt: try row[4], exportedAt: try row[5]),
-             try row[6])
+        ) { row in
+            Stored(forwarding: try row[0], clientID: try row[1],
+                   transfer: UserRecord.Transfer(transferSub: try row[2], targetTeam: try row[3],
+                                                 transferredAt: try row[4], exportedAt: try row[5]),
+                   emailEventAt: try row[6], emailSetAt: try row[7], consentRevokedAt: try row[8])
         }
-        let tokens = try await database.read(
-            SQL("SELECT created_at, expires_at FROM tokens WHERE user_id = ? ORDER BY expires_at", [user.id])
-        ) { row -> (Date, Date) in (try row[0], try row[1]) }
-        let sessions = try await database.read(
-            SQL("SELECT expires_at, created_at FROM sessions WHERE user_id = ? ORDER BY expires_at", [user.id])
-        ) { row -> (Date, Date?) in (try row[0], try row[1]) }
+        let tokens = try await database.read(SQL("""
+            SELECT created_at, expires_at, identity_issued_at FROM tokens WHERE user_id = ? ORDER BY expires_at
+            """, [user.id])
+        ) { row -> (Date, Date, Date?) in (try row[0], try row[1], try row[2]) }
+        let sessions = try await database.read(SQL("""
+            SELECT expires_at, created_at, identity_issued_at FROM sessions WHERE user_id = ? ORDER BY expires_at
+            """, [user.id])
+        ) { row -> (Date, Date?, Date?) in (try row[0], try row[1], try row[2]) }
         let appleTokens = try await database.read(SQL("""
             SELECT client_id, created_at, checked_at, revoked_at FROM apple_tokens WHERE user_id = ? ORDER BY created_at
             """, [user.id])
@@ -67,11 +80,13 @@ struct UserRecordRepository {
         return UserRecord(
             id: user.id.uuidString.lowercased(), name: user.name, username: user.username, email: user.email,
             isPrivateEmail: user.isPrivateEmail, emailForwardingEnabled: stored?.forwarding ?? true,
-            emailEventAt: stored?.emailEventAt,
+            emailEventAt: stored?.emailEventAt, emailSetAt: stored?.emailSetAt, consentRevokedAt: stored?.consentRevokedAt,
             sub: user.siwaIdentifier, createdAt: user.createdAt, updatedAt: user.updatedAt, appleClientIDs: clientIDs,
             transfer: transfer == UserRecord.Transfer() ? nil : transfer,
-            bearerTokens: .init(count: tokens.count, expiresAt: tokens.map(\.1), createdAt: tokens.map(\.0)),
-            sessions: .init(count: sessions.count, expiresAt: sessions.map(\.0), createdAt: sessions.map(\.1)),
+            bearerTokens: .init(count: tokens.count, expiresAt: tokens.map(\.1), createdAt: tokens.map(\.0),
+                                identityIssuedAt: tokens.map(\.2)),
+            sessions: .init(count: sessions.count, expiresAt: sessions.map(\.0), createdAt: sessions.map(\.1),
+                            identityIssuedAt: sessions.map(\.2)),
             appleTokens: appleTokens
         )
     }
