@@ -72,6 +72,14 @@ struct EnvironmentTests {
         }
         #expect("\(ConfigurationError.malformedDotEnv(line: 0, message: "is not UTF-8 text", file: latin1))"
             == "\(latin1) is not UTF-8 text")
+        // A link to nothing (a secrets volume not mounted) is named; found by a review, it was read as no file.
+        let dangling = folder + "/.env"
+        #expect(symlink(folder + "/secrets/env", dangling) == 0)
+        #expect(throws: ConfigurationError.malformedDotEnv(
+            line: 0, message: "is a symbolic link to \(folder)/secrets/env, which does not exist", file: dangling)) {
+            try DotEnv.load(path: dangling)
+        }
+        #expect(try DotEnv.load(path: folder + "/absent.env") == [:], "no file at all is no variables")
     }
 
     @Test func processEnvironmentWinsOverDotEnv() throws {

@@ -25,11 +25,19 @@ package enum DotEnv {
         return result
     }
 
-    /// The variables of the file at `path` (later assignments win); empty when the file does not exist. The file
-    /// may be a pipe or a device (`--env-file <(vault …)`, `/dev/null`): it is read to its end. An error names it.
+    /// The variables of the file at `path` (later assignments win); empty when there is nothing at `path`. The file
+    /// may be a pipe or a device (`--env-file <(vault …)`, `/dev/null`): it is read to its end. An error names it,
+    /// also a symbolic link to nothing (a secrets volume not mounted), which would otherwise start the server on
+    /// the defaults without a word (found by a review).
     package static func load(path: String = ".env") throws -> [String: String] {
         var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else { return [:] }
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
+            if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: path) {
+                throw ConfigurationError.malformedDotEnv(
+                    line: 0, message: "is a symbolic link to \(target), which does not exist", file: path)
+            }
+            return [:]
+        }
         guard !isFolder.boolValue else {
             throw ConfigurationError.malformedDotEnv(line: 0, message: "is a folder, not a file", file: path)
         }
