@@ -80,6 +80,13 @@ struct HTTPRequestParserTests {
         ("GET a HTTP/1.1\r\nHost: a\r\n\r\n", 400),
         ("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\nhello", 200),
         ("POST / HTTP/1.1\r\nHost: a\r\nExpect: 200-ok\r\n\r\n", 417),
+        // A list (RFC 9110 §10.1.1) whose empty elements are ignored (§5.6.1.2); found by a review, these were 417.
+        ("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nExpect: 100-continue,\r\n\r\nhello", 200),
+        ("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nExpect: , 100-Continue\r\n\r\nhello", 200),
+        ("POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 5\r\nExpect: 100-continue, 100-continue\r\n\r\nhello", 200),
+        ("POST / HTTP/1.1\r\nHost: a\r\nExpect: 100-continue, 200-ok\r\n\r\n", 417),
+        ("POST / HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\nExpect: x\r\n\r\n", 417),
+        ("POST / HTTP/1.1\r\nHost: a\r\nExpect: ,\r\n\r\n", 417),
     ])
     func hostileInput(_ request: String, _ status: Int) {
         #expect(HTTPRequestParser.status(request) == status, "\(request.debugDescription)")

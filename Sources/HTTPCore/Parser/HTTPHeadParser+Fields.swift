@@ -29,11 +29,27 @@ extension HTTPHeadParser {
             case 10 where HTTPGrammar.equalsLowercase(name, "connection"):
                 noteConnection(value)
             case 6 where HTTPGrammar.equalsLowercase(name, "expect"):
-                expectation = HTTPGrammar.equalsLowercase(value, "100-continue") && expectation != .unsupported
-                    ? .`continue` : .unsupported
+                noteExpect(value)
             default:
                 break
             }
+        }
+
+        /// `Expect = #expectation` (RFC 9110 §10.1.1): `100-continue`, in any case, is the one expectation known;
+        /// any other element is unsupported (417), and so is a field with no element at all. Empty list elements
+        /// are ignored (§5.6.1.2). Found by a review:
+        /// `100-continue,` and `, 100-continue` were 417.
+        mutating func noteExpect(_ value: UnsafeRawBufferPointer) {
+            var sawElement = false
+            Self.forEachListElement(value) { element in
+                sawElement = true
+                if HTTPGrammar.equalsLowercase(element, "100-continue") {
+                    if expectation == .none { expectation = .`continue` }
+                } else {
+                    expectation = .unsupported
+                }
+            }
+            if !sawElement { expectation = .unsupported }
         }
 
         /// The connection options `close` and `keep-alive` (RFC 9112 §9.3, §9.6), in any case, anywhere in the list.
