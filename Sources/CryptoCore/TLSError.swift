@@ -4,11 +4,23 @@ import COpenSSL
 package struct TLSError: Error, Equatable, CustomStringConvertible {
     package var operation: String
     package var messages: [String]
+    /// OpenSSL's reason codes (`ERR_GET_REASON`), in the queue's order.
+    package var reasons: [Int32]
 
     /// Builds the error from, and empties, this thread's OpenSSL error queue.
     package init(_ operation: String) {
         self.operation = operation
-        messages = OpenSSLError.drainQueue().map(\.message)
+        let entries = OpenSSLError.drainQueue()
+        messages = entries.map(\.message)
+        reasons = entries.map { Int32(truncatingIfNeeded: $0.code & Self.reasonMask) }
+    }
+
+    /// `ERR_REASON_MASK`: the reason's bits of an OpenSSL 3 error code.
+    static let reasonMask: UInt = 0x7F_FFFF
+
+    /// Whether the peer sent a plain HTTP request where a TLS handshake was due (OpenSSL reads its method).
+    package var isPlainHTTPRequest: Bool {
+        reasons.contains(SSL_R_HTTP_REQUEST) || reasons.contains(SSL_R_HTTPS_PROXY_REQUEST)
     }
 
     package var description: String {

@@ -196,6 +196,22 @@ extension Connection {
         }
     }
 
+    /// What a plain HTTP request to the TLS port gets, in plain HTTP, before the connection closes, as nginx answers
+    /// it (found by a review: the client got a reset and no word of why).
+    static let plainHTTPRequestAnswer: [UInt8] = {
+        let body = #"{"error":true,"reason":"This port serves HTTPS: a plain HTTP request was sent to it; use https://"}"#
+        return Array(("HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\n"
+            + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body).utf8)
+    }()
+
+    /// Sends `plainHTTPRequestAnswer` once, without waiting: a socket that cannot take it now gets nothing.
+    private func answerPlainHTTPRequest() {
+        logRefusal(.badRequest, reason: "a plain HTTP request on the TLS port")
+        Self.plainHTTPRequestAnswer.withUnsafeBytes { bytes in
+            _ = Glibc.send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
+        }
+    }
+
     static let lingerTimeout: UInt64 = 2_000_000_000
     static let lingerMaxBytes = 4 * 1_048_576
 
@@ -211,6 +227,9 @@ extension Connection {
             case .wantRead: tlsWantsWrite = false
             case .wantWrite: tlsWantsWrite = true
             case .closed: return false
+            case .failed(let error) where error.isPlainHTTPRequest:
+                answerPlainHTTPRequest()
+                return false
             case .failed(let error):
                 acceptor.logger.debug("TLS handshake failed", metadata: ["error": "\(error)"])
                 return false
