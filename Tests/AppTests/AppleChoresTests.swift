@@ -101,6 +101,27 @@ struct AppleChoresTests {
         }
     }
 
+    /// Apple refusing the server's client secret (`invalid_client`) refuses every later call for that client id:
+    /// the run asks no more of its tokens, leaves them due and says why, exit 1. Found by a review: a wrong
+    /// `APPLE_KEY_ID` cost one refused call per due token.
+    @Test func applesRefusalOfTheClientSecretStopsTheCallsForThatClientID() async throws {
+        try await withProxy { app, proxy in
+            try await app.seedAppleTokens(60)
+            proxy.setTokenFault(.reply(status: "400 Bad Request", body: #"{"error":"invalid_client"}"#))
+            let report = try await app.runChore(.validateTokens, configure: { $0.appleMaxConnections = 4 })
+            #expect(report.exitStatus == 1, "\(report)")
+            #expect(proxy.tokenRequests <= 8, "the calls in flight at the first refusal at most: \(proxy.tokenRequests)")
+            #expect(report.summary.contains("60 failed (apple: invalid_client: "), "\(report)")
+            #expect(report.summary.contains("not asked after apple: invalid_client: "), "\(report)")
+            #expect(try await app.checkedTokens() == 0)
+
+            proxy.setTokenFault(.none)
+            let fixed = try await app.runChore(.validateTokens)
+            #expect(fixed.exitStatus == 0, "\(fixed)")
+            #expect(fixed.summary.contains("60 valid"), "every token left due is checked by the next run: \(fixed)")
+        }
+    }
+
     @Test func aTokenCheckedWithinADayIsNotAskedAgain() async throws {
         try await TestApp.with { app in
             try await app.seedAppleTokens(20)

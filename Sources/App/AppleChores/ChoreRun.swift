@@ -2,6 +2,7 @@ import AppleID
 import Foundation
 import IOCore
 import Logging
+import Synchronization
 
 /// One run of a chore: claims due tokens in batches (`ChoreQueue`) and keeps up to `bound` calls to Apple in
 /// flight (the pooled client's `APPLE_MAX_CONNECTIONS`), so memory holds a batch or two whatever the count.
@@ -54,6 +55,7 @@ struct ChoreRun: Sendable {
         }
         progress?(tally)
         let throttle = ChoreThrottle()
+        let refusals = ChoreCredentialRefusals()
         var buffer: [ChoreItem] = []
         var exhausted = false
         await withTaskGroup(of: (ChoreOutcome?, Int).self) { group in
@@ -75,7 +77,9 @@ struct ChoreRun: Sendable {
                     }
                     guard let item = buffer.popLast() else { break }
                     inFlight += 1
-                    group.addTask { await process(item, throttle: throttle, runStartedAt: started) }
+                    group.addTask {
+                        await process(item, throttle: throttle, refusals: refusals, runStartedAt: started)
+                    }
                 }
                 guard let (settled, throttled) = await group.next() else { break }
                 inFlight -= 1
@@ -111,11 +115,16 @@ struct ChoreRun: Sendable {
     /// Settles one token: asks Apple until the answer settles it (or the task is cancelled), then records it.
     /// - Returns: the outcome and how many throttled answers were waited out.
     /// A token whose lease lapsed meanwhile (`ChoreQueue.hold`) is left to whichever run holds it now: not asked,
-    /// not recorded, and counted as interrupted.
-    private func process(_ claimed: ChoreItem, throttle: ChoreThrottle, runStartedAt: Date) async
-        -> (ChoreOutcome?, Int)
+    /// not recorded, and counted as interrupted. A token of a client id whose client secret Apple refused earlier in
+    /// the run is not asked: it is left due, failed as `notAsked`.
+    private func process(_ claimed: ChoreItem, throttle: ChoreThrottle, refusals: ChoreCredentialRefusals,
+                         runStartedAt: Date) async -> (ChoreOutcome?, Int)
     {
         var item = claimed
+        if let refusal = refusals.refusal(of: item.clientID) {
+            return await settled(.failed(reason: ChoreCredentialRefusals.notAsked(after: refusal)), item: item,
+                                 throttled: 0, runStartedAt: runStartedAt)
+        }
         let (result, throttled) = await ChoreAttempts.settle(throttle: throttle, loop: loop) { () -> ChoreOutcome? in
             guard try await chore.queue.hold(&item, now: chore.clock()) else { return nil }
             return try await chore.ask(item)
@@ -133,6 +142,20 @@ struct ChoreRun: Sendable {
         case .failure(let error)?: outcome = .failed(reason: Self.reason(error))
         case nil: outcome = .interrupted
         }
+        if case .failed(let reason) = outcome, ChoreTally.credentialFailures.contains(reason),
+           refusals.note(reason, for: item.clientID) {
+            logger.error("""
+                \(chore.kind.rawValue): Apple refused the client secret for \(item.clientID) (\(reason)): the rest of \
+                its tokens are not asked this run; check APPLE_TEAM_ID, APPLE_KEY_ID and the .p8 (siwa doctor)
+                """)
+        }
+        return await settled(outcome, item: item, throttled: throttled, runStartedAt: runStartedAt)
+    }
+
+    /// Records `outcome` for `item`; a failure to record is the outcome then.
+    private func settled(_ outcome: ChoreOutcome, item: ChoreItem, throttled: Int, runStartedAt: Date) async
+        -> (ChoreOutcome?, Int)
+    {
         do {
             try await chore.record(outcome, for: item, runStartedAt: runStartedAt)
         } catch {
@@ -155,4 +178,28 @@ struct ChoreRun: Sendable {
         case .apple(let code): return "apple: " + code.prefix(40).filter { $0.isLetter || $0 == "_" }
         }
     }
+}
+
+/// The client ids whose client secret Apple refused during one run (`ChoreTally.credentialFailures`): every later
+/// call for them would be refused too, so their other tokens are not asked. Found by a review: a wrong
+/// `APPLE_KEY_ID` cost one refused call per due token, 19,995 of them.
+final class ChoreCredentialRefusals: Sendable {
+    private let refused = Mutex<[String: String]>([:])
+
+    /// The reason Apple gave for `clientID`, once it refused it.
+    func refusal(of clientID: String) -> String? {
+        refused.withLock { $0[clientID] }
+    }
+
+    /// Notes Apple's refusal of `clientID`; true the first time.
+    func note(_ reason: String, for clientID: String) -> Bool {
+        refused.withLock { refused in
+            guard refused[clientID] == nil else { return false }
+            refused[clientID] = reason
+            return true
+        }
+    }
+
+    /// The failure reason of a token left unasked after `refusal`.
+    static func notAsked(after refusal: String) -> String { "not asked after " + refusal }
 }
