@@ -146,10 +146,11 @@ struct AppleTransferInputTests {
             let summary = try #require(result.output.split(separator: "\n").first { $0.contains("150 due") })
             let exported = try #require(Self.count(of: "exported", in: summary))
             let interrupted = try #require(Self.count(of: "interrupted", in: summary))
-            #expect(exported == 40, "\(summary)")
+            // The stand-in checks before it counts: up to the 4 calls in flight pass the 40th.
+            #expect((40...44).contains(exported), "\(summary)")
             #expect(exported + interrupted == 150, "\(summary)")
             #expect(summary.contains("stopped: "), "\(summary)")
-            #expect(try await app.usersWithIdentifier() == 40)
+            #expect(try await app.usersWithIdentifier() == exported)
         }
     }
 
