@@ -104,6 +104,7 @@ public final class SiwaClient: Sendable {
             let me = try decoded { try ok.body.json }
             return SiwaUser(id: me.id, name: me.name, username: me.username, email: me.email,
                             isPrivateEmail: me.isPrivateEmail)
+        case .badRequest(let r): throw SiwaError.server(.badRequest, 400, try? r.body.json)
         case .unauthorized(let r): throw ended(sent, SiwaError.server(.unauthorized, 401, try? r.body.json))
         case .serviceUnavailable(let r):
             throw SiwaError.server(.serviceUnavailable, 503, try? r.body.json, retryAfter: r.headers.retryAfter)
@@ -126,6 +127,7 @@ public final class SiwaClient: Sendable {
         }
         switch answer {
         case .noContent, .unauthorized: token.clear(ifStill: sent)
+        case .badRequest(let r): throw SiwaError.server(.badRequest, 400, try? r.body.json)
         case .serviceUnavailable(let r):
             throw SiwaError.server(.serviceUnavailable, 503, try? r.body.json, retryAfter: r.headers.retryAfter)
         case .undocumented(let status, let payload):
@@ -141,6 +143,7 @@ public final class SiwaClient: Sendable {
         guard let sent = token.value else { throw SiwaError.notSignedIn }
         switch try await withBearer(sent, { try await client.deleteAccount() }) {
         case .noContent: token.clear(ifStill: sent)
+        case .badRequest(let r): throw SiwaError.server(.badRequest, 400, try? r.body.json)
         case .unauthorized(let r): throw ended(sent, SiwaError.server(.unauthorized, 401, try? r.body.json))
         case .serviceUnavailable(let r):
             throw SiwaError.server(.serviceUnavailable, 503, try? r.body.json, retryAfter: r.headers.retryAfter)
