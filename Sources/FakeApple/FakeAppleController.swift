@@ -65,8 +65,11 @@ struct FakeAppleController: RouteCollection {
         guard email.contains("@") else { throw Abort(.badRequest, reason: "Enter an email address.") }
         let subject = FakeAppleKeys.subject(forEmail: email)
         let sharedEmail = form.hideEmail == "on" ? FakeAppleKeys.relayAddress(forEmail: email) : email
-        let grant = FakeAppleState.Grant(clientID: query.client_id, subject: subject, email: sharedEmail,
+        var grant = FakeAppleState.Grant(clientID: query.client_id, subject: subject, email: sharedEmail,
                                          isPrivateEmail: form.hideEmail == "on")
+        // Apple puts the address in the identity token only for an authorization that asked for `email`. Found by a
+        // review: a page that left the scope out signed new users up here, and every one was refused at Apple.
+        grant.sharesEmail = query.scopes.contains("email")
         let (code, idToken, _) = try await issueCode(grant, redirectURI: query.redirect_uri, nonce: query.nonce)
         var fields = [("code", code)]
         if query.wantsIdentityToken { fields.append(("id_token", idToken)) }
@@ -79,13 +82,35 @@ struct FakeAppleController: RouteCollection {
         return try answer(query, fields: fields)
     }
 
-    /// The authorization's result as `response_mode` asks: posted to the redirect URI, or handed to the opener.
+    /// The authorization's result as `response_mode` asks: posted to the redirect URI, handed to the opener, or a
+    /// redirect with the fields in the URI's query or fragment. Found by a review: `query` and `fragment` were posted,
+    /// so a callback written for the stand-in's POST never got Apple's GET.
     private func answer(_ query: AuthorizeQuery, fields: [(String, String)]) throws -> Response {
-        if query.response_mode == AuthorizeQuery.webMessage {
+        switch query.responseMode {
+        case AuthorizeQuery.webMessage:
             return .html(try FakeAppleAuthorizePage.webMessage(to: query.redirect_uri, fields: fields))
+        case AuthorizeQuery.formPost:
+            return .html(FakeAppleAuthorizePage.formPost(to: query.redirect_uri, fields: fields))
+        default:
+            var components = fields.map { name, value in
+                Self.formEscape(name) + "=" + Self.formEscape(value)
+            }.joined(separator: "&")
+            let separator = query.responseMode == AuthorizeQuery.fragment ? "#"
+                : (query.redirect_uri.contains("?") ? "&" : "?")
+            components = query.redirect_uri + separator + components
+            var response = Response(status: .seeOther)
+            response.headers.replaceOrAdd(name: "Location", value: components)
+            return response
         }
-        return .html(FakeAppleAuthorizePage.formPost(to: query.redirect_uri, fields: fields))
     }
+
+    /// `value` percent-encoded for a query or fragment component (RFC 3986 §3.4: unreserved characters only).
+    static func formEscape(_ value: String) -> String {
+        value.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
+    }
+
+    private static let unreserved = CharacterSet(charactersIn:
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
     /// What `ASAuthorizationAppleIDCredential` gives an iOS app, which no web page can play: an identity token and
     /// an authorization code issued to `client_id` (the bundle id) with no redirect URI, so the server exchanges
@@ -199,7 +224,8 @@ struct FakeAppleController: RouteCollection {
         var extraClaims = extraClaims
         if let transferSub = grant.transferSub { extraClaims["transfer_sub"] = .string(transferSub) }
         return try keys.mintIdentityToken(IdentityTokenRequest(
-            subject: grant.subject, audience: grant.clientID, email: grant.email, isPrivateEmail: grant.isPrivateEmail,
+            subject: grant.subject, audience: grant.clientID, email: grant.sharesEmail ? grant.email : nil,
+            isPrivateEmail: grant.isPrivateEmail,
             nonce: nonce, lifetime: Self.identityTokenLifetime, extraClaims: extraClaims
         ), now: clock())
     }
@@ -252,6 +278,14 @@ struct AuthorizeQuery: Codable, Sendable {
 
     /// The `response_mode` of Apple's JS in popup mode: the result goes to the opener with `postMessage`.
     static let webMessage = "web_message"
+    static let formPost = "form_post"
+    static let fragment = "fragment"
+    static let query = "query"
+    /// The response modes Apple takes.
+    static let responseModes: Set<String> = [query, fragment, formPost, webMessage]
+    /// `response_mode`, or its default when none was sent: `fragment` with an identity token (which Apple never puts
+    /// in a query), `query` otherwise (RFC 6749 §4.1.2, OAuth 2.0 Multiple Response Type Encoding Practices §5).
+    var responseMode: String { response_mode ?? (wantsIdentityToken ? Self.fragment : Self.query) }
     /// The `error` Apple sends back when the user cancels on its page.
     static let userCancelled = "user_cancelled_authorize"
 
@@ -272,7 +306,15 @@ struct AuthorizeQuery: Codable, Sendable {
         guard responseTypes.contains("code"), responseTypes.isSubset(of: ["code", "id_token"]) else {
             throw Abort(.badRequest, reason: "unsupported_response_type: response_type must be code or code id_token")
         }
-        if !scopes.isEmpty, response_mode != "form_post", response_mode != Self.webMessage {
+        // Found by a review: modes Apple refuses were taken, and an authorize URL that worked here failed at Apple.
+        guard Self.responseModes.contains(responseMode) else {
+            throw Abort(.badRequest, reason: "invalid_request: Invalid response mode")
+        }
+        if wantsIdentityToken, responseMode == Self.query {
+            throw Abort(.badRequest, reason: "invalid_request: response_mode must be fragment or form_post when "
+                        + "response_type has id_token")
+        }
+        if !scopes.isEmpty, responseMode != Self.formPost, responseMode != Self.webMessage {
             throw Abort(.badRequest,
                         reason: "invalid_request: response_mode must be form_post or web_message when scope is requested")
         }

@@ -14,6 +14,9 @@ actor FakeAppleState {
         var isPrivateEmail: Bool
         /// `transfer_sub`, for a user who moved here with the app from another team (`FakeAppleTransfers`).
         var transferSub: String?
+        /// Whether the identity tokens carry `email`: the web authorization asked for the `email` scope (Apple shares
+        /// the address only then). An app's credential always asks for it here.
+        var sharesEmail = true
 
         /// The user and the client as one key: Apple shares the user's name once per pair.
         var userAndClient: String { "\(clientID)\n\(subject)" }

@@ -59,6 +59,44 @@ struct FakeAppleAuthorizeTests {
         }
     }
 
+    /// `query` and `fragment` come back as Apple sends them: a redirect with the fields in the redirect URI's query
+    /// or fragment, not a post. Found by a review: both were form posts, so a callback written against the stand-in
+    /// never received Apple's GET.
+    @Test(arguments: [("query", "http://127.0.0.1/cb?x=1&code="), ("fragment", "http://127.0.0.1/cb?x=1#code=")])
+    func queryAndFragmentAreRedirects(_ mode: String, _ prefix: String) async throws {
+        try await TestApp.with { app in
+            let answer = try await authorize(app, [("response_type", "code"), ("response_mode", mode),
+                                                   ("redirect_uri", "http://127.0.0.1/cb?x=1"), ("state", "s 1&")])
+            #expect(answer.status == .seeOther)
+            let location = try #require(answer.headers["Location"])
+            #expect(location.hasPrefix(prefix), "\(location)")
+            #expect(location.hasSuffix("&state=s%201%26"), "\(location)")
+        }
+    }
+
+    /// A response mode Apple does not know, or `query` with an identity token, is Apple's `invalid_request`.
+    @Test(arguments: [("code", "bogus"), ("code id_token", "query")])
+    func responseModesAppleRefusesAreRefused(_ responseType: String, _ mode: String) async throws {
+        try await TestApp.with { app in
+            let answer = try await authorize(app, [("response_type", responseType), ("response_mode", mode)])
+            #expect(answer.status == .badRequest)
+            #expect(answer.text.contains("invalid_request"), "\(answer.text)")
+        }
+    }
+
+    /// The identity token carries the address only when the authorization asked for `email`, as Apple's does.
+    /// Found by a review: it always did, and a page without the scope signed new users up here only.
+    @Test(arguments: [("name email", true), ("name", false), ("", false)])
+    func theIdentityTokenCarriesTheEmailOnlyForTheEmailScope(_ scope: String, _ carries: Bool) async throws {
+        try await TestApp.with { app in
+            let post = try await authorize(app, [("response_type", "code id_token"), ("scope", scope)])
+            let token = try #require(HiddenFields.parse(post.text).first { $0.0 == "id_token" }?.1)
+            let payload = try #require(Base64URL.decode(String(token.split(separator: ".")[1])))
+            let claims = try #require(try JSONSerialization.jsonObject(with: Data(payload)) as? [String: Any])
+            #expect((claims["email"] != nil) == carries, "\(scope): \(claims.keys.sorted())")
+        }
+    }
+
     /// Cancel posts Apple's `error` and the `state` back (or hands them to the opener), and the server's callback
     /// takes the user back to the login page saying so.
     @Test func cancelPostsTheErrorBack() async throws {
