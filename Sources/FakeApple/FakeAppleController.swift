@@ -163,6 +163,7 @@ struct FakeAppleController: RouteCollection {
                 let issued = try await state.redeem(code: code, clientID: form.client_id, redirectURI: form.redirect_uri)
                 let refreshToken = "r" + Base64URL.encode(try SecureRandom.bytes(count: 32))
                 await state.store(refreshToken: refreshToken, .init(grant: issued.grant))
+                await state.store(accessToken: issued.exchange.accessToken, for: issued.grant)
                 return Self.tokenResponse(issued.exchange, refreshToken: refreshToken)
             case "client_credentials":
                 return try await clientCredentials(form)
@@ -170,7 +171,9 @@ struct FakeAppleController: RouteCollection {
                 await knobs.countRefresh()
                 guard let token = form.refresh_token else { return Self.oauthError("invalid_request") }
                 let stored = try await state.refresh(token: token, clientID: form.client_id)
-                return Self.tokenResponse(try exchangeTokens(stored.grant), refreshToken: nil)
+                let tokens = try exchangeTokens(stored.grant)
+                await state.store(accessToken: tokens.accessToken, for: stored.grant)
+                return Self.tokenResponse(tokens, refreshToken: nil)
             default:
                 return Self.oauthError("unsupported_grant_type")
             }

@@ -48,6 +48,8 @@ actor FakeAppleState {
 
     private var codes: [String: IssuedCode] = [:]
     private var refreshTokens: [String: RefreshToken] = [:]
+    /// The grant of each access token `/auth/token` gave, which `/auth/revoke` takes as well as a refresh token.
+    private var accessTokens: [String: Grant] = [:]
     private var sharedName: Set<String> = []
     private(set) var revocations: [FakeAppleRevocation] = []
     private let clock: @Sendable () -> Date
@@ -83,6 +85,8 @@ actor FakeAppleState {
 
     func store(refreshToken: String, _ token: RefreshToken) { refreshTokens[refreshToken] = token }
 
+    func store(accessToken: String, for grant: Grant) { accessTokens[accessToken] = grant }
+
     /// The prefix of seeded refresh tokens (`FakeAppleServer.seededRefreshToken`), followed by the `sub`.
     static let seededPrefix = "rseeded."
 
@@ -103,14 +107,21 @@ actor FakeAppleState {
         return stored
     }
 
-    /// Revoking a token ends the app's authorization, as "Stop using Apple ID" does: the next sign-in is a first
-    /// one again, with `user`.
+    /// Revoking a token, refresh or access, ends the app's authorization as "Stop using Apple ID" does ("Revoke
+    /// tokens": it invalidates the tokens and the associated user authorizations): every refresh token of that user
+    /// and client stops working, and the next sign-in is a first one again, with `user`. Found by a review: only the
+    /// one refresh token ended, and an access token ended nothing.
     func revoke(token: String, clientID: String, hint: String?) {
         adoptSeeded(token, clientID: clientID)
-        let grant = refreshTokens[token]?.grant
+        let grant = refreshTokens[token]?.grant ?? accessTokens[token]
         let known = grant?.clientID == clientID
         if known, let grant {
-            refreshTokens[token]?.revoked = true
+            for (value, stored) in refreshTokens where stored.grant.userAndClient == grant.userAndClient {
+                refreshTokens[value]?.revoked = true
+            }
+            for (value, stored) in accessTokens where stored.userAndClient == grant.userAndClient {
+                accessTokens[value] = nil
+            }
             sharedName.remove(grant.userAndClient)
         }
         revocations.append(FakeAppleRevocation(clientID: clientID, token: token, tokenTypeHint: hint, known: known))

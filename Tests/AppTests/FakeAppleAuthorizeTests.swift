@@ -137,6 +137,45 @@ struct FakeAppleAuthorizeTests {
         }
     }
 
+    /// Revoking a refresh token or an access token ends the user's authorization of that client, every refresh token
+    /// of it included, as Apple's does ("Revoke tokens"); another client's stays. Found by a review: only the one
+    /// refresh token ended, and an access token ended nothing.
+    @Test(arguments: ["refresh_token", "access_token"])
+    func aRevocationEndsTheUsersAuthorizationOfThatClient(_ kind: String) async throws {
+        try await TestApp.with { app in
+            func post(_ path: String, _ fields: [(String, String)], clientID: String = TestApp.iosClientID) async throws
+                -> HTTPClientResponse {
+                try await app.client.send(HTTPClientRequest(
+                    method: .POST, url: app.apple.baseURL + path,
+                    headers: ["Content-Type": "application/x-www-form-urlencoded"],
+                    body: Array(TestApp.formEncode([("client_id", clientID), ("client_secret",
+                        try await ClientSecretFixture.secret(app, clientID: clientID))] + fields).utf8)))
+            }
+            func exchange(clientID: String) async throws -> (refresh: String, access: String) {
+                let issued = try await app.apple.issueAuthorizationCode(clientID: clientID, subject: "001.revoke",
+                                                                        email: "revoke@example.com")
+                let answer = try await post("/auth/token", [("grant_type", "authorization_code"),
+                                                            ("code", issued.code)], clientID: clientID).json()
+                return (try #require(answer["refresh_token"] as? String), try #require(answer["access_token"] as? String))
+            }
+            func refreshes(_ token: String, clientID: String = TestApp.iosClientID) async throws -> Bool {
+                try await post("/auth/token", [("grant_type", "refresh_token"), ("refresh_token", token)],
+                               clientID: clientID).status == .ok
+            }
+            let first = try await exchange(clientID: TestApp.iosClientID)
+            let second = try await exchange(clientID: TestApp.iosClientID)
+            let other = try await exchange(clientID: TestApp.webClientID)
+            let firstBefore = try await refreshes(first.refresh), secondBefore = try await refreshes(second.refresh)
+            #expect(firstBefore && secondBefore)
+            let token = kind == "refresh_token" ? second.refresh : second.access
+            #expect(try await post("/auth/revoke", [("token", token), ("token_type_hint", kind)]).status == .ok)
+            let firstWorks = try await refreshes(first.refresh), secondWorks = try await refreshes(second.refresh)
+            #expect(!firstWorks && !secondWorks)
+            let otherWorks = try await refreshes(other.refresh, clientID: TestApp.webClientID)
+            #expect(otherWorks, "another client's grant stays")
+        }
+    }
+
     /// An app's identity token says whether the user seems real, as Apple's do on iOS 14 and later.
     @Test func anAppsTokenCarriesRealUserStatus() async throws {
         try await TestApp.with { app in
