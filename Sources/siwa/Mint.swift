@@ -43,6 +43,10 @@ struct Mint: AsyncParsableCommand {
     var webStates = false
 
     func validate() throws {
+        // Found by a review: an empty audience minted a token no server accepts.
+        if aud.trimmingCharacters(in: .whitespaces).isEmpty {
+            throw ValidationError("--aud must name the bundle id or Services ID the token is for")
+        }
         if let count, count < 1 { throw ValidationError("--count must be at least 1") }
         if let count, count > BulkMint.maximumCount {
             throw ValidationError("--count must be at most \(BulkMint.maximumCount), not \(count)")

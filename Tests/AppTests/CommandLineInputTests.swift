@@ -22,6 +22,7 @@ struct CommandLineInputTests {
          "--first plus --count must be at most \(Int.max)"),
         (["mint", "--aud", "x", "--count", "1000001"], "--count must be at most 1000000, not 1000001"),
         (["mint", "--aud", "x", "--count", "\(Int.max)"], "--count must be at most 1000000, not \(Int.max)"),
+        (["mint", "--aud", ""], "--aud must name the bundle id or Services ID the token is for"),
         // Found by a review: ignored without --count, the one token written to standard output.
         (["mint", "--aud", "x", "--output", "tokens"], "--first, --output and --web-states are for bulk mode: give --count too"),
         (["mint", "--aud", "x", "--first", "5"], "--first, --output and --web-states are for bulk mode: give --count too"),
