@@ -37,13 +37,11 @@ final class TransferFileWriter {
     /// Found by a review: `--out /dev/stdout` replaced the system's `/dev/stdout` link with a file (as root), and a
     /// FIFO or a device gave nothing to whoever read it.
     private static func refuseAnythingButAFile(at path: String) throws {
-        var status = stat()
-        guard lstat(path, &status) == 0 else { return }
-        switch status.st_mode & S_IFMT {
-        case S_IFREG: return
-        case S_IFDIR:
+        switch NonRegularFile.at(path, followingLinks: false) {
+        case nil: return
+        case .folder?:
             throw OperatorError("--out: \(path) is a folder; give the file's path, e.g. \(path)/transfer.jsonl")
-        case S_IFLNK:
+        case .symbolicLink?:
             let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: path)).map { " (to \($0))" } ?? ""
             throw OperatorError("--out: \(path) is a symbolic link\(target), which the new file would replace; "
                                 + "give the path of the file itself")

@@ -132,8 +132,11 @@ package enum AppMigrations {
     package static func open(path: String, configuration: DatabaseConfiguration = DatabaseConfiguration()) throws
         -> DatabasePool
     {
-        if let kind = notAFile(path) {
-            throw ConfigurationError.malformed(name: "DATABASE_PATH", expected: "a SQLite file (\(path) is \(kind))")
+        // SQLite would fail on such a path with a bare I/O error and make a `-journal` beside it (found by a review:
+        // `/dev/null-journal`), or block reading a FIFO.
+        if let kind = NonRegularFile.at(path, followingLinks: true) {
+            throw ConfigurationError.malformed(name: "DATABASE_PATH",
+                                               expected: "a SQLite file (\(path) is \(kind.rawValue))")
         }
         try refuseAnotherApplicationsDatabase(path: path)
         do {
@@ -141,21 +144,6 @@ package enum AppMigrations {
         } catch let error as SQLiteError where error.isCannotOpen || error.isReadOnlyDirectory {
             throw ConfigurationError.malformed(
                 name: "DATABASE_PATH", expected: "a SQLite file that can be opened or created (\(cannotOpenReason(path, error)))")
-        }
-    }
-
-    /// What `path` is when it is there and is not a regular file (a symbolic link is followed): "a folder",
-    /// "a device", "a FIFO" or "a socket"; nil for a file, or nothing. SQLite would fail on such a path with a bare
-    /// I/O error and make a `-journal` beside it (found by a review: `/dev/null-journal`), or block reading a FIFO.
-    static func notAFile(_ path: String) -> String? {
-        var status = stat()
-        guard stat(path, &status) == 0 else { return nil }
-        switch status.st_mode & S_IFMT {
-        case S_IFREG: return nil
-        case S_IFDIR: return "a folder"
-        case S_IFCHR, S_IFBLK: return "a device"
-        case S_IFIFO: return "a FIFO"
-        default: return "a socket"
         }
     }
 

@@ -52,8 +52,8 @@ package struct OperatorEnvironment: Sendable {
         guard FileManager.default.fileExists(atPath: path) else {
             throw OperatorError("DATABASE_PATH: no database at \(path) (start the server once or run `siwa migrate`)")
         }
-        if let kind = AppMigrations.notAFile(path) {
-            throw OperatorError("DATABASE_PATH: \(path) is \(kind), not a SQLite file")
+        if let kind = NonRegularFile.at(path, followingLinks: true) {
+            throw OperatorError("DATABASE_PATH: \(path) is \(kind.rawValue), not a SQLite file")
         }
         return path
     }
