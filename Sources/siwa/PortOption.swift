@@ -37,5 +37,4 @@ enum PortOption {
     struct CannotListen: Error, CustomStringConvertible {
         let description: String
     }
-
 }

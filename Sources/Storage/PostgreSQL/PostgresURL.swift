@@ -105,13 +105,13 @@ package struct PostgresURL: Sendable, Equatable, CustomStringConvertible {
     /// tail became the host in every message (found by a black-box review).
     static func refuseUnencodedDelimiters(in uri: String) throws {
         let afterScheme = uri.split(separator: "://", maxSplits: 1).dropFirst().first ?? ""
-        let authority = afterScheme.prefix { !"/?#".contains($0) }
-        guard authority.filter({ $0 == "@" }).count <= 1 else {
+        let authorityEnd = afterScheme.firstIndex(where: { "/?#".contains($0) })
+        guard afterScheme[..<(authorityEnd ?? afterScheme.endIndex)].filter({ $0 == "@" }).count <= 1 else {
             throw Invalid(description: "has more than one @ before its host: percent-encode /, ?, # and @ in the user "
                           + "name and password (%2F, %3F, %23 and %40)")
         }
-        guard let end = afterScheme.firstIndex(where: { "/?#".contains($0) }) else { return }
-        let rest = afterScheme[end...]
+        guard let authorityEnd else { return }
+        let rest = afterScheme[authorityEnd...]
         let path = rest.prefix { $0 != "?" && $0 != "#" }
         let query = rest.firstIndex(of: "?").map { rest[rest.index(after: $0)...].prefix { $0 != "#" } } ?? ""
         let fragment = rest.firstIndex(of: "#").map { rest[$0...] } ?? ""
