@@ -92,20 +92,17 @@ struct FakeAppleController: RouteCollection {
         case AuthorizeQuery.formPost:
             return .html(FakeAppleAuthorizePage.formPost(to: query.redirect_uri, fields: fields))
         default:
-            var components = fields.map { name, value in
-                Self.formEscape(name) + "=" + Self.formEscape(value)
+            let parameters = fields.map { name, value in
+                Self.percentEncoded(name) + "=" + Self.percentEncoded(value)
             }.joined(separator: "&")
             let separator = query.responseMode == AuthorizeQuery.fragment ? "#"
                 : (query.redirect_uri.contains("?") ? "&" : "?")
-            components = query.redirect_uri + separator + components
-            var response = Response(status: .seeOther)
-            response.headers.replaceOrAdd(name: "Location", value: components)
-            return response
+            return .redirect(to: query.redirect_uri + separator + parameters)
         }
     }
 
     /// `value` percent-encoded for a query or fragment component (RFC 3986 §3.4: unreserved characters only).
-    static func formEscape(_ value: String) -> String {
+    static func percentEncoded(_ value: String) -> String {
         value.addingPercentEncoding(withAllowedCharacters: unreserved) ?? ""
     }
 
