@@ -116,7 +116,7 @@ struct ChoreRun: Sendable {
     /// - Returns: the outcome and how many throttled answers were waited out.
     /// A token whose lease lapsed meanwhile (`ChoreQueue.hold`) is left to whichever run holds it now: not asked,
     /// not recorded, and counted as interrupted. A token of a client id whose client secret Apple refused earlier in
-    /// the run is not asked: it is left due, failed as `notAsked`.
+    /// the run is not asked: it is left due, failed for `ChoreCredentialRefusals.notAsked(after:)`.
     private func process(_ claimed: ChoreItem, throttle: ChoreThrottle, refusals: ChoreCredentialRefusals,
                          runStartedAt: Date) async -> (ChoreOutcome?, Int)
     {
