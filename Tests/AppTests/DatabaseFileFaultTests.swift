@@ -87,17 +87,26 @@ struct DatabaseFileFaultTests {
         }
     }
 
-    /// An operator's command run as a user who may read the database but not write beside it, or who may not read
-    /// the `.p8`, says so and whom to run it as, not SQLite's "attempt to write a readonly database" or "cannot read
-    /// it as text". Found by a black-box review.
-    @Test func operatorCommandsRunAsAnotherUserSayWhatTheyMayNotDo() async throws {
+    /// A spawned app on a migrated database, and `dropPrivileges` to run a command as another user; skipped, with a
+    /// note naming `test`, unless the tests run as root with setpriv.
+    private func withMigratedApp(asAnotherUser test: String,
+                                 _ body: (SpawnedApp, [String]) async throws -> Void) async throws {
         guard let wrapper = Self.dropPrivileges, !wrapper.isEmpty else {
-            print("note: not running as root with setpriv; the operator permission test is skipped")
+            print("note: not running as root with setpriv; the \(test) test is skipped")
             return
         }
         try await SpawnedApp.with { app in
             #expect(try await SiwaProcess.run(["migrate"], environment: app.environment(), directory: app.directory)
                 .status == 0)
+            try await body(app, wrapper)
+        }
+    }
+
+    /// An operator's command run as a user who may read the database but not write beside it, or who may not read
+    /// the `.p8`, says so and whom to run it as, not SQLite's "attempt to write a readonly database" or "cannot read
+    /// it as text". Found by a black-box review.
+    @Test func operatorCommandsRunAsAnotherUserSayWhatTheyMayNotDo() async throws {
+        try await withMigratedApp(asAnotherUser: "operator permission") { app, wrapper in
             chmod(app.databasePath, 0o644)
             chmod(app.directory.appendingPathComponent("db").path, 0o755)
             for command in [["users", "show", "someone@example.com"], ["doctor"]] {
@@ -124,13 +133,7 @@ struct DatabaseFileFaultTests {
     /// writable, and the command leaves no `-wal` or `-shm` behind (found by a black-box review: it left both, of
     /// mode 0444, and the server could not start on the file once it was writable again).
     @Test func operatorCommandsOnAFileNotWritableLeaveItAsFound() async throws {
-        guard let wrapper = Self.dropPrivileges, !wrapper.isEmpty else {
-            print("note: not running as root with setpriv; the read-only file test is skipped")
-            return
-        }
-        try await SpawnedApp.with { app in
-            #expect(try await SiwaProcess.run(["migrate"], environment: app.environment(), directory: app.directory)
-                .status == 0)
+        try await withMigratedApp(asAnotherUser: "read-only file") { app, wrapper in
             chown(app.databasePath, 65534, 65534)
             chmod(app.databasePath, 0o444)
             for command in [["users", "show", "someone@example.com"], ["doctor"]] {

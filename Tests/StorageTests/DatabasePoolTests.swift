@@ -22,16 +22,23 @@ struct DatabasePoolTests {
         while pool.pendingWriteCount < count { try await Task.sleep(for: .milliseconds(2)) }
     }
 
+    /// A pool with `busyTimeoutMilliseconds`, its set-up written, and another connection holding the write lock (as
+    /// another process would) until the test ends it.
+    private func poolWithAnotherConnectionsLock(busyTimeoutMilliseconds: Int) async throws -> (DatabasePool, Database) {
+        let pool = try await makePool(DatabaseConfiguration(busyTimeoutMilliseconds: busyTimeoutMilliseconds))
+        while pool.writer.queue.withLock({ $0.isDraining }) { usleep(1_000) }
+        let other = try Database(path: directory.path(),
+                                 configuration: DatabaseConfiguration(busyTimeoutMilliseconds: 60_000))
+        try other.execute(sql: "BEGIN IMMEDIATE TRANSACTION")
+        return (pool, other)
+    }
+
     /// A write waits at most the busy timeout in all for another connection's lock, also when it queued behind a
     /// batch that was waiting for the same lock: it gets what is left of its own timeout, not a new one. Found by a
     /// black-box review: such a write waited the batch's timeout and then its own, about twice as long.
     @Test func aWriteQueuedBehindAWaitingBatchWaitsOnlyWhatIsLeftOfItsTimeout() async throws {
         let timeout = 2_000
-        let pool = try await makePool(DatabaseConfiguration(busyTimeoutMilliseconds: timeout))
-        while pool.writer.queue.withLock({ $0.isDraining }) { usleep(1_000) }
-        let other = try Database(path: directory.path(),
-                                 configuration: DatabaseConfiguration(busyTimeoutMilliseconds: 60_000))
-        try other.execute(sql: "BEGIN IMMEDIATE TRANSACTION")
+        let (pool, other) = try await poolWithAnotherConnectionsLock(busyTimeoutMilliseconds: timeout)
         func insert(_ value: Int) async -> (error: SQLiteError?, waited: Duration) {
             let start = ContinuousClock.now
             do {
@@ -60,11 +67,7 @@ struct DatabasePoolTests {
     /// the whole batch failed with its oldest write, the lock gone a moment later.
     @Test func aLaterWriteOfAWaitingBatchWaitsOutItsOwnTime() async throws {
         let timeout = 3_000
-        let pool = try await makePool(DatabaseConfiguration(busyTimeoutMilliseconds: timeout))
-        while pool.writer.queue.withLock({ $0.isDraining }) { usleep(1_000) }
-        let other = try Database(path: directory.path(),
-                                 configuration: DatabaseConfiguration(busyTimeoutMilliseconds: 60_000))
-        try other.execute(sql: "BEGIN IMMEDIATE TRANSACTION")
+        let (pool, other) = try await poolWithAnotherConnectionsLock(busyTimeoutMilliseconds: timeout)
         func insert(_ value: Int) -> Task<Void, any Error> {
             Task { try await pool.write { try $0.execute(sql: "INSERT INTO t VALUES (?)", arguments: [value]) } }
         }
