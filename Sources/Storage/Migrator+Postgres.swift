@@ -67,7 +67,8 @@ extension Migrator {
                     where error.sqlState == Self.lockNotAvailable && ContinuousClock.now < deadline {
                     attempts += 1
                     waiting(migration.version, attempts)
-                    try await Task.sleep(for: min(Self.postgresLockRetryPause * attempts, Self.postgresLockRetryPauseLimit))
+                    try await Task.sleep(for: min(Self.postgresLockRetryPause * attempts,
+                                                  Self.postgresLockRetryPauseLimit))
                     continue
                 }
                 break

@@ -110,7 +110,8 @@ struct AppleChoresTests {
             proxy.setTokenFault(.reply(status: "400 Bad Request", body: #"{"error":"invalid_client"}"#))
             let report = try await app.runChore(.validateTokens, configure: { $0.appleMaxConnections = 4 })
             #expect(report.exitStatus == 1, "\(report)")
-            #expect(proxy.tokenRequests <= 8, "the calls in flight at the first refusal at most: \(proxy.tokenRequests)")
+            #expect(proxy.tokenRequests <= 8,
+                    "the calls in flight at the first refusal at most: \(proxy.tokenRequests)")
             #expect(report.summary.contains("60 failed (apple: invalid_client: "), "\(report)")
             #expect(report.summary.contains("not asked after apple: invalid_client: "), "\(report)")
             #expect(try await app.checkedTokens() == 0)

@@ -36,8 +36,9 @@ struct AppleTransferInputTests {
         }
     }
 
-    /// An `--out` the export cannot write (a folder that does not exist, a folder, what is not a regular file) stops it before it asks Apple
-    /// anything or stores any identifier; it used to find out only after every user had been asked for.
+    /// An `--out` the export cannot write (a folder that does not exist, a folder, what is not a regular file) stops
+    /// it before it asks Apple anything or stores any identifier; it used to find out only after every user had been
+    /// asked for.
     @Test func anOutThatCannotBeWrittenStopsTheExportBeforeAnyCallToApple() async throws {
         try await TestApp.withTwoTeams { app in
             try await app.seedUsers(3)

@@ -156,7 +156,8 @@ struct FakeAppleAuthorizeTests {
                                                                         email: "revoke@example.com")
                 let answer = try await post("/auth/token", [("grant_type", "authorization_code"),
                                                             ("code", issued.code)], clientID: clientID).json()
-                return (try #require(answer["refresh_token"] as? String), try #require(answer["access_token"] as? String))
+                return (try #require(answer["refresh_token"] as? String),
+                        try #require(answer["access_token"] as? String))
             }
             func refreshes(_ token: String, clientID: String = TestApp.iosClientID) async throws -> Bool {
                 try await post("/auth/token", [("grant_type", "refresh_token"), ("refresh_token", token)],

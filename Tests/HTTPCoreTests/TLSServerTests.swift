@@ -178,7 +178,8 @@ struct TLSServerTests {
             try client.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
             let answer = String(decoding: await client.readToEnd(), as: UTF8.self)
             #expect(answer.hasPrefix("HTTP/1.1 400 Bad Request\r\n"), "\(answer)")
-            #expect(answer.hasSuffix(#"{"error":true,"reason":"This port serves HTTPS: a plain HTTP request was sent to it; use https://"}"#))
+            #expect(answer.hasSuffix(#"{"error":true,"reason":"This port serves HTTPS: a plain HTTP request was sent "#
+                                     + #"to it; use https://"}"#))
 
             let other = try RawClient(port: port)
             try other.send("hello there\r\n\r\n")

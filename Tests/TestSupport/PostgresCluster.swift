@@ -261,15 +261,17 @@ extension PostgresCluster {
     }
 
     /// Returns once `standby` has replayed everything this primary has written so far, off the pool. Synchronous
-    /// replication acknowledges a commit once the standby has flushed it, not replayed it: a pool that tries the standby
-    /// before that (the primary gone, the promotion under way) may not find a database created just before.
+    /// replication acknowledges a commit once the standby has flushed it, not replayed it: a pool that tries the
+    /// standby before that (the primary gone, the promotion under way) may not find a database created just before.
     package func waitUntilReplayed(by standby: PostgresCluster) async throws {
         try await offThePool { [self] in
             let written = try query("SELECT pg_current_wal_lsn()")
             var tries = 0
             while try standby.query("SELECT pg_last_wal_replay_lsn() >= '\(written)'::pg_lsn") != "t" {
                 tries += 1
-                guard tries < 300 else { throw ChildProcess.Failure(description: "the standby never replayed \(written)") }
+                guard tries < 300 else {
+                    throw ChildProcess.Failure(description: "the standby never replayed \(written)")
+                }
                 usleep(100_000)
             }
         }

@@ -99,15 +99,16 @@ package struct Doctor: Sendable {
         do {
             let expiry = try TLSFilesCheck.check(configuration)
             if let file = configuration.trustStoreFile {
-                findings.append(DoctorFinding(verdict: .ok, subject: "SSL_CERT_FILE", message: "\(file) holds PEM certificates"))
+                findings.append(DoctorFinding(verdict: .ok, subject: "SSL_CERT_FILE",
+                                              message: "\(file) holds PEM certificates"))
             }
             if let file = configuration.extraCAFile {
                 findings.append(DoctorFinding(verdict: .ok, subject: "SIWA_EXTRA_CA_FILE", message: "\(file) loads"))
             }
             if let tls = configuration.tls {
                 if let expiry, expiry.expired {
-                    findings.append(failure(.malformed(name: "TLS_CERT_PATH",
-                                                       expected: "a certificate that has not expired (\(expiry.detail))")))
+                    let expected = "a certificate that has not expired (\(expiry.detail))"
+                    findings.append(failure(.malformed(name: "TLS_CERT_PATH", expected: expected)))
                 } else {
                     let message = "\(tls.certificatePath) and its key in TLS_KEY_PATH load"
                     findings.append(DoctorFinding(verdict: .ok, subject: "TLS_CERT_PATH",

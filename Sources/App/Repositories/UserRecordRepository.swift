@@ -80,7 +80,8 @@ struct UserRecordRepository {
         return UserRecord(
             id: user.id.uuidString.lowercased(), name: user.name, username: user.username, email: user.email,
             isPrivateEmail: user.isPrivateEmail, emailForwardingEnabled: stored?.forwarding ?? true,
-            emailEventAt: stored?.emailEventAt, emailSetAt: stored?.emailSetAt, consentRevokedAt: stored?.consentRevokedAt,
+            emailEventAt: stored?.emailEventAt, emailSetAt: stored?.emailSetAt,
+            consentRevokedAt: stored?.consentRevokedAt,
             sub: user.siwaIdentifier, createdAt: user.createdAt, updatedAt: user.updatedAt, appleClientIDs: clientIDs,
             transfer: transfer == UserRecord.Transfer() ? nil : transfer,
             bearerTokens: .init(count: tokens.count, expiresAt: tokens.map(\.1), createdAt: tokens.map(\.0),

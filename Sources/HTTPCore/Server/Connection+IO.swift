@@ -199,7 +199,8 @@ extension Connection {
     /// What a plain HTTP request to the TLS port gets, in plain HTTP, before the connection closes, as nginx answers
     /// it (found by a review: the client got a reset and no word of why).
     static let plainHTTPRequestAnswer: [UInt8] = {
-        let body = #"{"error":true,"reason":"This port serves HTTPS: a plain HTTP request was sent to it; use https://"}"#
+        let body = #"{"error":true,"reason":"This port serves HTTPS: a plain HTTP request was sent to it; "#
+            + #"use https://"}"#
         return Array(("HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\n"
             + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body).utf8)
     }()
