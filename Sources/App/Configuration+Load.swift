@@ -126,8 +126,8 @@ extension Configuration {
             switch (env.get("TLS_CERT_PATH"), env.get("TLS_KEY_PATH")) {
             case let (cert?, key?): TLSServerConfiguration(certificatePath: cert, privateKeyPath: key)
             case (nil, nil): nil
-            case (nil, _?): throw .missing("TLS_CERT_PATH")
-            case (_?, nil): throw .missing("TLS_KEY_PATH")
+            case (nil, _?): throw Self.missing("TLS_CERT_PATH", from: Self.tlsGroup, given: ["TLS_KEY_PATH"])
+            case (_?, nil): throw Self.missing("TLS_KEY_PATH", from: Self.tlsGroup, given: ["TLS_CERT_PATH"])
             }
         }
         trustProxy = read(trustProxy) { () throws(ConfigurationError) in try env.get("TRUST_PROXY", as: Bool.self) }
@@ -260,12 +260,33 @@ extension Configuration {
         return token
     }
 
+    /// Variables that are set together or not at all, and what leaving them all unset means.
+    struct VariableGroup {
+        /// How the messages name the group.
+        let name: String
+        /// What the server does with none of them set.
+        let withoutThem: String
+    }
+
+    static let tlsGroup = VariableGroup(name: "the two", withoutThem: "unset both to serve plain HTTP, behind a proxy")
+    static let appleKeyGroup = VariableGroup(name: "the Apple key's three variables",
+                                             withoutThem: "unset all three to run without Apple's token calls")
+
+    /// `name`, missing from a `group` of which `given` are set: says why it is needed, and how to do without.
+    /// Found by a review: "Missing required environment variable APPLE_TEAM_ID" for a variable that is optional.
+    static func missing(_ name: String, from group: VariableGroup, given: [String]) -> ConfigurationError {
+        let setText = given.count == 1 ? "\(given[0]) is set" : "\(given.joined(separator: " and ")) are set"
+        return .malformed(name: name, expected: "set too: \(setText), and \(group.name) go together (\(group.withoutThem))")
+    }
+
     /// The Apple key's three variables, all or none: each one missing of a partial set is a problem.
     private static func appleKey(_ env: Environment, problems: inout [ConfigurationError]) -> AppleKeyConfiguration? {
         let names = ["APPLE_TEAM_ID", "APPLE_KEY_ID", "APPLE_PRIVATE_KEY_PATH"]
         let values = names.map { env.get($0) }
         if values.allSatisfy({ $0 == nil }) { return nil }
-        let missing = zip(names, values).filter { $0.1 == nil }.map { ConfigurationError.missing($0.0) }
+        let given = zip(names, values).filter { $0.1 != nil }.map(\.0)
+        let missing = zip(names, values).filter { $0.1 == nil }
+            .map { Self.missing($0.0, from: appleKeyGroup, given: given) }
         guard missing.isEmpty else {
             problems += missing
             return nil

@@ -11,6 +11,9 @@ import Storage
 package struct Configuration: Sendable {
     package var hostname = "127.0.0.1"
     package var port = 8080
+    /// How the messages name `hostname` and `port` when the server cannot listen: the variables, or the options of
+    /// `siwa serve` that replaced them (found by a review: `--port` in use was blamed on `PORT`).
+    package var listenSettingNames = ListenSettingNames()
     package var databasePath = "siwa.sqlite"
     /// `DATABASE_URL`: PostgreSQL instead of SQLite (then `databasePath` is not used); nil for SQLite.
     package var databaseURL: PostgresURL?
@@ -122,4 +125,14 @@ package struct Configuration: Sendable {
         }
         return problems
     }
+}
+
+/// The names of the settings that give the listen address, as messages say them.
+package struct ListenSettingNames: Sendable, Equatable {
+    /// `HOSTNAME`, or `--hostname` when the option gave it.
+    package var hostname = "HOSTNAME"
+    /// `PORT`, or `--port` when the option gave it.
+    package var port = "PORT"
+
+    package init() {}
 }

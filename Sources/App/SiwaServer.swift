@@ -213,21 +213,40 @@ package final class SiwaServer: Sendable {
 
     /// `HOSTNAME` is not an address or a name of this machine: `error` is why it could not be listened on.
     static func hostnameProblem(_ error: any Error) -> ConfigurationError {
-        .malformed(name: "HOSTNAME", expected: "an address or a name of this machine to listen on (\(error))")
+        .malformed(name: "HOSTNAME", expected: hostnameExpectation(error))
     }
 
-    /// What `siwa serve` says when it cannot listen, naming the variable to change.
+    private static func hostnameExpectation(_ error: any Error) -> String {
+        "an address or a name of this machine to listen on (\(error))"
+    }
+
+    /// What `siwa serve` says when it cannot listen, naming the variable or the option to change.
     private static func listenError(_ error: SocketError, _ configuration: Configuration) -> Error {
+        let names = configuration.listenSettingNames
         // EADDRNOTAVAIL: no interface of this machine has that address (found by a review: it was blamed on PORT).
         if error.call.hasPrefix("getaddrinfo(") || (error.call.hasPrefix("bind(") && error.code == EADDRNOTAVAIL) {
-            return hostnameProblem(error)
+            return listenSettingProblem(names.hostname, expected: hostnameExpectation(error))
         }
         if error.call.hasPrefix("bind(") {
-            return ConfigurationError.malformed(name: "PORT", expected: "a port free on \(configuration.hostname) "
-                + "(\(error)), or HOSTNAME an address of this machine")
+            return listenSettingProblem(names.port, expected: "a port free on \(configuration.hostname) (\(error)), "
+                                        + "or \(names.hostname) an address of this machine")
         }
         return error
     }
+
+    /// A listen setting that cannot be used: as a variable's problem, or an option's (`--port must be …`).
+    private static func listenSettingProblem(_ name: String, expected: String) -> Error {
+        guard name.hasPrefix("--") else { return ConfigurationError.malformed(name: name, expected: expected) }
+        return ListenOptionError(description: "\(name) must be \(expected)")
+    }
+}
+
+/// An option of `siwa serve` (`--hostname`, `--port`) the server cannot listen with.
+struct ListenOptionError: Error, CustomStringConvertible {
+    let description: String
+}
+
+extension SiwaServer {
 
     /// `siwa migrate`: applies pending migrations to the configured database (PostgreSQL when `DATABASE_URL` is
     /// set, else the SQLite file); returns the versions applied. A SQLite file that no server has open is closed as at

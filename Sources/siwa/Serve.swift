@@ -19,8 +19,14 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         var configuration = try Configuration.load(dotEnvPath: options.path)
-        if let hostname { configuration.hostname = hostname }
-        if let port { configuration.port = port }
+        if let hostname {
+            configuration.hostname = hostname
+            configuration.listenSettingNames.hostname = "--hostname"
+        }
+        if let port {
+            configuration.port = port
+            configuration.listenSettingNames.port = "--port"
+        }
         try await SiwaServer.runUntilSignalled(configuration: configuration)
     }
 }

@@ -25,6 +25,10 @@ struct Siwa: AsyncParsableCommand {
     /// Runs the command the arguments name; bad usage prints one line, ArgumentParser's error and where to find
     /// the usage, and exits `usageExitStatus` (ArgumentParser's own would be 64).
     static func main() async {
+        if let unknown = unknownCommand(in: Array(CommandLine.arguments.dropFirst())) {
+            FileHandle.standardError.write(Data((unknown + "\n").utf8))
+            Foundation.exit(usageExitStatus)
+        }
         do {
             var command = try parseAsRoot()
             if var command = command as? any AsyncParsableCommand {
@@ -42,6 +46,17 @@ struct Siwa: AsyncParsableCommand {
             FileHandle.standardError.write(Data(("Error: " + failureLine(message(for: error)) + "\n").utf8))
             Foundation.exit(EXIT_FAILURE)
         }
+    }
+
+    /// The usage error for a first argument that names no command, or nil. `serve` is the default command and takes
+    /// no argument, so a first word that is not an option can only be a command: found by a review, `siwa migrat`
+    /// said "Unexpected argument 'migrat'. See 'siwa serve --help'".
+    static func unknownCommand(in arguments: [String]) -> String? {
+        guard let first = arguments.first, !first.hasPrefix("-") else { return nil }
+        let names = configuration.subcommands.map { $0._commandName }
+        guard !names.contains(first), first != "help" else { return nil }
+        return "Error: '\(LogEscaping.escape(first))' is not a siwa command (\(names.joined(separator: ", "))). "
+            + "See 'siwa --help' for more information."
     }
 
     /// A command's failure as one line: the lines of `message` (an SQL statement an error quotes) joined by spaces,

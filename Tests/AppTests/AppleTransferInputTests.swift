@@ -44,7 +44,7 @@ struct AppleTransferInputTests {
             try await app.seedUsers(3)
             let out = app.directory.appendingPathComponent("no/such/folder/t.jsonl").path
             try await refused(app, ["apple", "transfer", "export", "--to", Self.target, "--out", out], status: 1,
-                              saying: "siwa: --out: cannot create \(out).partial-")
+                              saying: "siwa: --out: cannot create \(out) (writing beside it first): No such file")
             let folder = app.directory.path
             try await refused(app, ["apple", "transfer", "export", "--to", Self.target, "--out", folder], status: 1,
                               saying: "siwa: --out: \(folder) is a folder")

@@ -110,7 +110,11 @@ struct BackupCommandTests {
             let cases: [(String, [String: String], String)] = [
                 (existing, [:], "siwa: \(existing) already exists; a backup never overwrites a file"),
                 (app.directory.appendingPathComponent("no/such/folder.sqlite").path, [:], "siwa: cannot create "),
-                (app.directory.path, [:], "siwa: \(app.directory.path) is a folder; give the new file's path"),
+                (app.directory.path, [:], "siwa: \(app.directory.path) is a folder; give the new file's path, e.g. "
+                    + "\(app.directory.path)/siwa-backup.sqlite"),
+                // Found by a review: "e.g. .//siwa-backup.sqlite".
+                (app.directory.path + "/", [:], "siwa: \(app.directory.path)/ is a folder; give the new file's path, "
+                    + "e.g. \(app.directory.path)/siwa-backup.sqlite"),
                 (reused, [:], "siwa: \(reused)-wal exists, left by a database of that name: SQLite would apply it"),
                 // Another database's log file: SQLite would delete the copy. Found by a review.
                 (app.databasePath + "-wal", [:], "siwa: \(app.databasePath)-wal is where SQLite keeps "),

@@ -71,6 +71,31 @@ struct ConfigurationTests {
         }
     }
 
+    /// A variable missing from a set that goes together is named with the ones that are set, and how to do without
+    /// them all: the Apple key's variables and the TLS pair are optional. Found by a review: "Missing required
+    /// environment variable APPLE_TEAM_ID" when only `APPLE_PRIVATE_KEY_PATH` was set.
+    @Test(arguments: [
+        (["APPLE_PRIVATE_KEY_PATH": "/k.p8"],
+         "Environment variable APPLE_TEAM_ID must be set too: APPLE_PRIVATE_KEY_PATH is set, and the Apple key's "
+            + "three variables go together (unset all three to run without Apple's token calls)"),
+        (["APPLE_TEAM_ID": "T", "APPLE_KEY_ID": "K"],
+         "Environment variable APPLE_PRIVATE_KEY_PATH must be set too: APPLE_TEAM_ID and APPLE_KEY_ID are set, and "
+            + "the Apple key's three variables go together (unset all three to run without Apple's token calls)"),
+        (["TLS_CERT_PATH": "/c.pem"],
+         "Environment variable TLS_KEY_PATH must be set too: TLS_CERT_PATH is set, and the two go together (unset "
+            + "both to serve plain HTTP, behind a proxy)"),
+        (["TLS_KEY_PATH": "/k.pem"],
+         "Environment variable TLS_CERT_PATH must be set too: TLS_KEY_PATH is set, and the two go together (unset "
+            + "both to serve plain HTTP, behind a proxy)"),
+    ])
+    func aVariableMissingFromItsSetSaysWhichAreSet(_ variables: [String: String], _ message: String) {
+        #expect {
+            try Configuration(Environment(variables))
+        } throws: { error in
+            "\(error)" == message
+        }
+    }
+
     /// A user name or password in a URL variable is refused at start, and the error does not repeat it. Found by an
     /// audit: `APPLE_BASE_URL=http://apple:pw@127.0.0.1:9090` started, every call to Apple failed, and each log line
     /// of a failed call printed the password.

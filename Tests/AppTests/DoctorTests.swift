@@ -137,8 +137,11 @@ struct DoctorTests {
             #expect(result.status == 1)
             #expect(result.lines == [
                 "FAIL PORT: must be an integer (fix it in the environment or .env)",
-                "FAIL APPLE_KEY_ID: required but not set (fix it in the environment or .env)",
-                "FAIL TLS_KEY_PATH: required but not set (fix it in the environment or .env)",
+                "FAIL APPLE_KEY_ID: must be set too: APPLE_TEAM_ID and APPLE_PRIVATE_KEY_PATH are set, and the Apple "
+                    + "key's three variables go together (unset all three to run without Apple's token calls) (fix it "
+                    + "in the environment or .env)",
+                "FAIL TLS_KEY_PATH: must be set too: TLS_CERT_PATH is set, and the two go together (unset both to "
+                    + "serve plain HTTP, behind a proxy) (fix it in the environment or .env)",
                 "FAIL LOG_LEVEL: must be one of trace, debug, info, notice, warning, error, critical (fix it in the "
                     + "environment or .env)",
                 "FAIL APPLE_TIMEOUT: must be seconds, at least 0.001 and at most 300 (fix it in the environment or .env)",

@@ -26,7 +26,9 @@ final class TransferFileWriter {
         let temporary = path + ".partial-\(getpid())-" + String(UInt64.random(in: 0...UInt64.max), radix: 16)
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
-            throw OperatorError("--out: cannot create \(temporary): \(String(cString: strerror(errno)))")
+            // Named by the file asked for, in whose folder the temporary one goes: found by a review, the message
+            // named the temporary file.
+            throw OperatorError("--out: cannot create \(path) (writing beside it first): \(String(cString: strerror(errno)))")
         }
         self.path = path
         self.temporary = temporary

@@ -14,7 +14,8 @@ package enum BackupOperation {
         guard !destination.isEmpty else { throw OperatorError("DEST must be a file path") }
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: destination, isDirectory: &isDirectory), isDirectory.boolValue {
-            throw OperatorError("\(destination) is a folder; give the new file's path, e.g. \(destination)/siwa-backup.sqlite")
+            let example = (destination.hasSuffix("/") ? destination : destination + "/") + "siwa-backup.sqlite"
+            throw OperatorError("\(destination) is a folder; give the new file's path, e.g. \(example)")
         }
         // Any version of the schema: the backup the README asks for before an upgrade is taken once the new build
         // is installed, before its migration runs. Found by a review: it was refused, "run `siwa migrate` first".
