@@ -3,6 +3,8 @@ import CryptoCore
 @testable import FakeApple
 import Foundation
 import HTTPCore
+import JOSE
+import JSON
 import Storage
 import TestSupport
 import Testing
@@ -315,6 +317,24 @@ struct AppleNotificationsTests {
             #expect(retried.status == .ok)
             #expect(try retried.json()["status"] as? String == "applied")
             #expect(try await app.count("users") == 0)
+        }
+    }
+
+    /// A payload is verified as an identity token is, `exp` included (Apple's carry one, `iat` + 24 h): one
+    /// without it is refused and changes nothing. Found by a review: it was applied.
+    @Test func aPayloadWithoutAnExpiryIs401() async throws {
+        try await TestApp.with { app in
+            _ = try await signedIn(app, subject: "001.noexp")
+            let now = Date().timeIntervalSince1970.rounded(.down)
+            let claims: JSONValue = [
+                "iss": .string(IdentityTokenVerifier.appleIssuer), "aud": .string(TestApp.iosClientID),
+                "iat": .number(now), "jti": "no-expiry",
+                "events": .string(#"{"type":"account-delete","sub":"001.noexp","event_time":1}"#),
+            ]
+            let payload = try JWTSigner.sign(claims: claims, keyID: app.keys.keyID, key: .rs256(app.keys.privateKey))
+            let response = try await app.sendJSON(.POST, "/api/apple/notifications", ["payload": payload])
+            #expect(response.status == .unauthorized)
+            #expect(try await app.count("users") == 1)
         }
     }
 

@@ -31,11 +31,12 @@ struct AppleNotificationsController: RouteCollection {
         let body = try req.content.decode(Body.self, accepting: .json)
         let verifier = IdentityTokenVerifier(keys: services.appleKeys, clientIDs: clientIDs,
                                              maximumTokenAge: ServerNotification.maximumAge, clock: services.clock)
-        // The payload is refused as an identity token is (401, 503 without keys); a payload Apple signed whose
-        // claims are not a notification is malformed input (400).
+        // The payload is refused as an identity token is (401, 503 without keys), `exp` required too: Apple's
+        // payloads carry one (`iat` + 24 h). Found by a review: one without it was applied. A payload Apple signed
+        // whose claims are not a notification is malformed input (400).
         let jwt: VerifiedJWT
         do {
-            jwt = try await verifier.verifyJWT(body.payload, requireExpiration: false)
+            jwt = try await verifier.verifyJWT(body.payload)
         } catch let error as AppleIDError {
             req.logger.notice("Apple notification refused", metadata: ["reason": "\(error)"])
             throw Abort(error.httpStatus, reason: error.httpStatus == .serviceUnavailable
