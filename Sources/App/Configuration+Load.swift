@@ -276,7 +276,8 @@ extension Configuration {
     /// Found by a review: "Missing required environment variable APPLE_TEAM_ID" for a variable that is optional.
     static func missing(_ name: String, from group: VariableGroup, given: [String]) -> ConfigurationError {
         let setText = given.count == 1 ? "\(given[0]) is set" : "\(given.joined(separator: " and ")) are set"
-        return .malformed(name: name, expected: "set too: \(setText), and \(group.name) go together (\(group.withoutThem))")
+        return .malformed(name: name,
+                          expected: "set too: \(setText), and \(group.name) go together (\(group.withoutThem))")
     }
 
     /// The Apple key's three variables, all or none: each one missing of a partial set is a problem.

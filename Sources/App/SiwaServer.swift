@@ -247,7 +247,6 @@ struct ListenOptionError: Error, CustomStringConvertible {
 }
 
 extension SiwaServer {
-
     /// `siwa migrate`: applies pending migrations to the configured database (PostgreSQL when `DATABASE_URL` is
     /// set, else the SQLite file); returns the versions applied. A SQLite file that no server has open is closed as at
     /// a clean stop, its WAL checkpointed into it, so that it is one self-contained file again (README "Backup and

@@ -68,9 +68,9 @@ struct Mint: AsyncParsableCommand {
         if isNewKey {
             // Found by a review: a mint in a folder without the stand-in's key made one silently, and the server
             // then refused its tokens' signature.
-            OperatorFailure.writeError("siwa mint: no stand-in key at \(keyFile), so a new one was made there: a server "
-                                       + "accepts these tokens only with a stand-in that serves this key (siwa dev or "
-                                       + "siwa fake-apple, with --key-file \(keyFile))")
+            OperatorFailure.writeError("siwa mint: no stand-in key at \(keyFile), so a new one was made there: a "
+                                       + "server accepts these tokens only with a stand-in that serves this key (siwa "
+                                       + "dev or siwa fake-apple, with --key-file \(keyFile))")
         }
         if let count {
             let bulk = BulkMint(keys: keys, audience: aud, lifetime: TimeInterval(lifetime),

@@ -109,7 +109,8 @@ package final class PostgresCluster: Sendable {
             initdb.waitUntilExit()
             guard initdb.terminationStatus == 0 else {
                 let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-                throw ChildProcess.Failure(description: "initdb failed (\(initdb.terminationStatus)): \(output.suffix(2000))")
+                throw ChildProcess.Failure(
+                    description: "initdb failed (\(initdb.terminationStatus)): \(output.suffix(2000))")
             }
             return folder + "/data"
         }

@@ -28,7 +28,8 @@ final class TransferFileWriter {
         guard descriptor >= 0 else {
             // Named by the file asked for, in whose folder the temporary one goes: found by a review, the message
             // named the temporary file.
-            throw OperatorError("--out: cannot create \(path) (writing beside it first): \(String(cString: strerror(errno)))")
+            let reason = String(cString: strerror(errno))
+            throw OperatorError("--out: cannot create \(path) (writing beside it first): \(reason)")
         }
         self.path = path
         self.temporary = temporary
