@@ -12,9 +12,12 @@ package enum FakeAppleNotifier {
     package static let eventTypes: Set<String> = ["email-disabled", "email-enabled", "consent-revoked", "account-delete"]
 
     /// The notification JWT for one event, issued at `now`; its `event_time` is `eventTime`, else `now`.
+    /// `isPrivateEmail` is, unless given, whether `email` is a private relay address: Apple sends email events for
+    /// relay addresses. Found by a review: always "true", a notice about a real address marked it a relay.
     package static func payload(event: String, subject: String, audience: String, email: String?,
-                               isPrivateEmail: Bool = true, keys: FakeAppleKeys, now: Date = Date(),
+                               isPrivateEmail: Bool? = nil, keys: FakeAppleKeys, now: Date = Date(),
                                eventTime: Date? = nil) throws -> String {
+        let isPrivateEmail = isPrivateEmail ?? email.map(isRelayAddress) ?? true
         let eventTime = ((eventTime ?? now).timeIntervalSince1970 * 1000).rounded(.down)
         var eventClaims: [String: JSONValue] = [
             "type": .string(event), "sub": .string(subject), "event_time": .number(eventTime),
@@ -33,6 +36,14 @@ package enum FakeAppleNotifier {
         ]
         return try JWTSigner.sign(claims: claims, keyID: keys.keyID, key: .rs256(keys.privateKey))
     }
+
+    /// Whether `email` is at Apple's private relay domain.
+    package static func isRelayAddress(_ email: String) -> Bool {
+        email.lowercased().hasSuffix("@" + relayDomain)
+    }
+
+    /// The domain of Apple's private relay addresses.
+    package static let relayDomain = "privaterelay.appleid.com"
 
     /// Signs and posts one event to `url`; returns the status the server answered.
     package static func send(event: String, subject: String, audience: String, email: String?, to url: String,

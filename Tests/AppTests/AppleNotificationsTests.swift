@@ -35,6 +35,24 @@ struct AppleNotificationsTests {
         return try await app.server.services.notifications.isEmailForwardingEnabled(userID: user.id)
     }
 
+    /// The stand-in's email events say `is_private_email` by the address, as Apple's do: a relay address is one, a
+    /// real address is not. Found by a review: always "true", a notice about a real address marked the user's a relay.
+    @Test func theStandInsEmailEventsMarkOnlyRelayAddressesPrivate() async throws {
+        try await TestApp.with { app in
+            _ = try await app.sendJSON(.POST, "/api/users/siwa", [
+                "token": try app.identityToken(subject: "001.real", email: "jane@example.com", isPrivateEmail: false),
+            ])
+            let payload = try FakeAppleNotifier.payload(event: "email-disabled", subject: "001.real",
+                                                        audience: TestApp.iosClientID, email: "jane@example.com",
+                                                        keys: app.keys)
+            #expect(try await app.sendJSON(.POST, "/api/apple/notifications", ["payload": payload]).status == .ok)
+            let user = try #require(try await app.server.services.users.find(siwaIdentifier: "001.real"))
+            #expect(!user.isPrivateEmail)
+            #expect(FakeAppleNotifier.isRelayAddress("x@PrivateRelay.AppleID.com"))
+            #expect(!FakeAppleNotifier.isRelayAddress("x@privaterelay.appleid.com.example"))
+        }
+    }
+
     @Test func emailDisabledAndEnabledUpdateForwarding() async throws {
         try await TestApp.with { app in
             _ = try await signedIn(app, subject: "001.mail")
