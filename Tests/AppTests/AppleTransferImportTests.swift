@@ -148,6 +148,10 @@ struct AppleTransferImportTests {
             let result = try await app.command(["apple", "transfer", "import", out], environment)
             #expect(result.status == 0, "\(result.output)")
             #expect(result.output.contains("5 due, 5 migrated, 2 throttled and retried"), "\(result.output)")
+            // Each user asked about once, the probe's answer taken for its own (found by a review: the file's first
+            // line was asked about twice): the export's 5 calls and the import's 5 (throttled answers not counted).
+            let calls = await app.apple.migrationCalls()
+            #expect(calls == 5 + 5, "\(calls) calls")
             let rows = try await app.transferRows(in: copy.database)
             #expect(rows.count == 5)
             for index in 0..<5 {

@@ -27,7 +27,7 @@ extension AppleTransfer {
             let file = try out.map(TransferFileWriter.init(path:))
             // Nothing to export (a run again after a complete one) asks Apple for nothing, not even a token.
             let nothingDue = try await transfer.repository.countToExport(target: target) == 0
-            let throttled = nothingDue ? 0 : try await transfer.checkCredentials()
+            let throttled = nothingDue ? 0 : try await transfer.checkCredentials().throttled
             return try await transfer.export(to: target, file: file, throttledBefore: throttled)
         }
     }

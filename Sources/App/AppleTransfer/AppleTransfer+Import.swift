@@ -1,3 +1,4 @@
+import AppleID
 import Foundation
 
 /// `siwa apple transfer import [FILE]`, run by the receiving team (Apple's "Bringing new apps and users into your
@@ -30,10 +31,11 @@ extension AppleTransfer {
             // Apple, whose migration endpoint may no longer answer. Found by an audit.
             var nothingDue = false
             if lines == nil { nothingDue = try await transfer.repository.countToImport(team: transfer.teamID) == 0 }
-            let throttled = nothingDue ? 0 : try await transfer.checkCredentials(probe: lines?.first?.transferSub)
+            let (throttled, answer) = nothingDue ? (0, nil)
+                : try await transfer.checkCredentials(probe: lines?.first?.transferSub)
             var unknown: [Int] = []
             if let lines { unknown = try await transfer.store(lines) }
-            return (try await transfer.importStored(throttledBefore: throttled), unknown)
+            return (try await transfer.importStored(throttledBefore: throttled, probed: answer), unknown)
         }
         if let file, !unknown.isEmpty {
             let listed = unknown.prefix(listedLines).map(String.init).joined(separator: ", ")
@@ -68,7 +70,9 @@ extension AppleTransfer {
         return unknown.sorted()
     }
 
-    private func importStored(throttledBefore: Int) async throws -> ChoreReport {
+    /// Exchanges each stored identifier still to import; `probed`, Apple's answer for one of them already, is
+    /// taken as it is.
+    private func importStored(throttledBefore: Int, probed: ProbeAnswer?) async throws -> ChoreReport {
         var tally = TransferTally(label: "import into \(teamID)", doneWord: "migrated")
         tally.throttledRetries = throttledBefore
         let team = teamID
@@ -77,9 +81,14 @@ extension AppleTransfer {
         let run = makeRun(page: { after, limit in
             try await repository.importPage(team: team, after: after, limit: limit)
         }, settle: { [self] item in
-            let clientID = clientID(for: item.clientID)
-            let moved = try await client.exchangeTransfer(item.identifier, clientID: clientID,
+            let moved: AppleAuthClient.MigratedUser
+            if let probed, probed.identifier == item.identifier {
+                moved = probed.user
+            } else {
+                let clientID = clientID(for: item.clientID)
+                moved = try await client.exchangeTransfer(item.identifier, clientID: clientID,
                                                           accessToken: try await tokens.token(for: clientID))
+            }
             return try await repository.recordMove(userID: item.userID, sub: moved.sub, email: moved.email,
                                                    isPrivateEmail: moved.isPrivateEmail, at: clock()) != .gone
         })

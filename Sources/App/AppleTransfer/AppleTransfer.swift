@@ -67,25 +67,34 @@ package struct AppleTransfer: Sendable {
         return clientIDs[0]
     }
 
+    /// Apple's answer to the probe of `checkCredentials(probe:)`: the run that follows takes it for that identifier
+    /// instead of asking again. Found by a review: an import from a file asked about its first line twice.
+    struct ProbeAnswer: Sendable {
+        let identifier: String
+        let user: AppleAuthClient.MigratedUser
+    }
+
     /// Asks Apple for the team's access token before anything changes, waiting out throttling, and with `probe` (a
     /// transfer identifier) also `/auth/usermigrationinfo` once, whose own `invalid_client` the token endpoint does
-    /// not show: a key Apple refuses stops the command here. Any other answer to the probe (the identifier refused,
-    /// say) is left to the run that follows.
-    /// - Returns: how many throttled answers were waited out, for the run's summary.
+    /// not show: a key Apple refuses stops the command here. Any other refusal of the probe (the identifier refused,
+    /// say) is left to the run that follows, which asks again.
+    /// - Returns: how many throttled answers were waited out, for the run's summary, and the probe's answer.
     /// - Throws: `OperatorError` naming `invalid_client`, or why Apple could not be asked.
-    func checkCredentials(probe: String? = nil) async throws -> Int {
+    func checkCredentials(probe: String? = nil) async throws -> (throttled: Int, answer: ProbeAnswer?) {
         let clientID = clientIDs[0], client = self.client, tokens = self.tokens
         let (result, throttled) = await ChoreAttempts.settle(throttle: ChoreThrottle(), loop: client.http.group.next()) {
+            () async throws -> ProbeAnswer? in
             let token = try await tokens.token(for: clientID)
-            guard let probe else { return }
+            guard let probe else { return nil }
             do {
-                _ = try await client.exchangeTransfer(probe, clientID: clientID, accessToken: token)
+                let user = try await client.exchangeTransfer(probe, clientID: clientID, accessToken: token)
+                return ProbeAnswer(identifier: probe, user: user)
             } catch let error as AppleAuthError where !error.isTransient && error.kind != .apple("invalid_client") {
-                return
+                return nil
             }
         }
         switch result {
-        case .success?: return throttled
+        case .success(let answer)?: return (throttled, answer)
         case nil: throw OperatorError("stopped before Apple answered; nothing was changed")
         case .failure(let error)?:
             if let error = error as? AppleAuthError, error.kind == .apple("invalid_client") {
