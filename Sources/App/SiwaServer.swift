@@ -237,16 +237,8 @@ package final class SiwaServer: Sendable {
     /// A listen setting that cannot be used: as a variable's problem, or an option's (`--port must be …`).
     private static func listenSettingProblem(_ name: String, expected: String) -> Error {
         guard name.hasPrefix("--") else { return ConfigurationError.malformed(name: name, expected: expected) }
-        return ListenOptionError(description: "\(name) must be \(expected)")
+        return OperatorError("\(name) must be \(expected)")
     }
-}
-
-/// An option of `siwa serve` (`--hostname`, `--port`) the server cannot listen with.
-struct ListenOptionError: Error, CustomStringConvertible {
-    let description: String
-}
-
-extension SiwaServer {
     /// `siwa migrate`: applies pending migrations to the configured database (PostgreSQL when `DATABASE_URL` is
     /// set, else the SQLite file); returns the versions applied. A SQLite file that no server has open is closed as at
     /// a clean stop, its WAL checkpointed into it, so that it is one self-contained file again (README "Backup and

@@ -196,21 +196,19 @@ extension Connection {
         }
     }
 
-    /// What a plain HTTP request to the TLS port gets, in plain HTTP, before the connection closes, as nginx answers
-    /// it (found by a review: the client got a reset and no word of why).
-    static let plainHTTPRequestAnswer: [UInt8] = {
-        let body = #"{"error":true,"reason":"This port serves HTTPS: a plain HTTP request was sent to it; "#
-            + #"use https://"}"#
-        return Array(("HTTP/1.1 400 Bad Request\r\nContent-Type: application/json; charset=utf-8\r\n"
-            + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n" + body).utf8)
-    }()
+    /// Why a plain HTTP request to the TLS port is refused.
+    static let plainHTTPRequestRefusal = "This port serves HTTPS: a plain HTTP request was sent to it; use https://"
 
-    /// Sends `plainHTTPRequestAnswer` once, without waiting: a socket that cannot take it now gets nothing.
+    /// Answers a plain HTTP request to the TLS port with a 400 in the project's error shape (`writeError`), in plain
+    /// HTTP, before the connection closes, as nginx answers it (found by a review: the client got a reset and no
+    /// word of why). Sent once, without waiting: a socket that cannot take it now gets nothing.
     private func answerPlainHTTPRequest() {
         logRefusal(.badRequest, reason: "a plain HTTP request on the TLS port")
-        Self.plainHTTPRequestAnswer.withUnsafeBytes { bytes in
+        writeError(.badRequest, reason: Self.plainHTTPRequestRefusal, version: .http1_1)
+        output.withUnsafeBytes { bytes in
             _ = Glibc.send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
         }
+        output.removeAll()
     }
 
     static let lingerTimeout: UInt64 = 2_000_000_000
