@@ -86,7 +86,15 @@ package struct FakeAppleKeys: Sendable {
     /// A private-relay address for `email`, stable per address.
     package static func relayAddress(forEmail email: String) -> String {
         let digest = SHA256.hex(SHA256.hash("relay:" + email.lowercased()))
-        return "\(digest.prefix(10))@privaterelay.appleid.com"
+        return "\(digest.prefix(10))@\(relayDomain)"
+    }
+
+    /// The domain of Apple's private relay addresses.
+    package static let relayDomain = "privaterelay.appleid.com"
+
+    /// Whether `email` is at Apple's private relay domain.
+    package static func isRelayAddress(_ email: String) -> Bool {
+        email.lowercased().hasSuffix("@" + relayDomain)
     }
 }
 

@@ -17,7 +17,7 @@ package enum FakeAppleNotifier {
     package static func payload(event: String, subject: String, audience: String, email: String?,
                                isPrivateEmail: Bool? = nil, keys: FakeAppleKeys, now: Date = Date(),
                                eventTime: Date? = nil) throws -> String {
-        let isPrivateEmail = isPrivateEmail ?? email.map(isRelayAddress) ?? true
+        let isPrivateEmail = isPrivateEmail ?? email.map(FakeAppleKeys.isRelayAddress) ?? true
         let eventTime = ((eventTime ?? now).timeIntervalSince1970 * 1000).rounded(.down)
         var eventClaims: [String: JSONValue] = [
             "type": .string(event), "sub": .string(subject), "event_time": .number(eventTime),
@@ -36,14 +36,6 @@ package enum FakeAppleNotifier {
         ]
         return try JWTSigner.sign(claims: claims, keyID: keys.keyID, key: .rs256(keys.privateKey))
     }
-
-    /// Whether `email` is at Apple's private relay domain.
-    package static func isRelayAddress(_ email: String) -> Bool {
-        email.lowercased().hasSuffix("@" + relayDomain)
-    }
-
-    /// The domain of Apple's private relay addresses.
-    package static let relayDomain = "privaterelay.appleid.com"
 
     /// Signs and posts one event to `url`; returns the status the server answered.
     package static func send(event: String, subject: String, audience: String, email: String?, to url: String,

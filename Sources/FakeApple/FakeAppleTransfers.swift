@@ -139,6 +139,6 @@ actor FakeAppleTransfers {
     /// The private relay address `team` gets for the user behind `seed` (their e-mail, or their `sub`).
     package static func relayAddress(_ seed: String, team: String) -> String {
         let digest = SHA256.hex(SHA256.hash("relay\n\(team)\n\(seed.lowercased())"))
-        return "\(digest.prefix(10))@privaterelay.appleid.com"
+        return "\(digest.prefix(10))@\(FakeAppleKeys.relayDomain)"
     }
 }

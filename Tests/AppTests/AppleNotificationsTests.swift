@@ -48,8 +48,8 @@ struct AppleNotificationsTests {
             #expect(try await app.sendJSON(.POST, "/api/apple/notifications", ["payload": payload]).status == .ok)
             let user = try #require(try await app.server.services.users.find(siwaIdentifier: "001.real"))
             #expect(!user.isPrivateEmail)
-            #expect(FakeAppleNotifier.isRelayAddress("x@PrivateRelay.AppleID.com"))
-            #expect(!FakeAppleNotifier.isRelayAddress("x@privaterelay.appleid.com.example"))
+            #expect(FakeAppleKeys.isRelayAddress("x@PrivateRelay.AppleID.com"))
+            #expect(!FakeAppleKeys.isRelayAddress("x@privaterelay.appleid.com.example"))
         }
     }
 
