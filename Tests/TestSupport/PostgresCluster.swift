@@ -65,18 +65,15 @@ package final class PostgresCluster: Sendable {
         } else {
             tlsOptions = ""
         }
-        try copyTemplate(of: binaries, runAs: runAs, owner: owner)
+        try copyTemplate(owner: owner)
         try start()
     }
 
     /// Copies the process's template data directory (`Template`) to this cluster's `data`, ownership and modes kept.
-    private func copyTemplate(of binaries: String, runAs: [String], owner: (uid: uid_t, gid: gid_t)?) throws {
+    private func copyTemplate(owner: (uid: uid_t, gid: gid_t)?) throws {
         let template = try Template.shared(binaries: binaries, runAs: runAs, owner: owner)
-        let copy = try ChildProcess("/bin/cp", arguments: ["-a", template, directory + "/data"], error: .output)
-        copy.waitUntilExit()
-        guard copy.terminationStatus == 0 else {
-            throw ChildProcess.Failure(description: "cp -a \(template) failed (\(copy.terminationStatus))")
-        }
+        try Self.run(["/bin/cp", "-a", template, directory + "/data"], named: "cp -a \(template)",
+                     log: directory + "/commands.log")
     }
 
     /// One `initdb` per test process, copied for each cluster: `initdb` costs about 0.6 s of CPU and a copy of its
@@ -101,17 +98,9 @@ package final class PostgresCluster: Sendable {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             if let owner { chown(folder, owner.uid, owner.gid) }
             atexit { Template.remove() }
-            let command = runAs + [binaries + "/initdb", "-D", folder + "/data", "-U", "postgres", "-A", "trust",
-                                   "-E", "UTF8", "--no-sync", "--no-instructions"]
-            let log = folder + "/initdb.log"
-            let initdb = try ChildProcess(command[0], arguments: Array(command.dropFirst()), output: .file(log),
-                                          error: .output)
-            initdb.waitUntilExit()
-            guard initdb.terminationStatus == 0 else {
-                let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-                throw ChildProcess.Failure(
-                    description: "initdb failed (\(initdb.terminationStatus)): \(output.suffix(2000))")
-            }
+            try PostgresCluster.run(runAs + [binaries + "/initdb", "-D", folder + "/data", "-U", "postgres", "-A",
+                                             "trust", "-E", "UTF8", "--no-sync", "--no-instructions"],
+                                    named: "initdb", log: folder + "/initdb.log")
             return folder + "/data"
         }
 
@@ -196,13 +185,21 @@ package final class PostgresCluster: Sendable {
     }
 
     private func run(_ tool: String, _ arguments: [String], failIfNonZero: Bool = true) throws {
-        let command = runAs + [binaries + "/" + tool] + arguments
-        let log = directory + "/commands.log"
+        try Self.run(runAs + [binaries + "/" + tool] + arguments, named: tool, log: directory + "/commands.log",
+                     failIfNonZero: failIfNonZero)
+    }
+
+    /// Runs `command` to its end, its output in `log`; when it fails (and `failIfNonZero`), throws naming it `name`,
+    /// with the end of the log.
+    private static func run(_ command: [String], named name: String, log: String, failIfNonZero: Bool = true)
+        throws
+    {
         let child = try ChildProcess(command[0], arguments: Array(command.dropFirst()), output: .file(log), error: .output)
         child.waitUntilExit()
         if failIfNonZero, child.terminationStatus != 0 {
             let output = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-            throw ChildProcess.Failure(description: "\(tool) failed (\(child.terminationStatus)): \(output.suffix(2000))")
+            throw ChildProcess.Failure(
+                description: "\(name) failed (\(child.terminationStatus)): \(output.suffix(2000))")
         }
     }
 }
