@@ -1,5 +1,6 @@
 import Foundation
 import IOCore
+import TestSupport
 import Testing
 @testable import App
 
@@ -19,5 +20,18 @@ struct ReadinessTimeoutTests {
     @Test func aCheckThatAnswersInTimeIsItsAnswer() async {
         #expect(await EventLoop.answer(within: .seconds(30)) { true } == true)
         #expect(await EventLoop.answer(within: .seconds(30)) { false } == false)
+    }
+
+    /// A check that answered true while another found a lasting problem (PgBouncer lost a prepared statement) is
+    /// 503 and logs nothing: found by CI, where six `/ready` at once logged "answers again" after "503 from now on".
+    @Test func aTrueAnswerAfterALastingProblemIsNotReadyAndLogsNothing() {
+        let log = LogCapture()
+        let readiness = Readiness()
+        let problem = "PostgreSQL lost a prepared statement"
+        #expect(readiness.note(databaseAnswer: false, lastingProblem: { problem }, logger: log.logger()) == false)
+        #expect(readiness.note(databaseAnswer: true, lastingProblem: { problem }, logger: log.logger()) == false)
+        #expect(log.all.count == 1 && log.contains("/ready: 503 from now on", problem), "\(log.text)")
+        #expect(readiness.note(databaseAnswer: true, logger: log.logger()) == true)
+        #expect(log.contains("/ready: the database answers again"))
     }
 }

@@ -6,7 +6,8 @@ import Web
 
 /// `GET /ready`, what a load balancer polls: 200 `{"status":"ok"}` while the database answers and would take writes
 /// (`DatabaseClient.takesWrites()`, found out without writing: on SQLite, its files are those opened and a reader
-/// answers; a write lock another process holds, which a sign-in waits out or answers 503 to, is not looked for), 503 `{"status":"unavailable"}` with `Retry-After` when it does not, or once
+/// answers; a write lock another process holds, which a sign-in waits out or answers 503 to, is not looked for),
+/// 503 `{"status":"unavailable"}` with `Retry-After` when it does not, or once
 /// shutdown has begun (so the balancer takes this instance out before its listener closes). `GET /health` stays 200
 /// while the process runs.
 struct ReadinessController: RouteCollection {
@@ -30,9 +31,9 @@ struct ReadinessController: RouteCollection {
         let database = database
         if !readiness.isDraining {
             let answer = await EventLoop.answer(within: Self.databaseTimeout) { await database.takesWrites() }
-            readiness.note(databaseAnswer: answer, problem: answer == true ? nil : database.lastingProblem,
-                           logger: req.logger)
-            if answer == true { return try Status(status: "ok").encodeResponse(for: req) }
+            let ready = readiness.note(databaseAnswer: answer, lastingProblem: { database.lastingProblem },
+                                       logger: req.logger)
+            if ready { return try Status(status: "ok").encodeResponse(for: req) }
         }
         var response = try Status(status: "unavailable").encodeResponse(for: req)
         response.status = .serviceUnavailable
@@ -46,23 +47,30 @@ struct ReadinessController: RouteCollection {
 /// instance out with nothing in the log saying why (found by a black-box review).
 final class Readiness: Sendable {
     private let draining = Atomic<Bool>(false)
-    private let databaseWasReady = Atomic<Bool>(true)
+    private let databaseWasReady = Mutex<Bool>(true)
 
     var isDraining: Bool { draining.load(ordering: .relaxed) }
 
-    /// Logs when the database's answer to `/ready` changes: `answer` true (ready), false (it takes no writes or
-    /// does not answer), nil (no answer within `ReadinessController.databaseTimeout`); `problem`, the lasting cause
-    /// when the engine knows it (`DatabaseClient.lastingProblem`), is named.
-    func note(databaseAnswer answer: Bool?, problem: String? = nil, logger: Logger) {
-        let ready = answer == true
-        guard databaseWasReady.exchange(ready, ordering: .relaxed) != ready else { return }
-        if ready {
-            logger.notice("/ready: the database answers again; 200 from now on")
-        } else {
-            let why = problem ?? (answer == nil
-                ? "the database did not answer within \(ReadinessController.databaseTimeout)"
-                : "the database does not answer or takes no writes (requests that need it log the cause)")
-            logger.warning("/ready: 503 from now on: \(why)")
+    /// Logs when the database's answer to `/ready` changes, and returns whether `/ready` answers 200: `answer` true
+    /// (ready), false (it takes no writes or does not answer), nil (no answer within
+    /// `ReadinessController.databaseTimeout`). `lastingProblem` (`DatabaseClient.lastingProblem`) is read under the
+    /// same lock as the change: a check that answered true while a concurrent one found a lasting problem answers
+    /// 503 and logs nothing (found by CI: six `/ready` at once logged "answers again" right after "503 from now on").
+    func note(databaseAnswer answer: Bool?, lastingProblem: () -> String? = { nil }, logger: Logger) -> Bool {
+        databaseWasReady.withLock { wasReady in
+            let problem = lastingProblem()
+            let ready = answer == true && problem == nil
+            guard wasReady != ready else { return ready }
+            wasReady = ready
+            if ready {
+                logger.notice("/ready: the database answers again; 200 from now on")
+            } else {
+                let why = problem ?? (answer == nil
+                    ? "the database did not answer within \(ReadinessController.databaseTimeout)"
+                    : "the database does not answer or takes no writes (requests that need it log the cause)")
+                logger.warning("/ready: 503 from now on: \(why)")
+            }
+            return ready
         }
     }
 
