@@ -17,6 +17,10 @@ package struct Configuration: Sendable {
     package var databasePath = "siwa.sqlite"
     /// `DATABASE_URL`: PostgreSQL instead of SQLite (then `databasePath` is not used); nil for SQLite.
     package var databaseURL: PostgresURL?
+    /// The database for a log line, never a password: `SQLite at PATH` or `PostgreSQL at HOST:PORT/NAME`.
+    package var databaseDescription: String {
+        databaseURL.map { "PostgreSQL at \($0)" } ?? "SQLite at \(databasePath)"
+    }
     /// `DATABASE_POOL_SIZE`: the PostgreSQL connections this instance keeps.
     package var databasePoolSize = PostgresPool.defaultSize
     /// `DATABASE_PREPARED_STATEMENTS`: PostgreSQL statements prepared once per connection (on), or sent unnamed

@@ -196,6 +196,7 @@ package final class SiwaServer: Sendable {
         let signals = ShutdownSignals.install(logger: logger) { await server.shutdown() }
         let scheme = configuration.tls == nil ? "http" : "https"
         let host = Configuration.urlHost(configuration.hostname)
+        logger.notice("database: \(configuration.databaseDescription)")
         logger.notice("siwa listening on \(scheme)://\(host):\(server.localPort)")
         try await server.run()
         withExtendedLifetime(signals) {}

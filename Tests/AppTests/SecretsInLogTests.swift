@@ -174,4 +174,25 @@ struct SecretsInLogTests {
         let key = name.hasSuffix("\"") ? name : name + "="
         return text.components(separatedBy: key).dropFirst().map { String($0.prefix { $0 != separators && $0 != "\r" }) }
     }
+
+    /// A start names the database it uses, never the password in `DATABASE_URL`. Found by a review: nothing in the
+    /// log said which database an instance served from.
+    @Test func theStartNamesTheDatabaseButNotItsPassword() async throws {
+        try await SpawnedApp.with { app in
+            let sqlite = try await app.launch()
+            #expect(sqlite.output.contains("database: SQLite at \(app.databasePath)"), "\(sqlite.output.suffix(500))")
+            #expect(await sqlite.terminate() == 0)
+        }
+        let cluster = try await PostgresCluster.sharedCluster()
+        let url = try await cluster.newDatabase()
+        let name = String(url.split(separator: "/").last ?? "")
+        let password = "pw-\(UUID().uuidString)"
+        try await SpawnedApp.with { app in
+            let withPassword = url.replacingOccurrences(of: "postgres@", with: "postgres:\(password)@")
+            let postgres = try await app.launch(["DATABASE_URL": withPassword])
+            #expect(postgres.output.contains("database: PostgreSQL at 127.0.0.1:\(cluster.port)/\(name)"),
+                    "\(postgres.output.suffix(500))")
+            #expect(!postgres.output.contains(password))
+        }
+    }
 }
