@@ -1,3 +1,4 @@
+import FakeApple
 import Foundation
 import Logging
 import Synchronization
@@ -80,6 +81,31 @@ struct AppleExchangeFaultTests {
             #expect(accepted.status == .ok)
             #expect(try await app.count("apple_tokens") == 1)
             #expect(try await app.send(.GET, "/health").status == .ok, "still serving")
+        }
+    }
+
+    /// An `id_token` in Apple's answer that is not a well-formed identity token for the client (not base64url, no
+    /// JSON, another audience) is garbage from Apple: 503 with `Retry-After`, nothing written, and the same user
+    /// signs in once Apple answers well. Found by a black-box review: it answered 401, "The authorization code does
+    /// not belong to this identity token", which tells the app its request is wrong.
+    @Test(arguments: ["x.y.z", "e30.e30.e30", "", "wrong-audience"])
+    func anIDTokenFromAppleThatIsNotOneIs503(idToken: String) async throws {
+        try await with { app, proxy in
+            let subject = "001.garbled"
+            let issued = try await issueCode(app, subject: subject)
+            let answered = idToken == "wrong-audience"
+                ? try app.apple.keys.mintIdentityToken(IdentityTokenRequest(subject: subject, audience: "com.other.app", email: nil))
+                : idToken
+            proxy.setTokenFault(.reply(status: "200 OK", body: #"{"access_token":"a","token_type":"Bearer","#
+                + #""expires_in":3600,"refresh_token":"r","id_token":""# + answered + #""}"#))
+            let refused = try await signIn(app, issued)
+            #expect(refused.status == .serviceUnavailable, "\(refused.text)")
+            #expect(refused.headers["Retry-After"] == "\(SignInFailure.appleRetryAfterSeconds)")
+            #expect(try await app.count("users") == 0)
+            #expect(try await app.count("tokens") == 0)
+
+            proxy.setTokenFault(.none)
+            #expect(try await signIn(app, issued).status == .ok, "the same user signs in once Apple answers well")
         }
     }
 

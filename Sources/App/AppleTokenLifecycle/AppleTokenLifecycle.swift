@@ -102,7 +102,10 @@ package final class AppleTokenLifecycle: Sendable {
         do {
             identity = try verifier.verifyFromTokenEndpoint(response.idToken)
         } catch let error as AppleIDError {
-            throw AppleAuthError(.tokenMismatch, detail: "id_token from /auth/token refused: \(error)")
+            // Apple's own answer is not a well-formed identity token for this client: garbage from Apple, a 503 the
+            // app may retry, not a sign of a code that belongs to another sign-in (found by a black-box review: an
+            // id_token that was not base64url answered 401). Only the bindings below are mismatches.
+            throw AppleAuthError(.malformedResponse, detail: "id_token from /auth/token refused: \(error)")
         }
         guard identity.sub.utf8.elementsEqual(expectedSubject.utf8) else {  // code points, not canonical equivalence
             throw AppleAuthError(.tokenMismatch, detail: "id_token from /auth/token names another sub")
