@@ -224,6 +224,15 @@ extension Configuration {
         // The client sends no credentials from a URL: every call would fail, and the URL in its log lines would
         // carry the password (found by an audit).
         guard !hasUserInfo(url) else { throw ConfigurationError.malformed(name: "APPLE_BASE_URL", expected: noUserInfo) }
+        // A fragment would take in the paths appended to the base (every call a `GET /`), and a port or host the
+        // client refuses would fail every call: both are named here, not by each sign-in's 503 (found by a review).
+        if url.fragment != nil {
+            throw ConfigurationError.malformed(name: "APPLE_BASE_URL", expected: "a URL without a #fragment")
+        }
+        if let refusal = HTTPClient.refusal(of: trimmed + "/auth/keys") {
+            throw ConfigurationError.malformed(name: "APPLE_BASE_URL",
+                                               expected: "an absolute URL such as https://appleid.apple.com (\(refusal))")
+        }
         switch scheme {
         case "https": return trimmed
         case "http" where HTTPClient.isLoopback(host: host): return trimmed

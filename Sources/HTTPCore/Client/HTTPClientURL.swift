@@ -133,3 +133,16 @@ struct HTTPClientURL: Equatable, Sendable {
     /// `localhost`, 127.0.0.0/8 or `::1`: the only hosts plain `http` may reach.
     var isLoopbackHost: Bool { HTTPClient.isLoopback(host: host) }
 }
+
+extension HTTPClient {
+    /// Why the client would refuse `url` ("invalid port", "invalid host", ...), or nil when it takes it: for a
+    /// configuration check at start, so that a URL variable the client cannot use is named then, not at each call.
+    package static func refusal(of url: String) -> String? {
+        do {
+            _ = try HTTPClientURL(parsing: url)
+            return nil
+        } catch {
+            return (error as? HTTPClientError)?.detail ?? "\(error)"
+        }
+    }
+}
