@@ -155,6 +155,30 @@ struct HTTPClientPoolTests {
         }
     }
 
+    /// Calls that waited in line while the calls before them hung open no connection once their own time has run
+    /// out: each connection the pool opens carries a request. Found by a black-box review: after a wave of timeouts,
+    /// the slots the timed-out calls freed were taken by waiters past their deadline, which opened connections (with
+    /// Apple, TLS handshakes) and sent nothing on them.
+    @Test func waitersWhoseTimeRanOutOpenNoConnection() async throws {
+        let gate = Gate()
+        try await withServer(responder: GatedApple(gate: gate)) { server, port in
+            defer { gate.open() }
+            let client = HTTPClient(configuration: .init(timeout: .milliseconds(500), maxConnectionsPerOrigin: 2))
+            let kinds = await withTaskGroup(of: HTTPClientError.Kind?.self) { group in
+                for _ in 0..<6 {
+                    group.addTask {
+                        await HTTPClientError.kind { _ = try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(port)/gate")) }
+                    }
+                }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(kinds.allSatisfy { $0 == .readTimeout || $0 == .poolTimeout }, "\(kinds)")
+            #expect(client.statistics.opened == gate.paths.count, "every connection opened carried a request")
+            #expect(client.statistics.open == 0)
+            _ = server
+        }
+    }
+
     /// Answers `/gate` once `gate` opens, and records every path it is asked for.
     struct GatedApple: HTTPResponder {
         let gate: Gate

@@ -80,9 +80,9 @@ final class HTTPConnectionPool: Sendable {
             let (connection, reused) = try await lease(deadline: deadline)
             // A request is not sent with less than `minimumTimeToSend` of its call left: it would time out after
             // the server acted on it (an authorization code spent, and the user's retry refused as used).
-            guard MonotonicClock.deadline(after: Self.minimumTimeToSend) < deadline else {
+            guard hasTimeToSend(before: deadline) else {
                 giveBack(connection, reusable: true)
-                throw HTTPClientError(.poolTimeout, "the call's time ran out before its request to \(origin) was sent")
+                throw timeRanOut
             }
             connection.beginRequest()
             do {
@@ -102,6 +102,15 @@ final class HTTPConnectionPool: Sendable {
                 retried = true
             }
         }
+    }
+
+    /// Whether a call ending at `deadline` has `minimumTimeToSend` left.
+    private func hasTimeToSend(before deadline: UInt64) -> Bool {
+        MonotonicClock.deadline(after: Self.minimumTimeToSend) < deadline
+    }
+
+    private var timeRanOut: HTTPClientError {
+        HTTPClientError(.poolTimeout, "the call's time ran out before its request to \(origin) was sent")
     }
 
     /// A connection for one request: an idle one the server has not closed, a new one, or the next one given back.
@@ -177,9 +186,12 @@ final class HTTPConnectionPool: Sendable {
         continuation?.resume(returning: .timedOut)
     }
 
-    /// Opens a connection in a slot already counted as connecting; frees the slot when it fails.
+    /// Opens a connection in a slot already counted as connecting; frees the slot when it fails. A call left less
+    /// than `minimumTimeToSend` opens none (it could not send on it): a waiter handed a slot at its deadline, as the
+    /// calls before it time out together, would otherwise open a connection for nothing.
     private func open(deadline: UInt64) async throws -> HTTPClientConnection {
         do {
+            guard hasTimeToSend(before: deadline) else { throw timeRanOut }
             let connectDeadline = min(deadline, MonotonicClock.deadline(after: configuration.connectTimeout))
             let loop = group.any()
             let addresses = try await resolver.resolve(host: origin.host, port: origin.port, deadline: connectDeadline,
