@@ -78,6 +78,26 @@ struct AppleCommandTests {
         }
     }
 
+    /// On PostgreSQL, a `DATABASE_URL` naming a database without siwa's tables (mistyped, or never started) stops a
+    /// chore the same way: one line, exit 1, and no table made there. Found by a black-box review: both chores
+    /// migrated such a database and exited 0.
+    @Test func anEmptyPostgreSQLDatabaseIsRefusedAndLeftEmpty() async throws {
+        let cluster = try await PostgresCluster.sharedCluster()
+        let url = try await cluster.newDatabase()
+        let name = String(url.split(separator: "/").last ?? "")
+        try await TestApp.with { app in
+            for chore in ["validate-tokens", "retry-revocations"] {
+                let result = try await app.command(["apple", chore], ["DATABASE_URL": url])
+                #expect(result.status == 1, "\(chore): \(result.output)")
+                #expect(result.lines == ["siwa: DATABASE_URL: 127.0.0.1:\(cluster.port)/\(name) has no siwa database "
+                                         + "yet (start the server once or run `siwa migrate`); nothing was changed"],
+                        "\(result.output)")
+            }
+        }
+        let tables = try cluster.query("SELECT count(*) FROM pg_tables WHERE schemaname = 'public'", database: name)
+        #expect(tables.trimmingCharacters(in: .whitespacesAndNewlines) == "0")
+    }
+
     /// The chores and the transfer's writing commands close the database they opened, so a file no server has open
     /// is left one file, their writes in it, as `siwa migrate` leaves it. Found by reading them again after an
     /// audit found `migrate` leaving its writes in the `-wal`.

@@ -175,11 +175,11 @@ package final class PostgresCluster: Sendable {
         return url(database: name)
     }
 
-    /// Runs `sql` with psql as `postgres` on the database `postgres`; returns what it printed, unaligned, rows only.
-    package func query(_ sql: String) throws -> String {
+    /// Runs `sql` with psql as `postgres` on `database`; returns what it printed, unaligned, rows only.
+    package func query(_ sql: String, database: String = "postgres") throws -> String {
         let output = directory + "/query-\(UUID().uuidString.prefix(8)).out"
         defer { try? FileManager.default.removeItem(atPath: output) }
-        try run("psql", ["-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-d", "postgres", "-Atq",
+        try run("psql", ["-h", "127.0.0.1", "-p", "\(port)", "-U", "postgres", "-d", database, "-Atq",
                          "-o", output, "-c", sql])
         return ((try? String(contentsOfFile: output, encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
     }

@@ -112,7 +112,11 @@ package enum AppMigrations {
     /// migrating would change. Tables an extension made (PostGIS's `spatial_ref_sys`, which some hosts put in every
     /// new database) are not another application's. Found by an audit: a Rails database failed on its
     /// `schema_migrations`, in a message that named SQLite.
-    package static func refuseAnotherApplicationsDatabase(_ database: any DatabaseClient, url: PostgresURL) async throws {
+    /// With `requiringSiwas`, a database without siwa's migrations at all is refused too, changed in nothing: an
+    /// operator's chore names no database to create, as it refuses a missing SQLite file (found by a review:
+    /// `siwa apple validate-tokens` on a mistyped, empty database made siwa's tables there and exited 0).
+    package static func refuseAnotherApplicationsDatabase(_ database: any DatabaseClient, url: PostgresURL,
+                                                          requiringSiwas: Bool = false) async throws {
         let counts = try await database.readOne(SQL("""
             SELECT (SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
                     WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p', 'v', 'm', 'f')
@@ -123,6 +127,10 @@ package enum AppMigrations {
             """)) { row in (try row[0] as Int, try row[1] as Int) }
         guard let (tables, recorded) = counts else { return }
         try refuse(tables: tables, recordedColumns: recorded, variable: "DATABASE_URL", database: url.server)
+        if requiringSiwas, recorded < 3 {
+            throw OperatorError("DATABASE_URL: \(url) has no siwa database yet (start the server once or run "
+                                + "`siwa migrate`); nothing was changed")
+        }
     }
 
     /// Opens (or creates) the SQLite database at `path`, `DATABASE_PATH`.
@@ -183,6 +191,8 @@ package enum AppMigrations {
     /// - Parameter leavesTheFile: for an operator's command beside a server that may be running: closing a SQLite
     ///   file that had a WAL (a running server's, or a crash's) then checkpoints nothing, as a truncating checkpoint
     ///   would hold that server's writes back; one that had none is left one file again, as a clean stop leaves it.
+    ///   A PostgreSQL database without siwa's migrations is then refused, not migrated (the caller checked that the
+    ///   SQLite file exists).
     /// - Throws: `PostgresError` naming host and port when PostgreSQL did not answer in time.
     package static func openAndMigrate(_ configuration: Configuration, logger: Logger,
                                        group: EventLoopGroup = .shared, leavesTheFile: Bool = false) async throws
@@ -205,7 +215,7 @@ package enum AppMigrations {
                 + "\(postgresStartupTimeout): \(error.message)")
         }
         // A start refused below leaves nothing to close: the pool's connections end with it (PostgresPool.close).
-        try await refuseAnotherApplicationsDatabase(pool, url: url)
+        try await refuseAnotherApplicationsDatabase(pool, url: url, requiringSiwas: leavesTheFile)
         let applied = try await migrate(pool, logger: logger)
         if !applied.isEmpty { logger.notice("PostgreSQL \(url) migrated", metadata: ["versions": "\(applied)"]) }
         try await SharedSettings.check(configuration, database: pool)
