@@ -105,4 +105,20 @@ struct PostgresReadOnlyStartTests {
             #expect(!server.output.contains("siwa listening on"))
         }
     }
+
+    /// An operator's command on a read-only database says so and what to do, not that PostgreSQL cannot be reached:
+    /// it was reached. Found by a black-box review.
+    @Test func anOperatorsCommandOnAReadOnlyDatabaseSaysItTakesNoWrites() async throws {
+        let database = try await readOnlyDatabase()
+        try await SpawnedApp.with { app in
+            let result = try await SiwaProcess.run(["users", "show", "someone@example.com"],
+                                                   environment: app.environment(["DATABASE_URL": database.url]),
+                                                   directory: app.directory)
+            #expect(result.status == 1)
+            #expect(result.output.contains("siwa: DATABASE_URL: PostgreSQL at 127.0.0.1:"), "\(result.output)")
+            #expect(result.output.contains("takes no writes: the database is read-only (a standby?)"),
+                    "\(result.output)")
+            #expect(!result.output.contains("cannot reach"), "\(result.output)")
+        }
+    }
 }

@@ -94,6 +94,10 @@ package struct OperatorEnvironment: Sendable {
             try await pool.waitUntilAvailable(timeout: Self.operatorConnectTimeout)
             try await AppMigrations.refuseAnotherApplicationsDatabase(pool, url: url)
             status = try await AppMigrations.migrator.status(pool)
+        } catch let error as PostgresError where error.isReadOnlyServer {
+            // Reached, but read-only: "cannot reach" would send the operator to the network (found by a review).
+            throw OperatorError("DATABASE_URL: PostgreSQL at \(url.server) takes no writes: "
+                                + (error.hint ?? error.message))
         } catch let error as PostgresError where error.reason == .unavailable {
             throw OperatorError("DATABASE_URL: cannot reach PostgreSQL at \(url.server): \(error.message)")
         } catch let error as PostgresError where error.reason == .misconfigured {
