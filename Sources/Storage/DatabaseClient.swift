@@ -28,7 +28,8 @@ package protocol DatabaseClient: Sendable {
         -> [T]
 
     /// Whether the database answers and would take a write now, found out without writing: what `GET /ready`
-    /// reports. PostgreSQL: the server answers and is not read-only (a standby, a demoted primary). SQLite: the files
+    /// reports. PostgreSQL: the server answers, is not read-only (a standby, a demoted primary), and none of this
+    /// role's commits has waited `PostgresPool.synchronousCommitStall` for a synchronous standby. SQLite: the files
     /// are still those the pool opened (`DatabaseFileWatch`) and a reader answers. (A disk that is full, or that
     /// Linux made read-only after an I/O error, is seen only by a write: ext4 marks the latter `emergency_ro`, which
     /// `statvfs(3)` does not report.)

@@ -51,4 +51,45 @@ struct PostgresReadOnlyTests {
             #expect(try await app.send(.GET, "/ready").status == .ok)
         }
     }
+
+    /// With `synchronous_standby_names` set and no standby attached, commits wait for ever while reads answer:
+    /// `/ready` turns 503 once one of the instance's commits has waited `synchronousCommitStall`, so a balancer
+    /// takes it out, and 200 again once the standby requirement is lifted and the waits end. Found by a black-box
+    /// review: `/ready` stayed 200 for 90 s while every sign-in answered 503. On a cluster of its own, since the
+    /// setting is the whole server's.
+    @Test(.postgresOnly) func commitsWaitingForAMissingStandbyMakeTheInstanceNotReady() async throws {
+        let cluster = try await PostgresCluster.started()
+        defer { cluster.stop() }
+        let url = try PostgresURL(try cluster.createDatabase())
+        try await TestApp.with(configure: { $0.databaseURL = url }) { app in
+            #expect(try await app.send(.GET, "/ready").status == .ok)
+            _ = try cluster.query("ALTER SYSTEM SET synchronous_standby_names = '*'")
+            _ = try cluster.query("SELECT pg_reload_conf()")
+            var notReady = false
+            var signIns: [Task<Int, Never>] = []
+            // A sign-in that ran before its connection read the new setting commits at once: then another is sent.
+            for attempt in 0..<3 where !notReady {
+                let token = try app.identityToken(subject: "001.stalled.\(attempt)", email: "s\(attempt)@example.com")
+                signIns.append(Task {
+                    (try? await app.sendJSON(.POST, "/api/users/siwa", ["token": token]).status.code) ?? 0
+                })
+                for _ in 0..<60 where !notReady {
+                    try await Task.sleep(for: .milliseconds(200))
+                    notReady = try await app.send(.GET, "/ready").status == .serviceUnavailable
+                }
+            }
+            #expect(notReady, "/ready turned 503 while a commit waited for a standby")
+            #expect(try await app.send(.GET, "/health").status == .ok)
+
+            _ = try cluster.query("ALTER SYSTEM SET synchronous_standby_names = ''")
+            _ = try cluster.query("SELECT pg_reload_conf()")
+            var ready = false
+            for _ in 0..<100 where !ready {
+                ready = try await app.send(.GET, "/ready").status == .ok
+                if !ready { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            #expect(ready, "/ready is 200 again once the waits end")
+            for signIn in signIns { #expect([200, 503].contains(await signIn.value)) }
+        }
+    }
 }

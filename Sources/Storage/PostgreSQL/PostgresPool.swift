@@ -345,9 +345,20 @@ extension PostgresPool: DatabaseClient {
         try await read(statement, transform)
     }
 
+    /// How long one of this role's commits may wait for a synchronous standby (`wait_event = 'SyncRep'`) before
+    /// `takesWrites` answers false: with `synchronous_standby_names` set and no standby attached, every commit waits
+    /// for ever, `statement_timeout` does not end that wait, and a read still answers. Found by a black-box review:
+    /// `/ready` stayed 200 while every sign-in answered 503 after `statementTimeout`.
+    package static let synchronousCommitStall: Duration = .seconds(5)
+
     package func takesWrites() async -> Bool {
         guard !preparedStatementsLost.load(ordering: .relaxed) else { return false }
-        let check = SQL("SELECT current_setting('transaction_read_only') = 'off'")
+        let check = SQL("""
+            SELECT current_setting('transaction_read_only') = 'off' AND NOT EXISTS (
+                SELECT 1 FROM pg_stat_activity
+                WHERE wait_event = 'SyncRep' AND datname = current_database() AND usename = session_user
+                    AND query_start < statement_timestamp() - interval '\(Self.synchronousCommitStall.components.seconds) s')
+            """)
         let answered = (try? await read(check) { try $0[0] as Bool }) == [true]
         // Read again: a check that began before another call found the statements lost answers false as well.
         // Found by a black-box review: one `/ready` answered 200 after the first 503.
