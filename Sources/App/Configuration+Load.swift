@@ -230,8 +230,8 @@ extension Configuration {
             throw ConfigurationError.malformed(name: "APPLE_BASE_URL", expected: "a URL without a #fragment")
         }
         if let refusal = HTTPClient.refusal(of: trimmed + "/auth/keys") {
-            throw ConfigurationError.malformed(name: "APPLE_BASE_URL",
-                                               expected: "an absolute URL such as https://appleid.apple.com (\(refusal))")
+            let expected = "an absolute URL such as https://appleid.apple.com (\(refusal))"
+            throw ConfigurationError.malformed(name: "APPLE_BASE_URL", expected: expected)
         }
         switch scheme {
         case "https": return trimmed

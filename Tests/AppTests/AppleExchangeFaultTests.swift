@@ -94,7 +94,8 @@ struct AppleExchangeFaultTests {
             let subject = "001.garbled"
             let issued = try await issueCode(app, subject: subject)
             let answered = idToken == "wrong-audience"
-                ? try app.apple.keys.mintIdentityToken(IdentityTokenRequest(subject: subject, audience: "com.other.app", email: nil))
+                ? try app.apple.keys.mintIdentityToken(
+                    IdentityTokenRequest(subject: subject, audience: "com.other.app", email: nil))
                 : idToken
             proxy.setTokenFault(.reply(status: "200 OK", body: #"{"access_token":"a","token_type":"Bearer","#
                 + #""expires_in":3600,"refresh_token":"r","id_token":""# + answered + #""}"#))

@@ -46,7 +46,8 @@ struct ConfigurationTests {
         // Found by a black-box review: taken at start, then every call to Apple failed (a fragment made each one
         // `GET /`, the ports an invalid URL).
         (["APPLE_BASE_URL": "http://127.0.0.1:9090#frag"], "APPLE_BASE_URL must be a URL without a #fragment"),
-        (["APPLE_BASE_URL": "http://127.0.0.1:99999"], "APPLE_BASE_URL must be an absolute URL such as https://appleid.apple.com (invalid port)"),
+        (["APPLE_BASE_URL": "http://127.0.0.1:99999"],
+         "APPLE_BASE_URL must be an absolute URL such as https://appleid.apple.com (invalid port)"),
         (["APPLE_BASE_URL": "http://127.0.0.1:0"], "(invalid port)"),
         (["APPLE_BASE_URL": "https://apple_id.example"], "(invalid host)"),
         (["SIWA_REDIRECT_URL": "/login/siwa/callback"], "SIWA_REDIRECT_URL"),

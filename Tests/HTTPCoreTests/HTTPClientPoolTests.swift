@@ -167,7 +167,9 @@ struct HTTPClientPoolTests {
             let kinds = await withTaskGroup(of: HTTPClientError.Kind?.self) { group in
                 for _ in 0..<6 {
                     group.addTask {
-                        await HTTPClientError.kind { _ = try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(port)/gate")) }
+                        await HTTPClientError.kind {
+                            _ = try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(port)/gate"))
+                        }
                     }
                 }
                 return await group.reduce(into: []) { $0.append($1) }

@@ -353,11 +353,12 @@ extension PostgresPool: DatabaseClient {
 
     package func takesWrites() async -> Bool {
         guard !preparedStatementsLost.load(ordering: .relaxed) else { return false }
+        let stall = Self.synchronousCommitStall.components.seconds
         let check = SQL("""
             SELECT current_setting('transaction_read_only') = 'off' AND NOT EXISTS (
                 SELECT 1 FROM pg_stat_activity
                 WHERE wait_event = 'SyncRep' AND datname = current_database() AND usename = session_user
-                    AND query_start < statement_timestamp() - interval '\(Self.synchronousCommitStall.components.seconds) s')
+                    AND query_start < statement_timestamp() - interval '\(stall) s')
             """)
         let answered = (try? await read(check) { try $0[0] as Bool }) == [true]
         // Read again: a check that began before another call found the statements lost answers false as well.
