@@ -54,6 +54,17 @@ struct AppleNotificationsController: RouteCollection {
         req.logger.info("Apple notification", metadata: [
             "type": "\(LogEscaping.escape("\(notification.type)"))", "outcome": "\(outcome)",
         ])
+        if outcome == .unknownUser, notification.type == .accountDelete || notification.type == .consentRevoked {
+            // After an app transfer Apple names the receiving team's `sub`, which a user not yet imported does not
+            // hold: nothing keeps the event, so the operator must apply it once the import gives a user that `sub`
+            // (README "Moving the app to another team"). Found by a black-box review: an account Apple said was
+            // deleted came back whole with the import.
+            req.logger.warning("""
+                Apple notification \(notification.type == .accountDelete ? "account-delete" : "consent-revoked") \
+                for a sub no user holds: applied to nobody; if an app transfer is under way, apply it once the user \
+                is imported (siwa users show SUB, then siwa users delete ID)
+                """, metadata: ["sub": "\(LogEscaping.escape(notification.subject))"])
+        }
         return Answer(status: "\(outcome)")
     }
 }
