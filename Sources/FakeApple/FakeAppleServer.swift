@@ -99,6 +99,11 @@ package final class FakeAppleServer: Sendable {
     package func refuseMigrationCredentials(_ refuse: Bool, after calls: Int = 0) async {
         await transfers.refuseMigrationCredentials(refuse, after: calls)
     }
+    /// Makes `/auth/usermigrationinfo` answer `invalid_request` to the sending team for `sub` from now on, as Apple
+    /// does for some users who revoked access before the transfer.
+    package func refuseTransferIdentifier(forSub sub: String) async {
+        await transfers.refuseTransferIdentifier(forSub: sub)
+    }
     /// Completes the app's transfer to `team`, as App Store Connect would.
     package func completeTransfer(to team: String) async { await transfers.completeTransfer(to: team, now: Date()) }
 

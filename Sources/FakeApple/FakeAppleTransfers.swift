@@ -37,6 +37,12 @@ actor FakeAppleTransfers {
     /// token endpoint not); nil: never.
     private var refusesCredentialsAfter: Int?
 
+    /// Users for whom `/auth/usermigrationinfo` answers `invalid_request` to the sending team, as Apple does for
+    /// some users who revoked access before the transfer (a test's knob).
+    private(set) var refusedSubs: Set<String> = []
+
+    func refuseTransferIdentifier(forSub sub: String) { refusedSubs.insert(sub) }
+
     /// Whether `/auth/usermigrationinfo` now answers `invalid_client` whatever the client secret.
     var refusesMigrationCredentials: Bool { refusesCredentialsAfter.map { migrationCalls >= $0 } ?? false }
 
@@ -78,7 +84,7 @@ actor FakeAppleTransfers {
 
     /// The sending team's call: the identifier of `sub` for `target`, or nil when `target` is no other team's id.
     func generate(sub: String, sender: String, target: String) -> String? {
-        guard Self.isTeamID(target), target != sender else { return nil }
+        guard Self.isTeamID(target), target != sender, !refusedSubs.contains(sub) else { return nil }
         let identifier = Self.transferIdentifier(sub: sub, target: target)
         identifiers[identifier] = Identifier(sub: sub, sender: sender, target: target)
         return identifier

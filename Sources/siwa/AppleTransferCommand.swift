@@ -23,17 +23,22 @@ struct AppleTransferCommand: CommandGroupCommand {
         @Option(help: "Write JSON Lines {\"user_id\", \"transfer_sub\"} here once every user has one (no sub, no e-mail).")
         var out: String?
 
+        @Flag(help: "With --out: write the file even when Apple refused some users an identifier, leaving them out.")
+        var allowMissing = false
+
         @OptionGroup var options: EnvFileOption
 
         func validate() throws {
             guard AppleTransfer.isTeamID(to) else {
                 throw ValidationError("--to must be the receiving team's id: 10 capital letters or digits")
             }
+            guard !allowMissing || out != nil else { throw ValidationError("--allow-missing goes with --out FILE") }
         }
 
         func run() async throws {
             try await AppleTransferCommand.report {
-                try await AppleTransfer.export(to: to, out: out, environment: try options.load())
+                try await AppleTransfer.export(to: to, out: out, allowMissing: allowMissing,
+                                               environment: try options.load())
             }
         }
     }

@@ -60,6 +60,43 @@ struct AppleTransferExportTests {
         }
     }
 
+    /// A user Apple refuses an identifier for good (`invalid_request`, as for some users who revoked access before
+    /// the transfer) keeps the file from being written, with a line that says running again may not help, and
+    /// `--allow-missing` writes it without them, still exit 1. Found by a black-box review: the line said to run the
+    /// export again, which never helped, and the file could not be handed over.
+    @Test func aUserAppleRefusesIsLeftOutOnlyWithAllowMissing() async throws {
+        try await TestApp.withTwoTeams { app in
+            let signedIn = try await app.signInWithAuthorizationCode(subject: "001.refused", email: "r@example.com")
+            #expect(signedIn.status == .ok)
+            try await app.seedUsers(4)
+            await app.apple.refuseTransferIdentifier(forSub: "001.refused")
+            let out = app.directory.appendingPathComponent("export.jsonl").path
+
+            let refused = try await app.command(["apple", "transfer", "export", "--to", Self.target, "--out", out])
+            #expect(refused.status == 1, "\(refused.output)")
+            #expect(refused.output.contains("5 due, 4 exported"), "\(refused.output)")
+            #expect(refused.output.contains("apple: invalid_request: 1"), "\(refused.output)")
+            #expect(refused.lines.last == "\(out) was not written: Apple refused 1 user(s) an identifier, which "
+                + "running again may not change (Apple refuses some users who revoked access before the transfer); "
+                + "--allow-missing writes the file without them", "\(refused.output)")
+            #expect(!FileManager.default.fileExists(atPath: out))
+
+            let written = try await app.command(["apple", "transfer", "export", "--to", Self.target, "--out", out,
+                                                 "--allow-missing"])
+            #expect(written.status == 1, "\(written.output)")
+            #expect(written.output.contains("Wrote 4 transfer identifiers for team \(Self.target) to \(out)."),
+                    "\(written.output)")
+            #expect(written.lines.last == "1 user(s) without an identifier were left out (--allow-missing): this file "
+                + "cannot move them", "\(written.output)")
+            let lines = try String(contentsOfFile: out, encoding: .utf8).split(separator: "\n")
+            #expect(lines.count == 4)
+
+            let usage = try await app.command(["apple", "transfer", "export", "--to", Self.target, "--allow-missing"])
+            #expect(usage.status == 2, "\(usage.output)")
+            #expect(usage.output.contains("--allow-missing goes with --out FILE"), "\(usage.output)")
+        }
+    }
+
     @Test func callsInFlightReachTheBoundAndNeverPassIt() async throws {
         try await TestApp.withTwoTeams { app in
             try await app.seedUsers(60)

@@ -1,7 +1,7 @@
 import Foundation
 
-/// `siwa apple transfer export --to TEAM_ID [--out FILE]`, run by the sending team (Apple's "Transferring your apps
-/// and users to another team", "Generate the transfer identifier").
+/// `siwa apple transfer export --to TEAM_ID [--out FILE [--allow-missing]]`, run by the sending team (Apple's
+/// "Transferring your apps and users to another team", "Generate the transfer identifier").
 extension AppleTransfer {
     /// Lines of the transfer file read from the database at a time.
     static let filePageSize = 500
@@ -12,10 +12,14 @@ extension AppleTransfer {
     ///   - target: the receiving team's id, checked before anything else.
     ///   - out: the file to write; its new file is created before Apple is asked anything, so a path that cannot be
     ///     written stops the command with nothing changed.
+    ///   - allowMissing: write `out` when the run ended with users Apple refused an identifier (Apple answers
+    ///     `invalid_request` for good for some users who revoked access before the transfer), leaving them out; not
+    ///     after a run that was stopped. The exit status is still 1.
     ///   - clock: the time the client secrets and access tokens are judged by.
     /// - Returns: the lines to print and the exit status: 0 when every user holds an identifier for `target`.
     /// - Throws: `OperatorError` for a bad `target` or `out`, a missing configuration, or Apple's `invalid_client`.
-    package static func export(to target: String, out: String?, environment: OperatorEnvironment,
+    package static func export(to target: String, out: String?, allowMissing: Bool = false,
+                               environment: OperatorEnvironment,
                                clock: @escaping @Sendable () -> Date = Date.init) async throws -> ChoreReport {
         guard isTeamID(target) else {
             throw OperatorError("--to must be the receiving team's id: 10 capital letters or digits, not \(target)")
@@ -28,12 +32,13 @@ extension AppleTransfer {
             // Nothing to export (a run again after a complete one) asks Apple for nothing, not even a token.
             let nothingDue = try await transfer.repository.countToExport(target: target) == 0
             let throttled = nothingDue ? 0 : try await transfer.checkCredentials().throttled
-            return try await transfer.export(to: target, file: file, throttledBefore: throttled)
+            return try await transfer.export(to: target, file: file, allowMissing: allowMissing,
+                                             throttledBefore: throttled)
         }
     }
 
-    private func export(to target: String, file: TransferFileWriter?, throttledBefore: Int) async throws
-        -> ChoreReport
+    private func export(to target: String, file: TransferFileWriter?, allowMissing: Bool, throttledBefore: Int)
+        async throws -> ChoreReport
     {
         var tally = TransferTally(label: "export to \(target)", doneWord: "exported")
         tally.throttledRetries = throttledBefore
@@ -51,9 +56,20 @@ extension AppleTransfer {
         tally = await runStoppable(run, tally)
         var lines = [tally.summary]
         if let file {
-            if tally.isComplete {
+            let ranToTheEnd = tally.interrupted == 0 && tally.stoppedBy == nil
+            if tally.isComplete || (allowMissing && ranToTheEnd) {
                 let written = try await write(file, target: target)
                 lines.append("Wrote \(written) transfer identifiers for team \(target) to \(file.path).")
+                if !tally.isComplete {
+                    lines.append("\(tally.failedCount) user(s) without an identifier were left out (--allow-missing): "
+                        + "this file cannot move them")
+                }
+            } else if ranToTheEnd, tally.failed.reasons.allSatisfy({ $0.hasPrefix("apple: ") }) {
+                // Apple's refusal of a user is not a fault a run again waits out (found by a black-box review: the
+                // line said to run again, for ever).
+                lines.append("\(file.path) was not written: Apple refused \(tally.failedCount) user(s) an identifier, "
+                    + "which running again may not change (Apple refuses some users who revoked access before the "
+                    + "transfer); --allow-missing writes the file without them")
             } else {
                 lines.append("\(file.path) was not written: some users still lack an identifier; run the export again.")
             }
