@@ -170,14 +170,19 @@ struct TLSServerTests {
     }
 
     /// A plain HTTP request on the TLS port gets a plain 400 saying so, then the close, as nginx answers it; found by
-    /// a review: the client got a reset and no word of why. Other bytes that are no TLS are dropped.
+    /// a review: the client got a reset and no word of why. Other bytes that are no TLS are dropped. The answer
+    /// carries the configured error fields but `Strict-Transport-Security`, which RFC 6797 §7.2 forbids over plain
+    /// HTTP (found by a black-box review).
     @Test func aPlainHTTPRequestOnTheTLSPortIsToldSoAndOtherPlainTextIsDropped() async throws {
         let tls = try await Self.makeCertificate()
-        try await withServer(tls: tls) { _, port in
+        let errorHeaders: HTTPHeaders = ["Strict-Transport-Security": "max-age=31536000", "X-Frame-Options": "DENY"]
+        try await withServer(tls: tls, errorHeaders: errorHeaders) { _, port in
             let client = try RawClient(port: port)
             try client.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
             let answer = String(decoding: await client.readToEnd(), as: UTF8.self)
             #expect(answer.hasPrefix("HTTP/1.1 400 Bad Request\r\n"), "\(answer)")
+            #expect(answer.contains("X-Frame-Options: DENY\r\n"), "\(answer)")
+            #expect(!answer.lowercased().contains("strict-transport-security"), "\(answer)")
             #expect(answer.hasSuffix(#"{"error":true,"reason":"This port serves HTTPS: a plain HTTP request was sent "#
                                      + #"to it; use https://"}"#))
 

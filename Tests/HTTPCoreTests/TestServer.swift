@@ -6,14 +6,15 @@ func withServer<T>(host: String = "127.0.0.1", limits: HTTPLimits = .init(), loo
                    tls: TLSServerConfiguration? = nil,
                    shutdownGracePeriod: Duration = HTTPServerConfiguration.defaultShutdownGracePeriod,
                    drainIdleTimeout: Duration = HTTPServerConfiguration.defaultDrainIdleTimeout,
-                   responder: any HTTPResponder = EchoResponder(),
+                   responder: any HTTPResponder = EchoResponder(), errorHeaders: HTTPHeaders = [:],
                    _ body: (HTTPServer, Int) async throws -> T) async throws -> T {
     var logger = Logger(label: "test")
     logger.logLevel = .warning
-    let server = HTTPServer(configuration: .init(hostname: host, port: 0, loopCount: loops, limits: limits, tls: tls,
-                                                 shutdownGracePeriod: shutdownGracePeriod,
-                                                 drainIdleTimeout: drainIdleTimeout),
-                            responder: responder, logger: logger)
+    var configuration = HTTPServerConfiguration(hostname: host, port: 0, loopCount: loops, limits: limits, tls: tls,
+                                                shutdownGracePeriod: shutdownGracePeriod,
+                                                drainIdleTimeout: drainIdleTimeout)
+    configuration.errorHeaders = errorHeaders
+    let server = HTTPServer(configuration: configuration, responder: responder, logger: logger)
     try server.start()
     do {
         let result = try await body(server, server.localPort)

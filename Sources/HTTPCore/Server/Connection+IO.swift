@@ -204,7 +204,7 @@ extension Connection {
     /// word of why). Sent once, without waiting: a socket that cannot take it now gets nothing.
     private func answerPlainHTTPRequest() {
         logRefusal(.badRequest, reason: "a plain HTTP request on the TLS port")
-        writeError(.badRequest, reason: Self.plainHTTPRequestRefusal, version: .http1_1)
+        writeError(.badRequest, reason: Self.plainHTTPRequestRefusal, version: .http1_1, overPlainHTTP: true)
         output.withUnsafeBytes { bytes in
             _ = Glibc.send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
         }

@@ -147,10 +147,15 @@ extension Connection {
 
     /// A JSON error in the project's shape, `{"error": true, "reason": "..."}`, closing the connection; to a HEAD
     /// request without the body, whose length the head still gives (RFC 9110 §9.3.2).
-    func writeError(_ status: HTTPStatus, reason: String, version: HTTPVersion, toHead: Bool = false) {
+    func writeError(_ status: HTTPStatus, reason: String, version: HTTPVersion, toHead: Bool = false,
+                    overPlainHTTP: Bool = false) {
         let body = Array("{\"error\":true,\"reason\":\"\(reason)\"}".utf8)
         var headers: HTTPHeaders = ["Content-Type": "application/json; charset=utf-8"]
-        for (name, value) in acceptor.errorHeaders { headers.add(name: name, value: value) }
+        // RFC 6797 §7.2: no `Strict-Transport-Security` over plain HTTP (the TLS port's answer to a plain request).
+        for (name, value) in acceptor.errorHeaders
+        where !(overPlainHTTP && HTTPHeaders.equalsIgnoringCase(name, "strict-transport-security")) {
+            headers.add(name: name, value: value)
+        }
         writeHead(status: status, headers: headers, version: version, keepAlive: false, framing: .length(body.count))
         if !toHead { output.append(contentsOf: body) }
     }
