@@ -325,6 +325,17 @@ extension Configuration {
     /// The file that tells a resources folder.
     static let resourcesMarker = "Views/layout.mustache"
 
+    /// Why the server could not start with the resources at `path` (after `locateResources`), or nil when it holds
+    /// them: a binary copied away from its checkout, with `RESOURCES_PATH` unset, finds none. Checked before the
+    /// database is made, and by `siwa doctor`. Found by a black-box review: the start made and migrated the database,
+    /// then exited on "Template directory 'Resources/Views' not found", and doctor said all was well.
+    package static func resourcesProblem(at path: String) -> ConfigurationError? {
+        guard !FileManager.default.fileExists(atPath: path + "/" + resourcesMarker) else { return nil }
+        return .malformed(name: "RESOURCES_PATH", expected: "set to a folder holding Views/ and Public/ (none in "
+            + "\(path), beside the binary, or in the checkout it was built from: copy the checkout's Resources/ "
+            + "next to the binary and point RESOURCES_PATH at it)")
+    }
+
     /// `path` if it holds `Views/`, else the `Resources` folder beside the executable's build folder or the
     /// source tree, so `siwa` works when started from another directory.
     package static func locateResources(_ path: String) -> String {

@@ -162,6 +162,7 @@ package final class SiwaServer: Sendable {
         let (reload, reloadSignals) = TLSFilesReload.install(configuration, logger: logger)
         defer { for source in reloadSignals { source.cancel() } }
         try AppleKeyFileCheck.check(configuration)
+        if let problem = Configuration.resourcesProblem(at: configuration.resourcesPath) { throw problem }
         try checkListenAddress(configuration)
         guard try await ReadOnlyStartHold(configuration: configuration, logger: logger).waitForWritable() else {
             logger.notice("stopped while starting")

@@ -224,4 +224,21 @@ struct ConfigurationTests {
         }
         #expect(refused?.description.contains("BODY_TIMEOUT") == true)
     }
+
+    /// A folder without the templates is named with `RESOURCES_PATH` and the fix, which the start says before it
+    /// makes a database and `siwa doctor` says as a failure; the checkout's own folder passes. Found by a black-box
+    /// review: a binary copied away from its checkout made and migrated the database, then exited on "Template
+    /// directory 'Resources/Views' not found", and doctor said all was well.
+    @Test func aFolderWithoutTheTemplatesIsNamedWithTheVariableAndTheFix() throws {
+        let empty = FileManager.default.temporaryDirectory.appendingPathComponent("no-resources-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: empty) }
+        let problem = try #require(Configuration.resourcesProblem(at: empty.path))
+        #expect(problem.description == "Environment variable RESOURCES_PATH must be set to a folder holding Views/ "
+            + "and Public/ (none in \(empty.path), beside the binary, or in the checkout it was built from: copy the "
+            + "checkout's Resources/ next to the binary and point RESOURCES_PATH at it)")
+        #expect(Configuration.resourcesProblem(at: Configuration.locateResources("Resources")) == nil)
+        let findings = Doctor.startChecks(Configuration(), fixIn: ".env")
+        #expect(findings.contains { $0.subject == "RESOURCES_PATH" && $0.verdict == .ok })
+    }
 }

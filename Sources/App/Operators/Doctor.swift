@@ -96,6 +96,13 @@ package struct Doctor: Sendable {
                           message: "\(problem.detail) (fix it in the environment or \(dotEnvPath))")
         }
         var findings: [DoctorFinding] = []
+        let resources = Configuration.locateResources(configuration.resourcesPath)
+        if let problem = Configuration.resourcesProblem(at: resources) {
+            findings.append(failure(problem))
+        } else {
+            findings.append(DoctorFinding(verdict: .ok, subject: "RESOURCES_PATH",
+                                          message: "\(resources) holds the pages' templates and static files"))
+        }
         do {
             let expiry = try TLSFilesCheck.check(configuration)
             if let file = configuration.trustStoreFile {
