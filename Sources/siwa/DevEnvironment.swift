@@ -49,8 +49,15 @@ enum DevEnvironment {
         }
         logger.notice("Apple stand-in on \(stand.baseURL)")
         let host = Configuration.urlHost(hostname)
+        logger.notice("database: \(configuration.databaseDescription)")
         logger.notice("siwa on http://\(host):\(server.localPort) — open /login to sign in")
-        logger.notice("iOS API: siwa mint --aud \(Configuration.developmentIOSClientID) --key-file \(keyFile) gives a token for POST /api/users/siwa")
+        // The key file's absolute path: a relative one, run from another folder, made mint a key of its own there,
+        // whose tokens the server refused (found by a black-box review).
+        let keyPath = URL(fileURLWithPath: keyFile).standardized.path
+        logger.notice("""
+            iOS API: siwa mint --aud \(Configuration.developmentIOSClientID) --key-file \(keyPath) gives a token for \
+            POST /api/users/siwa
+            """)
         async let serving: Void = server.run()
         async let standing: Void = stand.run()
         _ = try await (serving, standing)

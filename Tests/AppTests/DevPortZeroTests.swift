@@ -14,6 +14,11 @@ struct DevPortZeroTests {
                                       directory: directory)
             let port = try await dev.waitForPort(after: "siwa on http://127.0.0.1:")
             #expect(port != 0)
+            // Its log names the database, and gives mint the key file's absolute path, which works from any folder
+            // (found by a black-box review: a relative one made mint a key of its own elsewhere).
+            #expect(dev.output.contains("database: SQLite at siwa.sqlite"), "\(dev.output)")
+            let keyFile = directory.appendingPathComponent("fake-apple-key.pem").resolvingSymlinksInPath().path
+            #expect(dev.output.contains("--key-file \(keyFile) gives a token"), "\(dev.output)")
             let token = try await SiwaProcess.run(["mint", "--aud", "dev.siwa.ios"], environment: [:],
                                                   directory: directory).output
                 .trimmingCharacters(in: .whitespacesAndNewlines)
