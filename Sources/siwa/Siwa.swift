@@ -26,7 +26,7 @@ struct Siwa: AsyncParsableCommand {
     /// the usage, and exits `usageExitStatus` (ArgumentParser's own would be 64).
     static func main() async {
         if let unknown = unknownCommand(in: Array(CommandLine.arguments.dropFirst())) {
-            FileHandle.standardError.write(Data((unknown + "\n").utf8))
+            OperatorFailure.writeError(unknown)
             Foundation.exit(usageExitStatus)
         }
         do {
@@ -39,11 +39,11 @@ struct Siwa: AsyncParsableCommand {
         } catch {
             let code = exitCode(for: error)
             if code == .validationFailure {
-                FileHandle.standardError.write(Data((oneLine(fullMessage(for: error)) + "\n").utf8))
+                OperatorFailure.writeError(oneLine(fullMessage(for: error)))
                 Foundation.exit(usageExitStatus)
             }
             guard code == .failure, !(error is ExitCode) else { exit(withError: error) }
-            FileHandle.standardError.write(Data(("Error: " + failureLine(message(for: error)) + "\n").utf8))
+            OperatorFailure.writeError("Error: " + failureLine(message(for: error)))
             Foundation.exit(EXIT_FAILURE)
         }
     }
