@@ -1,3 +1,4 @@
+import AppleID
 @testable import FakeApple
 import Foundation
 import Glibc
@@ -95,6 +96,15 @@ struct AppleTransferExportTests {
             #expect(usage.status == 2, "\(usage.output)")
             #expect(usage.output.contains("--allow-missing goes with --out FILE"), "\(usage.output)")
         }
+    }
+
+    /// Only Apple's error codes count as its refusal of a user, not a status or a fault on the way, which a run again
+    /// may get past: for those the line still says to run the export again.
+    @Test func onlyApplesErrorCodesAreRefusalsOfAUser() {
+        #expect(ChoreRun.isApplesRefusal(ChoreRun.reason(AppleAuthError(.apple("invalid_request")))))
+        #expect(!ChoreRun.isApplesRefusal(ChoreRun.reason(AppleAuthError(.unreachable, status: 501))))
+        #expect(!ChoreRun.isApplesRefusal(ChoreRun.reason(AppleAuthError(.unreachable))))
+        #expect(!ChoreRun.isApplesRefusal(ChoreRun.reason(AppleAuthError(.malformedResponse))))
     }
 
     @Test func callsInFlightReachTheBoundAndNeverPassIt() async throws {

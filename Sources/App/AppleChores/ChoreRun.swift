@@ -178,6 +178,12 @@ struct ChoreRun: Sendable {
         case .apple(let code): return "apple: " + code.prefix(40).filter { $0.isLetter || $0 == "_" }
         }
     }
+
+    /// Whether a `reason(_:)` is an error code Apple answered (`apple: invalid_request`), which a run again does not
+    /// wait out, rather than a status, a fault on the way or this server's own (`apple: HTTP 501`, `unreachable`).
+    static func isApplesRefusal(_ reason: String) -> Bool {
+        reason.hasPrefix("apple: ") && !reason.hasPrefix("apple: HTTP ")
+    }
 }
 
 /// The client ids whose client secret Apple refused during one run (`ChoreTally.credentialFailures`): every later

@@ -56,15 +56,14 @@ extension AppleTransfer {
         tally = await runStoppable(run, tally)
         var lines = [tally.summary]
         if let file {
-            let ranToTheEnd = tally.interrupted == 0 && tally.stoppedBy == nil
-            if tally.isComplete || (allowMissing && ranToTheEnd) {
+            if tally.isComplete || (allowMissing && tally.ranToTheEnd) {
                 let written = try await write(file, target: target)
                 lines.append("Wrote \(written) transfer identifiers for team \(target) to \(file.path).")
                 if !tally.isComplete {
                     lines.append("\(tally.failedCount) user(s) without an identifier were left out (--allow-missing): "
                         + "this file cannot move them")
                 }
-            } else if ranToTheEnd, tally.failed.reasons.allSatisfy({ $0.hasPrefix("apple: ") }) {
+            } else if tally.ranToTheEnd, tally.failed.reasons.allSatisfy(ChoreRun.isApplesRefusal) {
                 // Apple's refusal of a user is not a fault a run again waits out (found by a black-box review: the
                 // line said to run again, for ever).
                 lines.append("\(file.path) was not written: Apple refused \(tally.failedCount) user(s) an identifier, "

@@ -27,8 +27,11 @@ struct TransferTally: Sendable, Equatable {
     /// failed, the rest, still to do.
     var notReached: Int { max(0, due - done - gone - (failedCount - pageFailures) - interrupted) }
 
+    /// Whether the run went through every user due: neither stopped nor interrupted (some may have failed).
+    var ranToTheEnd: Bool { interrupted == 0 && stoppedBy == nil }
+
     /// Whether every user due was done.
-    var isComplete: Bool { failedCount == 0 && interrupted == 0 && stoppedBy == nil }
+    var isComplete: Bool { failedCount == 0 && ranToTheEnd }
 
     /// `transfer export to ABCDE12345: 120 due, 118 exported, 3 throttled and retried, 2 failed (apple:
     /// invalid_request: 2), 0 interrupted, in 2.4 s`.
