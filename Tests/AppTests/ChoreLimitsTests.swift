@@ -1,6 +1,7 @@
 import AppleID
 import Foundation
 import IOCore
+import Synchronization
 import Testing
 @testable import App
 
@@ -29,6 +30,33 @@ struct ChoreLimitsTests {
         #expect(await throttle.steps == 2)
         await throttle.succeeded()
         #expect(await throttle.steps == 0)
+    }
+
+    /// "Throttled and retried" counts the throttled answers a call was asked again after: one the run was stopped
+    /// while waiting out is not counted. Found by a black-box review: a run stopped during Apple's `Retry-After` said
+    /// "16 throttled and retried", none of them asked again.
+    @Test func aThrottledAnswerCountsOnceItIsAskedAgain() async throws {
+        let loops = try EventLoopGroup(loopCount: 1)
+        defer { loops.shutdown() }
+        let loop = loops.next()
+        let calls = Atomic<Int>(0)
+        let retried = await ChoreAttempts.settle(throttle: ChoreThrottle(), loop: loop) { () async throws -> Int in
+            let call = calls.wrappingAdd(1, ordering: .relaxed).newValue
+            if call == 1 { throw AppleAuthError(.throttled, retryAfterSeconds: 1) }
+            return call
+        }
+        #expect(retried.throttled == 1 && calls.load(ordering: .relaxed) == 2)
+        #expect(try retried.result?.get() == 2)
+
+        let stopped = Task {
+            await ChoreAttempts.settle(throttle: ChoreThrottle(), loop: loop) { () async throws -> Int in
+                throw AppleAuthError(.throttled, retryAfterSeconds: 3600)
+            }
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        stopped.cancel()
+        let (result, throttled) = await stopped.value
+        #expect(result == nil && throttled == 0, "stopped while waiting out Apple's Retry-After: nothing was retried")
     }
 
     /// README: another instance takes over a dead holder's chores within 2 minutes: the lease lapses, then the next

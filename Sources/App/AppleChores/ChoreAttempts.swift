@@ -13,16 +13,22 @@ enum ChoreAttempts {
     ///   - throttle: the run's shared pause.
     ///   - loop: where the waits park.
     /// - Returns: the call's result, nil when the task was cancelled first, and how many throttled answers were
-    ///   waited out.
+    ///   waited out and asked again: one the run stopped while waiting out is not counted (found by a black-box
+    ///   review: a run stopped during Apple's `Retry-After` said "16 throttled and retried", none of them retried).
     static func settle<T>(throttle: ChoreThrottle, loop: EventLoop, _ call: () async throws -> T) async
         -> (result: Result<T, any Error>?, throttled: Int)
     {
         var throttled = 0
+        var waitingOutThrottle = false
         var failures = 0
         while !Task.isCancelled {
             if let deadline = await throttle.deadline() {
                 await ChoreSleep.until(deadline, on: loop)
                 if Task.isCancelled { break }
+            }
+            if waitingOutThrottle {
+                throttled += 1
+                waitingOutThrottle = false
             }
             let sentAt = MonotonicClock.now()
             do {
@@ -31,7 +37,7 @@ enum ChoreAttempts {
                 return (.success(value), throttled)
             } catch let error as AppleAuthError where error.kind == .throttled
                         || ChoreBackoff.waitedOutStatuses.contains(error.status ?? 0) {
-                throttled += 1
+                waitingOutThrottle = true
                 if let seconds = error.retryAfterSeconds {
                     await throttle.pause(seconds: ChoreBackoff.retryAfter(seconds))
                 } else {
