@@ -171,6 +171,26 @@ extension EventLoop {
         if wake { wakeUp() }
     }
 
+    /// Ends the waits of up to `count` idle server connections (`wait(…, idle: true)` on a descriptor registered with
+    /// `drains`) whose deadline comes before `deadlineBefore`, the earliest first, as if that deadline had passed:
+    /// each connection then closes as an idle one does at its timeout. How a server at its connection limit makes
+    /// room for one waiting to be accepted.
+    /// - Returns: how many waits it ended.
+    package func endIdleWaits(deadlineBefore: UInt64, upTo count: Int) -> Int {
+        guard count > 0 else { return 0 }
+        let ended: [Waiter] = state.withLock { state in
+            var oldest: [(fd: Int32, deadline: UInt64)] = []
+            for (fd, waiter) in state.waiters
+            where waiter.idle && waiter.deadline < deadlineBefore && state.draining.contains(fd) {
+                oldest.append((fd, waiter.deadline))
+            }
+            oldest.sort { $0.deadline < $1.deadline }
+            return oldest.prefix(count).compactMap { state.waiters.removeValue(forKey: $0.fd) }
+        }
+        for waiter in ended { waiter.continuation.resume(returning: .timedOut) }
+        return ended.count
+    }
+
     /// The grace period is over: shuts every draining socket down (the peer sees the end, a responder still running
     /// finds its write failing) and ends every wait on one, and every later one, with `.shutdown`. Each descriptor
     /// is still closed by its owner, under the lock `deregister` takes first, so none is reused meanwhile.

@@ -65,6 +65,7 @@ struct MetricsTests {
             for (name, kind) in [("siwa_http_requests_total", "counter"), ("siwa_http_request_duration_seconds", "histogram"),
                                  ("siwa_http_open_connections", "gauge"), ("siwa_http_accepted_connections_total", "counter"),
                                  ("siwa_http_refused_connections_total", "counter"),
+                                 ("siwa_http_idle_connections_closed_at_limit_total", "counter"),
                                  ("siwa_jwks_fetches_total", "counter"), ("siwa_token_verifications_total", "counter"),
                                  ("siwa_apple_token_requests_total", "counter"),
                                  ("siwa_apple_request_duration_seconds", "histogram"), ("siwa_apple_connections", "gauge"),
@@ -76,6 +77,7 @@ struct MetricsTests {
             #expect((value(page, "siwa_http_open_connections") ?? 0) >= 1, "the scrape's own connection is open")
             #expect((value(page, "siwa_http_accepted_connections_total") ?? 0) >= 1)
             #expect(value(page, "siwa_http_refused_connections_total") == 0, "loopback clients are never refused")
+            #expect(value(page, "siwa_http_idle_connections_closed_at_limit_total") == 0, "far from MAX_CONNECTIONS")
             #expect(PostgresCluster.testsUsePostgres || value(page, "siwa_sqlite_write_queue_depth") == 0)
             #expect(page.hasSuffix("\n"))
         }

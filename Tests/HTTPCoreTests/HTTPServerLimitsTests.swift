@@ -66,21 +66,62 @@ struct HTTPServerLimitsTests {
         }
     }
 
+    /// At the limit, with every connection's request under way, a new one waits in the backlog until one closes.
     @Test func connectionLimitAppliesBackPressure() async throws {
-        try await withServer(limits: HTTPLimits(maxConnections: 2)) { server, port in
-            let first = try RawClient(port: port)
-            let second = try RawClient(port: port)
-            for client in [first, second] {
-                try client.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
-                #expect(try await client.readResponse().status == 200)
-            }
-            let third = try RawClient(port: port)
-            try third.send("GET /third HTTP/1.1\r\nHost: a\r\n\r\n")
-            #expect(await !third.hasInput(within: 300))
-            try first.send("GET / HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
-            #expect(try await first.readResponse().status == 200)
-            #expect(try await third.readResponse().text == "GET /third 0\n")
-        }
+        var logger = Logger(label: "test")
+        logger.logLevel = .warning
+        let (arrival, release) = (Arrival(), Arrival())
+        let server = HTTPServer(configuration: .init(port: 0, loopCount: 1, limits: HTTPLimits(maxConnections: 2)),
+                                responder: SlowResponder(arrival: arrival, release: release), logger: logger)
+        try server.start()
+        let port = server.localPort
+        let first = try RawClient(port: port)
+        let second = try RawClient(port: port)
+        try first.send("GET /slow HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
+        await arrival.wait()
+        try second.send("GET /slow HTTP/1.1\r\nHost: a\r\n\r\n")
+        let third = try RawClient(port: port)
+        try third.send("GET /third HTTP/1.1\r\nHost: a\r\n\r\n")
+        #expect(await !third.hasInput(within: 300))
+        release.signal()  // the first connection closes after its answer, and the third takes its place
+        for client in [first, second] { #expect(try await client.readResponse().text == "slow done") }
+        #expect(try await third.readResponse().text == "GET /third 0\n")
+        #expect(server.idleConnectionsClosedAtLimit == 0)
+        await server.shutdown()
+    }
+
+    /// At the limit, a connection waiting in the backlog is accepted once the longest idle connection is closed for
+    /// it, and only that one: a connection idle for less than a second, one with a request under way, and all of
+    /// them while nobody waits are left alone. Found by a black-box review: at MAX_CONNECTIONS=50, 50 connections
+    /// that sent nothing held `/health` back for 59.5 s, until their idle timeout.
+    @Test func theLongestIdleConnectionGivesWayToAWaitingOneAtTheLimit() async throws {
+        var logger = Logger(label: "test")
+        logger.logLevel = .warning
+        let (arrival, release) = (Arrival(), Arrival())
+        let server = HTTPServer(configuration: .init(port: 0, loopCount: 1, limits: HTTPLimits(maxConnections: 3)),
+                                responder: SlowResponder(arrival: arrival, release: release), logger: logger)
+        try server.start()
+        let port = server.localPort
+        let busy = try RawClient(port: port)
+        try busy.send("GET /slow HTTP/1.1\r\nHost: a\r\n\r\n")
+        await arrival.wait()
+        let silent = try RawClient(port: port)
+        let keptAlive = try RawClient(port: port)
+        try keptAlive.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+        #expect(try await keptAlive.readResponse().status == 200)
+        #expect(await !silent.hasInput(within: 1_500), "at the limit with nobody waiting, nothing is closed")
+        try keptAlive.send("GET / HTTP/1.1\r\nHost: a\r\n\r\n")
+        #expect(try await keptAlive.readResponse().status == 200)
+
+        let waiting = try RawClient(port: port)
+        try waiting.send("GET /waiting HTTP/1.1\r\nHost: a\r\n\r\n")
+        #expect(try await waiting.readResponse().text == "GET /waiting 0\n")
+        #expect(await silent.isClosedByPeer(), "the longest idle connection made room")
+        #expect(await !keptAlive.hasInput(within: 300), "idle for less than a second: kept")
+        #expect(server.idleConnectionsClosedAtLimit == 1)
+        release.signal()
+        #expect(try await busy.readResponse().text == "slow done", "a request under way is never cut for it")
+        await server.shutdown()
     }
 
     @Test func limitsAtNAndNPlusOneOverTheWire() async throws {

@@ -18,6 +18,9 @@ extension Services {
         page.family("siwa_http_refused_connections_total", .counter,
                     help: "Client connections closed unread because their address was at MAX_CONNECTIONS_PER_IP.")
         page.sample("siwa_http_refused_connections_total", [], server?.refusedConnections ?? 0)
+        page.family("siwa_http_idle_connections_closed_at_limit_total", .counter,
+                    help: "Idle client connections closed at MAX_CONNECTIONS so that a waiting one could be accepted.")
+        page.sample("siwa_http_idle_connections_closed_at_limit_total", [], server?.idleConnectionsClosedAtLimit ?? 0)
 
         page.family("siwa_jwks_fetches_total", .counter, help: "Fetches of Apple's signing keys (JWKS), by outcome.")
         for outcome in JWKSFetchOutcome.allCases {

@@ -30,7 +30,8 @@ package struct HTTPLimits: Sendable, Equatable {
     package var maxChunkExtensionBytes: Int
     /// Longest pause while the client does not read our response before the connection is closed.
     package var writeTimeout: Duration
-    /// Most simultaneous connections; at the limit the server stops accepting until one closes.
+    /// Most simultaneous connections; at the limit the server stops accepting until one closes, and closes idle ones
+    /// while a connection waits (`ConnectionAcceptor.makeRoom`).
     package var maxConnections: Int
     /// Pipelined responses are gathered up to this many bytes before one write; stream writes wait above it.
     package var writeBufferHighWater: Int

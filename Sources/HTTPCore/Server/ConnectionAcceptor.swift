@@ -33,10 +33,21 @@ final class ConnectionAcceptor: Sendable {
     /// Whether `accept` ran out of descriptors or memory and no connection has been accepted since: the warning
     /// is logged once per such spell, not at every retry.
     private let outOfDescriptors = Atomic<Bool>(false)
+    private let closedForWaiting = Atomic<Int>(0)
+    /// When the last notice of idle connections closed at the limit was logged (monotonic ns; 0: never).
+    private let lastAtLimitNotice = Atomic<UInt64>(0)
     private let drained = Mutex<[CheckedContinuation<Void, Never>]>([])
 
     /// Pause accepting for this long after `EMFILE`/`ENFILE` when no connection of ours closes first.
     static let descriptorRetryDelay: UInt64 = 100_000_000
+    /// At the connection limit, how often each loop looks for connections waiting in the backlog (ns).
+    static let atLimitCheckInterval: UInt64 = 100_000_000
+    /// At the limit, with a connection waiting, each loop closes at most this many of its idle connections at a
+    /// time, the longest idle first (as nginx reuses idle keep-alive connections when it runs out of them).
+    static let idleConnectionsClosedForWaiting = 16
+    /// Only a connection idle for at least this long is closed for a waiting one: a client that just had an answer
+    /// is likely to send its next request at once.
+    static let minimumIdleBeforeClosedForWaiting = Duration.seconds(1)
 
     init(limits: HTTPLimits, maxConnections: Int, responder: any HTTPResponder, logger: Logger,
          accessLog: Bool = true, errorHeaders: HTTPHeaders = [:], tls: TLSContextSlot?, loops: [EventLoop],
@@ -58,6 +69,8 @@ final class ConnectionAcceptor: Sendable {
     var acceptedConnections: Int { accepted.load(ordering: .relaxed) }
     /// Connections closed unread because their address was at `maxConnectionsPerAddress`.
     var refusedConnections: Int { refused.load(ordering: .relaxed) }
+    /// Idle connections closed at the limit so that connections waiting in the backlog could be accepted.
+    var idleConnectionsClosedAtLimit: Int { closedForWaiting.load(ordering: .relaxed) }
     var hasCapacity: Bool { active.load(ordering: .relaxed) < maxConnections }
     var isShuttingDown: Bool { shuttingDown.load(ordering: .sequentiallyConsistent) }
 
@@ -68,8 +81,8 @@ final class ConnectionAcceptor: Sendable {
         let (loop, listener) = (watcher.loop, watcher.listener)
         while true {
             guard hasCapacity || emptyingBacklog else {
-                watcher.pause(retryAfter: nil)
-                if hasCapacity { watcher.resume(acceptor: self) }
+                watcher.pause(retryAfter: Self.atLimitCheckInterval)
+                if hasCapacity { watcher.resume(acceptor: self) } else { makeRoom(on: watcher) }
                 return
             }
             var address = sockaddr_storage()
@@ -111,6 +124,56 @@ final class ConnectionAcceptor: Sendable {
             serve(fd, on: loop, peer: SocketAddress(address).description, countedAs: counted)
         }
     }
+
+    /// The paused listener's timer at the limit: makes room when a connection waits, then looks again later.
+    func stillAtLimit(_ watcher: ListenerOnLoop) {
+        guard !isShuttingDown else { return }
+        makeRoom(on: watcher)
+        watcher.retry(after: Self.atLimitCheckInterval)
+    }
+
+    /// At the limit, while a connection waits in the backlog: closes the longest idle of `watcher`'s loop's
+    /// connections (no request under way for `minimumIdleBeforeClosedForWaiting` or more), up to
+    /// `idleConnectionsClosedForWaiting`, and the listener accepts as they close. Found by a black-box review:
+    /// connections that sent nothing, or sat idle between requests, held every slot until their 60 s idle timeout,
+    /// and new ones (`/health` among them) waited in the backlog behind them. Connections with a request under way
+    /// are never closed for it.
+    private func makeRoom(on watcher: ListenerOnLoop) {
+        let waiting = Self.connectionsWaiting(on: watcher.listener.fd)
+        guard waiting > 0 else { return }
+        let idleTimeout = limits.idleTimeout.nanoseconds
+        let deadlineBefore = MonotonicClock.now() + idleTimeout
+            - min(idleTimeout, Self.minimumIdleBeforeClosedForWaiting.nanoseconds)
+        // Each loop's timer sees the whole backlog: each closes its share of it.
+        let share = (waiting + listeners.count - 1) / listeners.count
+        let closed = watcher.loop.endIdleWaits(deadlineBefore: deadlineBefore,
+                                               upTo: min(share, Self.idleConnectionsClosedForWaiting))
+        guard closed > 0 else { return }
+        closedForWaiting.wrappingAdd(closed, ordering: .relaxed)
+        let now = MonotonicClock.now()
+        let last = lastAtLimitNotice.load(ordering: .relaxed)
+        if last == 0 || now - last >= Self.atLimitNoticeInterval,
+           lastAtLimitNotice.compareExchange(expected: last, desired: now, ordering: .relaxed).exchanged {
+            logger.notice("at the connection limit: closing idle connections for new ones",
+                          metadata: ["max_connections": "\(maxConnections)"])
+        }
+    }
+
+    /// Connections waiting in the listening socket's accept queue: the kernel's count for a TCP listener
+    /// (`tcpi_unacked` of `TCP_INFO` in the listening state, as `ss` shows it in Recv-Q), else 1 when it is readable.
+    static func connectionsWaiting(on listener: Int32) -> Int {
+        var info = tcp_info()
+        var length = socklen_t(MemoryLayout<tcp_info>.size)
+        let filled = MemoryLayout<tcp_info>.offset(of: \.tcpi_unacked).map { $0 + 4 } ?? MemoryLayout<tcp_info>.size
+        if getsockopt(listener, Int32(IPPROTO_TCP), TCP_INFO, &info, &length) == 0, Int(length) >= filled {
+            return Int(info.tcpi_unacked)
+        }
+        var entry = pollfd(fd: listener, events: Int16(POLLIN), revents: 0)
+        return poll(&entry, 1, 0) == 1 && entry.revents & Int16(POLLIN) != 0 ? 1 : 0
+    }
+
+    /// The notice of idle connections closed at the limit is logged at most once in this long (ns).
+    static let atLimitNoticeInterval: UInt64 = 60_000_000_000
 
     /// Serves a connected, non-blocking stream socket on `loop` as one of this server's connections, until it
     /// closes it. Tests hand it one end of a socketpair, whose writes reach the loop at once.

@@ -124,6 +124,11 @@ package final class HTTPServer: Sendable {
     /// Connections closed unread since `start()` because their address held `maxConnectionsPerAddress` already.
     package var refusedConnections: Int { state.withLock { $0.acceptor?.refusedConnections ?? 0 } }
 
+    /// Idle connections closed since `start()` at `maxConnections` so that a waiting one could be accepted.
+    package var idleConnectionsClosedAtLimit: Int {
+        state.withLock { $0.acceptor?.idleConnectionsClosedAtLimit ?? 0 }
+    }
+
     /// Bytes held now by request bodies still being read (`BodyBytesGauge`); 0 before `start()` and after
     /// `shutdown()`.
     package var bufferedBodyBytes: Int { state.withLock { $0.acceptor?.bodyBytes.value ?? 0 } }

@@ -4,7 +4,9 @@ import Synchronization
 
 /// The listening socket as one event loop watches it: with `EPOLLEXCLUSIVE` (not every loop wakes for each
 /// connection, epoll_ctl(2)), paused at the connection limit or on descriptor exhaustion, resumed when there is
-/// room again, dropped at shutdown. Readiness calls the acceptor on the loop's thread.
+/// room again, dropped at shutdown. Readiness calls the acceptor on the loop's thread, and so does a paused
+/// listener's timer, which at the limit looks for connections waiting in the backlog
+/// (`ConnectionAcceptor.stillAtLimit`).
 final class ListenerOnLoop: Sendable {
     let loop: EventLoop
     let listener: Listener
@@ -50,7 +52,23 @@ final class ListenerOnLoop: Sendable {
             state.retryAt = nil
             return state.acceptor
         }
-        if let acceptor, acceptor.hasCapacity { resume(acceptor: acceptor) }
+        guard let acceptor else { return }
+        if acceptor.hasCapacity {
+            resume(acceptor: acceptor)
+        } else {
+            acceptor.stillAtLimit(self)
+        }
+    }
+
+    /// Runs `retry` again after `delay` (ns) while the listener stays paused.
+    func retry(after delay: UInt64) {
+        let retryAt = state.withLock { state -> UInt64? in
+            guard !state.registered, !state.shuttingDown else { return nil }
+            state.retryAt = MonotonicClock.now() + delay
+            return state.retryAt
+        }
+        guard let retryAt else { return }
+        loop.schedule(at: retryAt) { [weak self] in self?.retry(at: retryAt) }
     }
 
     /// Watches the listener again unless shutting down.
