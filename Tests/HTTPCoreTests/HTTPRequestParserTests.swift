@@ -159,4 +159,22 @@ struct HTTPRequestParserTests {
         #expect(try !head("GET / HTTP/1.0\r\n\r\n").keepAlive)
         #expect(try head("GET / HTTP/1.0\r\nConnection: Keep-Alive\r\n\r\n").keepAlive)
     }
+
+    /// Whitespace before a field's colon (RFC 9112 §5.1) and a field name with a space in it, and no colon after
+    /// it, are refused with 400 and each named as what it is. Found by a black-box review: `bad header` was called
+    /// "whitespace before colon".
+    @Test func whitespaceBeforeTheColonAndAFieldWithoutOneAreToldApart() {
+        func reason(_ field: String) -> HTTPParseError.Reason? {
+            if case .failure(let error) = HTTPRequestParser.parseAll("GET / HTTP/1.1\r\nHost: a\r\n\(field)\r\n\r\n") {
+                return error.reason
+            }
+            return nil
+        }
+        #expect(reason("X-A : b") == .whitespaceBeforeColon)
+        #expect(reason("X-A\t\t: b") == .whitespaceBeforeColon)
+        #expect(reason("bad header") == .invalidHeaderName)
+        #expect(reason("X-A b: c") == .invalidHeaderName)
+        #expect(reason("X-A ") == .invalidHeaderName)
+        #expect(HTTPRequestParser.status("GET / HTTP/1.1\r\nHost: a\r\nbad header\r\n\r\n") == 400)
+    }
 }

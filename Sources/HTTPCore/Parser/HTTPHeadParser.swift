@@ -104,7 +104,13 @@ enum HTTPHeadParser {
         while i < line.count, HTTPGrammar.isTokenChar(line[i]) { i += 1 }
         guard i < line.count else { throw HTTPParseError(.invalidHeaderName) }
         guard line[i] == HTTPGrammar.colon else {
-            if line[i] == HTTPGrammar.space || line[i] == HTTPGrammar.tab { throw HTTPParseError(.whitespaceBeforeColon) }
+            if line[i] == HTTPGrammar.space || line[i] == HTTPGrammar.tab {
+                // `Name : value` is whitespace before the colon; `bad header` (no colon next) is a name with a space.
+                var k = i
+                while k < line.count, line[k] == HTTPGrammar.space || line[k] == HTTPGrammar.tab { k += 1 }
+                throw HTTPParseError(k < line.count && line[k] == HTTPGrammar.colon ? .whitespaceBeforeColon
+                                     : .invalidHeaderName)
+            }
             if line[i] == HTTPGrammar.cr { throw HTTPParseError(.bareCarriageReturn) }
             throw HTTPParseError(.invalidHeaderName)
         }
