@@ -15,6 +15,20 @@ extension Configuration {
         "APPLE_MAX_CONNECTIONS", "APPLE_TIMEOUT", "APPLE_CHORES_INTERVAL",
     ]
 
+    /// Variables `siwa serve` reads that `siwa dev` wires itself or does without, whose being set in the environment
+    /// the start names: TLS, the database, Apple's URL and key, the client ids. Found by a black-box review: with
+    /// `TLS_CERT_PATH` and `TLS_KEY_PATH` set, `siwa dev` served plain HTTP without a word.
+    package static let variablesDevelopmentIgnores = [
+        "TLS_CERT_PATH", "TLS_KEY_PATH", "DATABASE_URL", "DATABASE_PATH", "APPLE_BASE_URL", "APPLE_TEAM_ID",
+        "APPLE_KEY_ID", "APPLE_PRIVATE_KEY_PATH", "SIWA_ENCRYPTION_KEY", "IOS_APPLICATION_IDENTIFIER",
+        "WEBSITE_APPLICATION_IDENTIFIER", "SIWA_REDIRECT_URL",
+    ]
+
+    /// Those of `variablesDevelopmentIgnores` set (not empty) in `environment`, in that order.
+    package static func variablesDevelopmentIgnores(in environment: [String: String]) -> [String] {
+        variablesDevelopmentIgnores.filter { !(environment[$0] ?? "").isEmpty }
+    }
+
     /// What `siwa dev` serves with: the server and the Apple stand-in on `hostname`, configured for each other, so a
     /// fresh checkout signs in on `http://127.0.0.1:8080/login` with no Apple account. The variables of
     /// `developmentVariables` in `environment` still apply, checked as `siwa serve` checks them.

@@ -50,6 +50,11 @@ enum DevEnvironment {
         logger.notice("Apple stand-in on \(stand.baseURL)")
         let host = Configuration.urlHost(hostname)
         logger.notice("database: \(configuration.databaseDescription)")
+        let ignored = Configuration.variablesDevelopmentIgnores(in: ProcessInfo.processInfo.environment)
+            .joined(separator: ", ")
+        if !ignored.isEmpty {
+            logger.notice("siwa dev wires these itself and ignores them (siwa serve reads them): \(ignored)")
+        }
         logger.notice("siwa on http://\(host):\(server.localPort) — open /login to sign in")
         // The key file's absolute path: a relative one, run from another folder, made mint a key of its own there,
         // whose tokens the server refused (found by a black-box review).

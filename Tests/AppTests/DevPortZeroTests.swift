@@ -10,13 +10,17 @@ import Testing
 struct DevPortZeroTests {
     @Test func devOnPortZeroWiresThePortsItGot() async throws {
         try await TestApp.withTemporaryDirectory { directory in
-            let dev = try SiwaProcess(["dev", "--port", "0", "--apple-port", "0"], environment: ["LOG_LEVEL": "info"],
+            let environment = ["LOG_LEVEL": "info", "TLS_CERT_PATH": "cert.pem", "TLS_KEY_PATH": "key.pem"]
+            let dev = try SiwaProcess(["dev", "--port", "0", "--apple-port", "0"], environment: environment,
                                       directory: directory)
             let port = try await dev.waitForPort(after: "siwa on http://127.0.0.1:")
             #expect(port != 0)
             // Its log names the database, and gives mint the key file's absolute path, which works from any folder
             // (found by a black-box review: a relative one made mint a key of its own elsewhere).
             #expect(dev.output.contains("database: SQLite at siwa.sqlite"), "\(dev.output)")
+            // The TLS files it does not read are named (found by a black-box review: it served plain HTTP silently).
+            #expect(dev.output.contains("ignores them (siwa serve reads them): TLS_CERT_PATH, TLS_KEY_PATH"),
+                    "\(dev.output)")
             let keyFile = directory.appendingPathComponent("fake-apple-key.pem").resolvingSymlinksInPath().path
             #expect(dev.output.contains("--key-file \(keyFile) gives a token"), "\(dev.output)")
             let token = try await SiwaProcess.run(["mint", "--aud", "dev.siwa.ios"], environment: [:],
