@@ -30,6 +30,8 @@ struct FakeAppleController: RouteCollection {
         routes.post("auth", "usermigrationinfo", use: userMigrationInfo)
         routes.post("dev", "app-credential", use: appCredential)
         routes.post("dev", "transfer-app", use: transferApp)
+        routes.get("dev", "faults", use: faults)
+        routes.post("dev", "faults", use: setFaults)
         routes.get("appleauth", "static", "jsapi", "appleid", "1", "en_US", "appleid.auth.js", use: script)
     }
 
@@ -133,10 +135,14 @@ struct FakeAppleController: RouteCollection {
     /// `answer` after the knobs' latency, counted in flight while it runs (`/auth/token`, `/auth/revoke`,
     /// `/auth/usermigrationinfo`).
     func throughKnobs(_ answer: () async throws -> Response) async throws -> Response {
-        let latency = await knobs.begin()
+        let (latency, failure) = await knobs.begin()
         do {
             if latency > 0 { try await Task.sleep(for: .milliseconds(Int(latency * 1000))) }
-            let response = try await answer()
+            let response = if let failure {
+                Self.failure(status: failure.status, retryAfter: failure.retryAfter)
+            } else {
+                try await answer()
+            }
             await knobs.end()
             return response
         } catch {

@@ -71,7 +71,8 @@ package final class FakeAppleServer: Sendable {
     /// While on, `/auth/token` and `/auth/revoke` answer 503, as during an Apple outage.
     package func simulateOutage(_ outage: Bool) async { await state.setOutage(outage) }
 
-    /// Adds `seconds` before every `/auth/token` answer (Apple far away, or slow).
+    /// Adds `seconds` before every `/auth/token`, `/auth/revoke` and `/auth/usermigrationinfo` answer (Apple far
+    /// away, or slow).
     package func setTokenLatency(_ seconds: Double) async { await knobs.setLatency(seconds) }
     /// The most `/auth/token` calls in flight at once since start or `resetTokenPeak()`.
     package func tokenPeakInFlight() async -> Int { await knobs.peakInFlight }
