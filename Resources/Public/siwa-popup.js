@@ -9,7 +9,7 @@
   var message = document.getElementById("signin-message");
   if (!window.AppleID || !button) { return; }
 
-  function show(text, startAgain) {
+  function show(text, startAgain, retry) {
     message.textContent = text;
     if (startAgain) {
       // The page's state was used or has expired: a fresh page brings a new one.
@@ -18,6 +18,17 @@
       link.textContent = "Start again";
       message.appendChild(document.createTextNode(" "));
       message.appendChild(link);
+    }
+    if (retry) {
+      // Nothing was written and the state is unspent: the same result can still finish the sign-in, with the
+      // name Apple sends only the first time, where a new popup would not bring it again.
+      var again = document.createElement("button");
+      again.type = "button";
+      again.className = "button";
+      again.textContent = "Try again";
+      again.addEventListener("click", retry);
+      message.appendChild(document.createTextNode(" "));
+      message.appendChild(again);
     }
     message.hidden = false;
   }
@@ -34,6 +45,7 @@
   }
 
   function send(result) {
+    function again() { send(result); }
     var authorization = (result && result.authorization) || {};
     var body = { id_token: authorization.id_token || "", state: authorization.state || "" };
     if (authorization.code) { body.code = authorization.code; }
@@ -50,13 +62,13 @@
         if (!response.ok || !answer) {
           show((answer && answer.reason)
             || "The server could not complete the sign-in (HTTP " + response.status + "). Please try again.",
-            response.status === 401);
+            response.status === 401, response.status === 503 ? again : null);
           return;
         }
         window.location.assign(answer.redirect || "/");
       });
     }).catch(function () {
-      show("The sign-in could not reach the server. Check your connection and try again.");
+      show("The sign-in could not reach the server. Check your connection and try again.", false, again);
     });
   }
 

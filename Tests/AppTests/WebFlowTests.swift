@@ -46,6 +46,8 @@ struct WebFlowTests {
             ], cookies: ["SIWA_STATE": state])
             #expect(callback.status == .ok)
             #expect(callback.text.contains("action=\"/login/siwa/handle\""))
+            #expect(callback.text.contains("document.getElementById(\"siwa\").submit();"), "it posts itself")
+            #expect(!callback.text.contains("Try again"))
             #expect(callback.text.contains("&lt;Appleseed&gt;"))
             #expect(!callback.text.contains("<Appleseed>"))
             #expect(callback.setCookies["SIWA_STATE"] == nil, "the state stays for the handle step")
@@ -138,6 +140,48 @@ struct WebFlowTests {
     }
 
     /// Errors of the web routes have the API's JSON shape, unless the client asks for HTML first (a browser).
+    /// When Apple cannot serve the code exchange, a browser's hand-off answers 503 with a page that posts the same
+    /// form again (no script submits it), so the name Apple sends only once is not lost: once Apple is back, the
+    /// same post signs in with it. A JSON client gets the JSON error. Found by a black-box review: the page offered
+    /// only "Sign in again", a new authorization without the name.
+    @Test func aHandOffAppleCannotServeOffersTheSamePostAgainWithTheName() async throws {
+        try await TestApp.with { app in
+            let state = try TestApp.newState()
+            let issued = try await app.webCode(state: state, subject: "001.web.retry", email: "retry@example.com")
+            let fields = [("token", issued.idToken), ("code", issued.code), ("email", ""), ("firstName", "Jane"),
+                          ("lastName", "<Retry>")]
+            let browser: HTTPHeaders = [
+                "Content-Type": "application/x-www-form-urlencoded", "Cookie": "SIWA_STATE=\(state)",
+                "Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
+            ]
+            await app.apple.simulateOutage(true)
+            let json = try await app.handle(fields, state: state)
+            #expect(json.status == .serviceUnavailable)
+            #expect(try json.json()["error"] as? Bool == true)
+            let page = try await app.send(.POST, "/login/siwa/handle", headers: browser,
+                                          body: Array(TestApp.formEncode(fields).utf8))
+            #expect(page.status == .serviceUnavailable)
+            #expect(page.headers["Retry-After"] == "10")
+            #expect(page.headers["Content-Type"]?.hasPrefix("text/html") == true)
+            #expect(page.headers["Cache-Control"] == "no-store")
+            #expect(page.text.contains("action=\"/login/siwa/handle\""))
+            #expect(page.text.contains("name=\"firstName\" value=\"Jane\""))
+            #expect(page.text.contains("value=\"&lt;Retry&gt;\""))
+            #expect(page.text.contains(">Try again</button>"))
+            #expect(!page.text.contains(".submit()"), "the page does not post again by itself")
+            #expect(page.setCookies["SIWA_STATE"] == nil, "the state stays for the post again")
+            #expect(try await app.count("users") == 0)
+
+            await app.apple.simulateOutage(false)
+            let again = try await app.send(.POST, "/login/siwa/handle", headers: browser,
+                                           body: Array(TestApp.formEncode(fields).utf8))
+            #expect(again.status == .seeOther)
+            let session = try #require(again.cookieValue("session"))
+            let home = try await app.send(.GET, "/", headers: ["Cookie": "session=\(session)"])
+            #expect(home.text.contains("Jane &lt;Retry&gt;"))
+        }
+    }
+
     @Test func webRouteErrorsAreJSONUnlessTheClientPrefersHTML() async throws {
         try await TestApp.with { app in
             let fields = [("state", "a"), ("id_token", try app.identityToken(audience: TestApp.webClientID))]

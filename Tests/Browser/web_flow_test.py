@@ -65,7 +65,14 @@ def start_server(binary, workdir, mode="redirect"):
     deadline = time.time() + WAIT_SECONDS
     wait_for(f"http://127.0.0.1:{port}/health", deadline)
     wait_for(f"http://127.0.0.1:{apple_port}/auth/keys", deadline)
-    return process, port
+    return process, port, apple_port
+
+
+def set_faults(apple_port, **fields):
+    """The stand-in's /dev/faults: Apple slow, throttling or down until set again (status=0 ends it)."""
+    body = urllib.parse.urlencode(fields).encode()
+    with urllib.request.urlopen(f"http://127.0.0.1:{apple_port}/dev/faults", data=body, timeout=10) as response:
+        assert response.status == 200, response.status
 
 
 def stop_server(server):
@@ -104,7 +111,8 @@ def browser():
     return webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
 
 
-def sign_in(driver, base, name, email):
+def sign_in(driver, base, name, email, signed_in=True):
+    """Through the stand-in's consent page; waits for / signed in unless `signed_in` is False."""
     wait = WebDriverWait(driver, WAIT_SECONDS)
     driver.get(f"{base}/login")
     cookie = driver.get_cookie("SIWA_STATE")
@@ -124,7 +132,8 @@ def sign_in(driver, base, name, email):
     field.clear()
     field.send_keys(email)
     driver.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
-    wait.until(EC.presence_of_element_located((By.ID, "user-name")))
+    if signed_in:
+        wait.until(EC.presence_of_element_located((By.ID, "user-name")))
     return driver
 
 
@@ -169,7 +178,8 @@ def open_popup(driver, base):
     return main
 
 
-def popup_sign_in(driver, base, name, email):
+def popup_sign_in(driver, base, name, email, signed_in=True):
+    """Through the popup's consent page; waits for / signed in unless `signed_in` is False."""
     wait = WebDriverWait(driver, WAIT_SECONDS)
     main = open_popup(driver, base)
     query = urllib.parse.parse_qs(urllib.parse.urlparse(driver.current_url).query)
@@ -183,7 +193,8 @@ def popup_sign_in(driver, base, name, email):
     driver.find_element(By.NAME, "email").send_keys(email)
     driver.find_element(By.CSS_SELECTOR, "button[type=submit]").click()
     driver.switch_to.window(main)
-    wait.until(EC.presence_of_element_located((By.ID, "user-name")))
+    if signed_in:
+        wait.until(EC.presence_of_element_located((By.ID, "user-name")))
     wait.until(lambda d: len(d.window_handles) == 1)
     return state
 
@@ -198,8 +209,8 @@ def post_json(url, body, cookie):
         return error.code, error.read().decode()
 
 
-def popup_checks(driver, base, check):
-    """The popup flow on a server in popup mode: sign in, a replay refused, a closed popup explained."""
+def popup_checks(driver, base, apple_port, check):
+    """The popup flow on a server in popup mode: sign in, a replay refused, a closed popup explained, Apple down."""
     posted = {}
 
     def popup_page_headers():
@@ -243,6 +254,23 @@ def popup_checks(driver, base, check):
 
     check("popup mode: Cancel on Apple's page shows a message on the page", popup_cancel_shows_message)
 
+    def popup_apple_down_offers_try_again():
+        wait = WebDriverWait(driver, WAIT_SECONDS)
+        driver.delete_all_cookies()
+        set_faults(apple_port, status=503, retryAfter=5)
+        try:
+            popup_sign_in(driver, base, "Popup Kept", "popup-kept@example.com", signed_in=False)
+            again = wait.until(EC.element_to_be_clickable((By.CSS_SELECTOR, "#signin-message button")))
+            assert again.text == "Try again", again.text
+        finally:
+            set_faults(apple_port, status=0)
+        again.click()
+        wait.until(EC.presence_of_element_located((By.ID, "user-name")))
+        assert_signed_in(driver, base, "Popup Kept", "popup-kept@example.com")
+
+    check("popup mode: Apple down at the code exchange offers Try again, which signs in with the name",
+          popup_apple_down_offers_try_again)
+
 
 def main():
     binary = os.environ.get("SIWA_BINARY", os.path.join(ROOT, ".build", "debug", "siwa"))
@@ -253,7 +281,7 @@ def main():
             server, cluster = None, Cluster(binary, workdir, free_port())
             port = cluster.port
         else:
-            (server, port), cluster = start_server(binary, workdir), None
+            (server, port, apple_port), cluster = start_server(binary, workdir), None
         driver = None
         base = f"http://127.0.0.1:{port}"
 
@@ -305,10 +333,27 @@ def main():
                 assert "/login" in driver.current_url and not driver.find_elements(By.ID, "user-name")
 
             check("Cancel on Apple's page returns to /login saying so", cancel_returns_to_login)
-            if not cluster:
-                popup_server, popup_port = start_server(binary, workdir, mode="popup")
+
+            def apple_down_keeps_the_name():
+                wait = WebDriverWait(driver, WAIT_SECONDS)
+                set_faults(apple_port, status=503, retryAfter=5)
                 try:
-                    popup_checks(driver, f"http://127.0.0.1:{popup_port}", check)
+                    sign_in(driver, base, "Kept Name", "kept@example.com", signed_in=False)
+                    again = wait.until(EC.element_to_be_clickable((By.XPATH, "//button[text()='Try again']")))
+                    assert "Sign-in not finished" in driver.title, driver.title
+                finally:
+                    set_faults(apple_port, status=0)
+                again.click()
+                wait.until(EC.presence_of_element_located((By.ID, "user-name")))
+                assert_signed_in(driver, base, "Kept Name", "kept@example.com")
+                sign_out(driver)
+
+            if not cluster:
+                check("Apple down at the code exchange: the page's Try again signs in with the name once Apple is back",
+                      apple_down_keeps_the_name)
+                popup_server, popup_port, popup_apple_port = start_server(binary, workdir, mode="popup")
+                try:
+                    popup_checks(driver, f"http://127.0.0.1:{popup_port}", popup_apple_port, check)
                 finally:
                     stop_server(popup_server)
 

@@ -42,6 +42,10 @@ extension WebSignInController {
         /// The nonce the page's inline script carries (`PageScripts`).
         var scriptNonce: String
         var currentUser: CurrentUserContext?
+        /// Set when the hand-off could not finish for now: the page then says why and offers to post it again
+        /// (no script submits it).
+        var isRetry = false
+        var retryReason = ""
     }
 
     /// What the hand-off page posts. Its `email` field is not read: the email comes only from the verified token.

@@ -56,9 +56,31 @@ struct WebSignInController: RouteCollection {
         let form = try req.content.decode(HandleForm.self, accepting: .form)
         guard !form.token.isEmpty else { throw Abort(.badRequest, reason: "Field 'token' must not be empty") }
         let name = PersonName(firstName: form.firstName ?? "", lastName: form.lastName ?? "")
-        try await signIn(.init(token: form.token, code: form.code, name: name), stateCookie: req.cookies[StateCookie.name],
-                         req)
+        do {
+            try await signIn(.init(token: form.token, code: form.code, name: name),
+                             stateCookie: req.cookies[StateCookie.name], req)
+        } catch let failure as SignInFailure where failure.status == .serviceUnavailable && req.prefersHTMLErrors {
+            return try retryPage(form, failure, req)
+        }
         return StateCookie.clearing(.redirect(to: "/"))
+    }
+
+    /// The hand-off again, for a browser, when Apple could not serve it for now (503): nothing was written, and the
+    /// state cookie and the token's nonce are unspent, so posting the same form later can finish the sign-in with
+    /// the name Apple sends only the first time. Found by a black-box review: the error page offered only "Sign in
+    /// again", a new authorization, and Apple then sent no name. The answer is the 503 with its `Retry-After`.
+    private func retryPage(_ form: HandleForm, _ failure: SignInFailure, _ req: Request) throws -> Response {
+        let scripts = try PageScripts(appleScriptURL: configuration.appleScriptURL)
+        let context = HandlerContext(token: form.token, code: form.code ?? "", email: "",
+                                     firstName: form.firstName ?? "", lastName: form.lastName ?? "",
+                                     scriptNonce: scripts.nonce, currentUser: nil, isRetry: true,
+                                     retryReason: failure.reason)
+        var response = try req.view.render("siwaHandler", context).encodeResponse(for: req)
+        response.status = .serviceUnavailable
+        scripts.apply(to: &response)
+        for field in failure.headers { response.headers.replaceOrAdd(name: field.name, value: field.value) }
+        response.headers.replaceOrAdd(name: "Cache-Control", value: "no-store")
+        return response
     }
 
     /// Where a signed-in browser goes next.

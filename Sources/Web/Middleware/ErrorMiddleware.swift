@@ -116,3 +116,9 @@ struct ErrorPage: Codable, Sendable {
     let title: String
     let reason: String
 }
+
+extension Request {
+    /// Whether an error of this request is answered with the HTML page rather than JSON (`ErrorMiddleware`): the
+    /// client asks for HTML first, and the route's errors are not JSON only.
+    package var prefersHTMLErrors: Bool { ErrorRenderer.wantsHTML(self) }
+}
