@@ -66,15 +66,21 @@ struct HTTPServerLimitsTests {
         }
     }
 
-    /// At the limit, with every connection's request under way, a new one waits in the backlog until one closes.
-    @Test func connectionLimitAppliesBackPressure() async throws {
+    /// A started server on one loop whose `/slow` signals `arrival` and answers once `release` is signalled.
+    static func startSlowServer(maxConnections: Int) throws -> (HTTPServer, Int, arrival: Arrival, release: Arrival) {
         var logger = Logger(label: "test")
         logger.logLevel = .warning
         let (arrival, release) = (Arrival(), Arrival())
-        let server = HTTPServer(configuration: .init(port: 0, loopCount: 1, limits: HTTPLimits(maxConnections: 2)),
+        let server = HTTPServer(configuration: .init(port: 0, loopCount: 1,
+                                                     limits: HTTPLimits(maxConnections: maxConnections)),
                                 responder: SlowResponder(arrival: arrival, release: release), logger: logger)
         try server.start()
-        let port = server.localPort
+        return (server, server.localPort, arrival, release)
+    }
+
+    /// At the limit, with every connection's request under way, a new one waits in the backlog until one closes.
+    @Test func connectionLimitAppliesBackPressure() async throws {
+        let (server, port, arrival, release) = try Self.startSlowServer(maxConnections: 2)
         let first = try RawClient(port: port)
         let second = try RawClient(port: port)
         try first.send("GET /slow HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
@@ -95,13 +101,7 @@ struct HTTPServerLimitsTests {
     /// them while nobody waits are left alone. Found by a black-box review: at MAX_CONNECTIONS=50, 50 connections
     /// that sent nothing held `/health` back for 59.5 s, until their idle timeout.
     @Test func theLongestIdleConnectionGivesWayToAWaitingOneAtTheLimit() async throws {
-        var logger = Logger(label: "test")
-        logger.logLevel = .warning
-        let (arrival, release) = (Arrival(), Arrival())
-        let server = HTTPServer(configuration: .init(port: 0, loopCount: 1, limits: HTTPLimits(maxConnections: 3)),
-                                responder: SlowResponder(arrival: arrival, release: release), logger: logger)
-        try server.start()
-        let port = server.localPort
+        let (server, port, arrival, release) = try Self.startSlowServer(maxConnections: 3)
         let busy = try RawClient(port: port)
         try busy.send("GET /slow HTTP/1.1\r\nHost: a\r\n\r\n")
         await arrival.wait()
