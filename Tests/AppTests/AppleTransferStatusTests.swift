@@ -64,11 +64,12 @@ struct TransferTallyTests {
         var tally = TransferTally(label: "import into RECVTEAM01", doneWord: "migrated")
         tally.due = 1_907
         tally.done = 331
-        tally.failed.add("database", count: 22)
+        tally.failed.add("database", count: 21)
         tally.pageFailures = 1
-        #expect(!tally.isComplete)
+        #expect(!tally.isComplete && !tally.ranToTheEnd, "--allow-missing writes no file missing the users not read")
+        // The counts add up to what was due: the failed page is no user's.
         #expect(tally.summary == "transfer import into RECVTEAM01: 1907 due, 331 migrated, 0 throttled and retried, "
-            + "22 failed (database: 22), 0 interrupted, 1555 not reached (reading them failed; still to do), in 0.0 s")
+            + "21 failed (database: 21), 0 interrupted, 1555 not reached (reading them failed; still to do), in 0.0 s")
         tally.pageFailures = 0
         #expect(!tally.summary.contains("not reached"), "without a failed page, others did the rest")
     }

@@ -70,8 +70,7 @@ struct ChoreRun: Sendable {
                             ).reversed()
                         } catch {
                             logger.warning("\(chore.kind.rawValue): claiming tokens failed", metadata: ["cause": "\(error)"])
-                            tally.add(.failed(reason: "database"))
-                            tally.failuresOfNoRow += 1
+                            tally.claimFailures += 1
                         }
                         exhausted = buffer.isEmpty
                     }

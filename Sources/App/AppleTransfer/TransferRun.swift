@@ -50,7 +50,6 @@ struct TransferRun: Sendable {
                         do {
                             buffer = try await page(last, pageSize).reversed()
                         } catch {
-                            result.failed.add("database")
                             result.pageFailures += 1
                             buffer = []
                         }

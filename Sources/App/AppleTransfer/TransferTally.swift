@@ -15,7 +15,8 @@ struct TransferTally: Sendable, Equatable {
     var throttledRetries = 0
     var failed = FailureReasons()
     var interrupted = 0
-    /// Pages of users the database failed to give (counted among `failed` as `database`): the run stops there.
+    /// Pages of users the database failed to give: the run stops there. No user's failure, so not among `failed`
+    /// (found by a black-box review of the chores, whose summary added up to one more than was due).
     var pageFailures = 0
     /// Why the run stopped before its end, when Apple's answer ended it (`invalid_client`).
     var stoppedBy: String?
@@ -25,10 +26,11 @@ struct TransferTally: Sendable, Equatable {
 
     /// Users due when the run began that it did not reach: done by another run meanwhile, or, once reading a page
     /// failed, the rest, still to do.
-    var notReached: Int { max(0, due - done - gone - (failedCount - pageFailures) - interrupted) }
+    var notReached: Int { max(0, due - done - gone - failedCount - interrupted) }
 
-    /// Whether the run went through every user due: neither stopped nor interrupted (some may have failed).
-    var ranToTheEnd: Bool { interrupted == 0 && stoppedBy == nil }
+    /// Whether the run went through every user due: neither stopped, nor interrupted, nor cut short by a page the
+    /// database failed to give (some may have failed).
+    var ranToTheEnd: Bool { interrupted == 0 && stoppedBy == nil && pageFailures == 0 }
 
     /// Whether every user due was done.
     var isComplete: Bool { failedCount == 0 && ranToTheEnd }
@@ -41,7 +43,7 @@ struct TransferTally: Sendable, Equatable {
         if gone > 0 { parts.insert("\(gone) deleted meanwhile", at: 2) }
         // A failed page ends the run: say how many it left (found by an audit: after a database restart the line
         // accounted for 353 of 1,907 users, and `transfer status` showed 1,576 still to do).
-        if pageFailures > 0, notReached > 0 { parts.append("\(notReached) not reached (reading them failed; still to do)") }
+        if pageFailures > 0 { parts.append("\(notReached) not reached (reading them failed; still to do)") }
         if let stoppedBy { parts.append("stopped: \(stoppedBy)") }
         return "transfer \(label): " + parts.joined(separator: ", ") + ", in " + String(format: "%.1f s", seconds)
     }
