@@ -22,7 +22,8 @@ struct FakeAppleFaultsTests {
     private func signInWithCode(_ app: TestApp, subject: String) async throws -> HTTPClientResponse {
         let issued = try await app.apple.issueAuthorizationCode(clientID: TestApp.iosClientID, subject: subject,
                                                                 email: "\(subject)@example.com")
-        return try await app.sendJSON(.POST, "/api/users/siwa", ["token": issued.idToken, "authorizationCode": issued.code])
+        return try await app.sendJSON(.POST, "/api/users/siwa",
+                                      ["token": issued.idToken, "authorizationCode": issued.code])
     }
 
     @Test func aThrottlingAppleIsPlayedAndEnded() async throws {
