@@ -13,11 +13,6 @@ actor FakeAppleTokenKnobs {
 
     func setLatency(_ seconds: Double) { latency = max(seconds, 0) }
 
-    /// Answers calls with `status` (429 or a 5xx) and `Retry-After: retryAfter` from now on; nil: answers them.
-    func setFailure(status: Int?, retryAfter: Int? = nil) {
-        failure = status.map { ($0, retryAfter) }
-    }
-
     /// What `/dev/faults` shows.
     var faults: FakeAppleController.Faults {
         FakeAppleController.Faults(latency: latency, status: failure?.status, retryAfter: failure?.retryAfter)
