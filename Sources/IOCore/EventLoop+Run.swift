@@ -171,20 +171,21 @@ extension EventLoop {
         if wake { wakeUp() }
     }
 
-    /// Ends the waits of up to `count` idle server connections (`wait(…, idle: true)` on a descriptor registered with
-    /// `drains`) whose deadline comes before `deadlineBefore`, the earliest first, as if that deadline had passed:
-    /// each connection then closes as an idle one does at its timeout. How a server at its connection limit makes
-    /// room for one waiting to be accepted.
+    /// Ends the waits of up to `count` server connections waiting for their next request (`wait(…, idleSince:)` on
+    /// a descriptor registered with `drains`) that fell idle before `idleBefore` (monotonic ns), the longest idle
+    /// first, as if their deadline had passed: each connection then closes as an idle one does at its timeout. How
+    /// a server at its connection limit makes room for one waiting to be accepted. A TLS handshake's wait is never
+    /// ended here (found by a review: handshakes were cut for waiting connections).
     /// - Returns: how many waits it ended.
-    package func endIdleWaits(deadlineBefore: UInt64, upTo count: Int) -> Int {
+    package func endIdleWaits(idleBefore: UInt64, upTo count: Int) -> Int {
         guard count > 0 else { return 0 }
         let ended: [Waiter] = state.withLock { state in
-            var oldest: [(fd: Int32, deadline: UInt64)] = []
+            var oldest: [(fd: Int32, since: UInt64)] = []
             for (fd, waiter) in state.waiters
-            where waiter.idle && waiter.deadline < deadlineBefore && state.draining.contains(fd) {
-                oldest.append((fd, waiter.deadline))
+            where waiter.idleSince != 0 && waiter.idleSince < idleBefore && state.draining.contains(fd) {
+                oldest.append((fd, waiter.idleSince))
             }
-            oldest.sort { $0.deadline < $1.deadline }
+            oldest.sort { $0.since < $1.since }
             return oldest.prefix(count).compactMap { state.waiters.removeValue(forKey: $0.fd) }
         }
         for waiter in ended { waiter.continuation.resume(returning: .timedOut) }

@@ -31,6 +31,9 @@ package final class EventLoop: Sendable {
         var deadline: UInt64
         var idle: Bool
         var events: UInt32
+        /// For a server connection waiting for its next request: when it fell idle (monotonic ns), which
+        /// `endIdleWaits` goes by; 0 for every other wait.
+        var idleSince: UInt64 = 0
     }
 
     /// Events that end any wait: errors and hang-ups wake readers and writers alike.
@@ -134,7 +137,12 @@ package final class EventLoop: Sendable {
     /// begun — or the grace period ends (`.shutdown`).
     /// Call only after the operation returned EAGAIN (or a short read), or before the first read of an answer to a
     /// request just written: edges are not repeated, but one that comes before the wait is kept for it.
-    package func wait(for fd: Int32, events: UInt32, deadline: UInt64, idle: Bool = false) async -> Readiness {
+    /// - Parameter idleSince: for a server connection waiting for its next request, when it fell idle: such a wait
+    ///   `endIdleWaits` may end, at a server's connection limit. 0 (any other wait, a TLS handshake's included) it
+    ///   never ends.
+    package func wait(for fd: Int32, events: UInt32, deadline: UInt64, idle: Bool = false, idleSince: UInt64 = 0) async
+        -> Readiness
+    {
         await withUnsafeContinuation { continuation in
             var wake = false
             let (immediate, watchWrites): (Readiness?, Bool) = state.withLock { state in
@@ -146,7 +154,8 @@ package final class EventLoop: Sendable {
                     state.pending[fd] = pending & ~ending
                     return (.ready, false)
                 }
-                state.waiters[fd] = Waiter(continuation: continuation, deadline: deadline, idle: idle, events: wanted)
+                state.waiters[fd] = Waiter(continuation: continuation, deadline: deadline, idle: idle, events: wanted,
+                                           idleSince: idleSince)
                 wake = state.lowerWaiterDeadlineBound(to: deadline)
                 guard events & EPOLLOUT.rawValue != 0, !state.watchingWrites.contains(fd) else { return (nil, false) }
                 state.watchingWrites.insert(fd)

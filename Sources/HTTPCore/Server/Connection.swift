@@ -181,7 +181,8 @@ final class Connection {
                 deadline = requestStarted + limits.headerTimeout.nanoseconds
             }
             let events = waitEvents(forWrite: false)
-            let readiness = await loop.wait(for: fd, events: events, deadline: deadline, idle: idle)
+            let readiness = await loop.wait(for: fd, events: events, deadline: deadline, idle: idle,
+                                            idleSince: idle ? idleSince : 0)
             budget.renew()
             switch readiness {
             case .ready:

@@ -141,16 +141,14 @@ final class ConnectionAcceptor: Sendable {
     private func makeRoom(on watcher: ListenerOnLoop) {
         let waiting = Self.connectionsWaiting(on: watcher.listener.fd)
         guard waiting > 0 else { return }
-        let idleTimeout = limits.idleTimeout.nanoseconds
-        let deadlineBefore = MonotonicClock.now() + idleTimeout
-            - min(idleTimeout, Self.minimumIdleBeforeClosedForWaiting.nanoseconds)
+        let now = MonotonicClock.now()
+        let idleBefore = now - min(now, Self.minimumIdleBeforeClosedForWaiting.nanoseconds)
         // Each loop's timer sees the whole backlog: each closes its share of it.
         let share = (waiting + listeners.count - 1) / listeners.count
-        let closed = watcher.loop.endIdleWaits(deadlineBefore: deadlineBefore,
+        let closed = watcher.loop.endIdleWaits(idleBefore: idleBefore,
                                                upTo: min(share, Self.idleConnectionsClosedForWaiting))
         guard closed > 0 else { return }
         closedForWaiting.wrappingAdd(closed, ordering: .relaxed)
-        let now = MonotonicClock.now()
         let last = lastAtLimitNotice.load(ordering: .relaxed)
         if last == 0 || now - last >= Self.atLimitNoticeInterval,
            lastAtLimitNotice.compareExchange(expected: last, desired: now, ordering: .relaxed).exchanged {
