@@ -133,17 +133,25 @@ package final class SiwaServer: Sendable {
         // back and releases its lease: on PostgreSQL all of it waits on the loops, so they run until it is done.
         // Found by a black-box review: with the loops stopped first, a SIGTERM on PostgreSQL lost the answers in
         // flight ("16 failed (database: 16)"), left tokens claimed and the lease held. A chore's calls to Apple do
-        // not see its cancellation, though: past the grace period, stopping the loops ends them (`.loopStopped`,
-        // their tokens due again), so that a run waiting on a hanging Apple cannot hold the exit until
-        // `APPLE_TIMEOUT`. Found by a black-box review too: the exit came 13 s after SIGTERM, the grace 2 s.
-        if let chores {
-            _ = await EventLoop.answer(within: max(graceEnd - ContinuousClock.now, .zero)) { await chores.value }
+        // not see its cancellation, though: past the grace period the client to Apple is stopped, which ends them
+        // (their tokens handed back, due again) while the loops still serve the database, so that a run waiting on a
+        // hanging Apple holds the exit neither until `APPLE_TIMEOUT` (found by a black-box review: the exit came
+        // 13 s after SIGTERM, the grace 2 s) nor leaves its tokens claimed (found by a re-review). Stopping the
+        // loops then ends whatever is left.
+        if let chores,
+           await EventLoop.answer(within: max(graceEnd - ContinuousClock.now, .zero), { await chores.value }) == nil {
+            services.lifecycle.client?.http.stop()
+            _ = await EventLoop.answer(within: Self.choreWindUp) { await chores.value }
         }
         loops.shutdown()
         await chores?.value
         await housekeeping.value
         await services.database.close()
     }
+
+    /// How long a stop waits, past the grace period, for a chore whose calls to Apple it ended to hand its tokens back
+    /// and release its lease.
+    static let choreWindUp: Duration = .seconds(2)
 
     /// Starts the schedule of Apple's chores when `APPLE_CHORES_INTERVAL` and the lifecycle are on.
     private static func scheduleChores(_ services: Services, loop: EventLoop) -> Task<Void, Never>? {

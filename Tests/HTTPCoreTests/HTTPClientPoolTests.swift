@@ -127,6 +127,34 @@ struct HTTPClientPoolTests {
         }
     }
 
+    /// `stop()` ends a call waiting on a hanging server, and one waiting for the only connection, at once with
+    /// `loopStopped`, and refuses later ones: a server's stop uses it so that its chores hand their tokens back while
+    /// the loops still serve the database (found by a re-review).
+    @Test func stopEndsTheCallsInFlightAndRefusesLaterOnes() async throws {
+        try await withServer(responder: SlowApple()) { _, port in
+            let client = HTTPClient(configuration: .init(timeout: .seconds(60), maxConnectionsPerOrigin: 1))
+            let started = ContinuousClock.now
+            async let hanging = HTTPClientError.kind {
+                _ = try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(port)/hang"))
+            }
+            for _ in 0..<750 where client.statistics.open != 1 || client.statistics.idle != 0 {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            async let waiting = HTTPClientError.kind {
+                _ = try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(port)/"))
+            }
+            for _ in 0..<750 where client.statistics.waiting != 1 { try await Task.sleep(for: .milliseconds(20)) }
+            client.stop()
+            #expect(await hanging == .loopStopped)
+            #expect(await waiting == .loopStopped)
+            #expect(ContinuousClock.now - started < .seconds(30 * Sanitizer.timeScale), "not the 60 s timeout")
+            let later = await HTTPClientError.kind {
+                _ = try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(port)/"))
+            }
+            #expect(later == .loopStopped)
+        }
+    }
+
     /// A call handed a connection with less than `minimumTimeToSend` left does not send its request: it would time
     /// out after the server acted on it. Found by an audit. The first call holds the only connection until the test
     /// opens the gate, at most 50 ms before the second call's deadline; whenever the connection comes free after

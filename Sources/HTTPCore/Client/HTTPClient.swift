@@ -34,6 +34,18 @@ package struct HTTPClient: Sendable {
     ///
     /// Cancelling the calling task does not interrupt the exchange; `configuration.timeout` bounds it.
     package func send(_ request: HTTPClientRequest) async throws -> HTTPClientResponse {
+        guard !pools.isStopped else { throw Self.stoppedError }
+        do {
+            return try await exchange(request)
+        } catch where pools.isStopped {
+            throw Self.stoppedError
+        }
+    }
+
+    /// What every call in flight when `stop()` came, and every later one, fails with.
+    private static let stoppedError = HTTPClientError(.loopStopped, "the client stopped")
+
+    private func exchange(_ request: HTTPClientRequest) async throws -> HTTPClientResponse {
         let deadline = MonotonicClock.deadline(after: request.timeout ?? configuration.timeout)
         let url = try HTTPClientURL(parsing: request.url)
         if url.scheme == .http, !url.isLoopbackHost {
@@ -67,6 +79,11 @@ package struct HTTPClient: Sendable {
     /// Closes every idle connection; requests in flight finish on theirs, and later ones open new connections.
     package func closeIdleConnections() { pools.closeIdle() }
 
+    /// Ends the calls in flight, and every later one, with `loopStopped` ("the client stopped"): the sockets of its
+    /// connections are shut down, so a wait on one ends at once, and calls waiting for a connection are woken. For a
+    /// server's stop: work waiting on a slow server ends while the loops still serve everything else (PostgreSQL).
+    package func stop() { pools.stop() }
+
     /// OpenSSL writes to the socket with `write(2)`, which raises SIGPIPE on a closed peer; a server ignores it.
     private static let ignoreBrokenPipe: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
 
@@ -74,6 +91,7 @@ package struct HTTPClient: Sendable {
     private final class Pools: Sendable {
         let group: EventLoopGroup
         private let pools = Mutex<[HTTPClientOrigin: HTTPConnectionPool]>([:])
+        private let stopped = Atomic<Bool>(false)
 
         init(group: EventLoopGroup) { self.group = group }
 
@@ -95,6 +113,13 @@ package struct HTTPClient: Sendable {
 
         func closeIdle() {
             for pool in pools.withLock({ Array($0.values) }) { pool.close() }
+        }
+
+        var isStopped: Bool { stopped.load(ordering: .acquiring) }
+
+        func stop() {
+            stopped.store(true, ordering: .releasing)
+            for pool in pools.withLock({ Array($0.values) }) { pool.abort() }
         }
     }
 }

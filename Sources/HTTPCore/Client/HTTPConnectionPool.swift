@@ -1,4 +1,5 @@
 import CryptoCore
+import Glibc
 import IOCore
 import Synchronization
 
@@ -37,6 +38,8 @@ final class HTTPConnectionPool: Sendable {
         /// The timer that runs `closeIdle`, armed while a connection is idle.
         var idleSweep: EventLoop.TimerID?
         var closed = false
+        /// `abort()` came: no connection is opened or used any more.
+        var aborted = false
     }
 
     private final class Counters: Sendable {
@@ -192,6 +195,7 @@ final class HTTPConnectionPool: Sendable {
     private func open(deadline: UInt64) async throws -> HTTPClientConnection {
         do {
             guard hasTimeToSend(before: deadline) else { throw timeRanOut }
+            guard !state.withLock({ $0.aborted }) else { throw Self.abortedError }
             let connectDeadline = min(deadline, MonotonicClock.deadline(after: configuration.connectTimeout))
             let loop = group.any()
             let addresses = try await resolver.resolve(host: origin.host, port: origin.port, deadline: connectDeadline,
@@ -207,6 +211,7 @@ final class HTTPConnectionPool: Sendable {
             let connection = try await HTTPClientConnection.connect(
                 to: origin.scheme == .http ? addresses.filter(\.isLoopback) : addresses, host: origin.host,
                 port: origin.port, loop: loop, tls: tlsSetup, deadline: connectDeadline)
+            guard !state.withLock({ $0.aborted }) else { throw Self.abortedError }
             counters.opened.add(1, ordering: .relaxed)
             if connection.isResumedTLS { counters.resumed.add(1, ordering: .relaxed) }
             state.withLock { shared in
@@ -294,6 +299,26 @@ final class HTTPConnectionPool: Sendable {
         state.withLock { shared in
             for id in shared.machine.removeIdle(closed) { shared.connections[id] = nil }
             armIdleSweep(&shared, now: now)
+        }
+    }
+
+    private static let abortedError = HTTPClientError(.loopStopped, "the client stopped")
+
+    /// Shuts down the socket of every connection, idle or in use, so that a wait on one ends at once, wakes every
+    /// call waiting for a connection, and opens none from now on (`HTTPClient.stop()`).
+    func abort() {
+        let (connections, waiters) = state.withLock { shared in
+            shared.closed = true
+            shared.aborted = true
+            let waiters = shared.waiters
+            shared.waiters = [:]
+            for request in waiters.keys { _ = shared.machine.cancelWaiting(request) }
+            return (Array(shared.connections.values), Array(waiters.values))
+        }
+        for connection in connections { shutdown(connection.fd, Int32(SHUT_RDWR)) }
+        for waiter in waiters {
+            waiter.loop.cancel(waiter.timer)
+            waiter.continuation.resume(returning: .timedOut)
         }
     }
 
