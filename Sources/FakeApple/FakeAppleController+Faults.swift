@@ -44,7 +44,10 @@ extension FakeAppleController {
         if let retryAfter = form.retryAfter, !(0...Self.maximumFaultRetryAfter).contains(retryAfter) {
             throw Abort(.badRequest, reason: "retryAfter must be seconds from 0 to \(Self.maximumFaultRetryAfter).")
         }
-        return try Response.json(await knobs.set(form))
+        guard let faults = await knobs.set(form) else {
+            throw Abort(.badRequest, reason: "retryAfter goes with a failing status (429 or 500 to 599).")
+        }
+        return try Response.json(faults)
     }
 
     /// The failure set with `/dev/faults`, as Apple would send it: the status, `Retry-After` when given, no body.

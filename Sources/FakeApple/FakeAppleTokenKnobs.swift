@@ -18,8 +18,10 @@ actor FakeAppleTokenKnobs {
         FakeAppleController.Faults(latency: latency, status: failure?.status, retryAfter: failure?.retryAfter)
     }
 
-    /// Applies what `/dev/faults` was posted, and returns the faults now set.
-    func set(_ form: FakeAppleController.FaultsForm) -> FakeAppleController.Faults {
+    /// Applies what `/dev/faults` was posted, and returns the faults now set; nil, and nothing applied, for a
+    /// `retryAfter` with no failing status, posted or set, which would be dropped unsaid (found by a re-review).
+    func set(_ form: FakeAppleController.FaultsForm) -> FakeAppleController.Faults? {
+        if form.retryAfter != nil, [nil, 0, 200].contains(form.status ?? failure?.status) { return nil }
         if let latency = form.latency { setLatency(latency) }
         switch form.status {
         case nil: if let retryAfter = form.retryAfter, let status = failure?.status { failure = (status, retryAfter) }

@@ -81,6 +81,13 @@ struct FakeAppleFaultsTests {
             #expect(kept["latency"] as? Double == 300 && kept["status"] as? Int == 599
                     && kept["retryAfter"] as? Int == 86_400)
             #expect(try await setFaults(app, json: ["status": 0, "latency": 0]).status == .ok)
+            // A retryAfter with no failing status would be dropped unsaid: refused.
+            #expect(try await setFaults(app, json: ["retryAfter": 5]).status == .badRequest)
+            #expect(try await setFaults(app, json: ["status": 0, "retryAfter": 5]).status == .badRequest)
+            #expect(try await setFaults(app, json: ["status": 503]).status == .ok)
+            #expect(try await setFaults(app, json: ["retryAfter": 5]).status == .ok, "it joins the status set")
+            #expect(try await faults(app)["retryAfter"] as? Int == 5)
+            #expect(try await setFaults(app, json: ["status": 0]).status == .ok)
         }
     }
 }

@@ -150,7 +150,8 @@ struct TLSServerTests {
     /// timeout, and the waiting one is served then.
     @Test func aTLSHandshakeIsNotClosedForAWaitingConnection() async throws {
         let tls = try await Self.makeCertificate()
-        try await withServer(limits: HTTPLimits(headerTimeout: .seconds(5), maxConnections: 1), tls: tls) { server, port in
+        let limits = HTTPLimits(headerTimeout: .seconds(5), maxConnections: 1)
+        try await withServer(limits: limits, tls: tls) { server, port in
             let handshaking = try RawClient(port: port)
             while server.openConnections == 0 { try await Task.sleep(for: .milliseconds(10)) }
             try await Task.sleep(for: .milliseconds(1_500))
