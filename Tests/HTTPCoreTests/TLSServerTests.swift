@@ -146,21 +146,22 @@ struct TLSServerTests {
 
     /// At the connection limit a TLS handshake under way is not closed for a waiting connection: its request is on
     /// its way, so it is not idle. Found by a review: at the limit, 3-6 % of new TLS clients were cut mid-handshake,
-    /// before connections idle for longer. A client that never finishes its handshake is still cut at the header
-    /// timeout, and the waiting one is served then.
+    /// before connections idle for longer. (One that never finishes is cut at the header timeout, 10 minutes here so
+    /// that no machine's load can make the check race with it; the test's client closes it instead.)
     @Test func aTLSHandshakeIsNotClosedForAWaitingConnection() async throws {
         let tls = try await Self.makeCertificate()
-        let limits = HTTPLimits(headerTimeout: .seconds(5), maxConnections: 1)
+        let limits = HTTPLimits(headerTimeout: .seconds(600), maxConnections: 1)
         try await withServer(limits: limits, tls: tls) { server, port in
-            let handshaking = try RawClient(port: port)
+            var handshaking: RawClient? = try RawClient(port: port)
             while server.openConnections == 0 { try await Task.sleep(for: .milliseconds(10)) }
             try await Task.sleep(for: .milliseconds(1_500))
             async let waiting = Self.run(["openssl", "s_client", "-connect", "127.0.0.1:\(port)", "-quiet", "-ign_eof"],
                                          input: "GET /waiting HTTP/1.1\r\nHost: a\r\nConnection: close\r\n\r\n")
-            #expect(await !handshaking.hasInput(within: 1_000), "the handshake under way is kept")
-            let (_, output) = try await waiting
-            #expect(output.hasPrefix("HTTP/1.1 200 OK"), "served once the handshake timed out: \(output)")
+            #expect(await handshaking?.hasInput(within: 1_000) == false, "the handshake under way is kept")
             #expect(server.idleConnectionsClosedAtLimit == 0)
+            handshaking = nil  // closed by its client: the waiting one is accepted
+            let (_, output) = try await waiting
+            #expect(output.hasPrefix("HTTP/1.1 200 OK"), "\(output)")
         }
     }
 
