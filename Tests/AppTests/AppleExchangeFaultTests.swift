@@ -196,15 +196,9 @@ struct AppleExchangeFaultTests {
     /// PostgreSQL the loops stopped first, so the answers in flight were lost ("16 failed (database: 16)"), 28 tokens
     /// stayed claimed and the lease held, and the other instance took over 97 s later.
     @Test func aStopDuringAScheduledChoreStoresApplesAnswersAndHandsTheRestBack() async throws {
-        let directory = TestApp.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try await TestApp.with(directory: directory) { seeder in
-            try await seeder.seedAppleTokens(400, tag: "stopped")
-            try await seeder.makeAppleTokensDue()
+        try await withDueTokens(400) { seeder, directory in
             await seeder.apple.setTokenLatency(0.05)
-            let app = try await TestApp.start(directory: directory) { configuration in
-                configuration.appleChoresInterval = 3600
-                configuration.appleBaseURL = seeder.apple.baseURL
+            let app = try await Self.startChores(on: directory, apple: seeder.apple.baseURL) { configuration in
                 configuration.appleMaxConnections = 4
                 configuration.shutdownGracePeriodSeconds = 10
             }
@@ -218,6 +212,28 @@ struct AppleExchangeFaultTests {
             #expect(checked >= 8 && checked < 400, "stopped during the run: \(checked) checked")
             #expect(checked == asked, "every answer Apple gave was stored")
             try await Self.expectNothingLeftClaimed(seeder)
+        }
+    }
+
+    /// Runs `body` with an app whose database holds `count` Apple tokens due now, in a folder `body` may start a
+    /// second server on (`startChores`); the folder is removed afterwards.
+    private func withDueTokens(_ count: Int, _ body: (TestApp, URL) async throws -> Void) async throws {
+        let directory = TestApp.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await TestApp.with(directory: directory) { seeder in
+            try await seeder.seedAppleTokens(count, tag: "due")
+            try await seeder.makeAppleTokensDue()
+            try await body(seeder, directory)
+        }
+    }
+
+    /// A server on the database in `directory` whose chores run at once (then hourly), asking Apple at `apple`.
+    private static func startChores(on directory: URL, apple: String,
+                                    configure: (inout Configuration) -> Void) async throws -> TestApp {
+        try await TestApp.start(directory: directory) { configuration in
+            configuration.appleChoresInterval = 3600
+            configuration.appleBaseURL = apple
+            configure(&configuration)
         }
     }
 
@@ -237,16 +253,10 @@ struct AppleExchangeFaultTests {
     /// SIGTERM with a grace period of 2 s. And it hands its tokens back and releases its lease, on either engine:
     /// found by a re-review, on PostgreSQL the loops stopped with the calls, before the chore could write.
     @Test func aChoreWaitingOnAppleDoesNotHoldTheStop() async throws {
-        let directory = TestApp.temporaryDirectory()
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try await TestApp.with(directory: directory) { seeder in
-            try await seeder.seedAppleTokens(4, tag: "held")
-            try await seeder.makeAppleTokensDue()
+        try await withDueTokens(4) { seeder, directory in
             let proxy = try AppleProxy(upstreamPort: Int(seeder.apple.baseURL.split(separator: ":").last ?? "") ?? 0)
             proxy.setTokenFault(.slow(seconds: 60))
-            let app = try await TestApp.start(directory: directory) { configuration in
-                configuration.appleChoresInterval = 3600
-                configuration.appleBaseURL = proxy.baseURL
+            let app = try await Self.startChores(on: directory, apple: proxy.baseURL) { configuration in
                 configuration.appleTimeout = .seconds(60)
                 configuration.shutdownGracePeriodSeconds = 1
             }
