@@ -34,16 +34,13 @@ package struct HTTPClient: Sendable {
     ///
     /// Cancelling the calling task does not interrupt the exchange; `configuration.timeout` bounds it.
     package func send(_ request: HTTPClientRequest) async throws -> HTTPClientResponse {
-        guard !pools.isStopped else { throw Self.stoppedError }
+        guard !pools.isStopped else { throw HTTPClientError.clientStopped }
         do {
             return try await exchange(request)
         } catch where pools.isStopped {
-            throw Self.stoppedError
+            throw HTTPClientError.clientStopped
         }
     }
-
-    /// What every call in flight when `stop()` came, and every later one, fails with.
-    private static let stoppedError = HTTPClientError(.loopStopped, "the client stopped")
 
     private func exchange(_ request: HTTPClientRequest) async throws -> HTTPClientResponse {
         let deadline = MonotonicClock.deadline(after: request.timeout ?? configuration.timeout)

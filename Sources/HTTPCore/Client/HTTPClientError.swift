@@ -40,4 +40,7 @@ package struct HTTPClientError: Error, CustomStringConvertible {
     }
 
     package var description: String { "HTTPClientError.\(kind): \(detail)" }
+
+    /// What every call in flight when `HTTPClient.stop()` came, and every later one, fails with.
+    static let clientStopped = HTTPClientError(.loopStopped, "the client stopped")
 }

@@ -195,7 +195,7 @@ final class HTTPConnectionPool: Sendable {
     private func open(deadline: UInt64) async throws -> HTTPClientConnection {
         do {
             guard hasTimeToSend(before: deadline) else { throw timeRanOut }
-            guard !state.withLock({ $0.aborted }) else { throw Self.abortedError }
+            guard !state.withLock({ $0.aborted }) else { throw HTTPClientError.clientStopped }
             let connectDeadline = min(deadline, MonotonicClock.deadline(after: configuration.connectTimeout))
             let loop = group.any()
             let addresses = try await resolver.resolve(host: origin.host, port: origin.port, deadline: connectDeadline,
@@ -211,7 +211,7 @@ final class HTTPConnectionPool: Sendable {
             let connection = try await HTTPClientConnection.connect(
                 to: origin.scheme == .http ? addresses.filter(\.isLoopback) : addresses, host: origin.host,
                 port: origin.port, loop: loop, tls: tlsSetup, deadline: connectDeadline)
-            guard !state.withLock({ $0.aborted }) else { throw Self.abortedError }
+            guard !state.withLock({ $0.aborted }) else { throw HTTPClientError.clientStopped }
             counters.opened.add(1, ordering: .relaxed)
             if connection.isResumedTLS { counters.resumed.add(1, ordering: .relaxed) }
             state.withLock { shared in
@@ -301,8 +301,6 @@ final class HTTPConnectionPool: Sendable {
             armIdleSweep(&shared, now: now)
         }
     }
-
-    private static let abortedError = HTTPClientError(.loopStopped, "the client stopped")
 
     /// Shuts down the socket of every connection, idle or in use, so that a wait on one ends at once, wakes every
     /// call waiting for a connection, and opens none from now on (`HTTPClient.stop()`).
