@@ -28,7 +28,6 @@ extension FakeAppleController {
     /// gets the user's `sub`, `email` and `is_private_email` in that team. Both need the client secret of a team the
     /// stand-in knows and, as `Authorization: Bearer`, a live access token of that same team.
     private func answerMigration(_ req: Request) async throws -> Response {
-        if await state.isOutage { return Response(status: .serviceUnavailable) }
         if let retryAfter = await transfers.takeThrottle() {
             var response = Self.oauthError("too_many_requests")
             response.status = .tooManyRequests

@@ -152,7 +152,6 @@ struct FakeAppleController: RouteCollection {
     }
 
     private func answerToken(_ req: Request) async throws -> Response {
-        if await state.isOutage { return Response(status: .serviceUnavailable) }
         guard let form = try? req.content.decode(TokenForm.self, accepting: .form) else {
             return Self.oauthError("invalid_request")
         }
@@ -191,7 +190,6 @@ struct FakeAppleController: RouteCollection {
     }
 
     private func answerRevoke(_ req: Request) async throws -> Response {
-        if await state.isOutage { return Response(status: .serviceUnavailable) }
         guard let form = try? req.content.decode(RevokeForm.self, accepting: .form) else {
             return Self.oauthError("invalid_request")
         }

@@ -68,8 +68,9 @@ package final class FakeAppleServer: Sendable {
         return (code, idToken)
     }
 
-    /// While on, `/auth/token` and `/auth/revoke` answer 503, as during an Apple outage.
-    package func simulateOutage(_ outage: Bool) async { await state.setOutage(outage) }
+    /// While on, `/auth/token`, `/auth/revoke` and `/auth/usermigrationinfo` answer 503, as during an Apple outage:
+    /// the failure `POST /dev/faults` sets with `status=503` (off ends whichever failure is set).
+    package func simulateOutage(_ outage: Bool) async { await knobs.setFailure(outage ? (503, nil) : nil) }
 
     /// Adds `seconds` before every `/auth/token`, `/auth/revoke` and `/auth/usermigrationinfo` answer (Apple far
     /// away, or slow).

@@ -53,11 +53,6 @@ actor FakeAppleState {
     private var sharedName: Set<String> = []
     private(set) var revocations: [FakeAppleRevocation] = []
     private let clock: @Sendable () -> Date
-    /// While set, `/auth/token` and `/auth/revoke` answer 503 as during an Apple outage.
-    private(set) var isOutage = false
-
-    func setOutage(_ outage: Bool) { isOutage = outage }
-
     init(clock: @escaping @Sendable () -> Date) { self.clock = clock }
 
     func issue(code: String, _ issued: IssuedCode) { codes[code] = issued }

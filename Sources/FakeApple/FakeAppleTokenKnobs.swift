@@ -13,6 +13,9 @@ actor FakeAppleTokenKnobs {
 
     func setLatency(_ seconds: Double) { latency = max(seconds, 0) }
 
+    /// Answers `failure` instead of the work from now on; nil ends it.
+    func setFailure(_ failure: (status: Int, retryAfter: Int?)?) { self.failure = failure }
+
     /// What `/dev/faults` shows.
     var faults: FakeAppleController.Faults {
         FakeAppleController.Faults(latency: latency, status: failure?.status, retryAfter: failure?.retryAfter)
