@@ -34,18 +34,17 @@ final class ListenerOnLoop: Sendable {
     /// Stops watching the listener (connection limit or descriptor exhaustion); `retryAfter` (ns) re-arms it then,
     /// on a timer of the loop, if there is room.
     func pause(retryAfter: UInt64?) {
-        let retryAt = state.withLock { state -> UInt64? in
-            guard state.registered else { return nil }
+        let paused = state.withLock { state -> Bool in
+            guard state.registered else { return false }
             loop.unwatch(listener.fd)
             state.registered = false
-            state.retryAt = retryAfter.map { MonotonicClock.now() + $0 }
-            return state.retryAt
+            state.retryAt = nil
+            return true
         }
-        guard let retryAt else { return }
-        loop.schedule(at: retryAt) { [weak self] in self?.retry(at: retryAt) }
+        if paused, let retryAfter { retry(after: retryAfter) }
     }
 
-    /// The retry `pause` armed for `retryAt`, unless the listener was resumed (or paused again) meanwhile.
+    /// The retry armed for `retryAt` (`retry(after:)`), unless the listener was resumed (or paused again) meanwhile.
     private func retry(at retryAt: UInt64) {
         let acceptor = state.withLock { state -> ConnectionAcceptor? in
             guard state.retryAt == retryAt else { return nil }
