@@ -40,10 +40,19 @@ struct WebSignInController: RouteCollection {
         }
         guard let token = form.id_token, !token.isEmpty else { throw Abort(.badRequest, reason: "Missing field 'id_token'") }
         let user = try AppleUser.parse(formField: form.user)
+        return try handOffPage(token: token, code: form.code, email: user.email ?? "",
+                               firstName: user.name?.firstName, lastName: user.name?.lastName, req)
+    }
+
+    /// The hand-off page (`siwaHandler`) carrying these fields, with its script's nonce and `no-store`; with
+    /// `retryReason`, the page that says why it could not finish and offers to post it again, else the one that
+    /// posts itself.
+    private func handOffPage(token: String, code: String?, email: String, firstName: String?, lastName: String?,
+                             retryReason: String? = nil, _ req: Request) throws -> Response {
         let scripts = try PageScripts(appleScriptURL: configuration.appleScriptURL)
-        let context = HandlerContext(token: token, code: form.code ?? "", email: user.email ?? "",
-                                     firstName: user.name?.firstName ?? "", lastName: user.name?.lastName ?? "",
-                                     scriptNonce: scripts.nonce, currentUser: nil)
+        let context = HandlerContext(token: token, code: code ?? "", email: email, firstName: firstName ?? "",
+                                     lastName: lastName ?? "", scriptNonce: scripts.nonce, currentUser: nil,
+                                     isRetry: retryReason != nil, retryReason: retryReason ?? "")
         var response = try req.view.render("siwaHandler", context).encodeResponse(for: req)
         scripts.apply(to: &response)
         response.headers.replaceOrAdd(name: "Cache-Control", value: "no-store")
@@ -70,16 +79,10 @@ struct WebSignInController: RouteCollection {
     /// the name Apple sends only the first time. Found by a black-box review: the error page offered only "Sign in
     /// again", a new authorization, and Apple then sent no name. The answer is the 503 with its `Retry-After`.
     private func retryPage(_ form: HandleForm, _ failure: SignInFailure, _ req: Request) throws -> Response {
-        let scripts = try PageScripts(appleScriptURL: configuration.appleScriptURL)
-        let context = HandlerContext(token: form.token, code: form.code ?? "", email: "",
-                                     firstName: form.firstName ?? "", lastName: form.lastName ?? "",
-                                     scriptNonce: scripts.nonce, currentUser: nil, isRetry: true,
-                                     retryReason: failure.reason)
-        var response = try req.view.render("siwaHandler", context).encodeResponse(for: req)
+        var response = try handOffPage(token: form.token, code: form.code, email: "", firstName: form.firstName,
+                                       lastName: form.lastName, retryReason: failure.reason, req)
         response.status = .serviceUnavailable
-        scripts.apply(to: &response)
         for field in failure.headers { response.headers.replaceOrAdd(name: field.name, value: field.value) }
-        response.headers.replaceOrAdd(name: "Cache-Control", value: "no-store")
         return response
     }
 
