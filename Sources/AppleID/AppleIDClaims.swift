@@ -1,3 +1,4 @@
+import CryptoCore
 import Foundation
 import JSON
 
@@ -78,10 +79,8 @@ struct AppleIDClaims {
     /// string equality applies; found by a review: `com.example.\u{212A}iosk`, with a Kelvin sign, matched
     /// `com.example.Kiosk`, and its spelling was recorded as the user's client id).
     func audience(in expected: Set<String>) throws -> String? {
-        func matching(_ value: String) -> String? {
-            guard expected.contains(value) else { return nil }
-            return expected.first { $0.utf8.elementsEqual(value.utf8) }
-        }
+        // The configured ids are few: comparing bytes is cheaper than hashing, which also normalises.
+        func matching(_ value: String) -> String? { expected.first { constantTimeEquals($0, value) } }
         switch aud {
         case .string(let value)?:
             return matching(value)

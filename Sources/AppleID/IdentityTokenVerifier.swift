@@ -98,7 +98,7 @@ package struct IdentityTokenVerifier: Sendable {
         guard case .string(let sub)? = claims.sub, sub.unicodeScalars.contains(where: { !$0.properties.isWhitespace }) else {
             throw AppleIDError(.missingSubject, detail: "sub missing, empty, only white space or not a string")
         }
-        guard !sub.utf8.contains(0) else { throw AppleIDError(.malformed, detail: "sub holds a NUL character") }
+        guard !sub.holdsNUL else { throw AppleIDError(.malformed, detail: "sub holds a NUL character") }
         let tokenNonce = try AppleIDClaims.string(claims.nonce, "nonce")
         if nonce == .notSent, tokenNonce != nil {
             throw AppleIDError(.nonceMissing, detail: "token has a nonce, the request none")

@@ -107,7 +107,7 @@ package final class AppleTokenLifecycle: Sendable {
             // id_token that was not base64url answered 401). Only the bindings below are mismatches.
             throw AppleAuthError(.malformedResponse, detail: "id_token from /auth/token refused: \(error)")
         }
-        guard identity.sub.utf8.elementsEqual(expectedSubject.utf8) else {  // code points, not canonical equivalence
+        guard constantTimeEquals(identity.sub, expectedSubject) else {  // bytes, not canonical equivalence
             throw AppleAuthError(.tokenMismatch, detail: "id_token from /auth/token names another sub")
         }
         if let atHash = identity.atHash, !constantTimeEquals(atHash, TokenHash.of(response.accessToken)) {
