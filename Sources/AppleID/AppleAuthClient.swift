@@ -105,7 +105,10 @@ package struct AppleAuthClient: Sendable {
             if kind == .loopStopped { throw AppleAuthError(.interrupted, detail: path) }
             let timedOut = kind == .readTimeout || kind == .poolTimeout || kind == .connectTimeout
             calls.record(endpoint, timedOut ? .timeout : .networkError)
-            throw AppleAuthError(.unreachable, detail: "\(path): \(error)")
+            // These come once a connection carried the request (the client sends nothing again after that).
+            let sent = kind == .readTimeout || kind == .connectionClosed || kind == .responseTooLarge
+                || kind == .malformedResponse
+            throw AppleAuthError(.unreachable, detail: "\(path): \(error)", mayHaveReachedApple: sent)
         }
         if response.status.code == 200 { return response }
         let retryAfter = response.headers["Retry-After"].flatMap(Self.retryAfterSeconds)

@@ -24,12 +24,17 @@ package struct AppleAuthError: Error, Equatable, Sendable, CustomStringConvertib
     /// The status of Apple's answer, when it answered at all: a 5xx tells a fault at Apple from a network that did
     /// not reach it.
     package var status: Int?
+    /// Whether the request may have reached Apple although no answer came back (a timeout or a connection lost
+    /// after it was sent): a single-use authorization code may then be spent, and the same code would be refused.
+    package var mayHaveReachedApple: Bool
 
-    package init(_ kind: Kind, detail: String = "", retryAfterSeconds: Int? = nil, status: Int? = nil) {
+    package init(_ kind: Kind, detail: String = "", retryAfterSeconds: Int? = nil, status: Int? = nil,
+                 mayHaveReachedApple: Bool = false) {
         self.kind = kind
         self.detail = detail
         self.retryAfterSeconds = retryAfterSeconds
         self.status = status
+        self.mayHaveReachedApple = mayHaveReachedApple
     }
 
     package static func == (lhs: AppleAuthError, rhs: AppleAuthError) -> Bool { lhs.kind == rhs.kind }
@@ -86,6 +91,8 @@ package struct AppleAuthError: Error, Equatable, Sendable, CustomStringConvertib
     /// What a client may be told.
     package var clientMessage: String {
         switch kind {
+        case .unreachable where mayHaveReachedApple:
+            "Apple's token service did not answer; the authorization code may be used up, so sign in with Apple again"
         case .unreachable, .throttled, .malformedResponse: "Apple's token service is unavailable; try again later"
         case .apple("invalid_grant"): "The authorization code is invalid, expired or already used"
         case .apple("invalid_client"), .apple("unauthorized_client"):

@@ -13,7 +13,8 @@ import Logging
 ///   at least `policy.minimumRefetchInterval` apart, so a flood of bogus kids costs at most one fetch per
 ///   interval; they are counted apart from the first fetch and from refreshes of an expired set, so a key
 ///   rotated in just after one of those is fetched at once.
-/// - A failed fetch keeps the current keys. An unknown `kid` is `unknownKeyID` (a 401) only when the last fetch
+/// - A failed fetch keeps the current keys, and the lookups that waited for it do not start another. An unknown
+///   `kid` is `unknownKeyID` (a 401) only when the last fetch
 ///   got Apple's set: with no keys at all, or when Apple could not be asked (the key may be a rotation Apple's set
 ///   would have), it is `keysUnavailable` (a 503, which the client retries).
 /// - `store` seeds the cache before the first fetch and saves every body that parsed, so the last good set
@@ -75,8 +76,13 @@ package actor JWKSCache<Key: Sendable> {
             if isStale(now: clock()) { startFetchIfAllowed(after: &lastFetchAttempt) }
             return key
         }
-        await inFlight?.value
+        let joined = inFlight
+        await joined?.value
         if keys[kid] == nil {
+            // The fetch this lookup waited for just failed: Apple is not asked again at once, which would make this
+            // lookup wait for a second `APPLE_TIMEOUT` (found by a black-box review: 2 x the timeout, with Apple
+            // hanging, and two fetches 3 s apart).
+            if joined != nil, lastFetchFailed { throw JWKSCacheError(.keysUnavailable) }
             // Before any key set is known this is the first fetch (or a retry of it), not a refetch.
             if keys.isEmpty {
                 startFetchIfAllowed(after: &lastFetchAttempt)

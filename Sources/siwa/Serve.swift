@@ -1,5 +1,6 @@
 import App
 import ArgumentParser
+import Foundation
 
 /// `siwa serve`: runs the server with the configuration from the environment and `.env`.
 struct Serve: AsyncParsableCommand {
@@ -18,15 +19,16 @@ struct Serve: AsyncParsableCommand {
     }
 
     func run() async throws {
-        var configuration = try Configuration.load(dotEnvPath: options.path)
+        // `--port` takes the place of `PORT`, in the environment and in `.env` alike: a malformed `PORT` it
+        // overrides is not read (found by a review: it stopped the start).
+        var environment = ProcessInfo.processInfo.environment
+        if let port { environment["PORT"] = String(port) }
+        var configuration = try Configuration.load(dotEnvPath: options.path, environment: environment)
         if let hostname {
             configuration.hostname = hostname
             configuration.listenSettingNames.hostname = "--hostname"
         }
-        if let port {
-            configuration.port = port
-            configuration.listenSettingNames.port = "--port"
-        }
+        if port != nil { configuration.listenSettingNames.port = "--port" }
         try await SiwaServer.runUntilSignalled(configuration: configuration)
     }
 }

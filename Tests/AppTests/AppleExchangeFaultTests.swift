@@ -1,8 +1,10 @@
+import AppleID
 import FakeApple
 import Foundation
 import Logging
 import Synchronization
 import HTTPCore
+import JSON
 import Storage
 import TestSupport
 import Testing
@@ -111,6 +113,36 @@ struct AppleExchangeFaultTests {
         }
     }
 
+    /// `at_hash` and `c_hash` in Apple's `id_token` must match the access token and the code of the same exchange.
+    /// Hashes that disagree are Apple's own inconsistency: 503 with `Retry-After`, nothing written. Found by a
+    /// black-box review: a wrong `at_hash` answered 401, blaming the app's code, and a wrong `c_hash` was not read.
+    @Test(arguments: [("wrong", "right"), ("right", "wrong"), ("right", "right")])
+    func hashesInApplesIDTokenMustMatchItsAnswer(atHash: String, cHash: String) async throws {
+        try await with { app, proxy in
+            let subject = "001.hash-\(atHash)-\(cHash)"
+            let issued = try await issueCode(app, subject: subject)
+            let accessToken = "access-\(subject)"
+            func hash(_ which: String, of value: String) -> JSONValue {
+                .string(which == "right" ? TokenHash.of(value) : TokenHash.of("something else"))
+            }
+            let answered = try app.apple.keys.mintIdentityToken(IdentityTokenRequest(
+                subject: subject, audience: TestApp.iosClientID, email: "\(subject)@example.com",
+                extraClaims: ["at_hash": hash(atHash, of: accessToken), "c_hash": hash(cHash, of: issued.code)]))
+            proxy.setTokenFault(.reply(status: "200 OK", body: #"{"access_token":""# + accessToken
+                + #"","token_type":"Bearer","expires_in":3600,"refresh_token":"r","id_token":""# + answered + #""}"#))
+            let answer = try await signIn(app, issued)
+            if atHash == "right", cHash == "right" {
+                #expect(answer.status == .ok, "\(answer.text)")
+                #expect(try await app.count("apple_tokens") == 1)
+            } else {
+                #expect(answer.status == .serviceUnavailable, "\(answer.text)")
+                #expect(answer.headers["Retry-After"] == "\(SignInFailure.appleRetryAfterSeconds)")
+                #expect(try await app.count("users") == 0)
+                #expect(try await app.count("apple_tokens") == 0)
+            }
+        }
+    }
+
     /// `Retry-After: 0` from Apple is no advice: passed on, it would invite the app to ask again at once while Apple
     /// throttles. The server's own wait applies. Found by an audit.
     @Test func applesRetryAfterOfZeroIsReplacedByTheServersOwn() async throws {
@@ -130,6 +162,7 @@ struct AppleExchangeFaultTests {
             let refused = try await signIn(app, issued)
             #expect(refused.status == .serviceUnavailable)
             #expect(refused.headers["Retry-After"] == "\(SignInFailure.appleRetryAfterSeconds)")
+            #expect(try refused.json()["reason"] as? String == "Apple's token service is unavailable; try again later")
             #expect(try await app.count("users") == 0)
         }
     }
@@ -157,6 +190,9 @@ struct AppleExchangeFaultTests {
             let response = try await hanging.value
             #expect(response.status == .serviceUnavailable)
             #expect(response.headers["Retry-After"] != nil)
+            // Apple may have spent the single-use code: the app is told to start a new authorization.
+            #expect(try response.json()["reason"] as? String
+                == "Apple's token service did not answer; the authorization code may be used up, so sign in with Apple again")
             #expect(ContinuousClock.now - started < .seconds(20 * Sanitizer.timeScale), "APPLE_TIMEOUT bounds the call")
             #expect(try await app.count("users") == 1, "only the sign-in without a code")
         }

@@ -514,6 +514,26 @@ struct CommandLineInputTests {
         }
     }
 
+    /// `--port` takes the place of `PORT`: a malformed `PORT` it overrides, in the environment or in `.env`, is not
+    /// read. Found by a review: it stopped the start. Without the option, the same `PORT` still does.
+    @Test(arguments: [true, false])
+    func portOptionOverridesAMalformedPORT(inDotEnv: Bool) async throws {
+        try await TestApp.withTemporaryDirectory { directory in
+            var environment = ["DATABASE_PATH": directory.appendingPathComponent("s.sqlite").path]
+            if inDotEnv {
+                try "PORT=abc\n".write(to: directory.appendingPathComponent(".env"), atomically: true, encoding: .utf8)
+            } else {
+                environment["PORT"] = "abc"
+            }
+            let server = try SiwaProcess(["serve", "--port", "0"], environment: environment, directory: directory)
+            defer { _ = server.stop() }
+            #expect(try await server.waitForPort() != 0)
+            let refused = try await SiwaProcess.run(["serve"], environment: environment, directory: directory, timeout: 30)
+            #expect(refused.status == 1)
+            #expect(refused.output.contains("PORT must be an integer"), "\(refused.output)")
+        }
+    }
+
     /// Set values Apple would refuse are warned about at start, as `siwa doctor` reports them.
     @Test func valuesAppleWouldRefuseAreWarnedAboutAtStart() async throws {
         try await TestApp.withTemporaryDirectory { directory in

@@ -182,6 +182,42 @@ struct WebFlowTests {
         }
     }
 
+    /// After a timeout Apple may have spent the single-use code, so the page posts the identity token without it: the
+    /// browser signs in with its name (no refresh token stored). Found by a black-box review: the same post again
+    /// could only be refused (400, the code already used).
+    @Test func aHandOffWhoseExchangeTimedOutOffersThePostAgainWithoutTheCode() async throws {
+        try await TestApp.with(configure: { $0.appleTimeout = .milliseconds(300) }) { app in
+            let state = try TestApp.newState()
+            let issued = try await app.webCode(state: state, subject: "001.web.timeout", email: "timeout@example.com")
+            let fields = [("token", issued.idToken), ("code", issued.code), ("email", ""), ("firstName", "Jane"),
+                          ("lastName", "Late")]
+            let browser: HTTPHeaders = [
+                "Content-Type": "application/x-www-form-urlencoded", "Cookie": "SIWA_STATE=\(state)",
+                "Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
+            ]
+            await app.apple.setTokenLatency(2)
+            let page = try await app.send(.POST, "/login/siwa/handle", headers: browser,
+                                          body: Array(TestApp.formEncode(fields).utf8))
+            #expect(page.status == .serviceUnavailable)
+            #expect(page.headers["Retry-After"] == "10")
+            #expect(page.text.contains("name=\"code\" value=\"\""), "the code is left out")
+            #expect(!page.text.contains(issued.code))
+            #expect(page.text.contains("Apple&#39;s token service did not answer; try again")
+                || page.text.contains("Apple's token service did not answer; try again"))
+            #expect(try await app.count("users") == 0)
+
+            await app.apple.setTokenLatency(0)
+            let retried = fields.map { $0.0 == "code" ? ("code", "") : $0 }
+            let again = try await app.send(.POST, "/login/siwa/handle", headers: browser,
+                                           body: Array(TestApp.formEncode(retried).utf8))
+            #expect(again.status == .seeOther)
+            let session = try #require(again.cookieValue("session"))
+            let home = try await app.send(.GET, "/", headers: ["Cookie": "session=\(session)"])
+            #expect(home.text.contains("Jane Late"))
+            #expect(try await app.count("apple_tokens") == 0)
+        }
+    }
+
     @Test func webRouteErrorsAreJSONUnlessTheClientPrefersHTML() async throws {
         try await TestApp.with { app in
             let fields = [("state", "a"), ("id_token", try app.identityToken(audience: TestApp.webClientID))]

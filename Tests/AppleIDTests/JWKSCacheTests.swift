@@ -167,6 +167,31 @@ struct JWKSCacheTests {
         #expect(log.all.contains { $0.contains("JWKS fetch failed") && $0.contains("keeping 1 cached keys, expired") })
     }
 
+    /// An unknown `kid` that waited for a fetch under way (the refresh of an expired set) which failed does not
+    /// start another: it is a 503 after one fetch's wait, not two. Found by a black-box review: with Apple hanging,
+    /// such a sign-in waited twice `APPLE_TIMEOUT`, and Apple was asked twice within 3 s.
+    @Test func anUnknownKidThatWaitedForAFailedFetchDoesNotStartAnother() async throws {
+        defer { server.stop() }
+        let cache = makeCache()
+        #expect(try await cache.key(for: "a") == "key-a")
+        clock.advance(by: 3_601)
+        server.set {
+            $0.status = "500 Internal Server Error"
+            $0.delay = .milliseconds(300)
+        }
+        #expect(try await cache.key(for: "a") == "key-a", "a known kid does not wait; the refresh starts")
+        #expect(await reason { try await cache.key(for: "b") } == .keysUnavailable)
+        #expect(server.fetches == 2, "the first fetch and the failed refresh only")
+        // Once that fetch is over, a later unknown kid is a refetch of its own.
+        server.set {
+            $0.status = "200 OK"
+            $0.delay = .zero
+            $0.body = JWKSTestServer.jwks(["a": "key-a", "b": "key-b"])
+        }
+        #expect(try await cache.key(for: "b") == "key-b")
+        #expect(server.fetches == 3)
+    }
+
     @Test func noKeysAtAllIsKeysUnavailable() async throws {
         server.stop()
         let cache = makeCache()

@@ -84,8 +84,9 @@ package final class AppleTokenLifecycle: Sendable {
     }
 
     /// Exchanges `code` (issued to `clientID`) and checks Apple's answer: the returned `id_token` is verified like
-    /// any identity token for `clientID`, names `expectedSubject`, and its `at_hash` matches the access token;
-    /// `codeHash` (the sign-in token's `c_hash`), when present, must match the code.
+    /// any identity token for `clientID` and names `expectedSubject`, and its `at_hash` and `c_hash`, when present,
+    /// match the access token and the code; `codeHash` (the sign-in token's `c_hash`), when present, must match the
+    /// code before Apple is asked.
     /// - Returns: the encrypted refresh token to store, not yet tied to a user.
     /// - Throws: `AppleAuthError`; the sign-in wraps it in `SignInFailure.codeExchange`, whose HTTP answer
     ///   `SignInFailure+HTTP.swift` gives.
@@ -93,7 +94,8 @@ package final class AppleTokenLifecycle: Sendable {
         async throws -> AppleToken?
     {
         guard let client, let sealer else { return nil }
-        if let codeHash, !constantTimeEquals(codeHash, TokenHash.of(code)) {
+        let hashOfCode = TokenHash.of(code)
+        if let codeHash, !constantTimeEquals(codeHash, hashOfCode) {
             throw AppleAuthError(.tokenMismatch, detail: "c_hash does not match the authorization code")
         }
         let response = try await client.exchange(code: code, clientID: clientID, redirectURI: redirectURI)
@@ -110,8 +112,14 @@ package final class AppleTokenLifecycle: Sendable {
         guard constantTimeEquals(identity.sub, expectedSubject) else {  // bytes, not canonical equivalence
             throw AppleAuthError(.tokenMismatch, detail: "id_token from /auth/token names another sub")
         }
+        // Hashes that disagree with the access token or the code of the same answer are Apple's own inconsistency,
+        // not a code of another sign-in: garbage, a 503 the app may retry (found by a black-box review: a 401 that
+        // blamed the app's code).
         if let atHash = identity.atHash, !constantTimeEquals(atHash, TokenHash.of(response.accessToken)) {
-            throw AppleAuthError(.tokenMismatch, detail: "at_hash does not match the access token")
+            throw AppleAuthError(.malformedResponse, detail: "at_hash of the id_token from /auth/token does not match its access token")
+        }
+        if let returnedCodeHash = identity.cHash, !constantTimeEquals(returnedCodeHash, hashOfCode) {
+            throw AppleAuthError(.malformedResponse, detail: "c_hash of the id_token from /auth/token does not match the code")
         }
         guard let refreshToken = response.refreshToken, !refreshToken.isEmpty else {
             throw AppleAuthError(.malformedResponse, detail: "no refresh_token in the authorization-code answer")

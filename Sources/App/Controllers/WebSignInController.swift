@@ -78,9 +78,20 @@ struct WebSignInController: RouteCollection {
     /// state cookie and the token's nonce are unspent, so posting the same form later can finish the sign-in with
     /// the name Apple sends only the first time. Found by a black-box review: the error page offered only "Sign in
     /// again", a new authorization, and Apple then sent no name. The answer is the 503 with its `Retry-After`.
+    ///
+    /// When the exchange's request may have reached Apple with no answer back (a timeout), Apple may have spent the
+    /// single-use code, and posting it again would be refused (400). The page then posts the identity token alone,
+    /// whose nonce and state are unspent: the browser signs in with its name, and its next sign-in stores a refresh
+    /// token. Found by a black-box review: "Try again" after a timeout could not succeed.
     private func retryPage(_ form: HandleForm, _ failure: SignInFailure, _ req: Request) throws -> Response {
-        var response = try handOffPage(token: form.token, code: form.code, email: "", firstName: form.firstName,
-                                       lastName: form.lastName, retryReason: failure.reason, req)
+        var code = form.code
+        var reason = failure.reason
+        if case .codeExchange(let error) = failure, error.mayHaveReachedApple {
+            code = nil
+            reason = "Apple's token service did not answer; try again"
+        }
+        var response = try handOffPage(token: form.token, code: code, email: "", firstName: form.firstName,
+                                       lastName: form.lastName, retryReason: reason, req)
         response.status = .serviceUnavailable
         for field in failure.headers { response.headers.replaceOrAdd(name: field.name, value: field.value) }
         return response

@@ -198,7 +198,7 @@ package struct OperatorEnvironment: Sendable {
                 + "(versions \(status.unknown.map(String.init).joined(separator: ", "))); use that version")
         }
         if !status.pending.isEmpty {
-            throw OperatorError("\(variable): \(name) lacks migrations "
+            throw OperatorError("\(variable): \(name) lacks migration\(status.pending.count == 1 ? "" : "s") "
                 + "\(status.pending.map(String.init).joined(separator: ", ")); run `siwa migrate` first")
         }
     }

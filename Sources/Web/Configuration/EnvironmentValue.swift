@@ -37,7 +37,7 @@ extension Bool: EnvironmentValue {
         default: return nil
         }
     }
-    package static var environmentDescription: String { "a boolean (true or false)" }
+    package static var environmentDescription: String { "a boolean (true or false; also 1/0, yes/no, on/off)" }
 }
 
 extension Array: EnvironmentValue where Element: EnvironmentValue {
@@ -53,7 +53,9 @@ extension Array: EnvironmentValue where Element: EnvironmentValue {
         guard !items.isEmpty else { return nil }
         self = items
     }
-    package static var environmentDescription: String { "a comma-separated list, each \(Element.environmentDescription)" }
+    package static var environmentDescription: String {
+        "a comma-separated list of at least one item (blank items are skipped), each \(Element.environmentDescription)"
+    }
 }
 
 extension String {
