@@ -44,11 +44,15 @@
     }
   }
 
-  function send(result) {
-    function again() { send(result); }
+  // The 503 the server answers when the code exchange's request may have reached Apple with no answer back (a
+  // timeout): Apple may have spent the single-use code, so the retry sends the identity token without it.
+  var codeMayBeUsedUp = "the authorization code may be used up";
+
+  function send(result, withoutCode) {
+    function again() { send(result, withoutCode); }
     var authorization = (result && result.authorization) || {};
     var body = { id_token: authorization.id_token || "", state: authorization.state || "" };
-    if (authorization.code) { body.code = authorization.code; }
+    if (authorization.code && !withoutCode) { body.code = authorization.code; }
     if (result && result.user) { body.user = result.user; }
     message.hidden = true;
     return fetch("/login/siwa/popup", {
@@ -60,9 +64,12 @@
       // An answer that is not the server's JSON (a proxy's error page) still says the server was reached.
       return response.json().catch(function () { return null; }).then(function (answer) {
         if (!response.ok || !answer) {
-          show((answer && answer.reason)
-            || "The server could not complete the sign-in (HTTP " + response.status + "). Please try again.",
-            response.status === 401, response.status === 503 ? again : null);
+          var reason = answer && typeof answer.reason === "string" ? answer.reason : "";
+          var spent = response.status === 503 && reason.indexOf(codeMayBeUsedUp) !== -1;
+          show(spent ? "Apple's token service did not answer; try again."
+            : reason || "The server could not complete the sign-in (HTTP " + response.status + "). Please try again.",
+            response.status === 401,
+            response.status === 503 ? (spent ? function () { send(result, true); } : again) : null);
           return;
         }
         window.location.assign(answer.redirect || "/");

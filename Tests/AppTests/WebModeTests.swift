@@ -1,3 +1,4 @@
+import AppleID
 import FakeApple
 import Foundation
 import HTTPCore
@@ -60,6 +61,13 @@ struct WebModeTests {
             #expect(script.status == .ok)
             #expect(script.text.contains("AppleIDSignInOnSuccess"))
             #expect(script.text.contains("/login/siwa/popup"))
+            // The script tells the 503 of an exchange that may have spent the code by its reason, and then retries
+            // without the code: the words it looks for are the server's.
+            let marker = "the authorization code may be used up"
+            #expect(script.text.contains("var codeMayBeUsedUp = \"\(marker)\";"))
+            let spent = AppleAuthError(.unreachable, mayHaveReachedApple: true)
+            #expect(SignInFailure.codeExchange(spent).reason.contains(marker))
+            #expect(!SignInFailure.codeExchange(AppleAuthError(.unreachable)).reason.contains(marker))
         }
     }
 

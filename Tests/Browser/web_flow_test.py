@@ -17,6 +17,7 @@ Prints "N passed, N failed" as its last line; exits non-zero on any failure.
 import hashlib
 import os
 import socket
+import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -34,6 +35,8 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 WAIT_SECONDS = 20
+# APPLE_TIMEOUT of the popup-mode server: short, for the check of an exchange that timed out.
+POPUP_APPLE_TIMEOUT = 2
 
 
 def free_port():
@@ -53,14 +56,15 @@ def wait_for(url, deadline):
     raise RuntimeError(f"{url} did not answer in time")
 
 
-def start_server(binary, workdir, mode="redirect"):
+def start_server(binary, workdir, mode="redirect", apple_timeout=None):
     port, apple_port = free_port(), free_port()
     log = open(os.path.join(workdir, f"server-{mode}.log"), "w")
     process = subprocess.Popen(
         [binary, "dev", "--port", str(port), "--apple-port", str(apple_port),
          "--database", os.path.join(workdir, f"siwa-{mode}.sqlite"),
          "--key-file", os.path.join(workdir, "fake-apple-key.pem")],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT, env=dict(os.environ, SIWA_WEB_MODE=mode),
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+        env=dict(os.environ, SIWA_WEB_MODE=mode, **({"APPLE_TIMEOUT": str(apple_timeout)} if apple_timeout else {})),
     )
     deadline = time.time() + WAIT_SECONDS
     wait_for(f"http://127.0.0.1:{port}/health", deadline)
@@ -209,7 +213,7 @@ def post_json(url, body, cookie):
         return error.code, error.read().decode()
 
 
-def popup_checks(driver, base, apple_port, check):
+def popup_checks(driver, base, apple_port, check, database):
     """The popup flow on a server in popup mode: sign in, a replay refused, a closed popup explained, Apple down."""
     posted = {}
 
@@ -270,6 +274,31 @@ def popup_checks(driver, base, apple_port, check):
 
     check("popup mode: Apple down at the code exchange offers Try again, which signs in with the name",
           popup_apple_down_offers_try_again)
+
+    def popup_timeout_retries_without_the_code():
+        # The popup server's APPLE_TIMEOUT is POPUP_APPLE_TIMEOUT: Apple answering later than that may have spent
+        # the code, so Try again posts the identity token alone.
+        wait = WebDriverWait(driver, WAIT_SECONDS)
+        sign_out(driver)
+        driver.delete_all_cookies()
+        set_faults(apple_port, latency=POPUP_APPLE_TIMEOUT + 2)
+        try:
+            popup_sign_in(driver, base, "Popup Late", "popup-late@example.com", signed_in=False)
+            again = wait.until(EC.element_to_be_clickable((By.CSS_SELECTOR, "#signin-message button")))
+            message = driver.find_element(By.ID, "signin-message").text
+            assert "did not answer" in message, message
+        finally:
+            set_faults(apple_port, latency=0)
+        again.click()
+        wait.until(EC.presence_of_element_located((By.ID, "user-name")))
+        assert_signed_in(driver, base, "Popup Late", "popup-late@example.com")
+        with sqlite3.connect(database) as db:
+            stored = db.execute("SELECT COUNT(*) FROM apple_tokens JOIN users ON users.id = apple_tokens.user_id"
+                                " WHERE users.email = 'popup-late@example.com'").fetchone()[0]
+        assert stored == 0, "signed in with the identity token alone: no refresh token stored"
+
+    check("popup mode: after a timeout at the code exchange, Try again signs in without the code, with the name",
+          popup_timeout_retries_without_the_code)
 
 
 def main():
@@ -351,9 +380,11 @@ def main():
             if not cluster:
                 check("Apple down at the code exchange: the page's Try again signs in with the name once Apple is back",
                       apple_down_keeps_the_name)
-                popup_server, popup_port, popup_apple_port = start_server(binary, workdir, mode="popup")
+                popup_server, popup_port, popup_apple_port = start_server(binary, workdir, mode="popup",
+                                                                          apple_timeout=POPUP_APPLE_TIMEOUT)
                 try:
-                    popup_checks(driver, f"http://127.0.0.1:{popup_port}", popup_apple_port, check)
+                    popup_checks(driver, f"http://127.0.0.1:{popup_port}", popup_apple_port, check,
+                                 os.path.join(workdir, "siwa-popup.sqlite"))
                 finally:
                     stop_server(popup_server)
 
