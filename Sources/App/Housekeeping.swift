@@ -2,7 +2,9 @@ import Foundation
 import Logging
 
 /// Deletes what has expired, in the background while the server runs: bearer tokens, sessions, the nonces of web
-/// sign-ins whose tokens have expired, and notification ids older than any notification Apple could still deliver.
+/// sign-ins whose tokens have expired, notification ids older than any notification Apple could still deliver, and
+/// notifications kept for users not yet imported past the transfer window; and applies those kept notifications
+/// whose user a stopped import moved (`AppleNotificationRepository+Held`).
 struct Housekeeping: Sendable {
     let services: Services
 
@@ -27,6 +29,9 @@ struct Housekeeping: Sendable {
             "used_nonces": try await services.usedNonces.sweepExpired(),
             "apple_notifications": try await services.notifications.sweep(
                 receivedBefore: services.clock().addingTimeInterval(-Self.notificationRetention)),
+            "held_apple_notifications": try await services.notifications.sweepHeld(
+                receivedBefore: services.clock().addingTimeInterval(-AppleNotificationRepository.heldLifetime)),
+            "held_apple_notifications_applied": try await services.notifications.applyHeld(),
         ]
     }
 

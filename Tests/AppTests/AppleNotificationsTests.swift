@@ -312,20 +312,23 @@ struct AppleNotificationsTests {
         }
     }
 
-    /// An `account-delete` or `consent-revoked` for a `sub` no user holds is logged as a warning with the `sub`: during
-    /// an app transfer it names a user not yet imported, and nothing else keeps it (found by a black-box review: the
-    /// import brought back an account Apple said was deleted). Email events for such a `sub` are not warned about.
+    /// An `account-delete` or `consent-revoked` for a `sub` no user holds is kept, and logged with the `sub`: during an
+    /// app transfer it names a user not yet imported, to whom the import applies it (found by a black-box review: the
+    /// import brought back an account Apple said was deleted). Email events for such a `sub` are neither kept nor
+    /// logged.
     @Test func unknownUsersAndUnknownEventsAre200() async throws {
         let log = LogCapture()
         try await TestApp.with(logger: log.logger()) { app in
             let unknownUser = try await notify(app, "account-delete", subject: "001.nobody")
             #expect(unknownUser.status == .ok)
             #expect(try unknownUser.json()["status"] as? String == "unknownUser")
-            #expect(log.contains("warning", "account-delete for a sub no user holds", "sub=001.nobody"), "\(log.text)")
+            #expect(log.contains("notice", "account-delete for a sub no user holds: kept for 60 days", "sub=001.nobody"),
+                    "\(log.text)")
             _ = try await notify(app, "consent-revoked", subject: "001.nobody.too")
-            #expect(log.contains("warning", "consent-revoked for a sub no user holds", "sub=001.nobody.too"))
+            #expect(log.contains("notice", "consent-revoked for a sub no user holds", "sub=001.nobody.too"))
             _ = try await notify(app, "email-disabled", subject: "001.nobody.either")
             #expect(!log.contains("sub=001.nobody.either"))
+            #expect(try await app.count("held_apple_notifications") == 2)
             _ = try await signedIn(app, subject: "001.known")
             let unknownEvent = try await notify(app, "something-new", subject: "001.known")
             #expect(unknownEvent.status == .ok)

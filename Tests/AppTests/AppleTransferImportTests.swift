@@ -1,6 +1,7 @@
 @testable import FakeApple
 import Foundation
 import Glibc
+import HTTPCore
 import Storage
 import TestSupport
 import Testing
@@ -64,6 +65,45 @@ struct AppleTransferImportTests {
             #expect(status.lines == ["users: 2", "exported (hold a transfer identifier): 2", "migrated: 2",
                                      "still to migrate: 0", status.lines.last ?? ""], "\(status.output)")
             #expect(status.lines.last?.hasPrefix("days left in the 60-day window: 60 at most (the first user moved here ") == true)
+        }
+    }
+
+    /// Apple's `account-delete` and `consent-revoked` for a receiving-team `sub` that come before the import gives it
+    /// to a user are kept, and the import applies them as they would have been on arrival: the deleted account is gone,
+    /// the revoked user's grants from before the event end, and the others stay. Found by a black-box review: the
+    /// import brought back an account Apple said was deleted, and only a warning in the log said so.
+    @Test func notificationsForUsersNotYetImportedAreAppliedByTheImport() async throws {
+        try await TestApp.withTwoTeams { app in
+            var bearers: [String: String] = [:]
+            for subject in ["001.gone", "001.revoked", "001.stays"] {
+                let response = try await app.signInWithAuthorizationCode(subject: subject, email: "\(subject)@example.com")
+                bearers[subject] = try #require(try response.json()["value"] as? String)
+            }
+            #expect(try await app.command(["apple", "transfer", "export", "--to", Self.target]).status == 0)
+            for (event, subject) in [("account-delete", "001.gone"), ("consent-revoked", "001.revoked")] {
+                let payload = try FakeAppleNotifier.payload(
+                    event: event, subject: FakeAppleTransfers.teamSubject(subject, team: Self.target),
+                    audience: TestApp.iosClientID, email: nil, keys: app.keys)
+                let answer = try await app.sendJSON(.POST, "/api/apple/notifications", ["payload": payload])
+                #expect(try answer.json()["status"] as? String == "unknownUser", "\(answer.text)")
+            }
+            #expect(try await app.count("held_apple_notifications") == 2)
+            #expect(try await app.count("users") == 3, "nothing applied before the import")
+
+            let result = try await app.command(["apple", "transfer", "import"], app.receivingTeam)
+            #expect(result.status == 0, "\(result.output)")
+            #expect(result.output.contains(
+                "2 Apple notifications (account-delete, consent-revoked) kept for users not yet imported applied"),
+                "\(result.output)")
+            #expect(try await app.count("users") == 2)
+            #expect(try await app.transferRow(sub: FakeAppleTransfers.teamSubject("001.gone", team: Self.target)) == nil)
+            func me(_ subject: String) async throws -> HTTPStatus {
+                try await app.sendJSON(.GET, "/api/users/me", [:], bearer: bearers[subject]).status
+            }
+            #expect(try await me("001.revoked") == .unauthorized, "the grant from before the revocation ended")
+            #expect(try await me("001.stays") == .ok)
+            #expect(try await app.count("apple_tokens") == 1, "the one of the user neither deleted nor revoked")
+            #expect(try await app.count("held_apple_notifications") == 0)
         }
     }
 

@@ -43,6 +43,31 @@ struct AppleTransferSignInTests {
         }
     }
 
+    /// A `consent-revoked` for the receiving team's `sub` that came before the user moved is kept, and applied once a
+    /// sign-in matched by `transfer_sub` gives the user that `sub`: the grant from before the event ends, the sign-in
+    /// after it is a new grant and stays.
+    @Test func aRevocationKeptForTheNewSubIsAppliedByTheSignInThatMovesTheUser() async throws {
+        try await TestApp.withTwoTeams { app in
+            let first = try await app.signInWithAuthorizationCode(subject: "001.kept", email: "kept@example.com")
+            let before = try #require(try first.json()["value"] as? String)
+            #expect(try await app.command(["apple", "transfer", "export", "--to", Self.target]).status == 0)
+            let payload = try FakeAppleNotifier.payload(
+                event: "consent-revoked", subject: FakeAppleTransfers.teamSubject("001.kept", team: Self.target),
+                audience: TestApp.iosClientID, email: nil, keys: app.keys)
+            let answer = try await app.sendJSON(.POST, "/api/apple/notifications", ["payload": payload])
+            #expect(try answer.json()["status"] as? String == "unknownUser")
+
+            let transferSub = FakeAppleTransfers.transferIdentifier(sub: "001.kept", target: Self.target)
+            let moved = try await app.sendJSON(.POST, "/api/users/siwa", ["token": try app.movedToken(
+                sub: "001.kept", email: "kept@example.com", transferSub: transferSub)])
+            #expect(moved.status == .ok, "\(moved.text)")
+            let after = try #require(try moved.json()["value"] as? String)
+            #expect(try await app.sendJSON(.GET, "/api/users/me", [:], bearer: before).status == .unauthorized)
+            #expect(try await app.sendJSON(.GET, "/api/users/me", [:], bearer: after).status == .ok)
+            #expect(try await app.count("held_apple_notifications") == 0)
+        }
+    }
+
     /// The refresh token of the sign-in that moved the user is the user's current grant, not one the previous team
     /// issued before the move: when Apple later refuses it, the user's bearer tokens end, on both engines. Found by a
     /// review: stamped at the exchange, microseconds before the move, it was taken for the previous team's on

@@ -86,7 +86,7 @@ struct DoctorTests {
             let unmigrated = try await app.command(["doctor"], ["DATABASE_PATH": empty])
             #expect(unmigrated.status == 1)
             #expect(unmigrated.output.contains(
-                "lacks migrations \((1...18).map(String.init).joined(separator: ", ")); run `siwa migrate` first"))
+                "lacks migrations \((1...19).map(String.init).joined(separator: ", ")); run `siwa migrate` first"))
             #expect(try FileManager.default.attributesOfItem(atPath: empty)[.size] as? Int == 0, "no migration applied")
 
             // Another application's file is said so, not "run `siwa migrate`", which would refuse it. Found by an audit.

@@ -11,7 +11,8 @@ extension AppleTransfer {
 
     /// Exchanges every stored transfer identifier for this team, of users not migrated yet, for this team's `sub`,
     /// e-mail and private-relay flag, and replaces them in place: user ids, bearer tokens and sessions stay. With
-    /// `file`, the sender's pairs are stored first on the users they name (a copy of the sender's database).
+    /// `file`, the sender's pairs are stored first on the users they name (a copy of the sender's database). Then
+    /// Apple's notifications kept for the `sub`s now given are applied (`AppleNotificationRepository+Held`).
     /// - Returns: the lines to print and the exit status: 0 when every user was migrated and every line of `file`
     ///   named a user.
     /// - Throws: `OperatorError` for a malformed `file` (naming the line), a missing configuration, or Apple's
@@ -35,7 +36,14 @@ extension AppleTransfer {
                 : try await transfer.checkCredentials(probe: lines?.first?.transferSub)
             var unknown: [Int] = []
             if let lines { unknown = try await transfer.store(lines) }
-            return (try await transfer.importStored(throttledBefore: throttled, probed: answer), unknown)
+            var report = try await transfer.importStored(throttledBefore: throttled, probed: answer)
+            // Apple's account deletions and revocations for the `sub`s just given, kept since they came.
+            let applied = try await AppleNotificationRepository(pool: transfer.repository.pool, now: clock).applyHeld()
+            if applied > 0 {
+                report.summary += "\n\(applied) Apple notification\(applied == 1 ? "" : "s") (account-delete, "
+                    + "consent-revoked) kept for users not yet imported applied"
+            }
+            return (report, unknown)
         }
         if let file, !unknown.isEmpty {
             let listed = unknown.prefix(listedLines).map(String.init).joined(separator: ", ")

@@ -56,13 +56,12 @@ struct AppleNotificationsController: RouteCollection {
         ])
         if outcome == .unknownUser, notification.type == .accountDelete || notification.type == .consentRevoked {
             // After an app transfer Apple names the receiving team's `sub`, which a user not yet imported does not
-            // hold: nothing keeps the event, so the operator must apply it once the import gives a user that `sub`
-            // (README "Moving the app to another team"). Found by a black-box review: an account Apple said was
-            // deleted came back whole with the import.
-            req.logger.warning("""
+            // hold: the event is kept, and applied once the import (or a sign-in by `transfer_sub`) gives a user that
+            // `sub` (README "Moving the app to another team").
+            req.logger.notice("""
                 Apple notification \(notification.type == .accountDelete ? "account-delete" : "consent-revoked") \
-                for a sub no user holds: applied to nobody; if an app transfer is under way, apply it once the user \
-                is imported (siwa users show SUB, then siwa users delete ID)
+                for a sub no user holds: kept for \(Int(AppleNotificationRepository.heldLifetime / 86_400)) days, and \
+                applied if an app transfer's import or a sign-in gives a user this sub
                 """, metadata: ["sub": "\(LogEscaping.escape(notification.subject))"])
         }
         return Answer(status: "\(outcome)")

@@ -44,6 +44,8 @@ package enum AppMigrations {
                           sqlite: SQLiteSchema.bearerGrants, postgres: PostgresSchema.bearerGrants)
         migrator.register(version: 18, name: "remember when the email and each session were granted",
                           sqlite: SQLiteSchema.grantTimes, postgres: PostgresSchema.grantTimes)
+        migrator.register(version: 19, name: "keep Apple notifications for users not yet imported",
+                          sqlite: SQLiteSchema.heldNotifications, postgres: PostgresSchema.heldNotifications)
         return migrator
     }
 

@@ -126,4 +126,15 @@ enum PostgresSchema {
         "ALTER TABLE users ADD COLUMN email_set_at timestamptz",
         "ALTER TABLE sessions ADD COLUMN identity_issued_at timestamptz",
     ]
+
+    /// Version 19: see `SQLiteSchema.heldNotifications`.
+    static let heldNotifications = [
+        """
+        CREATE TABLE held_apple_notifications (
+            jti text PRIMARY KEY, sub text NOT NULL, type text NOT NULL, event_at timestamptz NOT NULL,
+            received_at timestamptz NOT NULL)
+        """,
+        "CREATE INDEX held_apple_notifications_sub ON held_apple_notifications (sub)",
+        "CREATE INDEX held_apple_notifications_received_at ON held_apple_notifications (received_at)",
+    ]
 }

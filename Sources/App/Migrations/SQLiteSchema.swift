@@ -176,4 +176,14 @@ enum SQLiteSchema {
         ALTER TABLE users ADD COLUMN email_set_at INTEGER;
         ALTER TABLE sessions ADD COLUMN identity_issued_at INTEGER;
         """
+
+    /// Version 19: Apple's `account-delete` and `consent-revoked` for a `sub` no user holds yet (after an app
+    /// transfer, until the import gives it to a user), kept to be applied then (`AppleNotificationRepository+Held`).
+    static let heldNotifications = """
+        CREATE TABLE held_apple_notifications (
+            jti TEXT PRIMARY KEY NOT NULL, sub TEXT NOT NULL, type TEXT NOT NULL, event_at INTEGER NOT NULL,
+            received_at INTEGER NOT NULL);
+        CREATE INDEX held_apple_notifications_sub ON held_apple_notifications (sub);
+        CREATE INDEX held_apple_notifications_received_at ON held_apple_notifications (received_at);
+        """
 }

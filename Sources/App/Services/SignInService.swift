@@ -121,6 +121,14 @@ final class SignInService: Sendable {
         }
         if result.transferred {
             logger.notice("user moved from the previous Apple team by transfer_sub", metadata: ["user_id": "\(result.user.id.text(uppercase: false))"])
+            // Apple's account deletion or revocation for the `sub` the user now holds, kept since it came: applied
+            // as on arrival (a revocation from before this token's `iat` ends what this sign-in issued).
+            do {
+                let applied = try await AppleNotificationRepository(pool: users.pool, now: clock).applyHeld()
+                if applied > 0 { logger.notice("Apple notifications kept for the moved user applied", metadata: ["count": "\(applied)"]) }
+            } catch {
+                logger.warning("Apple notifications kept for users not yet imported not applied: \(error); housekeeping retries")
+            }
         }
         logger.info(result.created ? "user created" : "user signed in", metadata: ["user_id": "\(result.user.id.text(uppercase: false))"])
         guard let value, let stored = result.token else { return (result.user, nil) }

@@ -13,8 +13,8 @@ struct AppMigrationsTests {
             try $0.fetchAll(sql: "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name") { try $0[0] as String }
         }
         #expect(tables == [
-            "apple_notifications", "apple_tokens", "chore_leases", "jwks_cache", "pending_revocations", "schema_migrations",
-            "sessions", "shared_settings", "tokens", "used_nonces", "users",
+            "apple_notifications", "apple_tokens", "chore_leases", "held_apple_notifications", "jwks_cache", "pending_revocations",
+            "schema_migrations", "sessions", "shared_settings", "tokens", "used_nonces", "users",
         ])
         let versions = try await db.pool.read { try AppMigrations.migrator.appliedMigrations($0).map(\.version) }
         #expect(versions == AppMigrations.migrator.migrations.map(\.version))
@@ -28,7 +28,7 @@ struct AppMigrationsTests {
         let token = BearerToken(userID: user.id, valueHash: SHA256.hash(legacy), createdAt: clock.now,
                                 expiresAt: clock.now + 3600)
         try await UserRepository(pool: db.pool).createUserAndToken(user, token: token)
-        #expect(try await AppMigrations.migrator.migrate(db.pool) == Array(2...18))
+        #expect(try await AppMigrations.migrator.migrate(db.pool) == Array(2...19))
         #expect(try await TokenRepository(pool: db.pool, now: clock.closure).findUser(BearerTokenValue(legacy)) == user)
         try await AppleTokenRepository(pool: db.pool)
             .add(AppleToken(userID: user.id, clientID: "c", encryptedRefreshToken: [1], createdAt: clock.now))
@@ -53,7 +53,7 @@ struct AppMigrationsTests {
         let annWeb = try await add(ann, "web", secondsAgo: 400)
         let tie = [UUID(), UUID()].sorted { $0.uuidString < $1.uuidString }
         for id in tie { _ = try await add(bob, "app", secondsAgo: 50, id: id) }
-        #expect(try await AppMigrations.migrator.migrate(db.pool) == [14, 15, 16, 17, 18])
+        #expect(try await AppMigrations.migrator.migrate(db.pool) == [14, 15, 16, 17, 18, 19])
         let kept = Set(try await db.pool.read { try $0.fetchAll(sql: "SELECT id FROM apple_tokens") { try $0[0] as UUID } })
         #expect(kept == [annApp, annWeb, tie[1]])
     }
@@ -67,7 +67,7 @@ struct AppMigrationsTests {
         try await UserRepository(pool: db.pool).createUserAndToken(user, token: BearerToken(
             id: legacyID, userID: user.id, valueHash: SHA256.hash(legacy), createdAt: clock.now,
             expiresAt: clock.now + 3600))
-        #expect(try await AppMigrations.migrator.migrate(db.pool) == [6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18])
+        #expect(try await AppMigrations.migrator.migrate(db.pool) == [6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19])
 
         let tokens = TokenRepository(pool: db.pool, now: clock.closure)
         let found = try #require(try await tokens.find(BearerTokenValue(legacy)))
@@ -122,7 +122,7 @@ struct AppMigrationsTests {
         let db = try await TemporaryDatabase(migratedTo: 13)
         let log = LogCapture()
         let pool = try await AppMigrations.openAndMigrate(path: db.path, logger: log.logger())
-        #expect(log.contains("notice", "SQLite \(db.path) migrated", "versions=[14, 15, 16, 17, 18]"), "\(log.text)")
+        #expect(log.contains("notice", "SQLite \(db.path) migrated", "versions=[14, 15, 16, 17, 18, 19]"), "\(log.text)")
         await pool.close()
         _ = try await AppMigrations.openAndMigrate(path: db.path, logger: log.logger())
         #expect(log.all.count == 1, "\(log.text)")

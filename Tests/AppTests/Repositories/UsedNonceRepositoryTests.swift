@@ -55,6 +55,28 @@ struct UsedNonceRepositoryTests {
         #expect(try await app.count("used_nonces") == 0)
         await app.stop()
     }
+
+    /// Housekeeping applies the Apple notifications kept for a `sub` that a user now holds (an import stopped before
+    /// its end, a user moved by another path), and forgets those no user got within the transfer window.
+    @Test func housekeepingAppliesKeptNotificationsAndForgetsOldOnes() async throws {
+        let app = try await TestApp.start()
+        let services = app.server.services
+        _ = try await app.sendJSON(.POST, "/api/users/siwa", [
+            "token": try app.identityToken(subject: "001.before", email: "before@example.com"),
+        ])
+        for (jti, sub, receivedAt) in [("kept", "001.after", Date()), ("old", "001.never", Date(timeIntervalSince1970: 0))] {
+            try await services.database.write(AppleNotificationRepository.hold(
+                .accountDelete, jti: jti, sub: sub, eventTime: receivedAt, receivedAt: receivedAt))
+        }
+        #expect(try await app.count("held_apple_notifications") == 2)
+        try await services.database.write(SQL("UPDATE users SET siwa_identifier = ?", ["001.after"]))
+        let removed = try await Housekeeping(services: services).sweep()
+        #expect(removed["held_apple_notifications"] == 1, "the one past the window")
+        #expect(removed["held_apple_notifications_applied"] == 1)
+        #expect(try await app.count("users") == 0, "the user who got the sub is deleted")
+        #expect(try await app.count("held_apple_notifications") == 0)
+        await app.stop()
+    }
 }
 
 /// The first sweep comes `firstSweepDelay` after start, long before `interval`. Found by a review: an instance that
