@@ -70,6 +70,16 @@ package struct ServerNotification: Sendable, Equatable {
         case .string(let text)?: isPrivateEmail = text == "true" ? true : (text == "false" ? false : nil)
         default: isPrivateEmail = nil
         }
-        eventTime = events["event_time"]?.numberValue.map { Date(timeIntervalSince1970: $0 / 1000) }
+        // Milliseconds since 1970, as Apple sends it. Missing (or null), the event counts as of its arrival; anything
+        // else is no notification of Apple's (found by a black-box review: "abc" was taken as the arrival, which
+        // for a `consent-revoked` ends later grants too).
+        if let value = events["event_time"], value != .null {
+            guard let milliseconds = value.numberValue, milliseconds >= 0 else {
+                throw AppleIDError(.malformed, detail: "event_time is not a time in milliseconds")
+            }
+            eventTime = Date(timeIntervalSince1970: milliseconds / 1000)
+        } else {
+            eventTime = nil
+        }
     }
 }

@@ -37,15 +37,17 @@ package enum FakeAppleNotifier {
         return try JWTSigner.sign(claims: claims, keyID: keys.keyID, key: .rs256(keys.privateKey))
     }
 
-    /// Signs and posts one event to `url`; returns the status the server answered.
+    /// Signs and posts one event to `url`; returns the status the server answered and what its JSON body says: the
+    /// `status` of a taken notification (`applied`, `duplicate`, …) or the `reason` of a refusal, when it has one.
     package static func send(event: String, subject: String, audience: String, email: String?, to url: String,
-                            keyFile: String) async throws -> Int {
+                            keyFile: String) async throws -> (status: Int, answer: String?) {
         let keys = try FakeAppleKeys.load(path: keyFile)
         let jwt = try payload(event: event, subject: subject, audience: audience, email: email, keys: keys)
         let body = JSONValue.object(["payload": .string(jwt)]).serialized()
         let response = try await HTTPClient().send(HTTPClientRequest(
             method: .POST, url: url, headers: ["Content-Type": "application/json"], body: body
         ))
-        return response.status.code
+        let answer = (try? JSONValue(parsing: response.body)).flatMap { $0["status"]?.stringValue ?? $0["reason"]?.stringValue }
+        return (response.status.code, answer)
     }
 }

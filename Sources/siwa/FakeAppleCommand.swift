@@ -59,7 +59,10 @@ struct FakeAppleNotify: AsyncParsableCommand {
         abstract: "Send a signed server-to-server notification to a server, as Apple does."
     )
 
-    @Option(help: "Event type: email-disabled, email-enabled, consent-revoked or account-delete.")
+    @Option(help: """
+        Event type: email-disabled, email-enabled, consent-revoked, account-delete (also spelled account-deleted); \
+        any other is sent as it is, as a type the server does not know.
+        """)
     var event: String
 
     @Option(help: "The user's Apple identifier (the identity token's sub).")
@@ -77,12 +80,13 @@ struct FakeAppleNotify: AsyncParsableCommand {
     @Option(help: "File holding the stand-in's signing keys, which must exist (the running stand-in's).")
     var keyFile: String = FakeAppleKeys.defaultPath
 
-    /// Prints the server's status; exits 1 unless it is 2xx, so a script can tell a refused notification.
+    /// Prints the server's status and answer (`applied`, `duplicate`, `unknownUser`, … or why it refused); exits 1
+    /// unless the status is 2xx, so a script can tell a refused notification.
     func run() async throws {
-        let status = try await FakeAppleNotifier.send(
+        let (status, answer) = try await FakeAppleNotifier.send(
             event: event, subject: sub, audience: aud, email: email, to: url, keyFile: keyFile
         )
-        print("Server answered \(status).")
+        print("Server answered \(status)" + (answer.map { ": \($0.prefix(200))" } ?? "") + ".")
         guard (200..<300).contains(status) else { throw ExitCode(1) }
     }
 }

@@ -368,6 +368,28 @@ struct AppleNotificationsTests {
         }
     }
 
+    /// `event_time` is milliseconds since 1970: one of another type is no notification of Apple's (400, nothing
+    /// changed); missing or null, the event counts as of its arrival. Found by a black-box review: `"abc"` was taken
+    /// as the arrival, which for a `consent-revoked` also ends grants from after the real event.
+    @Test(arguments: [(#""abc""#, 400), ("true", 400), ("-1", 400), ("{}", 400), ("null", 200), (nil, 200)]
+          as [(String?, Int)])
+    func anEventTimeThatIsNoTimeIs400(eventTime: String?, status: Int) async throws {
+        try await TestApp.with { app in
+            _ = try await signedIn(app, subject: "001.time")
+            let now = Date().timeIntervalSince1970.rounded(.down)
+            let time = eventTime.map { #","event_time":"# + $0 } ?? ""
+            let claims: JSONValue = [
+                "iss": .string(IdentityTokenVerifier.appleIssuer), "aud": .string(TestApp.iosClientID),
+                "iat": .number(now), "exp": .number(now + 3600), "jti": .string("time-\(eventTime ?? "none")"),
+                "events": .string(#"{"type":"consent-revoked","sub":"001.time""# + time + "}"),
+            ]
+            let payload = try JWTSigner.sign(claims: claims, keyID: app.keys.keyID, key: .rs256(app.keys.privateKey))
+            let response = try await app.sendJSON(.POST, "/api/apple/notifications", ["payload": payload])
+            #expect(response.status.code == status, "\(response.text)")
+            #expect(try await app.count("tokens") == (status == 200 ? 0 : 1))
+        }
+    }
+
     @Test func badSignatureForeignAudienceStaleAndMalformedJWTsAre401() async throws {
         try await TestApp.with { app in
             _ = try await signedIn(app, subject: "001.safe")
@@ -389,7 +411,8 @@ struct AppleNotificationsTests {
     }
 
     /// `siwa fake-apple notify` exits 1 when the server refuses the notification, 0 when it takes it. Found by an
-    /// audit: it exited 0 after "Server answered 401.".
+    /// audit: it exited 0 after "Server answered 401.". It prints what the server answered (found by a black-box
+    /// review: only the status, never `applied` or `unknownUser`).
     @Test func theNotifyCommandExitsNonZeroWhenRefused() async throws {
         try await TestApp.with { app in
             let keyFile = app.directory.appendingPathComponent("apple.pem").path
@@ -397,10 +420,11 @@ struct AppleNotificationsTests {
                              "--url", app.baseURL + "/api/apple/notifications", "--key-file", keyFile]
             let refused = try await app.command(arguments + ["--aud", "not.a.client.id"])
             #expect(refused.status == 1)
-            #expect(refused.output.contains("Server answered 401."), "\(refused.output)")
+            #expect(refused.output.contains("Server answered 401: Invalid notification payload, signature or audience."),
+                    "\(refused.output)")
             let taken = try await app.command(arguments + ["--aud", TestApp.iosClientID])
             #expect(taken.status == 0, "\(taken.output)")
-            #expect(taken.output.contains("Server answered 200."))
+            #expect(taken.output.contains("Server answered 200: unknownUser."), "\(taken.output)")
         }
     }
 }

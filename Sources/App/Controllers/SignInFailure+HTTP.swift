@@ -27,8 +27,8 @@ extension SignInFailure: AbortError {
             "The identity token was issued before the user stopped using Sign in with Apple with this app; sign in "
                 + "again."
         case .stateMismatch:
-            "The sign-in state does not match this browser (another tab may have started a new sign-in). Start again "
-                + "from the login page."
+            "The sign-in state does not match this browser: another tab may have started a new sign-in, or the "
+                + "identity token was not issued for this page's sign-in. Start again from the login page."
         case .notStartedHere:
             "This sign-in did not start in this browser, or it took longer than 5 minutes. Start again from the login "
                 + "page."
