@@ -28,6 +28,16 @@ enum FakeAppleAuthorizePage {
             """)
     }
 
+    /// Apple's page for an authorization it refuses before the consent screen (400): the error code and its words.
+    static func error(_ code: String, _ description: String) -> Response {
+        .html(page(title: "Sign in with Apple", body: """
+            <section class="card authorize">
+              <h1>\(escape(code))</h1>
+              <p class="lead">\(escape(description))</p>
+            </section>
+            """), status: .badRequest)
+    }
+
     /// Apple's `response_mode=form_post`: a page that POSTs `fields` to `url` as soon as it loads.
     static func formPost(to url: String, fields: [(String, String)]) -> String {
         let inputs = fields.map { hiddenField($0.0, $0.1) }.joined(separator: "\n    ")

@@ -14,6 +14,8 @@ struct FakeAppleController: RouteCollection {
     let transfers: FakeAppleTransfers
     let clientSecrets: FakeAppleClientSecretCheck
     let knobs: FakeAppleTokenKnobs
+    /// The Services IDs `/auth/authorize` knows, with their return URLs; empty, it takes any.
+    let webClients: [String: [String]]
     let clock: @Sendable () -> Date
 
     /// Lifetime of identity tokens the stand-in mints, as Apple's (10 minutes).
@@ -52,12 +54,29 @@ struct FakeAppleController: RouteCollection {
     @Sendable func authorizePage(_ req: Request) async throws -> Response {
         let query = try req.query.decode(AuthorizeQuery.self)
         try query.validate()
+        if let refusal = refusal(of: query) { return refusal }
         return .html(FakeAppleAuthorizePage.consent(query))
+    }
+
+    /// Apple's error page when `webClients` names the known Services IDs and `query` is not for one of them, or not
+    /// for one of its return URLs: nothing is posted to an address the Services ID does not list. Found by a
+    /// black-box review: any client id and any `redirect_uri` were taken, so a wrong `SIWA_REDIRECT_URL` or
+    /// `WEBSITE_APPLICATION_IDENTIFIER` worked locally and failed only at Apple.
+    private func refusal(of query: AuthorizeQuery) -> Response? {
+        guard !webClients.isEmpty else { return nil }
+        guard let returnURLs = webClients[query.client_id] else {
+            return FakeAppleAuthorizePage.error("invalid_client", "Invalid client id or web redirect url.")
+        }
+        guard returnURLs.contains(query.redirect_uri) else {
+            return FakeAppleAuthorizePage.error("invalid_request", "Invalid web redirect url.")
+        }
+        return nil
     }
 
     @Sendable func authorize(_ req: Request) async throws -> Response {
         let query = try req.content.decode(AuthorizeQuery.self, accepting: .form)
         try query.validate()
+        if let refusal = refusal(of: query) { return refusal }
         if try req.content.decode(CancelForm.self, accepting: .form).cancel != nil {
             let state = query.state.map { [("state", $0)] } ?? []
             return try answer(query, fields: [("error", AuthorizeQuery.userCancelled)] + state)

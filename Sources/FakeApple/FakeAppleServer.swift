@@ -22,11 +22,14 @@ package final class FakeAppleServer: Sendable {
     ///   - clientSecretKey: The public half of the `.p8` the stand-in knows; when given, client secrets must be
     ///     signed with it and name `clientSecretTeamID` (`iss`) and `clientSecretKeyID` (`kid`), as Apple checks.
     ///   - otherTeams: the keys of other teams the stand-in knows as well, for a transfer between two teams.
+    ///   - webClients: the Services IDs `/auth/authorize` knows, each with its registered return URLs; empty, it
+    ///     takes any (Apple refuses the others).
     ///   - clock: The stand-in's clock (tests move it).
     package init(hostname: String = "127.0.0.1", port: Int = 9090, keys: FakeAppleKeys,
                 clientSecretKey: ES256PublicKey? = nil, clientSecretTeamID: String = DevSecrets.teamID,
                 clientSecretKeyID: String = DevSecrets.keyID,
                 otherTeams: [FakeAppleClientSecretCheck.KnownKey] = [],
+                webClients: [String: [String]] = [:],
                 clock: @escaping @Sendable () -> Date = Date.init,
                 logger: Logger = Logger(label: "fake-apple")) throws {
         self.keys = keys
@@ -37,7 +40,7 @@ package final class FakeAppleServer: Sendable {
             clientSecrets: FakeAppleClientSecretCheck(knownKeys: (clientSecretKey.map {
                 [.init(publicKey: $0, teamID: clientSecretTeamID, keyID: clientSecretKeyID)]
             } ?? []) + otherTeams),
-            knobs: knobs, clock: clock
+            knobs: knobs, webClients: webClients, clock: clock
         )
         try application.register(collection: controller)
         try application.boot()
@@ -118,7 +121,7 @@ package final class FakeAppleServer: Sendable {
     /// `otherTeams` are other teams' keys it knows as well (`TEAM_ID:KEY_ID:PATH`), to rehearse a transfer.
     package static func runUntilSignalled(hostname: String, port: Int, keyFile: String, clientSecretKeyPath: String?,
                                          teamID: String? = nil, keyID: String? = nil,
-                                         otherTeams: [String] = []) async throws {
+                                         otherTeams: [String] = [], webClients: [String: [String]] = [:]) async throws {
         let logger = Logger(label: "fake-apple")
         let keys = try FakeAppleKeys.loadOrCreate(path: keyFile)
         // Like Apple, the stand-in knows the operator's key: the one the server signs with (APPLE_PRIVATE_KEY_PATH,
@@ -146,7 +149,7 @@ package final class FakeAppleServer: Sendable {
         let teams = try otherTeams.map(FakeAppleClientSecretCheck.KnownKey.init(teamKey:))
         let stand = try FakeAppleServer(hostname: hostname, port: port, keys: keys, clientSecretKey: clientSecretKey,
                                         clientSecretTeamID: teamID, clientSecretKeyID: keyID, otherTeams: teams,
-                                        logger: logger)
+                                        webClients: webClients, logger: logger)
         try stand.start()
         let signals = ShutdownSignals.install { await stand.shutdown() }
         logger.notice("Apple stand-in on \(stand.baseURL) (key file \(keyFile), kid \(keys.keyID))")

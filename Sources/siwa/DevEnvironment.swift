@@ -9,6 +9,13 @@ import Web
 /// signs in on `http://127.0.0.1:8080/login` with no Apple account and no network. The CLI is where the two meet:
 /// neither module imports the other.
 enum DevEnvironment {
+    /// The Services ID and return URL the stand-in's `/auth/authorize` takes: the server's own, as registered at
+    /// Apple, so that the page asks for nothing Apple would refuse.
+    static func webClients(_ configuration: Configuration) -> [String: [String]] {
+        guard let servicesID = configuration.websiteClientID, let returnURL = configuration.redirectURL else { return [:] }
+        return [servicesID: [returnURL]]
+    }
+
     /// Starts both, prints how to use them, and serves until SIGINT or SIGTERM.
     static func run(hostname: String, port: Int, applePort: Int, databasePath: String, keyFile: String)
         async throws
@@ -38,7 +45,7 @@ enum DevEnvironment {
         let stand = try FakeAppleServer(hostname: hostname, port: applePort,
                                         keys: try FakeAppleKeys.loadOrCreate(path: keyFile),
                                         clientSecretKey: try secrets.clientKey.publicKey,
-                                        logger: standInLogger)
+                                        webClients: Self.webClients(configuration), logger: standInLogger)
         try stand.start()
         signal(SIGXFSZ, SIG_IGN)  // as `siwa serve`: past `ulimit -f` a write fails with EFBIG (a 503) instead
         let server = try await SiwaServer(configuration: configuration, logger: logger)

@@ -40,15 +40,34 @@ struct FakeAppleServe: AsyncParsableCommand {
                 + "rehearse moving the app to that team; repeatable.", valueName: "team-key"))
     var teams: [String] = []
 
+    @Option(name: .customLong("web-client"),
+            help: ArgumentHelp("A Services ID and one of its return URLs, as SERVICES_ID=URL, that /auth/authorize "
+                + "takes, as registered at Apple; repeatable. With none, it takes any.", valueName: "client"))
+    var webClients: [String] = []
+
     func validate() throws {
         try PortOption.check(port, "--port")
+        _ = try registeredWebClients()
+    }
+
+    /// `--web-client` values by Services ID.
+    private func registeredWebClients() throws -> [String: [String]] {
+        var clients: [String: [String]] = [:]
+        for value in webClients {
+            let parts = value.split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, !parts[0].isEmpty, parts[1].hasPrefix("http") else {
+                throw ValidationError("--web-client must be SERVICES_ID=URL, such as com.example.web=https://example.com/login/siwa/callback")
+            }
+            clients[parts[0], default: []].append(parts[1])
+        }
+        return clients
     }
 
     func run() async throws {
         try PortOption.checkFree(hostname: hostname, port: port, of: "the Apple stand-in", option: "--port")
         try await FakeAppleServer.runUntilSignalled(
             hostname: hostname, port: port, keyFile: keyFile, clientSecretKeyPath: clientSecretKey, teamID: teamID,
-            keyID: keyID, otherTeams: teams
+            keyID: keyID, otherTeams: teams, webClients: try registeredWebClients()
         )
     }
 }

@@ -16,6 +16,8 @@ struct CommandLineInputTests {
         (["dev", "--port", "65536"], "--port must be a port in 0...65535, not 65536"),
         (["dev", "--apple-port", "70000"], "--apple-port must be a port in 0...65535, not 70000"),
         (["fake-apple", "--port", "70000"], "--port must be a port in 0...65535, not 70000"),
+        (["fake-apple", "--web-client", "com.example.web"],
+         "--web-client must be SERVICES_ID=URL, such as com.example.web=https://example.com/login/siwa/callback"),
         (["dev", "--port", "18999", "--apple-port", "18999"], "--port and --apple-port must differ, not both 18999"),
         (["dev", "--database", ""], "--database must name a SQLite file"),
         (["mint", "--aud", "x", "--count", "2", "--first", "\(Int.max)"],

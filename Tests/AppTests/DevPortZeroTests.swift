@@ -34,6 +34,15 @@ struct DevPortZeroTests {
             #expect(signIn.status.code == 200, "\(String(decoding: signIn.body, as: UTF8.self))")
             let page = try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(port)/login"))
             #expect(String(decoding: page.body, as: UTF8.self).contains("http://127.0.0.1:\(port)/login/siwa/callback"))
+            // The stand-in takes the server's Services ID and return URL, and refuses another, as Apple does.
+            let applePort = try await dev.waitForPort(after: "Apple stand-in on http://127.0.0.1:")
+            func authorize(_ returnURL: String) async throws -> Int {
+                let encoded = returnURL.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+                return try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(applePort)/auth/authorize?"
+                    + "client_id=dev.siwa.web&redirect_uri=\(encoded)&response_type=code&response_mode=form_post")).status.code
+            }
+            #expect(try await authorize("http://127.0.0.1:\(port)/login/siwa/callback") == 200)
+            #expect(try await authorize("https://evil.example/cb") == 400)
             dev.signal(SIGTERM)
             #expect(await dev.exited(within: .seconds(30)) == 0)
         }

@@ -1,6 +1,7 @@
+import CryptoCore
+import FakeApple
 import Foundation
 import HTTPCore
-import CryptoCore
 import Testing
 @testable import App
 
@@ -20,6 +21,40 @@ struct FakeAppleAuthorizeTests {
             method: .POST, url: app.apple.baseURL + "/auth/authorize",
             headers: ["Content-Type": "application/x-www-form-urlencoded"], body: Array(form.utf8)
         ))
+    }
+
+    /// Given the Services IDs it knows (`siwa dev` gives its own, `siwa fake-apple --web-client`), the stand-in refuses
+    /// another client id (`invalid_client`) and a return URL the Services ID does not list (`invalid_request`), on the
+    /// page and on its post, and posts nothing there, as Apple does. Found by a black-box review: it took any, so a
+    /// wrong `SIWA_REDIRECT_URL` worked locally.
+    @Test func onlyKnownServicesIDsAndTheirReturnURLsAreTaken() async throws {
+        let keys = try FakeAppleKeys(privateKey: try RSAPrivateKey.generate(bits: 2048))
+        let stand = try FakeAppleServer(port: 0, keys: keys,
+                                        webClients: ["com.example.web": ["https://example.com/login/siwa/callback"]])
+        try stand.start()
+        let client = HTTPClient()
+        func query(_ clientID: String, _ returnURL: String) -> String {
+            "client_id=\(clientID)&redirect_uri=\(returnURL.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")"
+                + "&response_type=code&response_mode=form_post&state=s1"
+        }
+        let unknown = try await client.send(HTTPClientRequest(
+            url: stand.baseURL + "/auth/authorize?" + query("com.other.web", "https://example.com/login/siwa/callback")))
+        #expect(unknown.status == .badRequest)
+        #expect(unknown.text.contains("invalid_client"), "\(unknown.text)")
+        let elsewhere = try await client.send(HTTPClientRequest(
+            url: stand.baseURL + "/auth/authorize?" + query("com.example.web", "https://evil.example/cb")))
+        #expect(elsewhere.status == .badRequest)
+        #expect(elsewhere.text.contains("invalid_request") && elsewhere.text.contains("Invalid web redirect url."))
+        let known = try await client.send(HTTPClientRequest(
+            url: stand.baseURL + "/auth/authorize?" + query("com.example.web", "https://example.com/login/siwa/callback")))
+        #expect(known.status == .ok)
+        let post = try await client.send(HTTPClientRequest(
+            method: .POST, url: stand.baseURL + "/auth/authorize",
+            headers: ["Content-Type": "application/x-www-form-urlencoded"],
+            body: Array((query("com.example.web", "https://evil.example/cb") + "&email=jane%40example.com").utf8)))
+        #expect(post.status == .badRequest)
+        #expect(!post.text.contains("evil.example") && !post.text.contains("name=\"code\""), "nothing posted there")
+        await stand.shutdown()
     }
 
     /// An identity token alone, no response type, or another one is refused, on the page and on its post.
