@@ -39,6 +39,7 @@ extension Configuration {
     /// `problems`, in the order read, and keeps its default, so that `siwa doctor` can name every one.
     package init(_ env: Environment, problems: inout [ConfigurationError]) {
         self.init()
+        repeatedInDotEnv = env.repeatedInDotEnv
         func read<T>(_ fallback: T, _ value: () throws(ConfigurationError) -> T?) -> T {
             do {
                 return try value() ?? fallback

@@ -108,9 +108,16 @@ package struct Configuration: Sendable {
     /// Whether the web flow's variables are set.
     package var isWebFlowConfigured: Bool { websiteClientID != nil && redirectURL != nil }
 
+    /// The variables `.env` sets more than once, with their lines (`Environment.repeatedInDotEnv`).
+    package var repeatedInDotEnv: [String: [Int]] = [:]
+
     /// What is off and why, for the start-up log.
     package var problems: [String] {
         var problems: [String] = []
+        for (name, lines) in repeatedInDotEnv.sorted(by: { $0.key < $1.key }) {
+            problems.append(".env sets \(name) on lines \(lines.map(String.init).joined(separator: ", ")): "
+                + "the last one counts.")
+        }
         if iosClientIDs.isEmpty {
             problems.append("IOS_APPLICATION_IDENTIFIER is not set: POST /api/users/siwa answers 503 until it is.")
         }

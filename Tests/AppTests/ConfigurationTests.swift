@@ -126,6 +126,16 @@ struct ConfigurationTests {
         #expect(try Configuration(Environment([:])).problems.contains { $0.hasSuffix("token revocation are off.") })
     }
 
+    /// A variable `.env` sets more than once is named at start with its lines. Found by a review: the last one was
+    /// taken silently, which hides a stale line left above an edit.
+    @Test func aVariableSetTwiceInDotEnvIsNamedAtStart() throws {
+        var environment = Environment(["PORT": "8081"])
+        environment.repeatedInDotEnv = ["PORT": [2, 9], "HOSTNAME": [1, 3]]
+        let problems = try Configuration(environment).problems
+        #expect(Array(problems.prefix(2)) == [".env sets HOSTNAME on lines 1, 3: the last one counts.",
+                                              ".env sets PORT on lines 2, 9: the last one counts."])
+    }
+
     /// Decimal seconds, with spaces around as every other number takes them, are read.
     @Test func decimalSecondsAreRead() throws {
         #expect(try Configuration(Environment(["APPLE_TIMEOUT": " 1.5 "])).appleTimeout == .milliseconds(1500))

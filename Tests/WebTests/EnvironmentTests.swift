@@ -93,6 +93,19 @@ struct EnvironmentTests {
         #expect(noFile.values.isEmpty)
     }
 
+    /// A variable `.env` sets more than once is named with its lines (the last one counts); found by a review, it
+    /// was taken silently.
+    @Test func variablesSetMoreThanOnceInDotEnvAreNamedWithTheirLines() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("env-\(UUID().uuidString)").path
+        try "PORT=9000\n# a comment\nHOSTNAME=0.0.0.0\nexport PORT=9001\nPORT=9002\n"
+            .write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let env = try Environment.load(dotEnvPath: path, processEnvironment: [:])
+        #expect(env.get("PORT") == "9002")
+        #expect(env.repeatedInDotEnv == ["PORT": [1, 4, 5]])
+        #expect(try Environment.load(dotEnvPath: "/dev/null", processEnvironment: [:]).repeatedInDotEnv.isEmpty)
+    }
+
     @Test func typedAccessNamesMissingAndMalformedVariables() throws {
         let env = Environment(["PORT": "80a", "TRUST_PROXY": "yes", "IDS": "com.a, com.b,,", "BLANK": "", "RATE": "0.5"])
         #expect(throws: ConfigurationError.malformed(name: "PORT", expected: "an integer")) { try env.get("PORT", as: Int.self) }

@@ -6,7 +6,12 @@ package enum DotEnv {
     /// The assignments in `text`, in order; later ones win when read into a dictionary.
     /// - Throws: `ConfigurationError.malformedDotEnv` naming the line.
     package static func parse(_ text: String) throws -> [(key: String, value: String)] {
-        var result: [(key: String, value: String)] = []
+        try assignments(text).map { ($0.key, $0.value) }
+    }
+
+    /// The assignments in `text`, in order, with the number of the line of each.
+    static func assignments(_ text: String) throws -> [(key: String, value: String, line: Int)] {
+        var result: [(key: String, value: String, line: Int)] = []
         for (index, rawLine) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let number = index + 1
             var line = rawLine.trimmingCharacters(in: .whitespaces)[...]
@@ -20,7 +25,7 @@ package enum DotEnv {
                 throw ConfigurationError.malformedDotEnv(line: number, message: "invalid variable name")
             }
             let value = try parseValue(line[line.index(after: equals)...].drop { $0 == " " || $0 == "\t" }, line: number)
-            result.append((key, value))
+            result.append((key, value, number))
         }
         return result
     }
@@ -30,13 +35,20 @@ package enum DotEnv {
     /// also a symbolic link to nothing (a secrets volume not mounted), which would otherwise start the server on
     /// the defaults without a word (found by a review).
     package static func load(path: String = ".env") throws -> [String: String] {
+        try read(path: path).values
+    }
+
+    /// What `load` reads, and the variables the file sets more than once, with the lines of each: the last one
+    /// counts, and a start can say so (found by a review: a stale line left above an edit was taken silently, or
+    /// hid the edit when it came after).
+    package static func read(path: String = ".env") throws -> (values: [String: String], repeated: [String: [Int]]) {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isFolder) else {
             if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: path) {
                 throw ConfigurationError.malformedDotEnv(
                     line: 0, message: "is a symbolic link to \(target), which does not exist", file: path)
             }
-            return [:]
+            return ([:], [:])
         }
         guard !isFolder.boolValue else {
             throw ConfigurationError.malformedDotEnv(line: 0, message: "is a folder, not a file", file: path)
@@ -50,12 +62,16 @@ package enum DotEnv {
         }
         try? handle.close()
         var values: [String: String] = [:]
+        var lines: [String: [Int]] = [:]
         do {
-            for (key, value) in try parse(text) { values[key] = value }
+            for (key, value, line) in try assignments(text) {
+                values[key] = value
+                lines[key, default: []].append(line)
+            }
         } catch ConfigurationError.malformedDotEnv(let line, let message, _) {
             throw ConfigurationError.malformedDotEnv(line: line, message: message, file: path)
         }
-        return values
+        return (values, lines.filter { $0.value.count > 1 })
     }
 
     static func isValidKey(_ key: String) -> Bool {

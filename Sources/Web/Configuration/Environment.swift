@@ -10,6 +10,8 @@ import Foundation
 /// Empty values count as unset. Errors name the variable, never its value (it may be a secret).
 package struct Environment: Sendable {
     package let values: [String: String]
+    /// The variables the `.env` file sets more than once, with their line numbers (the last one counts).
+    package var repeatedInDotEnv: [String: [Int]] = [:]
 
     package init(_ values: [String: String]) {
         self.values = values
@@ -20,8 +22,10 @@ package struct Environment: Sendable {
     /// turns on: the empty value then counts as unset, and the default applies.
     package static func load(dotEnvPath: String? = ".env",
                             processEnvironment: [String: String] = ProcessInfo.processInfo.environment) throws -> Environment {
-        let fromFile = try dotEnvPath.map { try DotEnv.load(path: $0) } ?? [:]
-        return Environment(fromFile.merging(processEnvironment) { _, process in process })
+        let file = try dotEnvPath.map { try DotEnv.read(path: $0) }
+        var environment = Environment((file?.values ?? [:]).merging(processEnvironment) { _, process in process })
+        environment.repeatedInDotEnv = file?.repeated ?? [:]
+        return environment
     }
 
     /// The text of `key`, nil when unset or empty.
