@@ -144,22 +144,27 @@ struct WebFlowTests {
     /// form again (no script submits it), so the name Apple sends only once is not lost: once Apple is back, the
     /// same post signs in with it. A JSON client gets the JSON error. Found by a black-box review: the page offered
     /// only "Sign in again", a new authorization without the name.
+    /// The hand-off's form as a browser posts it: form-encoded, with the state cookie, asking for HTML first.
+    private func postAsBrowser(_ app: TestApp, _ fields: [(String, String)], state: String) async throws
+        -> HTTPClientResponse
+    {
+        try await app.send(.POST, "/login/siwa/handle", headers: [
+            "Content-Type": "application/x-www-form-urlencoded", "Cookie": "SIWA_STATE=\(state)",
+            "Accept": APIErrorFormatTests.browser,
+        ], body: Array(TestApp.formEncode(fields).utf8))
+    }
+
     @Test func aHandOffAppleCannotServeOffersTheSamePostAgainWithTheName() async throws {
         try await TestApp.with { app in
             let state = try TestApp.newState()
             let issued = try await app.webCode(state: state, subject: "001.web.retry", email: "retry@example.com")
             let fields = [("token", issued.idToken), ("code", issued.code), ("email", ""), ("firstName", "Jane"),
                           ("lastName", "<Retry>")]
-            let browser: HTTPHeaders = [
-                "Content-Type": "application/x-www-form-urlencoded", "Cookie": "SIWA_STATE=\(state)",
-                "Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
-            ]
             await app.apple.simulateOutage(true)
             let json = try await app.handle(fields, state: state)
             #expect(json.status == .serviceUnavailable)
             #expect(try json.json()["error"] as? Bool == true)
-            let page = try await app.send(.POST, "/login/siwa/handle", headers: browser,
-                                          body: Array(TestApp.formEncode(fields).utf8))
+            let page = try await postAsBrowser(app, fields, state: state)
             #expect(page.status == .serviceUnavailable)
             #expect(page.headers["Retry-After"] == "10")
             #expect(page.headers["Content-Type"]?.hasPrefix("text/html") == true)
@@ -173,8 +178,7 @@ struct WebFlowTests {
             #expect(try await app.count("users") == 0)
 
             await app.apple.simulateOutage(false)
-            let again = try await app.send(.POST, "/login/siwa/handle", headers: browser,
-                                           body: Array(TestApp.formEncode(fields).utf8))
+            let again = try await postAsBrowser(app, fields, state: state)
             #expect(again.status == .seeOther)
             let session = try #require(again.cookieValue("session"))
             let home = try await app.send(.GET, "/", headers: ["Cookie": "session=\(session)"])
@@ -191,13 +195,8 @@ struct WebFlowTests {
             let issued = try await app.webCode(state: state, subject: "001.web.timeout", email: "timeout@example.com")
             let fields = [("token", issued.idToken), ("code", issued.code), ("email", ""), ("firstName", "Jane"),
                           ("lastName", "Late")]
-            let browser: HTTPHeaders = [
-                "Content-Type": "application/x-www-form-urlencoded", "Cookie": "SIWA_STATE=\(state)",
-                "Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8",
-            ]
             await app.apple.setTokenLatency(2)
-            let page = try await app.send(.POST, "/login/siwa/handle", headers: browser,
-                                          body: Array(TestApp.formEncode(fields).utf8))
+            let page = try await postAsBrowser(app, fields, state: state)
             #expect(page.status == .serviceUnavailable)
             #expect(page.headers["Retry-After"] == "10")
             #expect(page.text.contains("name=\"code\" value=\"\""), "the code is left out")
@@ -208,8 +207,7 @@ struct WebFlowTests {
 
             await app.apple.setTokenLatency(0)
             let retried = fields.map { $0.0 == "code" ? ("code", "") : $0 }
-            let again = try await app.send(.POST, "/login/siwa/handle", headers: browser,
-                                           body: Array(TestApp.formEncode(retried).utf8))
+            let again = try await postAsBrowser(app, retried, state: state)
             #expect(again.status == .seeOther)
             let session = try #require(again.cookieValue("session"))
             let home = try await app.send(.GET, "/", headers: ["Cookie": "session=\(session)"])
