@@ -47,7 +47,9 @@ package enum FakeAppleNotifier {
         let response = try await HTTPClient().send(HTTPClientRequest(
             method: .POST, url: url, headers: ["Content-Type": "application/json"], body: body
         ))
-        let answer = (try? JSONValue(parsing: response.body)).flatMap { $0["status"]?.stringValue ?? $0["reason"]?.stringValue }
+        let answer = (try? JSONValue(parsing: response.body)).flatMap {
+            $0["status"]?.stringValue ?? $0["reason"]?.stringValue
+        }
         return (response.status.code, answer)
     }
 }

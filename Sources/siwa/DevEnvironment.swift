@@ -12,7 +12,9 @@ enum DevEnvironment {
     /// The Services ID and return URL the stand-in's `/auth/authorize` takes: the server's own, as registered at
     /// Apple, so that the page asks for nothing Apple would refuse.
     static func webClients(_ configuration: Configuration) -> [String: [String]] {
-        guard let servicesID = configuration.websiteClientID, let returnURL = configuration.redirectURL else { return [:] }
+        guard let servicesID = configuration.websiteClientID, let returnURL = configuration.redirectURL else {
+            return [:]
+        }
         return [servicesID: [returnURL]]
     }
 

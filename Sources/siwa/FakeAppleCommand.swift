@@ -56,7 +56,8 @@ struct FakeAppleServe: AsyncParsableCommand {
         for value in webClients {
             let parts = value.split(separator: "=", maxSplits: 1).map(String.init)
             guard parts.count == 2, !parts[0].isEmpty, parts[1].hasPrefix("http") else {
-                throw ValidationError("--web-client must be SERVICES_ID=URL, such as com.example.web=https://example.com/login/siwa/callback")
+                throw ValidationError("--web-client must be SERVICES_ID=URL, such as "
+                    + "com.example.web=https://example.com/login/siwa/callback")
             }
             clients[parts[0], default: []].append(parts[1])
         }

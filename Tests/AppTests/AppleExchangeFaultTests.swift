@@ -191,8 +191,8 @@ struct AppleExchangeFaultTests {
             #expect(response.status == .serviceUnavailable)
             #expect(response.headers["Retry-After"] != nil)
             // Apple may have spent the single-use code: the app is told to start a new authorization.
-            #expect(try response.json()["reason"] as? String
-                == "Apple's token service did not answer; the authorization code may be used up, so sign in with Apple again")
+            #expect(try response.json()["reason"] as? String == "Apple's token service did not answer; "
+                + "the authorization code may be used up, so sign in with Apple again")
             #expect(ContinuousClock.now - started < .seconds(20 * Sanitizer.timeScale), "APPLE_TIMEOUT bounds the call")
             #expect(try await app.count("users") == 1, "only the sign-in without a code")
         }

@@ -322,8 +322,8 @@ struct AppleNotificationsTests {
             let unknownUser = try await notify(app, "account-delete", subject: "001.nobody")
             #expect(unknownUser.status == .ok)
             #expect(try unknownUser.json()["status"] as? String == "unknownUser")
-            #expect(log.contains("notice", "account-delete for a sub no user holds: kept for 60 days", "sub=001.nobody"),
-                    "\(log.text)")
+            #expect(log.contains("notice", "account-delete for a sub no user holds: kept for 60 days",
+                                 "sub=001.nobody"), "\(log.text)")
             _ = try await notify(app, "consent-revoked", subject: "001.nobody.too")
             #expect(log.contains("notice", "consent-revoked for a sub no user holds", "sub=001.nobody.too"))
             _ = try await notify(app, "email-disabled", subject: "001.nobody.either")
@@ -420,8 +420,8 @@ struct AppleNotificationsTests {
                              "--url", app.baseURL + "/api/apple/notifications", "--key-file", keyFile]
             let refused = try await app.command(arguments + ["--aud", "not.a.client.id"])
             #expect(refused.status == 1)
-            #expect(refused.output.contains("Server answered 401: Invalid notification payload, signature or audience."),
-                    "\(refused.output)")
+            #expect(refused.output.contains(
+                "Server answered 401: Invalid notification payload, signature or audience."), "\(refused.output)")
             let taken = try await app.command(arguments + ["--aud", TestApp.iosClientID])
             #expect(taken.status == 0, "\(taken.output)")
             #expect(taken.output.contains("Server answered 200: unknownUser."), "\(taken.output)")

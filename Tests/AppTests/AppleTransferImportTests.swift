@@ -76,7 +76,8 @@ struct AppleTransferImportTests {
         try await TestApp.withTwoTeams { app in
             var bearers: [String: String] = [:]
             for subject in ["001.gone", "001.revoked", "001.stays"] {
-                let response = try await app.signInWithAuthorizationCode(subject: subject, email: "\(subject)@example.com")
+                let response = try await app.signInWithAuthorizationCode(subject: subject,
+                                                                         email: "\(subject)@example.com")
                 bearers[subject] = try #require(try response.json()["value"] as? String)
             }
             #expect(try await app.command(["apple", "transfer", "export", "--to", Self.target]).status == 0)
@@ -96,7 +97,8 @@ struct AppleTransferImportTests {
                 "2 Apple notifications (account-delete, consent-revoked) kept for users not yet imported applied"),
                 "\(result.output)")
             #expect(try await app.count("users") == 2)
-            #expect(try await app.transferRow(sub: FakeAppleTransfers.teamSubject("001.gone", team: Self.target)) == nil)
+            let gone = FakeAppleTransfers.teamSubject("001.gone", team: Self.target)
+            #expect(try await app.transferRow(sub: gone) == nil)
             func me(_ subject: String) async throws -> HTTPStatus {
                 try await app.sendJSON(.GET, "/api/users/me", [:], bearer: bearers[subject]).status
             }

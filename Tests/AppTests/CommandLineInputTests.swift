@@ -530,7 +530,8 @@ struct CommandLineInputTests {
             let server = try SiwaProcess(["serve", "--port", "0"], environment: environment, directory: directory)
             defer { _ = server.stop() }
             #expect(try await server.waitForPort() != 0)
-            let refused = try await SiwaProcess.run(["serve"], environment: environment, directory: directory, timeout: 30)
+            let refused = try await SiwaProcess.run(["serve"], environment: environment, directory: directory,
+                                                    timeout: 30)
             #expect(refused.status == 1)
             #expect(refused.output.contains("PORT must be an integer"), "\(refused.output)")
         }

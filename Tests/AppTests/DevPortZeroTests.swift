@@ -38,8 +38,9 @@ struct DevPortZeroTests {
             let applePort = try await dev.waitForPort(after: "Apple stand-in on http://127.0.0.1:")
             func authorize(_ returnURL: String) async throws -> Int {
                 let encoded = returnURL.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
-                return try await client.send(HTTPClientRequest(url: "http://127.0.0.1:\(applePort)/auth/authorize?"
-                    + "client_id=dev.siwa.web&redirect_uri=\(encoded)&response_type=code&response_mode=form_post")).status.code
+                let query = "client_id=dev.siwa.web&redirect_uri=\(encoded)&response_type=code&response_mode=form_post"
+                return try await client.send(HTTPClientRequest(
+                    url: "http://127.0.0.1:\(applePort)/auth/authorize?" + query)).status.code
             }
             #expect(try await authorize("http://127.0.0.1:\(port)/login/siwa/callback") == 200)
             #expect(try await authorize("https://evil.example/cb") == 400)

@@ -33,12 +33,13 @@ struct FakeAppleAuthorizeTests {
                                         webClients: ["com.example.web": ["https://example.com/login/siwa/callback"]])
         try stand.start()
         let client = HTTPClient()
+        let returnURL = "https://example.com/login/siwa/callback"
         func query(_ clientID: String, _ returnURL: String) -> String {
-            "client_id=\(clientID)&redirect_uri=\(returnURL.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "")"
-                + "&response_type=code&response_mode=form_post&state=s1"
+            let encoded = returnURL.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+            return "client_id=\(clientID)&redirect_uri=\(encoded)&response_type=code&response_mode=form_post&state=s1"
         }
         let unknown = try await client.send(HTTPClientRequest(
-            url: stand.baseURL + "/auth/authorize?" + query("com.other.web", "https://example.com/login/siwa/callback")))
+            url: stand.baseURL + "/auth/authorize?" + query("com.other.web", returnURL)))
         #expect(unknown.status == .badRequest)
         #expect(unknown.text.contains("invalid_client"), "\(unknown.text)")
         let elsewhere = try await client.send(HTTPClientRequest(
@@ -46,7 +47,7 @@ struct FakeAppleAuthorizeTests {
         #expect(elsewhere.status == .badRequest)
         #expect(elsewhere.text.contains("invalid_request") && elsewhere.text.contains("Invalid web redirect url."))
         let known = try await client.send(HTTPClientRequest(
-            url: stand.baseURL + "/auth/authorize?" + query("com.example.web", "https://example.com/login/siwa/callback")))
+            url: stand.baseURL + "/auth/authorize?" + query("com.example.web", returnURL)))
         #expect(known.status == .ok)
         let post = try await client.send(HTTPClientRequest(
             method: .POST, url: stand.baseURL + "/auth/authorize",

@@ -116,10 +116,12 @@ package final class AppleTokenLifecycle: Sendable {
         // not a code of another sign-in: garbage, a 503 the app may retry (found by a black-box review: a 401 that
         // blamed the app's code).
         if let atHash = identity.atHash, !constantTimeEquals(atHash, TokenHash.of(response.accessToken)) {
-            throw AppleAuthError(.malformedResponse, detail: "at_hash of the id_token from /auth/token does not match its access token")
+            throw AppleAuthError(.malformedResponse,
+                                 detail: "at_hash of the id_token from /auth/token does not match its access token")
         }
         if let returnedCodeHash = identity.cHash, !constantTimeEquals(returnedCodeHash, hashOfCode) {
-            throw AppleAuthError(.malformedResponse, detail: "c_hash of the id_token from /auth/token does not match the code")
+            throw AppleAuthError(.malformedResponse,
+                                 detail: "c_hash of the id_token from /auth/token does not match the code")
         }
         guard let refreshToken = response.refreshToken, !refreshToken.isEmpty else {
             throw AppleAuthError(.malformedResponse, detail: "no refresh_token in the authorization-code answer")

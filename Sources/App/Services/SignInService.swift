@@ -125,9 +125,14 @@ final class SignInService: Sendable {
             // as on arrival (a revocation from before this token's `iat` ends what this sign-in issued).
             do {
                 let applied = try await AppleNotificationRepository(pool: users.pool, now: clock).applyHeld()
-                if applied > 0 { logger.notice("Apple notifications kept for the moved user applied", metadata: ["count": "\(applied)"]) }
+                if applied > 0 {
+                    logger.notice("Apple notifications kept for the moved user applied",
+                                  metadata: ["count": "\(applied)"])
+                }
             } catch {
-                logger.warning("Apple notifications kept for users not yet imported not applied: \(error); housekeeping retries")
+                logger.warning("""
+                    Apple notifications kept for users not yet imported not applied: \(error); housekeeping retries
+                    """)
             }
         }
         logger.info(result.created ? "user created" : "user signed in", metadata: ["user_id": "\(result.user.id.text(uppercase: false))"])

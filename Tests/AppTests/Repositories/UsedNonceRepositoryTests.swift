@@ -64,7 +64,8 @@ struct UsedNonceRepositoryTests {
         _ = try await app.sendJSON(.POST, "/api/users/siwa", [
             "token": try app.identityToken(subject: "001.before", email: "before@example.com"),
         ])
-        for (jti, sub, receivedAt) in [("kept", "001.after", Date()), ("old", "001.never", Date(timeIntervalSince1970: 0))] {
+        let kept = [("kept", "001.after", Date()), ("old", "001.never", Date(timeIntervalSince1970: 0))]
+        for (jti, sub, receivedAt) in kept {
             try await services.database.write(AppleNotificationRepository.hold(
                 .accountDelete, jti: jti, sub: sub, eventTime: receivedAt, receivedAt: receivedAt))
         }
