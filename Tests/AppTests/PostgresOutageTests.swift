@@ -93,7 +93,8 @@ struct PostgresStartupTests {
             let status = await server.exited(within: .seconds(60))
             let waited = ContinuousClock.now - started
             #expect(status != nil && status != 0)
-            #expect(server.output.contains("127.0.0.1:9"), "\(server.output.suffix(500))")
+            #expect(server.output.contains("DATABASE_URL: PostgreSQL at 127.0.0.1:9 did not answer within"),
+                    "\(server.output.suffix(500))")
             #expect(!server.output.contains("n0t-to-be-logged"))
             #expect(waited >= AppMigrations.postgresStartupTimeout, "it waited \(waited)")
         }

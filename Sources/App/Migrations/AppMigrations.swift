@@ -213,7 +213,10 @@ package enum AppMigrations {
         do {
             try await pool.waitUntilAvailable(timeout: postgresStartupTimeout)
         } catch let error as PostgresError where error.reason == .unavailable {
-            throw PostgresError.connection("PostgreSQL at \(url.server) did not answer within "
+            // A standby answers at once, and is waited for as it may be promoted: it is not said to be silent (found
+            // by a black-box review: "did not answer within 30.0 seconds" of a server that answered read-only).
+            let outcome = error.isReadOnlyServer ? "took no writes" : "did not answer"
+            throw PostgresError.connection("DATABASE_URL: PostgreSQL at \(url.server) \(outcome) within "
                 + "\(postgresStartupTimeout): \(error.message)")
         }
         // A start refused below leaves nothing to close: the pool's connections end with it (PostgresPool.close).

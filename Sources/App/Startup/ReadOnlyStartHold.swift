@@ -71,7 +71,7 @@ struct ReadOnlyStartHold {
         }
         await server.shutdown()
         if let reason = timedOut {
-            throw PostgresError.connection("PostgreSQL at \(url.server) did not answer within "
+            throw PostgresError.connection("DATABASE_URL: PostgreSQL at \(url.server) did not answer within "
                 + "\(AppMigrations.postgresStartupTimeout): \(reason)")
         }
         guard !stopped.load(ordering: .relaxed) else { return false }
