@@ -72,5 +72,10 @@ struct TransferTallyTests {
             + "21 failed (database: 21), 0 interrupted, 1555 not reached (reading them failed; still to do), in 0.0 s")
         tally.pageFailures = 0
         #expect(!tally.summary.contains("not reached"), "without a failed page, others did the rest")
+        // And the line says so, so that it adds up (found by a black-box review: two exports at once).
+        tally.othersWhoDoUsers = "another run or a sign-in"
+        #expect(tally.summary == "transfer import into RECVTEAM01: 1907 due, 331 migrated, "
+            + "1555 done meanwhile by another run or a sign-in, 0 throttled and retried, 21 failed (database: 21), "
+            + "0 interrupted, in 0.0 s")
     }
 }

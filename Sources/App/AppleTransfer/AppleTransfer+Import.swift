@@ -82,6 +82,7 @@ extension AppleTransfer {
     /// taken as it is.
     private func importStored(throttledBefore: Int, probed: ProbeAnswer?) async throws -> ChoreReport {
         var tally = TransferTally(label: "import into \(teamID)", doneWord: "migrated")
+        tally.othersWhoDoUsers = "another run or a sign-in"
         tally.throttledRetries = throttledBefore
         let team = teamID
         tally.due = try await repository.countToImport(team: team)

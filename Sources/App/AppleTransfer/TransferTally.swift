@@ -8,6 +8,8 @@ struct TransferTally: Sendable, Equatable {
     var label: String
     /// What a user done is called: `exported` or `migrated`.
     var doneWord: String
+    /// Who else may do a user while the run goes: another run, and for an import a sign-in by `transfer_sub`.
+    var othersWhoDoUsers = "another run"
     var due = 0
     var done = 0
     /// Users deleted while the run asked Apple about them: neither done nor failed.
@@ -44,6 +46,11 @@ struct TransferTally: Sendable, Equatable {
         // A failed page ends the run: say how many it left (found by an audit: after a database restart the line
         // accounted for 353 of 1,907 users, and `transfer status` showed 1,576 still to do).
         if pageFailures > 0 { parts.append("\(notReached) not reached (reading them failed; still to do)") }
+        // Due at the start, and found done when the run came to them: another run at once (found by a black-box
+        // review: two exports at once printed "29 due, 28 exported" and nothing of the 29th).
+        if pageFailures == 0, notReached > 0 {
+            parts.insert("\(notReached) done meanwhile by \(othersWhoDoUsers)", at: 2)
+        }
         if let stoppedBy { parts.append("stopped: \(stoppedBy)") }
         return "transfer \(label): " + parts.joined(separator: ", ") + ", in " + String(format: "%.1f s", seconds)
     }
