@@ -44,8 +44,8 @@
     }
   }
 
-  // The 503 the server answers when the code exchange's request may have reached Apple with no answer back (a
-  // timeout): Apple may have spent the single-use code, so the retry sends the identity token without it.
+  // The 503 the server answers when the code exchange's request may have reached Apple with no usable answer back
+  // (a timeout, garbage): Apple may have spent the single-use code, so the retry sends the identity token without it.
   var codeMayBeUsedUp = "the authorization code may be used up";
 
   function send(result, withoutCode) {
@@ -66,7 +66,7 @@
         if (!response.ok || !answer) {
           var reason = answer && typeof answer.reason === "string" ? answer.reason : "";
           var spent = response.status === 503 && reason.indexOf(codeMayBeUsedUp) !== -1;
-          show(spent ? "Apple's token service did not answer; try again."
+          show(spent ? "Apple's token service gave no usable answer; try again."
             : reason || "The server could not complete the sign-in (HTTP " + response.status + "). Please try again.",
             response.status === 401,
             response.status === 503 ? (spent ? function () { send(result, true); } : again) : null);

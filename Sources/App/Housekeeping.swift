@@ -57,6 +57,10 @@ struct Housekeeping: Sendable {
                 }
                 let removed = try await sweep()
                 services.logger.debug("housekeeping", metadata: removed.mapValues { "\($0)" })
+                if let applied = removed["held_apple_notifications_applied"], applied > 0 {
+                    services.logger.notice("Apple notifications kept for users not yet imported applied",
+                                           metadata: ["count": "\(applied)"])
+                }
             } catch is CancellationError {
                 return
             } catch {

@@ -145,7 +145,8 @@ package struct AppleAuthClient: Sendable {
         guard let accessToken = member("access_token")?.stringValue, let idToken = member("id_token")?.stringValue
         else {
             calls.record(.token, .malformedResponse)
-            throw AppleAuthError(.malformedResponse, detail: "/auth/token answer lacks access_token or id_token")
+            throw AppleAuthError(.malformedResponse, detail: "/auth/token answer lacks access_token or id_token",
+                                 mayHaveReachedApple: true)
         }
         calls.record(.token, .ok)
         return TokenResponse(

@@ -24,8 +24,9 @@ package struct AppleAuthError: Error, Equatable, Sendable, CustomStringConvertib
     /// The status of Apple's answer, when it answered at all: a 5xx tells a fault at Apple from a network that did
     /// not reach it.
     package var status: Int?
-    /// Whether the request may have reached Apple although no answer came back (a timeout or a connection lost
-    /// after it was sent): a single-use authorization code may then be spent, and the same code would be refused.
+    /// Whether the request may have reached Apple with no usable answer back (a timeout or a connection lost after it
+    /// was sent, or a 200 whose answer is not Apple's shape): a single-use authorization code may then be spent, and
+    /// the same code would be refused.
     package var mayHaveReachedApple: Bool
 
     package init(_ kind: Kind, detail: String = "", retryAfterSeconds: Int? = nil, status: Int? = nil,
@@ -91,8 +92,9 @@ package struct AppleAuthError: Error, Equatable, Sendable, CustomStringConvertib
     /// What a client may be told.
     package var clientMessage: String {
         switch kind {
-        case .unreachable where mayHaveReachedApple:
-            "Apple's token service did not answer; the authorization code may be used up, so sign in with Apple again"
+        case .unreachable where mayHaveReachedApple, .malformedResponse where mayHaveReachedApple:
+            "Apple's token service gave no usable answer; the authorization code may be used up, so sign in with "
+                + "Apple again"
         case .unreachable, .throttled, .malformedResponse: "Apple's token service is unavailable; try again later"
         case .apple("invalid_grant"): "The authorization code is invalid, expired or already used"
         case .apple("invalid_client"), .apple("unauthorized_client"):

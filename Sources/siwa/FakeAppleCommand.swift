@@ -55,8 +55,9 @@ struct FakeAppleServe: AsyncParsableCommand {
         var clients: [String: [String]] = [:]
         for value in webClients {
             let parts = value.split(separator: "=", maxSplits: 1).map(String.init)
-            guard parts.count == 2, !parts[0].isEmpty, parts[1].hasPrefix("http") else {
-                throw ValidationError("--web-client must be SERVICES_ID=URL, such as "
+            // A return URL has no fragment (RFC 6749 §3.1.2), which `/auth/authorize` would then never match.
+            guard parts.count == 2, !parts[0].isEmpty, parts[1].hasPrefix("http"), !parts[1].contains("#") else {
+                throw ValidationError("--web-client must be SERVICES_ID=URL (no #fragment), such as "
                     + "com.example.web=https://example.com/login/siwa/callback")
             }
             clients[parts[0], default: []].append(parts[1])

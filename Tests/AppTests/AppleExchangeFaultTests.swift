@@ -137,11 +137,16 @@ struct AppleExchangeFaultTests {
             } else {
                 #expect(answer.status == .serviceUnavailable, "\(answer.text)")
                 #expect(answer.headers["Retry-After"] == "\(SignInFailure.appleRetryAfterSeconds)")
+                #expect(try answer.json()["reason"] as? String == Self.codeMayBeUsedUp, "Apple answered 200: spent")
                 #expect(try await app.count("users") == 0)
                 #expect(try await app.count("apple_tokens") == 0)
             }
         }
     }
+
+    /// The 503's reason when Apple may have spent the code.
+    static let codeMayBeUsedUp = "Apple's token service gave no usable answer; the authorization code may be used up, "
+        + "so sign in with Apple again"
 
     /// `Retry-After: 0` from Apple is no advice: passed on, it would invite the app to ask again at once while Apple
     /// throttles. The server's own wait applies. Found by an audit.
@@ -191,8 +196,7 @@ struct AppleExchangeFaultTests {
             #expect(response.status == .serviceUnavailable)
             #expect(response.headers["Retry-After"] != nil)
             // Apple may have spent the single-use code: the app is told to start a new authorization.
-            #expect(try response.json()["reason"] as? String == "Apple's token service did not answer; "
-                + "the authorization code may be used up, so sign in with Apple again")
+            #expect(try response.json()["reason"] as? String == Self.codeMayBeUsedUp)
             #expect(ContinuousClock.now - started < .seconds(20 * Sanitizer.timeScale), "APPLE_TIMEOUT bounds the call")
             #expect(try await app.count("users") == 1, "only the sign-in without a code")
         }

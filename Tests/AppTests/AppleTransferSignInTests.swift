@@ -68,6 +68,51 @@ struct AppleTransferSignInTests {
         }
     }
 
+    /// Kept events apply before the sign-in that moves the user is judged, as they would have on arrival: after a kept
+    /// `account-delete` the moved user is gone and the sign-in makes a new user whose token works; a kept
+    /// `consent-revoked` later than the token's `iat` refuses the sign-in (401, the consent reason), as for a user who
+    /// held the `sub` already. Found by a review: applied after the sign-in, they ended the bearer token it had just
+    /// answered with (200, then 401).
+    @Test func keptEventsApplyBeforeTheSignInThatMovesTheUserIsJudged() async throws {
+        try await TestApp.withTwoTeams { app in
+            for subject in ["001.deleted", "001.late"] {
+                _ = try await app.signInWithAuthorizationCode(subject: subject, email: "\(subject)@example.com")
+            }
+            let before = try #require(try await app.transferRow(sub: "001.deleted")).id
+            #expect(try await app.command(["apple", "transfer", "export", "--to", Self.target]).status == 0)
+            for (event, subject) in [("account-delete", "001.deleted"), ("consent-revoked", "001.late")] {
+                let payload = try FakeAppleNotifier.payload(
+                    event: event, subject: FakeAppleTransfers.teamSubject(subject, team: Self.target),
+                    audience: TestApp.iosClientID, email: nil, keys: app.keys)
+                let answer = try await app.sendJSON(.POST, "/api/apple/notifications", ["payload": payload])
+                #expect(try answer.json()["status"] as? String == "unknownUser")
+            }
+
+            let renewed = try await app.sendJSON(.POST, "/api/users/siwa", ["token": try app.movedToken(
+                sub: "001.deleted", email: "001.deleted@example.com",
+                transferSub: FakeAppleTransfers.transferIdentifier(sub: "001.deleted", target: Self.target))])
+            #expect(renewed.status == .ok, "\(renewed.text)")
+            let id = try #require((try renewed.json()["user"] as? [String: Any])?["id"] as? String)
+            #expect(id != before.uuidString.lowercased(), "a new user: the one Apple said was deleted is gone")
+            let bearer = try #require(try renewed.json()["value"] as? String)
+            #expect(try await app.sendJSON(.GET, "/api/users/me", [:], bearer: bearer).status == .ok)
+
+            // A token issued half a minute before the revocation came.
+            let lateSub = FakeAppleTransfers.transferIdentifier(sub: "001.late", target: Self.target)
+            let early = try app.keys.mintIdentityToken(IdentityTokenRequest(
+                subject: FakeAppleTransfers.teamSubject("001.late", team: Self.target), audience: TestApp.iosClientID,
+                email: "001.late@example.com", extraClaims: [
+                    "transfer_sub": .string(lateSub),
+                    "iat": .number(Date().timeIntervalSince1970.rounded(.down) - 30),
+                ]))
+            let refused = try await app.sendJSON(.POST, "/api/users/siwa", ["token": early])
+            #expect(refused.status == .unauthorized, "\(refused.text)")
+            #expect(try refused.json()["reason"] as? String == "The identity token was issued before the user stopped "
+                + "using Sign in with Apple with this app; sign in again.")
+            #expect(try await app.count("held_apple_notifications") == 0)
+        }
+    }
+
     /// The refresh token of the sign-in that moved the user is the user's current grant, not one the previous team
     /// issued before the move: when Apple later refuses it, the user's bearer tokens end, on both engines. Found by a
     /// review: stamped at the exchange, microseconds before the move, it was taken for the previous team's on

@@ -10,6 +10,9 @@ import Testing
 /// `siwa mint --first` near `Int.max` crashed on an overflow.
 @Suite(.timeLimit(.minutes(2)))
 struct CommandLineInputTests {
+    static let webClientUsage = "--web-client must be SERVICES_ID=URL (no #fragment), such as "
+        + "com.example.web=https://example.com/login/siwa/callback"
+
     @Test(arguments: [
         (["serve", "--port", "103616"], "--port must be a port in 0...65535, not 103616"),
         (["serve", "--port=-1"], "--port must be a port in 0...65535, not -1"),
@@ -17,7 +20,9 @@ struct CommandLineInputTests {
         (["dev", "--apple-port", "70000"], "--apple-port must be a port in 0...65535, not 70000"),
         (["fake-apple", "--port", "70000"], "--port must be a port in 0...65535, not 70000"),
         (["fake-apple", "--web-client", "com.example.web"],
-         "--web-client must be SERVICES_ID=URL, such as com.example.web=https://example.com/login/siwa/callback"),
+         CommandLineInputTests.webClientUsage),
+        (["fake-apple", "--web-client", "com.example.web=https://example.com/cb#x"],
+         CommandLineInputTests.webClientUsage),
         (["dev", "--port", "18999", "--apple-port", "18999"], "--port and --apple-port must differ, not both 18999"),
         (["dev", "--database", ""], "--database must name a SQLite file"),
         (["mint", "--aud", "x", "--count", "2", "--first", "\(Int.max)"],

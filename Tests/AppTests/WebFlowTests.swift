@@ -201,8 +201,8 @@ struct WebFlowTests {
             #expect(page.headers["Retry-After"] == "10")
             #expect(page.text.contains("name=\"code\" value=\"\""), "the code is left out")
             #expect(!page.text.contains(issued.code))
-            #expect(page.text.contains("Apple&#39;s token service did not answer; try again")
-                || page.text.contains("Apple's token service did not answer; try again"))
+            #expect(page.text.contains("Apple&#39;s token service gave no usable answer; try again")
+                || page.text.contains("Apple's token service gave no usable answer; try again"))
             #expect(try await app.count("users") == 0)
 
             await app.apple.setTokenLatency(0)

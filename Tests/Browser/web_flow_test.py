@@ -286,7 +286,7 @@ def popup_checks(driver, base, apple_port, check, database):
             popup_sign_in(driver, base, "Popup Late", "popup-late@example.com", signed_in=False)
             again = wait.until(EC.element_to_be_clickable((By.CSS_SELECTOR, "#signin-message button")))
             message = driver.find_element(By.ID, "signin-message").text
-            assert "did not answer" in message, message
+            assert "no usable answer" in message, message
         finally:
             set_faults(apple_port, latency=0)
         again.click()

@@ -103,6 +103,8 @@ struct EnvironmentTests {
         let env = try Environment.load(dotEnvPath: path, processEnvironment: [:])
         #expect(env.get("PORT") == "9002")
         #expect(env.repeatedInDotEnv == ["PORT": [1, 4, 5]])
+        // Set in the process, none of the file's lines counts: nothing to say.
+        #expect(try Environment.load(dotEnvPath: path, processEnvironment: ["PORT": "7000"]).repeatedInDotEnv.isEmpty)
         #expect(try Environment.load(dotEnvPath: "/dev/null", processEnvironment: [:]).repeatedInDotEnv.isEmpty)
     }
 

@@ -99,22 +99,36 @@ package final class AppleTokenLifecycle: Sendable {
             throw AppleAuthError(.tokenMismatch, detail: "c_hash does not match the authorization code")
         }
         let response = try await client.exchange(code: code, clientID: clientID, redirectURI: redirectURI)
+        do {
+            return try checked(response, code: hashOfCode, clientID: clientID, expectedSubject: expectedSubject,
+                               sealer: sealer)
+        } catch var error as AppleAuthError where error.kind == .malformedResponse {
+            // Apple answered 200: the code is spent, and a retry with it would be refused (found by a review).
+            error.mayHaveReachedApple = true
+            throw error
+        }
+    }
+
+    /// Apple's answer to the exchange of a code whose hash is `hashOfCode`, checked (see `exchange`).
+    private func checked(_ response: AppleAuthClient.TokenResponse, code hashOfCode: String, clientID: String,
+                         expectedSubject: String, sealer: RefreshTokenSealer) throws -> AppleToken {
         let verifier = IdentityTokenVerifier(keys: keys, clientIDs: [clientID], clock: clock)
         let identity: AppleIdentityToken
         do {
             identity = try verifier.verifyFromTokenEndpoint(response.idToken)
         } catch let error as AppleIDError {
-            // Apple's own answer is not a well-formed identity token for this client: garbage from Apple, a 503 the
-            // app may retry, not a sign of a code that belongs to another sign-in (found by a black-box review: an
-            // id_token that was not base64url answered 401). Only the bindings below are mismatches.
+            // Apple's own answer is not a well-formed identity token for this client: garbage from Apple, a 503 (the
+            // code is spent: the app signs in with Apple again), not a sign of a code that belongs to another sign-in
+            // (found by a black-box review: an id_token that was not base64url answered 401). Only the bindings below
+            // are mismatches.
             throw AppleAuthError(.malformedResponse, detail: "id_token from /auth/token refused: \(error)")
         }
         guard constantTimeEquals(identity.sub, expectedSubject) else {  // bytes, not canonical equivalence
             throw AppleAuthError(.tokenMismatch, detail: "id_token from /auth/token names another sub")
         }
         // Hashes that disagree with the access token or the code of the same answer are Apple's own inconsistency,
-        // not a code of another sign-in: garbage, a 503 the app may retry (found by a black-box review: a 401 that
-        // blamed the app's code).
+        // not a code of another sign-in: garbage, a 503 (found by a black-box review: a 401 that blamed the app's
+        // code).
         if let atHash = identity.atHash, !constantTimeEquals(atHash, TokenHash.of(response.accessToken)) {
             throw AppleAuthError(.malformedResponse,
                                  detail: "at_hash of the id_token from /auth/token does not match its access token")

@@ -79,7 +79,8 @@ struct WebSignInController: RouteCollection {
     /// the name Apple sends only the first time. Found by a black-box review: the error page offered only "Sign in
     /// again", a new authorization, and Apple then sent no name. The answer is the 503 with its `Retry-After`.
     ///
-    /// When the exchange's request may have reached Apple with no answer back (a timeout), Apple may have spent the
+    /// When the exchange's request may have reached Apple with no usable answer back (a timeout, garbage), Apple may
+    /// have spent the
     /// single-use code, and posting it again would be refused (400). The page then posts the identity token alone,
     /// whose nonce and state are unspent: the browser signs in with its name, and its next sign-in stores a refresh
     /// token. Found by a black-box review: "Try again" after a timeout could not succeed.
@@ -88,7 +89,7 @@ struct WebSignInController: RouteCollection {
         var reason = failure.reason
         if case .codeExchange(let error) = failure, error.mayHaveReachedApple {
             code = nil
-            reason = "Apple's token service did not answer; try again"
+            reason = "Apple's token service gave no usable answer; try again"
         }
         var response = try handOffPage(token: form.token, code: code, email: "", firstName: form.firstName,
                                        lastName: form.lastName, retryReason: reason, req)

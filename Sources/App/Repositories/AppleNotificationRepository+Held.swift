@@ -46,15 +46,29 @@ extension AppleNotificationRepository {
             """, [jti, sub, event.rawValue, eventTime, receivedAt, sub])
     }
 
-    /// Applies every kept event whose `sub` a user now holds, the oldest event first, each in one write with its
-    /// removal; returns how many were applied. Applying one twice (two instances at once) changes nothing more.
+    /// Whether an event is kept for `sub`.
+    func holds(sub: String) async throws -> Bool {
+        let found = try await pool.readInline(SQL("SELECT 1 FROM held_apple_notifications WHERE sub = ? LIMIT 1",
+                                                  [sub])) { _ in true }
+        return !found.isEmpty
+    }
+
+    /// The users a kept event applies to: those who got its `sub` by moving here (an import, a sign-in by
+    /// `transfer_sub`), who held another `sub` when it came. A user who got the `sub` by signing up did not exist
+    /// then: the event is not theirs. Found by a review: housekeeping deleted a user who signed up after a kept
+    /// `account-delete`.
+    static let movedHere = "users.siwa_identifier = held.sub AND users.transferred_at IS NOT NULL"
+
+    /// Applies every kept event whose `sub` a user who moved here now holds, the oldest event first,
+    /// each in one write with its removal; returns how many were applied. Applying one twice (two instances at once)
+    /// changes nothing more.
     @discardableResult
     package func applyHeld() async throws -> Int {
         var applied = 0
         while true {
             let held = try await pool.read(SQL("""
                 SELECT held.jti, held.sub, held.type, held.event_at, held.received_at
-                FROM held_apple_notifications held JOIN users ON users.siwa_identifier = held.sub
+                FROM held_apple_notifications held JOIN users ON \(Self.movedHere)
                 ORDER BY held.event_at, held.jti LIMIT ?
                 """, [Self.heldBatch])) { row in
                 (jti: try row[0] as String, sub: try row[1] as String, type: try row[2] as String,
@@ -72,9 +86,17 @@ extension AppleNotificationRepository {
         }
     }
 
-    /// Forgets kept events received before `date`; returns how many.
+    /// Forgets kept events received before `date`, and those whose `sub` a user got by signing up (`movedHere`),
+    /// which can never apply; returns how many.
     @discardableResult
     package func sweepHeld(receivedBefore date: Date) async throws -> Int {
-        try await pool.write(SQL("DELETE FROM held_apple_notifications WHERE received_at < ?", [date])).changes
+        try await pool.write([
+            SQL("DELETE FROM held_apple_notifications WHERE received_at < ?", [date]),
+            SQL("""
+                DELETE FROM held_apple_notifications WHERE EXISTS (
+                    SELECT 1 FROM users
+                    WHERE users.siwa_identifier = held_apple_notifications.sub AND users.transferred_at IS NULL)
+                """),
+        ]).reduce(0) { $0 + $1.changes }
     }
 }

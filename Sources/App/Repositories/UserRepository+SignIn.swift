@@ -141,6 +141,14 @@ extension UserRepository {
     /// How many times a sign-in is written again when the user it found was deleted meanwhile.
     static let deletedMeanwhileRetries = 2
 
+    /// Gives the user holding transfer identifier `transferSub` the `sub` of this team, in a write of its own, unless a
+    /// user has that `sub` already or none holds the identifier; whether a user moved. What a sign-in matched by
+    /// `transfer_sub` does first when Apple's notifications for that `sub` are kept, so that they apply to the user
+    /// before the sign-in is judged (`SignInService.signIn`).
+    package func moveByTransfer(_ transferSub: String, to sub: String, at date: Date) async throws -> Bool {
+        try await pool.write(Self.matchTransfer(transferSub, sub: sub, at: date)).changes == 1
+    }
+
     /// Gives the user holding transfer identifier `transferSub` the `sub` of this team, unless a user has that `sub`
     /// already (then the sign-in is theirs) or none holds the identifier (then it is a new user).
     private static func matchTransfer(_ transferSub: String, sub: String, at date: Date) -> SQL {

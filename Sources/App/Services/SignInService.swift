@@ -72,6 +72,21 @@ final class SignInService: Sendable {
         }
     }
 
+    /// Apple's `account-delete` or `consent-revoked` for `sub` kept since it came, before the user holding
+    /// `transferSub` got that `sub` (`AppleNotificationRepository+Held`): the user is moved now, and the events
+    /// applied to them, so that this sign-in is judged as it would have been had they applied on arrival. A
+    /// revocation from after the token's `iat` then refuses it (401), as for a user who held the `sub` already; after
+    /// a deletion it makes a new user. Found by a review: applied after the sign-in, they ended the bearer token or
+    /// session it had just answered with.
+    private func applyKeptNotifications(sub: String, transferSub: String, at date: Date, logger: Logger) async throws {
+        let kept = AppleNotificationRepository(pool: users.pool, now: clock)
+        guard try await kept.holds(sub: sub) else { return }
+        guard try await users.moveByTransfer(transferSub, to: sub, at: date) else { return }
+        logger.notice("user moved by transfer_sub, before Apple's notifications kept for the sub are applied")
+        let applied = try await kept.applyHeld()
+        logger.notice("Apple notifications kept for users not yet imported applied", metadata: ["count": "\(applied)"])
+    }
+
     /// Finds the user by Apple's `sub` (never by email) or creates one from the token, storing a newer email;
     /// issues a bearer token when `issueToken` is set and stores `appleToken` (from a code exchange). The email is
     /// only ever the verified token's, which Apple signed: a new user whose token has none is refused (400), on the
@@ -107,6 +122,9 @@ final class SignInService: Sendable {
         // millisecond), and Apple's refusal of it then left the user's bearer tokens and sessions alive.
         var appleToken = appleToken
         appleToken?.createdAt = now
+        if let transferSub = identity.transferSub {
+            try await applyKeptNotifications(sub: identity.sub, transferSub: transferSub, at: now, logger: logger)
+        }
         let result: UserRepository.SignIn
         do {
             result = try await users.signIn(candidate, token: token, appleToken: appleToken, nonce: nonce,
@@ -121,19 +139,6 @@ final class SignInService: Sendable {
         }
         if result.transferred {
             logger.notice("user moved from the previous Apple team by transfer_sub", metadata: ["user_id": "\(result.user.id.text(uppercase: false))"])
-            // Apple's account deletion or revocation for the `sub` the user now holds, kept since it came: applied
-            // as on arrival (a revocation from before this token's `iat` ends what this sign-in issued).
-            do {
-                let applied = try await AppleNotificationRepository(pool: users.pool, now: clock).applyHeld()
-                if applied > 0 {
-                    logger.notice("Apple notifications kept for the moved user applied",
-                                  metadata: ["count": "\(applied)"])
-                }
-            } catch {
-                logger.warning("""
-                    Apple notifications kept for users not yet imported not applied: \(error); housekeeping retries
-                    """)
-            }
         }
         logger.info(result.created ? "user created" : "user signed in", metadata: ["user_id": "\(result.user.id.text(uppercase: false))"])
         guard let value, let stored = result.token else { return (result.user, nil) }

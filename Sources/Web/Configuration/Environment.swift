@@ -10,7 +10,8 @@ import Foundation
 /// Empty values count as unset. Errors name the variable, never its value (it may be a secret).
 package struct Environment: Sendable {
     package let values: [String: String]
-    /// The variables the `.env` file sets more than once, with their line numbers (the last one counts).
+    /// The variables the `.env` file sets more than once, with their line numbers (the last one counts), that the
+    /// process environment does not set.
     package var repeatedInDotEnv: [String: [Int]] = [:]
 
     package init(_ values: [String: String]) {
@@ -24,7 +25,8 @@ package struct Environment: Sendable {
                             processEnvironment: [String: String] = ProcessInfo.processInfo.environment) throws -> Environment {
         let file = try dotEnvPath.map { try DotEnv.read(path: $0) }
         var environment = Environment((file?.values ?? [:]).merging(processEnvironment) { _, process in process })
-        environment.repeatedInDotEnv = file?.repeated ?? [:]
+        // A variable the process sets takes none of the file's lines: no "last one counts" to say (found by a review).
+        environment.repeatedInDotEnv = (file?.repeated ?? [:]).filter { processEnvironment[$0.key] == nil }
         return environment
     }
 
