@@ -81,13 +81,8 @@ struct AppleTransferImportTests {
                 bearers[subject] = try #require(try response.json()["value"] as? String)
             }
             #expect(try await app.command(["apple", "transfer", "export", "--to", Self.target]).status == 0)
-            for (event, subject) in [("account-delete", "001.gone"), ("consent-revoked", "001.revoked")] {
-                let payload = try FakeAppleNotifier.payload(
-                    event: event, subject: FakeAppleTransfers.teamSubject(subject, team: Self.target),
-                    audience: TestApp.iosClientID, email: nil, keys: app.keys)
-                let answer = try await app.sendJSON(.POST, "/api/apple/notifications", ["payload": payload])
-                #expect(try answer.json()["status"] as? String == "unknownUser", "\(answer.text)")
-            }
+            #expect(try await app.notifyReceivingTeam("account-delete", sub: "001.gone") == "unknownUser")
+            #expect(try await app.notifyReceivingTeam("consent-revoked", sub: "001.revoked") == "unknownUser")
             #expect(try await app.count("held_apple_notifications") == 2)
             #expect(try await app.count("users") == 3, "nothing applied before the import")
 

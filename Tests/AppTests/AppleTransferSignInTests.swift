@@ -51,11 +51,7 @@ struct AppleTransferSignInTests {
             let first = try await app.signInWithAuthorizationCode(subject: "001.kept", email: "kept@example.com")
             let before = try #require(try first.json()["value"] as? String)
             #expect(try await app.command(["apple", "transfer", "export", "--to", Self.target]).status == 0)
-            let payload = try FakeAppleNotifier.payload(
-                event: "consent-revoked", subject: FakeAppleTransfers.teamSubject("001.kept", team: Self.target),
-                audience: TestApp.iosClientID, email: nil, keys: app.keys)
-            let answer = try await app.sendJSON(.POST, "/api/apple/notifications", ["payload": payload])
-            #expect(try answer.json()["status"] as? String == "unknownUser")
+            #expect(try await app.notifyReceivingTeam("consent-revoked", sub: "001.kept") == "unknownUser")
 
             let transferSub = FakeAppleTransfers.transferIdentifier(sub: "001.kept", target: Self.target)
             let moved = try await app.sendJSON(.POST, "/api/users/siwa", ["token": try app.movedToken(
@@ -80,13 +76,8 @@ struct AppleTransferSignInTests {
             }
             let before = try #require(try await app.transferRow(sub: "001.deleted")).id
             #expect(try await app.command(["apple", "transfer", "export", "--to", Self.target]).status == 0)
-            for (event, subject) in [("account-delete", "001.deleted"), ("consent-revoked", "001.late")] {
-                let payload = try FakeAppleNotifier.payload(
-                    event: event, subject: FakeAppleTransfers.teamSubject(subject, team: Self.target),
-                    audience: TestApp.iosClientID, email: nil, keys: app.keys)
-                let answer = try await app.sendJSON(.POST, "/api/apple/notifications", ["payload": payload])
-                #expect(try answer.json()["status"] as? String == "unknownUser")
-            }
+            #expect(try await app.notifyReceivingTeam("account-delete", sub: "001.deleted") == "unknownUser")
+            #expect(try await app.notifyReceivingTeam("consent-revoked", sub: "001.late") == "unknownUser")
 
             let renewed = try await app.sendJSON(.POST, "/api/users/siwa", ["token": try app.movedToken(
                 sub: "001.deleted", email: "001.deleted@example.com",

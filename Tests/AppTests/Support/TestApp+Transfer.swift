@@ -126,6 +126,15 @@ extension TestApp {
         return run
     }
 
+    /// Posts Apple's notification of `event` for the user the sending team knew as `sub`, by their receiving team's
+    /// `sub`, as Apple sends it after the transfer; returns the answer's `status` (`unknownUser` until they moved).
+    func notifyReceivingTeam(_ event: String, sub: String) async throws -> String? {
+        let payload = try FakeAppleNotifier.payload(
+            event: event, subject: FakeAppleTransfers.teamSubject(sub, team: Self.receivingTeamID),
+            audience: Self.iosClientID, email: nil, keys: keys)
+        return try await sendJSON(.POST, "/api/apple/notifications", ["payload": payload]).json()["status"] as? String
+    }
+
     /// An identity token as the stand-in issues it once the app moved to the receiving team: the user the sending
     /// team knew as `sub` has another `sub` here and, when asked about, carries `transferSub`.
     func movedToken(sub: String, email: String, transferSub: String?, audience: String = TestApp.iosClientID,
