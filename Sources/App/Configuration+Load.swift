@@ -14,6 +14,19 @@ extension Configuration {
         return configuration
     }
 
+    /// The configuration `siwa migrate` needs: the database's variables are checked, the others (which it does not
+    /// use) are not, so that a malformed `PORT` does not stop a migration (found by a review).
+    /// - Throws: `ConfigurationError` for a malformed `.env` or a malformed `DATABASE_*` variable.
+    package static func loadForMigrations(dotEnvPath: String = ".env",
+                                          environment: [String: String] = ProcessInfo.processInfo.environment) throws
+        -> Configuration {
+        var problems: [ConfigurationError] = []
+        let configuration = Configuration(try Environment.load(dotEnvPath: dotEnvPath, processEnvironment: environment),
+                                          problems: &problems)
+        if let problem = problems.first(where: { $0.subject.hasPrefix("DATABASE_") }) { throw problem }
+        return configuration
+    }
+
     /// The resources folder `siwa serve` would use: `RESOURCES_PATH` from the environment or `dotEnvPath`, else the
     /// one found as at start. The other variables are not read, so `siwa routes` works whatever they hold.
     /// - Throws: `ConfigurationError` for a malformed `.env` or a `RESOURCES_PATH` that holds no resources.

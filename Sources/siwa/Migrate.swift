@@ -8,7 +8,7 @@ struct Migrate: AsyncParsableCommand {
     @OptionGroup var options: EnvFileOption
 
     func run() async throws {
-        let configuration = try Configuration.load(dotEnvPath: options.path)
+        let configuration = try Configuration.loadForMigrations(dotEnvPath: options.path)
         let applied = try await SiwaServer.migrate(configuration)
         print(applied.isEmpty ? "Database is up to date." : "Applied migrations: \(applied.map(String.init).joined(separator: ", "))")
     }

@@ -542,6 +542,24 @@ struct CommandLineInputTests {
         }
     }
 
+    /// `siwa migrate` reads the database's variables only: a malformed `PORT` does not stop it (found by a review),
+    /// a malformed `DATABASE_*` does.
+    @Test func migrateReadsOnlyTheDatabasesVariables() async throws {
+        try await TestApp.withTemporaryDirectory { directory in
+            let database = directory.appendingPathComponent("m.sqlite").path
+            let migrated = try await SiwaProcess.run(["migrate"], environment: [
+                "DATABASE_PATH": database, "PORT": "abc", "TRUST_PROXY": "maybe",
+            ], directory: directory, timeout: 30)
+            #expect(migrated.status == 0, "\(migrated.output)")
+            #expect(migrated.output.contains("Applied migrations: 1, 2"), "\(migrated.output)")
+            let refused = try await SiwaProcess.run(["migrate"], environment: [
+                "DATABASE_PATH": database, "DATABASE_POOL_SIZE": "many",
+            ], directory: directory, timeout: 30)
+            #expect(refused.status == 1)
+            #expect(refused.output.contains("DATABASE_POOL_SIZE"), "\(refused.output)")
+        }
+    }
+
     /// Set values Apple would refuse are warned about at start, as `siwa doctor` reports them.
     @Test func valuesAppleWouldRefuseAreWarnedAboutAtStart() async throws {
         try await TestApp.withTemporaryDirectory { directory in
