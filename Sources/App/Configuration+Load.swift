@@ -20,11 +20,7 @@ extension Configuration {
     package static func loadForMigrations(dotEnvPath: String = ".env",
                                           environment: [String: String] = ProcessInfo.processInfo.environment) throws
         -> Configuration {
-        var problems: [ConfigurationError] = []
-        let configuration = Configuration(try Environment.load(dotEnvPath: dotEnvPath, processEnvironment: environment),
-                                          problems: &problems)
-        if let problem = problems.first(where: { $0.subject.hasPrefix("DATABASE_") }) { throw problem }
-        return configuration
+        try load(dotEnvPath: dotEnvPath, environment: environment, checking: { $0.hasPrefix("DATABASE_") })
     }
 
     /// The resources folder `siwa serve` would use: `RESOURCES_PATH` from the environment or `dotEnvPath`, else the
@@ -33,11 +29,20 @@ extension Configuration {
     package static func resourcesPath(dotEnvPath: String = ".env",
                                       environment: [String: String] = ProcessInfo.processInfo.environment) throws
         -> String {
+        let configuration = try load(dotEnvPath: dotEnvPath, environment: environment,
+                                     checking: { $0 == "RESOURCES_PATH" })
+        return locateResources(configuration.resourcesPath)
+    }
+
+    /// The configuration as `load` reads it, refused only for a malformed `.env` or a problem with a variable that
+    /// `checks` names; the other variables' problems leave their defaults.
+    private static func load(dotEnvPath: String, environment: [String: String],
+                             checking checks: (String) -> Bool) throws -> Configuration {
         var problems: [ConfigurationError] = []
         let configuration = Configuration(try Environment.load(dotEnvPath: dotEnvPath, processEnvironment: environment),
                                           problems: &problems)
-        if let problem = problems.first(where: { $0.subject == "RESOURCES_PATH" }) { throw problem }
-        return locateResources(configuration.resourcesPath)
+        if let problem = problems.first(where: { checks($0.subject) }) { throw problem }
+        return configuration
     }
 
     /// Reads the configuration from `env`, checking every value.
