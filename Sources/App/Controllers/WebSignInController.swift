@@ -80,10 +80,9 @@ struct WebSignInController: RouteCollection {
     /// again", a new authorization, and Apple then sent no name. The answer is the 503 with its `Retry-After`.
     ///
     /// When the exchange's request may have reached Apple with no usable answer back (a timeout, garbage), Apple may
-    /// have spent the
-    /// single-use code, and posting it again would be refused (400). The page then posts the identity token alone,
-    /// whose nonce and state are unspent: the browser signs in with its name, and its next sign-in stores a refresh
-    /// token. Found by a black-box review: "Try again" after a timeout could not succeed.
+    /// have spent the single-use code, and posting it again would be refused (400). The page then posts the identity
+    /// token alone, whose nonce and state are unspent: the browser signs in with its name, and its next sign-in
+    /// stores a refresh token. Found by a black-box review: "Try again" after a timeout could not succeed.
     private func retryPage(_ form: HandleForm, _ failure: SignInFailure, _ req: Request) throws -> Response {
         var code = form.code
         var reason = failure.reason

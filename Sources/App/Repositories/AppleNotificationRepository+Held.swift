@@ -7,9 +7,9 @@ import Storage
 /// After an app transfer (TN3159) Apple names users by the receiving team's `sub`, which a user holds only once the
 /// import (`siwa apple transfer import`) or a sign-in matched by `transfer_sub` gives it to them. An event Apple sent
 /// meanwhile is kept (`held_apple_notifications`), and applied to that user as it would have been on arrival, with
-/// its own event and delivery times: by the import at its end, by the sign-in that moved the user, and by every
-/// instance's housekeeping, which also finds those a stopped run left. Events no user gets within the transfer window
-/// are dropped after it (`heldLifetime`).
+/// its own event and delivery times: by the import at its end, before a sign-in matched by `transfer_sub` is judged
+/// (`SignInService`), and by every instance's housekeeping, which also finds those a stopped run left. Events no user
+/// gets within the transfer window are dropped after it (`heldLifetime`).
 extension AppleNotificationRepository {
     /// The kinds of event kept for a `sub` no user holds: those that end what the user has.
     enum HeldEvent: String {
